@@ -1,0 +1,8 @@
+//! Enumeration of interleavings and nondeterministic choices (naive DFS), budgets, and
+//! replayable schedules.
+
+pub mod naive;
+pub mod schedule;
+
+pub use naive::{explore, replay, Config, Def36Race, ExploreError, Execution, Outcome, Stats};
+pub use schedule::{Choice, Schedule, ScheduleParseError};

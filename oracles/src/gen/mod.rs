@@ -1,0 +1,1 @@
+//! Program generators for property tests.

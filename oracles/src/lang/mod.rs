@@ -1,0 +1,12 @@
+//! The `.race` language: AST, lexer, parser, canonical printer and dialect validators.
+
+pub mod ast;
+pub mod dialect;
+mod lexer;
+pub mod parse;
+pub mod print;
+
+pub use ast::*;
+pub use dialect::{validate, DialectError};
+pub use parse::{parse, ParseError, Pos};
+pub use print::print;

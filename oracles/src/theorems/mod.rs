@@ -1,0 +1,28 @@
+//! Oracles, one per published theorem, and their three-valued verdicts.
+//!
+//! Oracles arrive with later issues (`racerdx-tp`, `bigfoot-precise`, …); what they share is
+//! here: a [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
+//! `pass` (design.md, principle 2).
+
+/// The result of checking one property on one program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The property holds on every execution within the printed bounds.
+    Pass,
+    /// A counterexample was found.
+    Fail,
+    /// A budget was exhausted or a precondition is unmet.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// `pass` unless the search was incomplete: a truncated search is never `pass`.
+    pub fn from_search(found_counterexample: bool, complete: bool) -> Verdict {
+        match (found_counterexample, complete) {
+            (true, _) => Verdict::Fail,
+            (false, true) => Verdict::Pass,
+            (false, false) => Verdict::Inconclusive,
+        }
+    }
+}
