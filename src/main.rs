@@ -1,1 +1,5 @@
-fn main() {}
+//! The `racefuzz` binary; see `racefuzz --help`.
+
+fn main() -> std::process::ExitCode {
+    racefuzz::cli::main()
+}

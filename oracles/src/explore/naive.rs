@@ -38,11 +38,18 @@ pub struct Config {
     pub heap_bound: u32,
     /// Evaluate Definition 3.6 at every node.
     pub def36: bool,
+    /// Run local steps eagerly: when some thread's next step is local
+    /// ([`Machine::is_local`]), only that thread is scheduled. Local steps commute with
+    /// everything, so this keeps every trace (event sequence), every final state and every
+    /// state in which all threads stand at non-local steps (hence every Def. 3.6 race); it
+    /// only drops interleavings that differ in where silent steps sit. `false` gives the
+    /// fully naive enumeration; `tests/explore.rs` checks that both find the same traces.
+    pub eager_local: bool,
 }
 
 impl Default for Config {
     fn default() -> Config {
-        Config { loop_bound: 2, max_executions: 200_000, max_steps: 2_000, heap_bound: 3, def36: false }
+        Config { loop_bound: 2, max_executions: 200_000, max_steps: 2_000, heap_bound: 3, def36: false, eager_local: true }
     }
 }
 
@@ -78,6 +85,8 @@ pub enum Outcome {
 pub struct Def36Race {
     /// The state: after this many events of the trace.
     pub at: usize,
+    /// … and this many choices of the schedule.
+    pub choices: usize,
     /// The two accesses: thread, kind, address, line.
     pub pair: [(ThreadId, AccessKind, Addr, u32); 2],
 }
@@ -154,6 +163,24 @@ fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> No
     if steps >= cfg.max_steps as usize {
         return Node { succs: vec![], next: 0, leaf: Some(Outcome::Truncated) };
     }
+    if cfg.eager_local {
+        if let Some(t) = (0..st.threads.len()).map(thread_id).find(|&t| st.threads[t.0 as usize].status == Status::Running && m.is_local(st, t)) {
+            let mut local = vec![];
+            for &alt in m.alternatives(st, t) {
+                let mut child = st.clone();
+                match m.step(&mut child, t, alt) {
+                    Ok(ev) => local.push((Choice::Step { thread: t, alt }, child, ev)),
+                    Err(Disabled::NeedChoice(r)) => return heap_node(m, st, r, cfg),
+                    // A faulting or infeasible local step: fall through to the full
+                    // expansion, which records why and lets the other threads go on.
+                    Err(_) => {}
+                }
+            }
+            if !local.is_empty() {
+                return Node { succs: local, next: 0, leaf: None };
+            }
+        }
+    }
     let mut succs = vec![];
     let mut stuck: Option<Outcome> = None;
     let mut blocked = vec![];
@@ -209,12 +236,16 @@ fn heap_node<'p>(m: &Machine<'p>, st: &State<'p>, r: LazyRef, cfg: &Config) -> N
     Node { succs, next: 0, leaf: None }
 }
 
-fn def36_at<'p>(m: &Machine<'p>, st: &State<'p>, at: usize, out: &mut Vec<Def36Race>) {
+/// Records the Def. 3.6 races of a state, unless it is a leaf or still fixing the heap.
+fn def36_at<'p>(m: &Machine<'p>, node: &Node<'p>, st: &State<'p>, at: usize, choices: usize, out: &mut Vec<Def36Race>) {
+    if node.leaf.is_some() || matches!(node.succs.first(), Some((Choice::Heap(_), ..))) {
+        return;
+    }
     let next: Vec<_> = (0..st.threads.len()).filter_map(|i| m.next_access(st, thread_id(i)).map(|a| (thread_id(i), a))).collect();
     for (i, (t, (k1, a1, l1))) in next.iter().enumerate() {
         for (u, (k2, a2, l2)) in &next[i + 1..] {
             if a1 == a2 && (*k1 == AccessKind::Write || *k2 == AccessKind::Write) {
-                out.push(Def36Race { at, pair: [(*t, *k1, *a1, *l1), (*u, *k2, *a2, *l2)] });
+                out.push(Def36Race { at, choices, pair: [(*t, *k1, *a1, *l1), (*u, *k2, *a2, *l2)] });
             }
         }
     }
@@ -230,8 +261,8 @@ pub fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, mut visit: im
     // Per stack level: the node, and the lengths of trace/def36 when it was entered.
     let mut stack: Vec<(Node<'p>, State<'p>, usize, usize)> = vec![];
     let root = expand(m, &init, cfg, 0);
-    if cfg.def36 && root.leaf.is_none() {
-        def36_at(m, &init, 0, &mut def36);
+    if cfg.def36 {
+        def36_at(m, &root, &init, 0, 0, &mut def36);
     }
     stack.push((root, init, 0, 0));
     while let Some((node, state, tlen, dlen)) = stack.last_mut() {
@@ -272,8 +303,8 @@ pub fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, mut visit: im
         record(m, state, choice, ev, &mut trace);
         let steps = path.iter().filter(|c| matches!(c, Choice::Step { .. })).count();
         let n = expand(m, &child, cfg, steps);
-        if cfg.def36 && n.leaf.is_none() && !matches!(n.succs.first(), Some((Choice::Heap(_), ..))) {
-            def36_at(m, &child, trace.len(), &mut def36);
+        if cfg.def36 {
+            def36_at(m, &n, &child, trace.len(), path.len(), &mut def36);
         }
         stack.push((n, child, tl, dl));
     }
@@ -298,20 +329,29 @@ fn unwind(trace: &mut Vec<Event>, path: &mut Vec<Choice>, def36: &mut Vec<Def36R
     }
 }
 
-/// Runs the one execution that `schedule` names and calls `visit` on it.
+/// Runs the one execution that `schedule` names and calls `visit` on it. With
+/// `complete_prefix`, a schedule that ends early is completed by always taking the first
+/// available choice (a Def. 3.6 witness schedule stops at the racing state).
 ///
 /// # Errors
 /// [`ExploreError`] when the schedule does not fit the program.
-pub fn replay<'p, R>(m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule, visit: impl FnOnce(&Execution<'_, 'p>) -> R) -> Result<R, ExploreError> {
+pub fn replay<'p, R>(
+    m: &Machine<'p>,
+    init: State<'p>,
+    cfg: &Config,
+    schedule: &Schedule,
+    complete_prefix: bool,
+    visit: impl FnOnce(&Execution<'_, 'p>) -> R,
+) -> Result<R, ExploreError> {
     let mut trace = vec![];
     let mut def36 = vec![];
     let mut state = init;
-    if cfg.def36 {
-        def36_at(m, &state, 0, &mut def36);
-    }
     let mut steps = 0;
+    let mut node = expand(m, &state, cfg, steps);
     for (i, want) in schedule.0.iter().enumerate() {
-        let node = expand(m, &state, cfg, steps);
+        if cfg.def36 {
+            def36_at(m, &node, &state, trace.len(), i, &mut def36);
+        }
         let enabled = || node.succs.iter().map(|s| s.0.to_string()).collect::<Vec<_>>().join(", ");
         let Some((choice, child, ev)) = node.succs.iter().find(|s| s.0 == *want).cloned() else {
             return Err(ExploreError::Diverged { pos: i + 1, choice: want.to_string(), enabled: enabled() });
@@ -321,15 +361,27 @@ pub fn replay<'p, R>(m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &
             steps += 1;
         }
         state = child;
-        let peek = expand(m, &state, cfg, steps);
-        if cfg.def36 && peek.leaf.is_none() && !matches!(peek.succs.first(), Some((Choice::Heap(_), ..))) {
-            def36_at(m, &state, trace.len(), &mut def36);
-        }
+        node = expand(m, &state, cfg, steps);
     }
-    let node = expand(m, &state, cfg, steps);
-    let Some(outcome) = node.leaf else {
-        let enabled = node.succs.iter().map(|s| s.0.to_string()).collect::<Vec<_>>().join(", ");
-        return Err(ExploreError::TooShort { len: schedule.0.len(), enabled });
-    };
-    Ok(visit(&Execution { trace: &trace, schedule: &schedule.0, outcome: &outcome, state: &state, def36: &def36 }))
+    let mut path = schedule.0.clone();
+    while node.leaf.is_none() {
+        if !complete_prefix {
+            let enabled = node.succs.iter().map(|s| s.0.to_string()).collect::<Vec<_>>().join(", ");
+            return Err(ExploreError::TooShort { len: schedule.0.len(), enabled });
+        }
+        // Complete a prefix deterministically: always the first available choice.
+        if cfg.def36 {
+            def36_at(m, &node, &state, trace.len(), path.len(), &mut def36);
+        }
+        let (choice, child, ev) = node.succs[0].clone();
+        record(m, &state, choice, ev, &mut trace);
+        if matches!(choice, Choice::Step { .. }) {
+            steps += 1;
+        }
+        path.push(choice);
+        state = child;
+        node = expand(m, &state, cfg, steps);
+    }
+    let outcome = node.leaf.unwrap_or(Outcome::Truncated);
+    Ok(visit(&Execution { trace: &trace, schedule: &path, outcome: &outcome, state: &state, def36: &def36 }))
 }

@@ -154,21 +154,27 @@ impl<'a> Validator<'a> {
                 if err.is_some() {
                     return;
                 }
-                let (method, nargs) = match &s.kind {
-                    StmtKind::Call { method, args, .. } => (method, args.len()),
-                    StmtKind::Fork { target: ForkTarget::Call { method, args, .. }, .. } => (method, args.len()),
+                let (recv, method, nargs) = match &s.kind {
+                    StmtKind::Call { recv, method, args, .. } => (recv.is_some(), method, args.len()),
+                    StmtKind::Fork { target: ForkTarget::Call { recv, method, args }, .. } => (recv.is_some(), method, args.len()),
                     StmtKind::New { class: Some(c), .. } if self.p.class(c).is_none() => {
                         err = Some((format!("`new {c}`: no class `{c}`, in {owner}"), s.line));
                         return;
                     }
                     _ => return,
                 };
-                match self.p.all_methods().find(|(_, m)| &m.name == method) {
-                    None => err = Some((format!("call of unknown method `{method}`, in {owner}"), s.line)),
-                    Some((_, m)) if m.params.len() != nargs => {
-                        err = Some((format!("`{method}` takes {} arguments but is called with {nargs}, in {owner}", m.params.len()), s.line))
-                    }
-                    _ => {}
+                // A receiver call is resolved by the receiver's class at run time, so any
+                // class's method of that name and arity will do statically.
+                let candidates: Vec<&Method> = if recv {
+                    self.p.classes.iter().flat_map(|c| &c.methods).filter(|m| &m.name == method).collect()
+                } else {
+                    self.p.methods.iter().filter(|m| &m.name == method).collect()
+                };
+                if candidates.is_empty() {
+                    let kind = if recv { "method" } else { "top-level method" };
+                    err = Some((format!("call of unknown {kind} `{method}`, in {owner}"), s.line));
+                } else if !candidates.iter().any(|m| m.params.len() == nargs) {
+                    err = Some((format!("`{method}` takes {} arguments but is called with {nargs}, in {owner}", candidates[0].params.len()), s.line));
                 }
             });
             if let Some((msg, line)) = err {
@@ -398,6 +404,12 @@ impl<'a> Validator<'a> {
             }
             _ => false,
         })?;
+        let mut seen: BTreeMap<&str, Line> = BTreeMap::new();
+        for (_, m) in self.p.all_methods() {
+            if seen.insert(&m.name, m.line).is_some() {
+                return self.fail("A11", format!("method names are globally unique (no dispatch), but `{}` is declared twice", m.name), Some(m.line));
+            }
+        }
         for (_, m) in self.p.all_methods() {
             let mut bad = None;
             walk_block(&m.body, &mut |s| {

@@ -229,12 +229,13 @@ impl Parser<'_> {
                 return self.expected("`class`, `method`, `init` or `thread`");
             }
         }
-        let mut names: Vec<(&str, u32)> = prog.all_methods().map(|(_, m)| (m.name.as_str(), m.line.0)).collect();
-        names.sort();
-        for w in names.windows(2) {
-            if w[0].0 == w[1].0 {
-                let pos = Pos { line: w[1].1, col: 1 };
-                return Err(ParseError::at(self.src, pos, &format!("method `{}` is declared twice (method names are global)", w[0].0)));
+        let scopes = std::iter::once(&prog.methods).chain(prog.classes.iter().map(|c| &c.methods));
+        for methods in scopes {
+            for (i, m) in methods.iter().enumerate() {
+                if methods[..i].iter().any(|n| n.name == m.name) {
+                    let pos = Pos { line: m.line.0, col: 1 };
+                    return Err(ParseError::at(self.src, pos, &format!("method `{}` is declared twice in the same scope", m.name)));
+                }
             }
         }
         Ok(prog)

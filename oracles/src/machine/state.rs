@@ -379,6 +379,41 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Whether the thread's next step is *local*: it reads and writes only the thread's own
+    /// locals and control (no heap, lock, thread or capsule operation, no event). A local
+    /// step commutes with every step of every other thread, which is what lets the explorer
+    /// run it eagerly (`Config::eager_local`).
+    pub fn is_local(&self, st: &State<'p>, t: ThreadId) -> bool {
+        match st.action(t) {
+            Some(Action::LoopHead(..)) => true,
+            Some(Action::Stmt(s)) => match &s.kind {
+                StmtKind::Skip
+                | StmtKind::Assign { .. }
+                | StmtKind::Rename { .. }
+                | StmtKind::New { .. }
+                | StmtKind::NewArray { .. }
+                | StmtKind::If { .. }
+                | StmtKind::While { .. }
+                | StmtKind::Loop { .. }
+                | StmtKind::Break
+                | StmtKind::Assume(_)
+                | StmtKind::Assert(_) => true,
+                StmtKind::Return(_) => st.frame(t).capsule.is_none(),
+                StmtKind::Call { recv, args, .. } => {
+                    // Path actuals read the heap (without an access event), and capsule
+                    // calls enter a capsule: neither is local.
+                    let receiver_ok = match recv {
+                        None => true,
+                        Some(r) => matches!(st.obj_of(t, r), Ok(o) if !self.is_capsule(st, o)),
+                    };
+                    receiver_ok && !args.iter().any(|a| matches!(a, Expr::Path(_)))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Whether a loop was cut at the bound by taking `alt` (used to report the bound).
     pub fn cuts_loop(&self, st: &State<'p>, t: ThreadId) -> bool {
         self.alternatives(st, t) == [1]
@@ -394,7 +429,12 @@ impl<'p> Machine<'p> {
             _ => return None,
         };
         let addr = st.resolve(self, t, place).ok()?;
-        st.check_cell(self, t, addr).ok()?;
+        match st.check_cell(self, t, addr) {
+            Ok(_) => {}
+            // A store does not read the cell, so an undetermined initial value is no obstacle.
+            Err(Disabled::NeedChoice(LazyRef::Cell(..))) if kind == AccessKind::Write => {}
+            Err(_) => return None,
+        }
         Some((kind, addr, s.line.0))
     }
 

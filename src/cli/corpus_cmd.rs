@@ -1,0 +1,58 @@
+//! `racefuzz corpus [DIR…]`: explore every program and print a table. Until the fuzzing
+//! harness exists this is the README's main job; it also checks `// expect:` headers.
+
+use std::path::PathBuf;
+
+use race_oracles::lang::Dialect;
+
+use super::{ground_truth, load, BoundArgs, CliError};
+use crate::corpus::{expectations, race_files};
+
+pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<u8, CliError> {
+    let mut files = vec![];
+    for p in paths {
+        if p.is_dir() {
+            files.extend(race_files(p));
+        } else {
+            files.push(p.clone());
+        }
+    }
+    if files.is_empty() {
+        return Err(CliError::input("error: no .race files found (run from the repository root, or name a directory)"));
+    }
+    let cfg = bounds.config();
+    println!("{}", crate::render::bounds(&cfg, true));
+    println!("{:<52} {:<10} {:<22} {:>10}  {:<8} {}", "program", "dialect", "run", "executions", "expected", "racy addresses");
+    let (mut mismatches, mut incomplete) = (0, 0);
+    for f in &files {
+        let (src, prog) = load(f)?;
+        let exps = expectations(&src).map_err(|e| CliError::input(format!("error: {}: {e}", f.display())))?;
+        let runs = ground_truth(&prog, &cfg, None)?;
+        for r in &runs {
+            let key = r.setup.split_once(" ∥ ").map(|(a, b)| (a.to_string(), b.to_string()));
+            let exp = exps.iter().find(|e| e.pair == key || (prog.dialect == Dialect::RacerDx && e.pair.as_ref().map(|(a, b)| (b.clone(), a.clone())) == key));
+            let status = match exp {
+                None => "-",
+                Some(e) if e.racy_addresses == r.racy_addresses => "ok",
+                Some(_) => {
+                    mismatches += 1;
+                    "MISMATCH"
+                }
+            };
+            if !r.executions.complete {
+                incomplete += 1;
+            }
+            let execs = if r.executions.complete { r.executions.executions.to_string() } else { format!("{}+", r.executions.executions) };
+            let addrs = if r.racy { r.racy_addresses.join(", ") } else { "no race".into() };
+            println!("{:<52} {:<10} {:<22} {:>10}  {:<8} {}", f.display().to_string(), prog.dialect.name(), r.setup, execs, status, addrs);
+        }
+    }
+    println!("{} programs; {mismatches} expectation mismatches; {incomplete} incomplete runs", files.len());
+    Ok(if mismatches > 0 {
+        1
+    } else if incomplete > 0 {
+        3
+    } else {
+        0
+    })
+}

@@ -1,0 +1,214 @@
+//! The command line: `explore`, `replay`, `corpus`. Flags are validated into plain data
+//! here; the work is in `race-oracles` and `render`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use race_oracles::explore::{self, Config, Run};
+use race_oracles::lang::{self, Dialect, Program};
+
+mod corpus_cmd;
+mod replay_cmd;
+
+const EXIT_CODES: &str = "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit).";
+
+#[derive(Parser, Debug)]
+#[command(name = "racefuzz", version, about = "Exhaustive ground truth and differential fuzzing for data-race analyses", after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Explore every interleaving and choice of a program; report races with a witness.
+    Explore(ExploreArgs),
+    /// Reproduce one execution from its schedule.
+    Replay(ReplayArgs),
+    /// Explore every program of a corpus and print a table (checks `// expect:` headers).
+    Corpus(CorpusArgs),
+}
+
+/// Exploration bounds; each is also an environment variable.
+#[derive(Args, Debug, Clone)]
+pub struct BoundArgs {
+    /// Iterations of each nondeterministic loop (`while *`) instance.
+    #[arg(long, env = "RACEFUZZ_LOOP_BOUND", default_value_t = 2)]
+    pub loop_bound: u32,
+    /// Stop after this many executions (the result is then inconclusive).
+    #[arg(long, env = "RACEFUZZ_MAX_EXECUTIONS", default_value_t = 200_000)]
+    pub max_executions: u64,
+    /// Cut an execution after this many steps (the result is then inconclusive).
+    #[arg(long, env = "RACEFUZZ_MAX_STEPS", default_value_t = 2_000)]
+    pub max_steps: u32,
+    /// racerdx pairs: at most this many objects in the initial heap.
+    #[arg(long, env = "RACEFUZZ_HEAP_BOUND", default_value_t = 3)]
+    pub heap_bound: u32,
+    /// Interleave local steps too (fully naive; same races, many more executions).
+    #[arg(long)]
+    pub all_interleavings: bool,
+}
+
+impl BoundArgs {
+    /// The explorer configuration these flags describe.
+    pub fn config(&self) -> Config {
+        Config { loop_bound: self.loop_bound, max_executions: self.max_executions, max_steps: self.max_steps, heap_bound: self.heap_bound, def36: false, eager_local: !self.all_interleavings }
+    }
+}
+
+#[derive(Args, Debug)]
+struct ExploreArgs {
+    /// A `.race` file.
+    file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// racerdx only: run just these two methods as the two threads (`m1,m2`).
+    #[arg(long, value_name = "M1,M2")]
+    pair: Option<String>,
+    #[command(flatten)]
+    bounds: BoundArgs,
+}
+
+#[derive(Args, Debug)]
+struct ReplayArgs {
+    /// A `.race` file.
+    file: PathBuf,
+    /// The schedule, as printed with a witness (`1,2/1,h0,…`).
+    #[arg(long)]
+    schedule: String,
+    /// racerdx only: the two methods (`m1,m2`).
+    #[arg(long, value_name = "M1,M2")]
+    pair: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    bounds: BoundArgs,
+}
+
+#[derive(Args, Debug)]
+struct CorpusArgs {
+    /// Directories (or files) to explore.
+    #[arg(default_value = "corpus")]
+    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    bounds: BoundArgs,
+}
+
+/// An error for the user, with its exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// What to print on stderr.
+    pub message: String,
+    /// The exit code.
+    pub code: u8,
+}
+
+impl CliError {
+    /// Bad input: exit code 2.
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError { message: message.into(), code: 2 }
+    }
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Explore(a) => explore_cmd(&a),
+        Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
+        Cmd::Corpus(a) => corpus_cmd::run(&a.paths, &a.bounds),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("{}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// Reads, parses and validates a `.race` file; every failure is bad input (exit 2).
+///
+/// # Errors
+/// A message with line:col and a caret, or naming the violated dialect assumption.
+pub fn load(path: &Path) -> Result<(String, Program), CliError> {
+    let src = std::fs::read_to_string(path).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", path.display())))?;
+    let prog = lang::parse(&src).map_err(|e| CliError::input(e.render(&path.display().to_string())))?;
+    lang::validate(&prog).map_err(|e| CliError::input(format!("error: {}: {e}", path.display())))?;
+    Ok((src, prog))
+}
+
+/// Validates `--pair m1,m2` against the program.
+///
+/// # Errors
+/// When the program is not racerdx or a method does not exist.
+pub fn parse_pair<'a>(prog: &Program, pair: Option<&'a str>) -> Result<Option<(&'a str, &'a str)>, CliError> {
+    let Some(p) = pair else { return Ok(None) };
+    if prog.dialect != Dialect::RacerDx {
+        return Err(CliError::input("error: --pair applies to racerdx programs only (other dialects declare their threads)"));
+    }
+    let (a, b) = p.split_once(',').ok_or_else(|| CliError::input(format!("error: --pair takes two method names, `m1,m2`; got `{p}`")))?;
+    for m in [a, b] {
+        if prog.method(m).is_none() {
+            let known: Vec<&str> = prog.methods.iter().map(|m| m.name.as_str()).collect();
+            return Err(CliError::input(format!("error: --pair: no method `{m}` (methods: {})", known.join(", "))));
+        }
+    }
+    Ok(Some((a, b)))
+}
+
+/// Explores, returning the runs or a bad-input error.
+///
+/// # Errors
+/// When the initial state cannot be built (e.g. `init` gets stuck).
+pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) -> Result<Vec<Run>, CliError> {
+    explore::ground_truth(prog, cfg, pair).map_err(|e| CliError::input(format!("error: {e}")))
+}
+
+fn explore_cmd(a: &ExploreArgs) -> Result<u8, CliError> {
+    let (_, prog) = load(&a.file)?;
+    let pair = parse_pair(&prog, a.pair.as_deref())?;
+    let cfg = a.bounds.config();
+    let runs = ground_truth(&prog, &cfg, pair)?;
+    let complete = runs.iter().all(|r| r.executions.complete);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&explore_json(&a.file, &prog, &cfg, &runs)).unwrap_or_default());
+    } else {
+        println!("{} (dialect {})", a.file.display(), prog.dialect);
+        println!("{}", crate::render::bounds(&cfg, prog.dialect == Dialect::RacerDx));
+        for r in &runs {
+            println!();
+            print!("{}", crate::render::run(r));
+        }
+    }
+    Ok(if complete { 0 } else { 3 })
+}
+
+/// The `--json` document of `explore`: the totals at the top, each run below.
+pub fn explore_json(file: &Path, prog: &Program, cfg: &Config, runs: &[Run]) -> serde_json::Value {
+    let mut addrs: Vec<String> = runs.iter().flat_map(|r| r.racy_addresses.iter().cloned()).collect();
+    addrs.sort();
+    addrs.dedup();
+    let total = |f: fn(&race_oracles::explore::Stats) -> u64| runs.iter().map(|r| f(&r.executions)).sum::<u64>();
+    serde_json::json!({
+        "program": file.display().to_string(),
+        "dialect": prog.dialect,
+        "bounds": cfg,
+        "complete": runs.iter().all(|r| r.executions.complete),
+        "executions": {
+            "total": total(|s| s.executions),
+            "terminated": total(|s| s.terminated),
+            "stuck": total(|s| s.stuck),
+            "deadlocked": total(|s| s.deadlocked),
+            "infeasible": total(|s| s.infeasible),
+            "truncated": total(|s| s.truncated),
+        },
+        "racy": runs.iter().any(|r| r.racy),
+        "racy_addresses": addrs,
+        "witness": runs.iter().find_map(|r| r.witness.as_ref()),
+        "runs": runs,
+    })
+}

@@ -1,0 +1,87 @@
+//! Corpus conventions: how a `.race` file states its expected ground truth.
+//!
+//! Header comments (`//` lines anywhere in the file) may carry expectations:
+//! - `// expect: race on b.f, p.o` — the run races, on exactly these addresses;
+//! - `// expect: no race` — no execution races;
+//! - `// expect m1,m2: race on l1.f` / `// expect m1,m2: no race` — one racerdx pair.
+//!
+//! `tests/corpus.rs` and `racefuzz corpus` compare them with the explorer.
+
+use std::path::{Path, PathBuf};
+
+/// One expectation from a header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expectation {
+    /// `None` for a thread program, `Some((m1, m2))` for a racerdx pair.
+    pub pair: Option<(String, String)>,
+    /// The expected racy addresses (empty = no race).
+    pub racy_addresses: Vec<String>,
+    /// The header line, for messages.
+    pub line: u32,
+}
+
+/// Reads the expectations of a `.race` source.
+///
+/// # Errors
+/// A message naming the line of a malformed `expect` comment.
+pub fn expectations(src: &str) -> Result<Vec<Expectation>, String> {
+    let mut out = vec![];
+    for (i, l) in src.lines().enumerate() {
+        let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let Some(rest) = l.trim().strip_prefix("// expect") else { continue };
+        let Some((who, what)) = rest.split_once(':') else {
+            return Err(format!("line {line}: `// expect` needs a `:`"));
+        };
+        let pair = match who.trim() {
+            "" => None,
+            p => match p.split_once(',') {
+                Some((a, b)) => Some((a.trim().to_string(), b.trim().to_string())),
+                None => return Err(format!("line {line}: expected `// expect m1,m2: …`")),
+            },
+        };
+        let what = what.trim();
+        let racy_addresses = if what == "no race" {
+            vec![]
+        } else if let Some(addrs) = what.strip_prefix("race on ") {
+            let mut v: Vec<String> = addrs.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect();
+            v.sort();
+            v
+        } else {
+            return Err(format!("line {line}: expected `no race` or `race on ADDR, …`"));
+        };
+        out.push(Expectation { pair, racy_addresses, line });
+    }
+    Ok(out)
+}
+
+/// Every `.race` file under `dir`, recursively, sorted by path.
+pub fn race_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "race") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_headers() {
+        let e = expectations("// expect: race on p.o, b.f\n// expect zap,zup: no race\nx").unwrap();
+        assert_eq!(e[0].racy_addresses, vec!["b.f", "p.o"]);
+        assert_eq!(e[1].pair, Some(("zap".into(), "zup".into())));
+        assert!(expectations("// expect: maybe").is_err());
+    }
+}
