@@ -45,13 +45,14 @@ pub fn run(r: &Run) -> String {
         let _ = writeln!(out, "  {p}");
     }
     if let Some(w) = &r.witness {
-        out.push_str(&witness(w, &r.threads));
+        out.push_str(&witness(w));
     }
     out
 }
 
 /// A witness as per-thread columns; `>>` marks the racing accesses.
-pub fn witness(w: &Witness, threads: &[String]) -> String {
+pub fn witness(w: &Witness) -> String {
+    let threads = &w.threads;
     let mut out = String::new();
     let _ = writeln!(out, "  witness: race on {} by {}", w.address, w.definition);
     let _ = writeln!(out, "  schedule: {}", if w.schedule.is_empty() { "(initial state)" } else { &w.schedule });

@@ -57,7 +57,7 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
     }
     let mut cols = threads;
     cols.extend(names.into_iter().skip(cols.len()));
-    let w = race_oracles::explore::Witness { schedule: full, initial_heap: facts, events, address: race_addrs.join(", "), definition: "happens-before".into() };
+    let w = race_oracles::explore::Witness { schedule: full, threads: cols, initial_heap: facts, events, address: race_addrs.join(", "), definition: "happens-before".into() };
     println!("{} (dialect {})", file.display(), prog.dialect);
     println!("outcome: {outcome}");
     if race_addrs.is_empty() {
@@ -68,7 +68,7 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
     if racerdx {
         println!("Def. 3.6 races along this execution: {}", if def36.is_empty() { "none".into() } else { def36.join(", ") });
     }
-    let text = crate::render::witness(&w, &cols);
+    let text = crate::render::witness(&w);
     // The first line of a witness names one race; a replay shows all of them instead.
     print!("{}", text.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>());
     Ok(0)

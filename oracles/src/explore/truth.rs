@@ -48,6 +48,8 @@ pub struct Run {
 pub struct Witness {
     /// The schedule that reproduces the execution (`racefuzz replay --schedule`).
     pub schedule: String,
+    /// Column headers: every thread of the execution, in creation order.
+    pub threads: Vec<String>,
     /// The lazily fixed part of the initial heap (racerdx pairs).
     pub initial_heap: Vec<String>,
     /// The events, in order.
@@ -128,6 +130,11 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
     if !def36 {
         racy = hb_racy.clone();
     }
+    if let Some(w) = &mut witness {
+        for (name, label) in w.threads.iter_mut().zip(&threads) {
+            *name = label.clone();
+        }
+    }
     Run {
         setup,
         threads,
@@ -157,6 +164,10 @@ pub fn event_text<'p>(m: &Machine<'p>, st: &State<'p>, k: EventKind) -> String {
     }
 }
 
+fn thread_names(ex: &Execution<'_, '_>) -> Vec<String> {
+    ex.state.threads.iter().map(|t| t.name.clone()).collect()
+}
+
 fn rows<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, upto: usize, marked: &[usize]) -> Vec<WitnessEvent> {
     ex.trace[..upto]
         .iter()
@@ -171,6 +182,7 @@ fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race:
     let second = f.second.0 as usize;
     Some(Witness {
         schedule: super::Schedule(ex.schedule.to_vec()).to_string(),
+        threads: thread_names(ex),
         initial_heap: ex.state.initial_facts.clone(),
         events: rows(m, ex, ex.trace.len(), &[first, second]),
         address: ex.state.addr_name(m, f.addr),
@@ -188,6 +200,7 @@ fn def36_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>) -> Option<Witness>
     debug_assert!(d.pair.iter().any(|p| p.1 == AccessKind::Write));
     Some(Witness {
         schedule: super::Schedule(ex.schedule[..d.choices].to_vec()).to_string(),
+        threads: thread_names(ex),
         initial_heap: ex.state.initial_facts.clone(),
         events,
         address: ex.state.addr_name(m, d.pair[0].2),

@@ -1,1 +1,347 @@
-//! Program generators for property tests.
+//! Program generators for property tests (proptest strategies; shrinkable).
+//!
+//! - [`any_program`]: any syntactically valid program, for the printer/parser round trip.
+//!   It need not satisfy a dialect.
+//! - [`racerdx_program`]: programs valid for the racerdx dialect (A1–A6, ANF, balanced
+//!   locking, no recursion); `tests/lang.rs` checks that every one validates.
+//! - [`threads_program`]: small BFJ thread programs with per-object locks, ints and
+//!   deterministic loops, for explorer cross-checks.
+//! - [`independent_threads`]: straight-line threads of independent accesses, whose
+//!   interleaving count has a closed form.
+
+use proptest::prelude::*;
+
+use crate::lang::*;
+
+fn stmt(kind: StmtKind) -> Stmt {
+    Stmt { kind, line: Line(0) }
+}
+
+fn name(pool: &'static [&'static str]) -> impl Strategy<Value = String> {
+    proptest::sample::select(pool).prop_map(str::to_string)
+}
+
+const VARS: &[&str] = &["a", "b", "x", "t", "arg1", "this", "i'"];
+const FIELDS: &[&str] = &["f", "g", "h"];
+
+fn expr() -> impl Strategy<Value = Expr> {
+    let leaf = prop_oneof![
+        (-3i64..5).prop_map(Expr::Int),
+        any::<bool>().prop_map(Expr::Bool),
+        Just(Expr::Null),
+        name(VARS).prop_map(Expr::Var),
+    ];
+    leaf.prop_recursive(2, 6, 2, |inner| {
+        prop_oneof![
+            (proptest::sample::select(&[UnOp::Not, UnOp::Neg][..]), inner.clone()).prop_map(|(o, e)| Expr::Unary(o, Box::new(e))),
+            (
+                proptest::sample::select(
+                    &[BinOp::Or, BinOp::And, BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge, BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Rem][..]
+                ),
+                inner.clone(),
+                inner
+            )
+                .prop_map(|(o, a, b)| Expr::Binary(o, Box::new(a), Box::new(b))),
+        ]
+    })
+}
+
+fn place() -> impl Strategy<Value = Place> {
+    prop_oneof![
+        (name(VARS), proptest::collection::vec(name(FIELDS), 1..4)).prop_map(|(base, fields)| Place::Field { base, fields }),
+        (name(VARS), expr()).prop_map(|(base, index)| Place::Index { base, index }),
+    ]
+}
+
+fn arg() -> impl Strategy<Value = Expr> {
+    prop_oneof![expr(), place().prop_map(|p| Expr::Path(Box::new(p)))]
+}
+
+fn cond() -> impl Strategy<Value = Cond> {
+    prop_oneof![Just(Cond::Star), expr().prop_map(Cond::Expr)]
+}
+
+fn check_item() -> impl Strategy<Value = CheckItem> {
+    let kind = proptest::sample::select(&[AccessKind::Read, AccessKind::Write][..]);
+    let target = prop_oneof![
+        (name(VARS), proptest::collection::vec(name(FIELDS), 1..4)).prop_map(|(base, fields)| CheckTarget::Fields { base, fields }),
+        (name(VARS), expr(), proptest::option::of(expr()), proptest::option::of(1i64..3))
+            .prop_map(|(base, lo, hi, stride)| CheckTarget::Range { stride: hi.as_ref().and(stride), base, lo, hi }),
+    ];
+    (kind, target).prop_map(|(kind, target)| CheckItem { kind, target })
+}
+
+fn simple_stmt(in_loop: bool) -> BoxedStrategy<Stmt> {
+    let opt = |s: BoxedStrategy<String>| proptest::option::of(s);
+    let mut choices: Vec<BoxedStrategy<StmtKind>> = vec![
+        Just(StmtKind::Skip).boxed(),
+        (name(VARS), expr()).prop_map(|(dst, src)| StmtKind::Assign { dst, src }).boxed(),
+        (name(VARS), name(VARS)).prop_map(|(dst, src)| StmtKind::Rename { dst, src }).boxed(),
+        (name(VARS), opt(name(&["C", "D"]).boxed()), opt(name(&["h1", "h2"]).boxed())).prop_map(|(dst, class, site)| StmtKind::New { dst, class, site }).boxed(),
+        (name(VARS), expr()).prop_map(|(dst, len)| StmtKind::NewArray { dst, len }).boxed(),
+        (name(VARS), place()).prop_map(|(dst, src)| StmtKind::Load { dst, src }).boxed(),
+        (place(), expr()).prop_map(|(dst, src)| StmtKind::Store { dst, src }).boxed(),
+        Just(StmtKind::Lock).boxed(),
+        Just(StmtKind::Unlock).boxed(),
+        name(VARS).prop_map(StmtKind::Acq).boxed(),
+        name(VARS).prop_map(StmtKind::Rel).boxed(),
+        name(VARS).prop_map(StmtKind::Join).boxed(),
+        (opt(name(VARS).boxed()), opt(name(VARS).boxed()), name(&["m", "run"]), proptest::collection::vec(arg(), 0..3))
+            .prop_map(|(dst, recv, method, args)| StmtKind::Call { dst, recv, method, args })
+            .boxed(),
+        proptest::option::of(expr()).prop_map(StmtKind::Return).boxed(),
+        (opt(name(VARS).boxed()), opt(name(VARS).boxed()), name(&["m", "run"]), proptest::collection::vec(expr(), 0..2))
+            .prop_map(|(dst, recv, method, args)| StmtKind::Fork { dst, target: ForkTarget::Call { recv, method, args } })
+            .boxed(),
+        proptest::collection::vec(check_item(), 1..4).prop_map(StmtKind::Check).boxed(),
+        expr().prop_map(StmtKind::Assume).boxed(),
+        expr().prop_map(StmtKind::Assert).boxed(),
+    ];
+    if in_loop {
+        choices.push(Just(StmtKind::Break).boxed());
+    }
+    proptest::strategy::Union::new(choices).prop_map(stmt).boxed()
+}
+
+fn block(depth: u32, in_loop: bool) -> BoxedStrategy<Block> {
+    if depth == 0 {
+        return proptest::collection::vec(simple_stmt(in_loop), 0..4).boxed();
+    }
+    let compound = prop_oneof![
+        4 => simple_stmt(in_loop),
+        1 => (name(VARS), block(depth - 1, in_loop)).prop_map(|(lock, body)| stmt(StmtKind::Sync { lock, body })),
+        1 => (cond(), block(depth - 1, in_loop), block(depth - 1, in_loop)).prop_map(|(cond, then_b, else_b)| stmt(StmtKind::If { cond, then_b, else_b })),
+        1 => (proptest::option::of(name(&["w1"])), cond(), block(depth - 1, true)).prop_map(|(label, cond, body)| stmt(StmtKind::While { label, cond, body })),
+        1 => (proptest::option::of(name(&["w2"])), block(depth - 1, true)).prop_map(|(label, body)| stmt(StmtKind::Loop { label, body })),
+        1 => (proptest::option::of(name(VARS)), block(depth - 1, false)).prop_map(|(dst, b)| stmt(StmtKind::Fork { dst, target: ForkTarget::Block(b) })),
+    ];
+    proptest::collection::vec(compound, 0..4).boxed()
+}
+
+fn method(names: &'static [&'static str]) -> impl Strategy<Value = Method> {
+    (name(names), proptest::sample::subsequence(&["arg1", "p", "q"][..], 0..3), block(2, false))
+        .prop_map(|(name, params, body)| Method { name, params: params.into_iter().map(str::to_string).collect(), body, line: Line(0) })
+}
+
+/// Any syntactically valid program (any dialect line; not necessarily dialect-valid).
+pub fn any_program() -> impl Strategy<Value = Program> {
+    let class = (any::<bool>(), proptest::sample::subsequence(FIELDS, 0..3), proptest::option::of(method(&["run"])));
+    (
+        proptest::sample::select(&Dialect::ALL[..]),
+        proptest::option::of(class),
+        proptest::option::of(method(&["m"])),
+        proptest::option::of(block(1, false)),
+        proptest::collection::vec(block(2, false), 0..3),
+    )
+        .prop_map(|(dialect, class, m, init, threads)| Program {
+            dialect,
+            classes: class
+                .into_iter()
+                .map(|(capsule, fields, m)| Class { name: "C".into(), capsule, fields: fields.into_iter().map(str::to_string).collect(), methods: m.into_iter().collect(), line: Line(0) })
+                .collect(),
+            methods: m.into_iter().collect(),
+            init,
+            threads,
+        })
+}
+
+/// Knobs of the racerdx generator.
+#[derive(Clone, Copy, Debug)]
+pub struct RacerDxKnobs {
+    /// Number of methods (1..=max).
+    pub max_methods: usize,
+    /// Statements per block (0..=max).
+    pub max_stmts: usize,
+    /// Path length (1..=max fields).
+    pub max_path: usize,
+}
+
+impl Default for RacerDxKnobs {
+    fn default() -> RacerDxKnobs {
+        RacerDxKnobs { max_methods: 3, max_stmts: 3, max_path: 2 }
+    }
+}
+
+/// One generated racerdx item before it is written out as statements.
+#[derive(Clone, Debug)]
+enum RItem {
+    Load(usize, Vec<&'static str>),
+    Store(usize, Vec<&'static str>),
+    Destabilize(usize),
+    Locked(Vec<RItem>),
+    If(Vec<RItem>, Vec<RItem>),
+    While(Vec<RItem>),
+    Call(usize, Vec<(usize, Vec<&'static str>)>),
+}
+
+fn ritems(k: RacerDxKnobs, depth: u32) -> BoxedStrategy<Vec<RItem>> {
+    let path = move || proptest::collection::vec(proptest::sample::select(&["f", "g"][..]), 1..=k.max_path);
+    let formal = || 0usize..2;
+    let leaf = prop_oneof![
+        3 => (formal(), path()).prop_map(|(r, p)| RItem::Load(r, p)),
+        3 => (formal(), path()).prop_map(|(r, p)| RItem::Store(r, p)),
+        1 => formal().prop_map(RItem::Destabilize),
+        1 => (0usize..8, proptest::collection::vec((formal(), proptest::collection::vec(proptest::sample::select(&["f", "g"][..]), 0..2)), 2)).prop_map(|(m, a)| RItem::Call(m, a)),
+    ];
+    if depth == 0 {
+        return proptest::collection::vec(leaf, 0..=k.max_stmts).boxed();
+    }
+    let inner = move || ritems(k, depth - 1);
+    let item = prop_oneof![
+        5 => leaf,
+        1 => inner().prop_map(RItem::Locked),
+        1 => (inner(), inner()).prop_map(|(a, b)| RItem::If(a, b)),
+        1 => inner().prop_map(RItem::While),
+    ];
+    proptest::collection::vec(item, 0..=k.max_stmts).boxed()
+}
+
+fn write_items(items: &[RItem], me: usize, out: &mut Vec<Stmt>) {
+    let fml = |r: usize| format!("arg{}", r + 1);
+    for it in items {
+        match it {
+            RItem::Load(r, p) => out.push(stmt(StmtKind::Load { dst: "t".into(), src: Place::Field { base: fml(*r), fields: p.iter().map(|s| s.to_string()).collect() } })),
+            RItem::Store(r, p) => {
+                out.push(stmt(StmtKind::New { dst: "v".into(), class: None, site: None }));
+                out.push(stmt(StmtKind::Store { dst: Place::Field { base: fml(*r), fields: p.iter().map(|s| s.to_string()).collect() }, src: Expr::Var("v".into()) }));
+            }
+            RItem::Destabilize(r) => out.push(stmt(StmtKind::New { dst: fml(*r), class: None, site: None })),
+            RItem::Locked(b) => {
+                out.push(stmt(StmtKind::Lock));
+                write_items(b, me, out);
+                out.push(stmt(StmtKind::Unlock));
+            }
+            RItem::If(a, b) => {
+                let (mut x, mut y) = (vec![], vec![]);
+                write_items(a, me, &mut x);
+                write_items(b, me, &mut y);
+                out.push(stmt(StmtKind::If { cond: Cond::Star, then_b: x, else_b: y }));
+            }
+            RItem::While(b) => {
+                let mut x = vec![];
+                write_items(b, me, &mut x);
+                out.push(stmt(StmtKind::While { label: None, cond: Cond::Star, body: x }));
+            }
+            // Calls go only to earlier methods, so there is no recursion (A5).
+            RItem::Call(m, actuals) if me > 0 => {
+                let callee = m % me;
+                let args = actuals
+                    .iter()
+                    .map(|(r, p)| if p.is_empty() { Expr::Var(fml(*r)) } else { Expr::Path(Box::new(Place::Field { base: fml(*r), fields: p.iter().map(|s| s.to_string()).collect() })) })
+                    .collect();
+                out.push(stmt(StmtKind::Call { dst: None, recv: None, method: format!("m{}", callee + 1), args }));
+            }
+            RItem::Call(..) => {}
+        }
+    }
+}
+
+/// Programs valid for the racerdx dialect: two formals per method, balanced `lock` blocks,
+/// `*` control, calls only to earlier methods (A5), ANF stores of fresh locals.
+pub fn racerdx_program(k: RacerDxKnobs) -> impl Strategy<Value = Program> {
+    proptest::collection::vec(ritems(k, 1), 1..=k.max_methods).prop_map(|bodies| {
+        let methods = bodies
+            .iter()
+            .enumerate()
+            .map(|(i, items)| {
+                let mut body = vec![];
+                write_items(items, i, &mut body);
+                Method { name: format!("m{}", i + 1), params: vec!["arg1".into(), "arg2".into()], body, line: Line(0) }
+            })
+            .collect();
+        Program { dialect: Dialect::RacerDx, classes: vec![], methods, init: None, threads: vec![] }
+    })
+}
+
+/// Small BFJ programs: 2 threads over shared objects `o1`, `o2` (fields f, g) and lock `m`;
+/// accesses, locked blocks, int conditions on loaded values, and counted loops.
+pub fn threads_program() -> impl Strategy<Value = Program> {
+    #[derive(Clone, Debug)]
+    enum T {
+        Read(&'static str, &'static str),
+        Write(&'static str, &'static str, i64),
+        Locked(Vec<T>),
+        IfPos(Vec<T>),
+        Count(u8, Vec<T>),
+    }
+    fn items(depth: u32) -> BoxedStrategy<Vec<T>> {
+        let obj = || proptest::sample::select(&["o1", "o2"][..]);
+        let fld = || proptest::sample::select(&["f", "g"][..]);
+        let leaf = prop_oneof![(obj(), fld()).prop_map(|(o, f)| T::Read(o, f)), (obj(), fld(), 0i64..3).prop_map(|(o, f, v)| T::Write(o, f, v))];
+        if depth == 0 {
+            return proptest::collection::vec(leaf, 0..3).boxed();
+        }
+        let item = prop_oneof![
+            4 => leaf,
+            1 => items(depth - 1).prop_map(T::Locked),
+            1 => items(depth - 1).prop_map(T::IfPos),
+            1 => (1u8..3, items(depth - 1)).prop_map(|(n, b)| T::Count(n, b)),
+        ];
+        proptest::collection::vec(item, 0..3).boxed()
+    }
+    fn write(ts: &[T], out: &mut Vec<Stmt>, loops: &mut u32) {
+        for t in ts {
+            match t {
+                T::Read(o, f) => out.push(stmt(StmtKind::Load { dst: "r".into(), src: Place::Field { base: o.to_string(), fields: vec![f.to_string()] } })),
+                T::Write(o, f, v) => out.push(stmt(StmtKind::Store { dst: Place::Field { base: o.to_string(), fields: vec![f.to_string()] }, src: Expr::Int(*v) })),
+                T::Locked(b) => {
+                    out.push(stmt(StmtKind::Acq("m".into())));
+                    write(b, out, loops);
+                    out.push(stmt(StmtKind::Rel("m".into())));
+                }
+                T::IfPos(b) => {
+                    let mut x = vec![];
+                    write(b, &mut x, loops);
+                    let c = Expr::Binary(BinOp::Gt, Box::new(Expr::Var("r".into())), Box::new(Expr::Int(0)));
+                    out.push(stmt(StmtKind::If { cond: Cond::Expr(c), then_b: x, else_b: vec![] }));
+                }
+                T::Count(n, b) => {
+                    *loops += 1;
+                    let i = format!("i{loops}");
+                    out.push(stmt(StmtKind::Assign { dst: i.clone(), src: Expr::Int(0) }));
+                    let mut body = vec![];
+                    write(b, &mut body, loops);
+                    body.push(stmt(StmtKind::Assign { dst: i.clone(), src: Expr::Binary(BinOp::Add, Box::new(Expr::Var(i.clone())), Box::new(Expr::Int(1))) }));
+                    let exit = Expr::Binary(BinOp::Ge, Box::new(Expr::Var(i)), Box::new(Expr::Int(i64::from(*n))));
+                    body.push(stmt(StmtKind::If { cond: Cond::Expr(exit), then_b: vec![stmt(StmtKind::Break)], else_b: vec![] }));
+                    out.push(stmt(StmtKind::Loop { label: None, body }));
+                }
+            }
+        }
+    }
+    proptest::collection::vec(items(1), 2).prop_map(|ts| {
+        let threads = ts
+            .iter()
+            .map(|t| {
+                let mut out = vec![stmt(StmtKind::Assign { dst: "r".into(), src: Expr::Int(0) })];
+                write(t, &mut out, &mut 0);
+                out
+            })
+            .collect();
+        let new = |x: &str| stmt(StmtKind::New { dst: x.into(), class: Some("Obj".into()), site: None });
+        Program {
+            dialect: Dialect::Bfj,
+            classes: vec![Class { name: "Obj".into(), capsule: false, fields: vec!["f".into(), "g".into()], methods: vec![], line: Line(0) }],
+            methods: vec![],
+            init: Some(vec![new("o1"), new("o2"), new("m")]),
+            threads,
+        }
+    })
+}
+
+/// `threads` BFJ threads, each writing `n` fields of its own object: every pair of steps is
+/// independent, so there are `(threads·n)! / (n!)^threads` interleavings.
+pub fn independent_threads(threads: usize, n: usize) -> Program {
+    let fields: Vec<String> = (0..n).map(|k| format!("f{k}")).collect();
+    let init = (0..threads).map(|t| stmt(StmtKind::New { dst: format!("o{t}"), class: Some("Obj".into()), site: None })).collect();
+    let bodies = (0..threads)
+        .map(|t| fields.iter().map(|f| stmt(StmtKind::Store { dst: Place::Field { base: format!("o{t}"), fields: vec![f.clone()] }, src: Expr::Int(1) })).collect())
+        .collect();
+    Program {
+        dialect: Dialect::Bfj,
+        classes: vec![Class { name: "Obj".into(), capsule: false, fields, methods: vec![], line: Line(0) }],
+        methods: vec![],
+        init: Some(init),
+        threads: bodies,
+    }
+}

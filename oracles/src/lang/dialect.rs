@@ -174,7 +174,7 @@ impl<'a> Validator<'a> {
                     let kind = if recv { "method" } else { "top-level method" };
                     err = Some((format!("call of unknown {kind} `{method}`, in {owner}"), s.line));
                 } else if !candidates.iter().any(|m| m.params.len() == nargs) {
-                    err = Some((format!("`{method}` takes {} arguments but is called with {nargs}, in {owner}", candidates[0].params.len()), s.line));
+                    err = Some((format!("`{method}` takes {} argument(s) but is called with {nargs}, in {owner}", candidates[0].params.len()), s.line));
                 }
             });
             if let Some((msg, line)) = err {

@@ -84,8 +84,10 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
         }
         out.push(Token { tok: Tok::Newline, pos: Pos { line: line_no, col: col_of(line, line.len()) } });
     }
+    // End of file sits just past the last character of the last line.
+    let last_line = src.lines().last().unwrap_or("");
     let last = u32::try_from(src.lines().count().max(1)).unwrap_or(u32::MAX);
-    out.push(Token { tok: Tok::Eof, pos: Pos { line: last, col: 1 } });
+    out.push(Token { tok: Tok::Eof, pos: Pos { line: last, col: col_of(last_line, last_line.len()) } });
     Ok(out)
 }
 

@@ -334,6 +334,9 @@ impl Parser<'_> {
         let Tok::Ident(word) = self.peek().clone() else {
             return self.expected("a statement");
         };
+        if KEYWORDS.contains(&word.as_str()) && matches!(self.peek_at(1), Tok::Punct("=") | Tok::Punct("<-")) {
+            return self.err(&format!("`{word}` is a keyword and cannot be assigned"));
+        }
         match word.as_str() {
             "skip" => {
                 self.bump();

@@ -1,0 +1,77 @@
+//! The command line: exit codes, caret errors, `--json` keys, replay.
+
+use std::process::Command;
+
+fn racefuzz(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("racefuzz-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn explore_prints_witness_and_no_race() {
+    let (code, out, _) = racefuzz(&["explore", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("RACE on a[1]") && out.contains(">>"), "{out}");
+    let (code, out, _) = racefuzz(&["explore", "corpus/paper/bigfoot/fig3_6a_if_else.race"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("no race"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_with_position() {
+    let f = temp_file("bad.race", "dialect bfj\nthread { t = b.f + 1 }\n");
+    let (code, _, err) = racefuzz(&["explore", &f]);
+    assert_eq!(code, 2);
+    assert!(err.contains(":2:18") && err.contains('^'), "{err}");
+    let f = temp_file("unbalanced.race", "dialect racerdx\nmethod m(arg1) {\n  unlock\n}\n");
+    let (code, _, err) = racefuzz(&["explore", &f]);
+    assert_eq!(code, 2);
+    assert!(err.contains("A2: unlock without a matching lock in method m (line 3)"), "{err}");
+    let (code, _, err) = racefuzz(&["explore", "no/such/file.race"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = racefuzz(&["explore", "corpus/paper/racerdx/fig1_dodo.race", "--pair", "zap,nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no method `nope`"), "{err}");
+    let (code, _, _) = racefuzz(&["explore", "--loop-bound", "x", "corpus/paper/racerdx/fig1_dodo.race"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn json_has_the_documented_keys() {
+    let (code, out, _) = racefuzz(&["explore", "--json", "corpus/paper/racerdx/fig1_dodo.race", "--pair", "zap,zup"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in ["executions", "racy", "racy_addresses", "witness"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(v["racy"], true);
+    assert_eq!(v["racy_addresses"], serde_json::json!(["l1.dee"]));
+}
+
+#[test]
+fn budget_overrun_exits_3() {
+    let (code, out, _) = racefuzz(&["explore", "corpus/paper/bigfoot/fig3_6b_loop.race", "--max-executions", "5"]);
+    assert_eq!(code, 3);
+    assert!(out.contains("INCOMPLETE"), "{out}");
+}
+
+#[test]
+fn replay_reproduces_the_witness() {
+    let (_, out, _) = racefuzz(&["explore", "--json", "corpus/paper/bigfoot/fig3_3_anticipation.race"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let schedule = v["witness"]["schedule"].as_str().unwrap().to_string();
+    let (code, out, err) = racefuzz(&["replay", "corpus/paper/bigfoot/fig3_3_anticipation.race", "--schedule", &schedule]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("happens-before races on: b.f"), "{out}");
+    let (code, _, err) = racefuzz(&["replay", "corpus/paper/bigfoot/fig3_3_anticipation.race", "--schedule", "9"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("diverges"), "{err}");
+}

@@ -1,0 +1,161 @@
+//! The explorer: golden interleaving counts, the eager-local reduction against the fully
+//! naive enumeration, Def. 3.6 against happens-before, replay, bounds and budgets.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use race_oracles::explore::{explore, ground_truth, replay, Config, Outcome, Schedule};
+use race_oracles::gen::{independent_threads, racerdx_program, threads_program, RacerDxKnobs};
+use race_oracles::lang::{parse, print};
+use race_oracles::machine::Machine;
+use race_oracles::race::data_races;
+use race_oracles::theorems::Verdict;
+
+fn count(src_or_prog: &race_oracles::lang::Program, cfg: &Config) -> u64 {
+    let m = Machine::new(src_or_prog, cfg.loop_bound);
+    explore(&m, m.initial_state().unwrap(), cfg, |_| ControlFlow::Continue(())).executions
+}
+
+fn binom(n: u64, k: u64) -> u64 {
+    (1..=k).fold(1, |acc, i| acc * (n + 1 - i) / i)
+}
+
+#[test]
+fn straight_line_counts_have_the_closed_form() {
+    for eager in [true, false] {
+        let cfg = Config { eager_local: eager, ..Config::default() };
+        for n in 1..=5 {
+            assert_eq!(count(&independent_threads(2, n), &cfg), binom(2 * n as u64, n as u64), "2 threads × {n}");
+        }
+        // Three threads of two steps: 6! / (2!)^3.
+        assert_eq!(count(&independent_threads(3, 2), &cfg), 90);
+    }
+    // Silent steps are scheduling points too when every interleaving is asked for.
+    let p = parse("dialect bfj\nthread { skip; skip; skip }\nthread { skip; skip; skip }\n").unwrap();
+    assert_eq!(count(&p, &Config { eager_local: false, ..Config::default() }), 20);
+    assert_eq!(count(&p, &Config::default()), 1);
+}
+
+#[test]
+fn loop_bound_limits_nondeterministic_loops() {
+    let p = parse("dialect bfj\ninit { o = new }\nthread { while * { o.f = 1 } }\n").unwrap();
+    for (k, n) in [(0, 1), (1, 2), (2, 3), (3, 4)] {
+        let cfg = Config { loop_bound: k, ..Config::default() };
+        let m = Machine::new(&p, k);
+        let stats = explore(&m, m.initial_state().unwrap(), &cfg, |_| ControlFlow::Continue(()));
+        assert_eq!(stats.executions, n, "K = {k}");
+        assert!(stats.complete && stats.loop_bound_hit);
+    }
+}
+
+#[test]
+fn budgets_make_results_incomplete_never_pass() {
+    let p = independent_threads(2, 4);
+    let m = Machine::new(&p, 2);
+    let cfg = Config { max_executions: 10, ..Config::default() };
+    let stats = explore(&m, m.initial_state().unwrap(), &cfg, |_| ControlFlow::Continue(()));
+    assert_eq!(stats.executions, 10);
+    assert!(!stats.complete);
+    assert_eq!(Verdict::from_search(false, stats.complete), Verdict::Inconclusive);
+    // A diverging thread is cut by the step budget: a truncated execution.
+    let p = parse("dialect bfj\nthread { loop { skip } }\n").unwrap();
+    let m = Machine::new(&p, 2);
+    let cfg = Config { max_steps: 50, ..Config::default() };
+    let stats = explore(&m, m.initial_state().unwrap(), &cfg, |_| ControlFlow::Continue(()));
+    assert_eq!((stats.truncated, stats.complete), (1, false));
+}
+
+#[test]
+fn outcomes_are_told_apart() {
+    let src = "dialect bfj\ninit { a = new; b = new; n = null }\nthread { acq(a); acq(b); rel(b); rel(a) }\nthread { acq(b); acq(a); rel(a); rel(b) }\n";
+    let p = parse(src).unwrap();
+    let runs = ground_truth(&p, &Config::default(), None).unwrap();
+    let s = runs[0].executions;
+    assert!(s.deadlocked > 0 && s.terminated > 0, "{s:?}");
+    let p = parse("dialect bfj\ninit { n = null }\nthread { x = n.f }\n").unwrap();
+    let runs = ground_truth(&p, &Config::default(), None).unwrap();
+    assert_eq!(runs[0].executions.stuck, 1);
+    assert_eq!(runs[0].problems, vec!["stuck: T1 at line 3: `n` is null, not an object"]);
+}
+
+type Trace = Vec<(u32, String)>;
+
+fn traces(p: &race_oracles::lang::Program, eager: bool) -> (BTreeSet<Trace>, BTreeSet<String>, bool) {
+    let cfg = Config { eager_local: eager, max_executions: 50_000, ..Config::default() };
+    let m = Machine::new(p, cfg.loop_bound);
+    let mut out = BTreeSet::new();
+    let mut racy = BTreeSet::new();
+    let stats = explore(&m, m.initial_state().unwrap(), &cfg, |ex| {
+        out.insert(ex.trace.iter().map(|e| (e.thread.0, race_oracles::explore::truth::event_text(&m, ex.state, e.kind))).collect());
+        for r in data_races(ex.trace) {
+            racy.insert(ex.state.addr_name(&m, r.addr));
+        }
+        ControlFlow::Continue(())
+    });
+    (out, racy, stats.complete)
+}
+
+/// Eager local steps keep exactly the traces and races of the fully naive enumeration.
+#[test]
+fn eager_local_steps_keep_every_trace() {
+    crate::runner(64)
+        .run(&threads_program(), |p| {
+            let (a, ra, ca) = traces(&p, true);
+            let (b, rb, cb) = traces(&p, false);
+            if ca && cb {
+                proptest::prop_assert_eq!(a, b, "{}", print(&p));
+                proptest::prop_assert_eq!(ra, rb);
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// On racerdx programs (one global lock, two threads) both race definitions apply: some
+/// state enables two conflicting accesses (Def. 3.6) iff some execution has a
+/// happens-before race, on the same addresses.
+#[test]
+fn def36_agrees_with_happens_before() {
+    let knobs = RacerDxKnobs { max_methods: 2, max_stmts: 2, max_path: 2 };
+    let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
+    let compared = std::cell::Cell::new(0usize);
+    let racy = std::cell::Cell::new(0usize);
+    crate::runner(48)
+        .run(&racerdx_program(knobs), |p| {
+            for r in ground_truth(&p, &cfg, None).unwrap() {
+                if r.executions.complete {
+                    compared.set(compared.get() + 1);
+                    racy.set(racy.get() + usize::from(r.racy));
+                    proptest::prop_assert_eq!(&r.racy_addresses, &r.hb_racy_addresses, "{}\n{}", r.setup, print(&p));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let (compared, racy) = (compared.get(), racy.get());
+    assert!(compared > 40 && racy > 5 && racy < compared, "vacuous: {racy} racy of {compared}");
+}
+
+/// Every execution's schedule replays to the same trace and outcome.
+#[test]
+fn schedules_replay() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/paper/bigfoot/fig3_3_anticipation.race")).unwrap();
+    let p = parse(&src).unwrap();
+    let cfg = Config::default();
+    let m = Machine::new(&p, cfg.loop_bound);
+    let mut seen = vec![];
+    explore(&m, m.initial_state().unwrap(), &cfg, |ex| {
+        seen.push((Schedule(ex.schedule.to_vec()), ex.trace.to_vec(), ex.outcome.clone()));
+        ControlFlow::Continue(())
+    });
+    assert_eq!(seen.len(), 17);
+    for (s, trace, outcome) in seen {
+        let text = s.to_string();
+        let parsed: Schedule = text.parse().unwrap();
+        let (t2, o2) = replay(&m, m.initial_state().unwrap(), &cfg, &parsed, false, |ex| (ex.trace.to_vec(), ex.outcome.clone())).unwrap();
+        assert_eq!((t2, o2), (trace, outcome), "schedule {text}");
+    }
+    let err = replay(&m, m.initial_state().unwrap(), &cfg, &"2,2,2,2,2".parse().unwrap(), false, |_| ()).unwrap_err();
+    assert!(err.to_string().contains("diverges at position"), "{err}");
+    assert!(matches!(Outcome::Terminated, Outcome::Terminated));
+}
