@@ -1,1 +1,62 @@
-fn main() {}
+//! Explorer throughput: executions/s and steps/s of the naive explorer on fixed programs
+//! (2 and 3 threads, 4–8 accesses each), so later work (DPOR, oracles) has a baseline.
+//! Run with `cargo bench --bench explore`.
+
+use std::ops::ControlFlow;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use race_oracles::explore::{explore, Config, Stats};
+use race_oracles::gen::independent_threads;
+use race_oracles::lang::{parse, Program};
+use race_oracles::machine::Machine;
+
+/// Two or three threads of shared accesses, some under a lock.
+fn shared(threads: usize, accesses: usize) -> Program {
+    let mut src = String::from("dialect bfj\nclass Obj { fields f, g }\ninit { o = new Obj; m = new Obj }\n");
+    for t in 0..threads {
+        let mut body = vec![];
+        for k in 0..accesses {
+            let field = if (k + t) % 2 == 0 { "f" } else { "g" };
+            body.push(match k % 4 {
+                0 => format!("x = o.{field}"),
+                1 => format!("o.{field} = {t}"),
+                2 => format!("acq(m); o.{field} = {k}"),
+                _ => format!("y = o.{field}; rel(m)"),
+            });
+        }
+        src.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
+    }
+    parse(&src).expect("benchmark program parses")
+}
+
+fn run(p: &Program, cfg: &Config) -> Stats {
+    let m = Machine::new(p, cfg.loop_bound);
+    explore(&m, m.initial_state().expect("init runs"), cfg, |_| ControlFlow::Continue(()))
+}
+
+fn programs() -> Vec<(String, Program)> {
+    vec![
+        ("2x4-independent".into(), independent_threads(2, 4)),
+        ("2x6-shared-locked".into(), shared(2, 6)),
+        ("2x8-shared-locked".into(), shared(2, 8)),
+        ("3x4-shared-locked".into(), shared(3, 4)),
+    ]
+}
+
+fn bench(c: &mut Criterion) {
+    let cfg = Config::default();
+    for (unit, per_exec) in [("executions", false), ("steps", true)] {
+        let mut g = c.benchmark_group(format!("explore-naive/{unit}"));
+        g.sample_size(10);
+        for (name, p) in programs() {
+            let s = run(&p, &cfg);
+            assert!(s.complete);
+            g.throughput(Throughput::Elements(if per_exec { s.steps } else { s.executions }));
+            g.bench_with_input(BenchmarkId::from_parameter(&name), &p, |b, p| b.iter(|| run(p, &cfg)));
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -8,6 +8,7 @@ use race_oracles::explore::{Config, Run, Stats, Witness};
 /// The bounds line printed with every result.
 pub fn bounds(cfg: &Config, racerdx: bool) -> String {
     let mut s = format!("bounds: loop bound K={} (nondeterministic loops), max {} executions, max {} steps per execution", cfg.loop_bound, cfg.max_executions, cfg.max_steps);
+    s.push_str(if cfg.eager_local { ", local steps run eagerly" } else { ", every step interleaved" });
     if racerdx {
         let _ = write!(s, ", initial heaps with ≤ {} objects (every aliasing of formals and reached fields)", cfg.heap_bound);
     }

@@ -21,8 +21,8 @@ pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<u8, CliError>
         return Err(CliError::input("error: no .race files found (run from the repository root, or name a directory)"));
     }
     let cfg = bounds.config();
-    println!("{}", crate::render::bounds(&cfg, true));
-    println!("{:<52} {:<10} {:<22} {:>10}  {:<8} {}", "program", "dialect", "run", "executions", "expected", "racy addresses");
+    crate::outln!("{}", crate::render::bounds(&cfg, true));
+    crate::outln!("{:<56} {:<10} {:<14} {:>10}  {:<8} {}", "program", "dialect", "run", "executions", "expected", "racy addresses");
     let (mut mismatches, mut incomplete) = (0, 0);
     for f in &files {
         let (src, prog) = load(f)?;
@@ -44,10 +44,10 @@ pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<u8, CliError>
             }
             let execs = if r.executions.complete { r.executions.executions.to_string() } else { format!("{}+", r.executions.executions) };
             let addrs = if r.racy { r.racy_addresses.join(", ") } else { "no race".into() };
-            println!("{:<52} {:<10} {:<22} {:>10}  {:<8} {}", f.display().to_string(), prog.dialect.name(), r.setup, execs, status, addrs);
+            crate::outln!("{:<56} {:<10} {:<14} {:>10}  {:<8} {}", f.display().to_string(), prog.dialect.name(), r.setup, execs, status, addrs);
         }
     }
-    println!("{} programs; {mismatches} expectation mismatches; {incomplete} incomplete runs", files.len());
+    crate::outln!("{} programs; {mismatches} expectation mismatches; {incomplete} incomplete runs", files.len());
     Ok(if mismatches > 0 {
         1
     } else if incomplete > 0 {

@@ -97,6 +97,23 @@ struct CorpusArgs {
     bounds: BoundArgs,
 }
 
+/// Writes to stdout; a closed pipe (`racefuzz … | head`) ends the program quietly instead
+/// of panicking.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+/// Like `println!`, through [`emit`].
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::cli::emit("\n") };
+    ($($arg:tt)*) => { $crate::cli::emit(&format!("{}\n", format!($($arg)*))) };
+}
+
 /// An error for the user, with its exit code.
 #[derive(Debug)]
 pub struct CliError {
@@ -175,13 +192,13 @@ fn explore_cmd(a: &ExploreArgs) -> Result<u8, CliError> {
     let runs = ground_truth(&prog, &cfg, pair)?;
     let complete = runs.iter().all(|r| r.executions.complete);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&explore_json(&a.file, &prog, &cfg, &runs)).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&explore_json(&a.file, &prog, &cfg, &runs)).unwrap_or_default());
     } else {
-        println!("{} (dialect {})", a.file.display(), prog.dialect);
-        println!("{}", crate::render::bounds(&cfg, prog.dialect == Dialect::RacerDx));
+        crate::outln!("{} (dialect {})", a.file.display(), prog.dialect);
+        crate::outln!("{}", crate::render::bounds(&cfg, prog.dialect == Dialect::RacerDx));
         for r in &runs {
-            println!();
-            print!("{}", crate::render::run(r));
+            crate::outln!();
+            emit(&crate::render::run(r));
         }
     }
     Ok(if complete { 0 } else { 3 })

@@ -44,7 +44,7 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
         def36.dedup();
         let names: Vec<String> = ex.state.threads.iter().map(|t| t.name.clone()).collect();
         let full = Schedule(ex.schedule.to_vec()).to_string();
-        (events, race_addrs, def36, format!("{:?}", ex.outcome), full, names, ex.state.initial_facts.clone())
+        (events, race_addrs, def36, ex.outcome.to_string(), full, names, ex.state.initial_facts.clone())
     });
     let (events, race_addrs, def36, outcome, full, names, facts) = out.map_err(|e| CliError::input(format!("error: {e}")))?;
     if json {
@@ -52,24 +52,24 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
             "schedule": full, "outcome": outcome, "initial_heap": facts,
             "events": events, "hb_racy_addresses": race_addrs, "def36_racy_addresses": def36,
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(0);
     }
     let mut cols = threads;
     cols.extend(names.into_iter().skip(cols.len()));
     let w = race_oracles::explore::Witness { schedule: full, threads: cols, initial_heap: facts, events, address: race_addrs.join(", "), definition: "happens-before".into() };
-    println!("{} (dialect {})", file.display(), prog.dialect);
-    println!("outcome: {outcome}");
+    crate::outln!("{} (dialect {})", file.display(), prog.dialect);
+    crate::outln!("outcome: {outcome}");
     if race_addrs.is_empty() {
-        println!("no happens-before race in this execution");
+        crate::outln!("no happens-before race in this execution");
     } else {
-        println!("happens-before races on: {} (racing accesses marked >>)", race_addrs.join(", "));
+        crate::outln!("happens-before races on: {} (racing accesses marked >>)", race_addrs.join(", "));
     }
     if racerdx {
-        println!("Def. 3.6 races along this execution: {}", if def36.is_empty() { "none".into() } else { def36.join(", ") });
+        crate::outln!("Def. 3.6 races along this execution: {}", if def36.is_empty() { "none".into() } else { def36.join(", ") });
     }
     let text = crate::render::witness(&w);
     // The first line of a witness names one race; a replay shows all of them instead.
-    print!("{}", text.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>());
+    super::emit(&text.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>());
     Ok(0)
 }

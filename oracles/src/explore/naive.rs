@@ -80,6 +80,18 @@ pub enum Outcome {
     Truncated,
 }
 
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Terminated => f.write_str("terminated"),
+            Outcome::Stuck { thread, line, reason } => write!(f, "stuck: {thread} at line {line}: {reason}"),
+            Outcome::Deadlock { blocked } => write!(f, "deadlock: {}", blocked.join("; ")),
+            Outcome::Infeasible => f.write_str("infeasible (an assume failed)"),
+            Outcome::Truncated => f.write_str("truncated at the step budget"),
+        }
+    }
+}
+
 /// Two conflicting accesses enabled together in one state (Def. 3.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Def36Race {
@@ -121,8 +133,10 @@ pub struct Stats {
     pub infeasible: u64,
     /// … that hit the step budget.
     pub truncated: u64,
-    /// Steps taken in total (a step is counted once per execution that contains it).
+    /// Steps taken, summed over executions (a shared prefix counts once per execution).
     pub steps: u64,
+    /// Events (trace entries), summed over executions.
+    pub events: u64,
     /// Whether the search covered everything within the loop and heap bounds.
     pub complete: bool,
     /// Whether some nondeterministic loop was cut at the loop bound.
@@ -268,7 +282,8 @@ pub fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, mut visit: im
     while let Some((node, state, tlen, dlen)) = stack.last_mut() {
         if let Some(outcome) = &node.leaf {
             stats.executions += 1;
-            stats.steps += trace.len() as u64;
+            stats.steps += path.iter().filter(|c| matches!(c, Choice::Step { .. })).count() as u64;
+            stats.events += trace.len() as u64;
             stats.loop_bound_hit |= state.loop_bound_hit;
             match outcome {
                 Outcome::Terminated => stats.terminated += 1,

@@ -113,14 +113,8 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
         for d in ex.def36 {
             racy.insert(ex.state.addr_name(m, d.pair[0].2));
         }
-        match ex.outcome {
-            Outcome::Stuck { thread, line, reason } => {
-                problems.insert(format!("stuck: {thread} at line {line}: {reason}"));
-            }
-            Outcome::Deadlock { blocked } => {
-                problems.insert(format!("deadlock: {}", blocked.join("; ")));
-            }
-            _ => {}
+        if matches!(ex.outcome, Outcome::Stuck { .. } | Outcome::Deadlock { .. }) {
+            problems.insert(ex.outcome.to_string());
         }
         if witness.is_none() {
             witness = if def36 { def36_witness(m, ex) } else { hb_witness(m, ex, &races) };
