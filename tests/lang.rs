@@ -2,6 +2,7 @@
 //! dialect assumption showing its message.
 
 use race_oracles::gen::{any_program, racerdx_program, RacerDxKnobs};
+use proptest::strategy::Strategy;
 use race_oracles::lang::{parse, print, validate};
 
 #[test]
@@ -115,4 +116,45 @@ fn each_dialect_assumption_has_a_message() {
     ];
     let out: String = cases.iter().map(|(name, src)| format!("{name}: {}\n", dialect_error(src))).collect();
     insta::assert_snapshot!(out);
+}
+
+/// No input makes racefuzz panic: arbitrary programs, under every dialect, are either
+/// rejected with an error or explored (with small budgets) to a result.
+#[test]
+fn no_program_panics() {
+    use race_oracles::explore::{ground_truth, Config};
+    use race_oracles::lang::Dialect;
+    let cfg = Config { max_executions: 200, max_steps: 200, heap_bound: 2, ..Config::default() };
+    let validated = std::cell::Cell::new(0);
+    crate::runner(512)
+        .run(&any_program(), |mut p| {
+            for d in Dialect::ALL {
+                p.dialect = d;
+                if validate(&p).is_ok() {
+                    validated.set(validated.get() + 1);
+                    let _ = ground_truth(&p, &cfg, None);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert!(validated.get() > 20, "only {} programs validated", validated.get());
+}
+
+/// Arbitrary text never makes the parser panic (the cargo-fuzz `parse` target does this at scale).
+#[test]
+fn arbitrary_text_never_panics() {
+    let text = proptest::collection::vec(
+        proptest::sample::select(&["dialect bfj\n", "thread", "{", "}", "(", ")", "x", "=", ".f", "[", "]", "1", "..", ":", "check", "R:", ";", "\n", "if", "*", "loop", "break", "é", "-", "<-", "@", "new", "method m", "class C", "fields f", ","][..]),
+        0..40,
+    )
+    .prop_map(|v| v.concat());
+    crate::runner(1024)
+        .run(&text, |s| {
+            if let Ok(p) = parse(&s) {
+                let _ = validate(&p);
+            }
+            Ok(())
+        })
+        .unwrap();
 }

@@ -99,6 +99,8 @@ pub struct Def36Race {
     pub at: usize,
     /// … and this many choices of the schedule.
     pub choices: usize,
+    /// … and this many lazily fixed initial-heap facts (`State::initial_facts`).
+    pub facts: usize,
     /// The two accesses: thread, kind, address, line.
     pub pair: [(ThreadId, AccessKind, Addr, u32); 2],
 }
@@ -259,7 +261,7 @@ fn def36_at<'p>(m: &Machine<'p>, node: &Node<'p>, st: &State<'p>, at: usize, cho
     for (i, (t, (k1, a1, l1))) in next.iter().enumerate() {
         for (u, (k2, a2, l2)) in &next[i + 1..] {
             if a1 == a2 && (*k1 == AccessKind::Write || *k2 == AccessKind::Write) {
-                out.push(Def36Race { at, choices, pair: [(*t, *k1, *a1, *l1), (*u, *k2, *a2, *l2)] });
+                out.push(Def36Race { at, choices, facts: st.initial_facts.len(), pair: [(*t, *k1, *a1, *l1), (*u, *k2, *a2, *l2)] });
             }
         }
     }

@@ -195,7 +195,7 @@ fn def36_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>) -> Option<Witness>
     Some(Witness {
         schedule: super::Schedule(ex.schedule[..d.choices].to_vec()).to_string(),
         threads: thread_names(ex),
-        initial_heap: ex.state.initial_facts.clone(),
+        initial_heap: ex.state.initial_facts[..d.facts].to_vec(),
         events,
         address: ex.state.addr_name(m, d.pair[0].2),
         definition: "Def. 3.6 (both accesses enabled in the same state)".into(),

@@ -59,6 +59,17 @@ pub fn validate(p: &Program) -> Result<(), DialectError> {
     }
 }
 
+/// The line of a `return`, or of a `break` not inside a nested loop, that would leave `b`.
+fn escapes(b: &Block, in_loop: bool) -> Option<Line> {
+    b.iter().find_map(|s| match &s.kind {
+        StmtKind::Return(_) => Some(s.line),
+        StmtKind::Break if !in_loop => Some(s.line),
+        StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => escapes(body, true),
+        StmtKind::Fork { .. } => None,
+        k => k.sub_blocks().into_iter().find_map(|b| escapes(b, in_loop)),
+    })
+}
+
 struct Validator<'a> {
     p: &'a Program,
     d: Dialect,
@@ -127,17 +138,9 @@ impl<'a> Validator<'a> {
             let mut bad = None;
             walk_block(b, &mut |s| {
                 if let StmtKind::Sync { body, .. } = &s.kind {
-                    walk_block(body, &mut |t| {
-                        let escapes = match &t.kind {
-                            StmtKind::Return(_) => true,
-                            // A loop inside the sync body may contain its own breaks.
-                            StmtKind::Break => true,
-                            _ => false,
-                        };
-                        if escapes && bad.is_none() {
-                            bad = Some(t.line);
-                        }
-                    });
+                    if bad.is_none() {
+                        bad = escapes(body, false);
+                    }
                 }
             });
             if let Some(line) = bad {

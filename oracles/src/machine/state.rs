@@ -263,7 +263,7 @@ impl<'p> Machine<'p> {
                 match &s.kind {
                     StmtKind::Load { src, .. } => place(src),
                     StmtKind::Store { dst, .. } => place(dst),
-                    StmtKind::Call { args, .. } => args.iter().for_each(|a| {
+                    StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().for_each(|a| {
                         if let Expr::Path(p) = a {
                             place(p)
                         }
