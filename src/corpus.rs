@@ -54,6 +54,24 @@ pub fn expectations(src: &str) -> Result<Vec<Expectation>, String> {
     Ok(out)
 }
 
+/// The assumptions a file declares it breaks on purpose (`// outside: balanced-locking`):
+/// negative tests such as spec/racerdx.md §6.3(b)–(c) are valid only with these relaxed.
+///
+/// # Errors
+/// A message naming an unknown assumption.
+pub fn relax(src: &str) -> Result<race_oracles::lang::Relax, String> {
+    let mut r = race_oracles::lang::Relax::default();
+    for (i, l) in src.lines().enumerate() {
+        if let Some(what) = l.trim().strip_prefix("// outside:") {
+            match what.trim() {
+                "balanced-locking" => r.balanced_locking = true,
+                other => return Err(format!("line {}: unknown assumption `{other}` (known: balanced-locking)", i + 1)),
+            }
+        }
+    }
+    Ok(r)
+}
+
 /// Every `.race` file under `dir`, recursively, sorted by path.
 pub fn race_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![];

@@ -14,6 +14,8 @@
 //! | 2 | bad input: unreadable file, syntax error (line:col), dialect violation, bad flag |
 //! | 3 | inconclusive: a budget was exhausted, so the result is not a full answer |
 
+pub mod analyses;
 pub mod cli;
 pub mod corpus;
+pub mod mutants;
 pub mod render;

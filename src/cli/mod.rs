@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use race_oracles::explore::{self, Config, Run};
 use race_oracles::lang::{self, Dialect, Program};
 
+mod check_cmd;
 mod corpus_cmd;
 mod replay_cmd;
 
@@ -28,6 +29,42 @@ enum Cmd {
     Replay(ReplayArgs),
     /// Explore every program of a corpus and print a table (checks `// expect:` headers).
     Corpus(CorpusArgs),
+    /// Run a static race analysis: summaries and reports.
+    Analyze {
+        /// Which analysis.
+        #[arg(value_enum)]
+        analysis: check_cmd::AnalysisName,
+        /// A `.race` file (racerdx dialect).
+        file: PathBuf,
+        /// A seeded bug to enable (see `racefuzz mutants`).
+        #[arg(long)]
+        mutant: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check an oracle on a program: pass, fail (a counterexample) or inconclusive.
+    Check {
+        /// Which oracle.
+        #[arg(value_enum)]
+        oracle: check_cmd::OracleName,
+        /// A `.race` file.
+        file: PathBuf,
+        /// A seeded bug to enable (see `racefuzz mutants`).
+        #[arg(long)]
+        mutant: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        bounds: BoundArgs,
+    },
+    /// List the seeded bugs with their oracle and the spec's prediction.
+    Mutants {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Exploration bounds; each is also an environment variable.
@@ -137,6 +174,9 @@ pub fn main() -> ExitCode {
         Cmd::Explore(a) => explore_cmd(&a),
         Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
         Cmd::Corpus(a) => corpus_cmd::run(&a.paths, &a.bounds),
+        Cmd::Analyze { analysis, file, mutant, json } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json),
+        Cmd::Check { oracle, file, mutant, json, bounds } => check_cmd::check(oracle, &file, mutant.as_deref(), json, &bounds),
+        Cmd::Mutants { json } => check_cmd::list(json),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -152,9 +192,20 @@ pub fn main() -> ExitCode {
 /// # Errors
 /// A message with line:col and a caret, or naming the violated dialect assumption.
 pub fn load(path: &Path) -> Result<(String, Program), CliError> {
+    load_with(path, lang::Relax::default())
+}
+
+/// [`load`], also skipping the assumptions `relax` names and those the file declares it
+/// breaks (`// outside: …`, see `corpus::relax`).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_with(path: &Path, relax: lang::Relax) -> Result<(String, Program), CliError> {
     let src = std::fs::read_to_string(path).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", path.display())))?;
     let prog = lang::parse(&src).map_err(|e| CliError::input(e.render(&path.display().to_string())))?;
-    lang::validate(&prog).map_err(|e| CliError::input(format!("error: {}: {e}", path.display())))?;
+    let declared = crate::corpus::relax(&src).map_err(|e| CliError::input(format!("error: {}: {e}", path.display())))?;
+    let relax = lang::Relax { balanced_locking: relax.balanced_locking || declared.balanced_locking };
+    lang::validate_relaxed(&prog, relax).map_err(|e| CliError::input(format!("error: {}: {e}", path.display())))?;
     Ok((src, prog))
 }
 

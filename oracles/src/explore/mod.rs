@@ -5,6 +5,6 @@ pub mod naive;
 pub mod schedule;
 pub mod truth;
 
-pub use naive::{explore, replay, Config, Def36Race, ExploreError, Execution, Outcome, Stats};
+pub use naive::{explore, replay, search_thread, Config, Def36Race, ExploreError, Execution, Outcome, Reached, Stats};
 pub use schedule::{Choice, Schedule, ScheduleParseError};
 pub use truth::{ground_truth, Run, Witness, WitnessEvent};

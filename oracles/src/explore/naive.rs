@@ -402,3 +402,44 @@ pub fn replay<'p, R>(
     let outcome = node.leaf.unwrap_or(Outcome::Truncated);
     Ok(visit(&Execution { trace: &trace, schedule: &path, outcome: &outcome, state: &state, def36: &def36 }))
 }
+
+/// A state reached by stepping one thread alone, with the choices and events that led there.
+#[derive(Clone, Debug)]
+pub struct Reached<'p> {
+    /// The state.
+    pub state: State<'p>,
+    /// The choices from the start state.
+    pub choices: Vec<Choice>,
+    /// The events from the start state.
+    pub trace: Vec<Event>,
+}
+
+/// Depth-first search over the executions of thread `t` alone (every other thread stays
+/// where it is) for the first state satisfying `goal`, checked before each step. Used to
+/// build directed witnesses (spec/racerdx.md §4.5: "find a control path for thread a …
+/// stopping just before c'"). Loops are bounded by `cfg.loop_bound`, paths by
+/// `cfg.max_steps`; lazy initial values are not fixed here (such paths are dead ends).
+pub fn search_thread<'p>(m: &Machine<'p>, start: Reached<'p>, t: ThreadId, cfg: &Config, goal: &mut impl FnMut(&State<'p>) -> bool) -> Option<Reached<'p>> {
+    let mut stack = vec![start];
+    while let Some(r) = stack.pop() {
+        if goal(&r.state) {
+            return Some(r);
+        }
+        if r.choices.len() >= cfg.max_steps as usize || r.state.threads[t.0 as usize].status == Status::Done {
+            continue;
+        }
+        // Push alternatives in reverse so that alternative 0 is searched first.
+        for &alt in m.alternatives(&r.state, t).iter().rev() {
+            let mut next = r.state.clone();
+            if let Ok(ev) = m.step(&mut next, t, alt) {
+                let choice = Choice::Step { thread: t, alt };
+                let mut trace = r.trace.clone();
+                record(m, &r.state, choice, ev, &mut trace);
+                let mut choices = r.choices.clone();
+                choices.push(choice);
+                stack.push(Reached { state: next, choices, trace });
+            }
+        }
+    }
+    None
+}

@@ -7,6 +7,6 @@ pub mod parse;
 pub mod print;
 
 pub use ast::*;
-pub use dialect::{validate, DialectError};
+pub use dialect::{validate, validate_relaxed, DialectError, Relax};
 pub use parse::{parse, ParseError, Pos};
 pub use print::print;

@@ -4,6 +4,12 @@
 //! here: a [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
 
+pub mod racerdx_complete;
+pub mod racerdx_tp;
+pub mod static_race;
+
+pub use static_race::{AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+
 /// The result of checking one property on one program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -1,0 +1,222 @@
+//! Oracle `racerdx-tp`: every RacerDX report is a true race (True Positives Theorem 6.10,
+//! spec/racerdx.md §4.4).
+//!
+//! For each report, the oracle first builds the **directed witness** of the theorem's proof
+//! (§4.5): the Lemma B.7 initial state (a sink ℓ0 and a chain ℓ1 → … → ℓn along the
+//! reported field sequence, both reported roots at ℓ1, every other variable at ℓ0, lock
+//! depths (0,0)); a control path of the lock-free side `a` up to the reported access (at
+//! concrete lock depth `L_a`, on address (ℓn, fn)), run first; then a control path of side
+//! `b` up to its access at depth `L_b`. In that state both accesses are enabled on the same
+//! address: a race under Definition 3.6. The two accesses are identified by kind and source
+//! line (the report carries the lines of the statements that make it).
+//!
+//! If the directed witness cannot be built, the oracle searches every interleaving of the
+//! two methods from a bounded family of small well-behaved initial heaps (all aliasing
+//! patterns, up to `Config::heap_bound` objects) for a state that enables the two reported
+//! statements together on one address. Found: the report is a true positive (and the
+//! witness builder, or the spec's proof, has a gap worth a look: `how` says so). Not found
+//! in a complete search: `fail`, with the report, the summaries and why. Search cut by a
+//! budget: `inconclusive`.
+//!
+//! Preconditions (the theorem's hypotheses): the program is in the racerdx dialect (A1–A6,
+//! ANF, balanced locking). A program outside them is `inconclusive`, naming the assumption.
+
+use std::ops::ControlFlow;
+
+use super::static_race::{RaceReport, StaticRaceAnalysis};
+use super::Verdict;
+use crate::explore::truth::{event_text, Witness, WitnessEvent};
+use crate::explore::{explore, search_thread, Config, Reached, Schedule};
+use crate::lang::{validate_relaxed, AccessKind, Dialect, Program, Relax};
+use crate::machine::*;
+
+/// How a report was confirmed, or why not.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum ReportOutcome {
+    /// A Def. 3.6 race between the two reported accesses.
+    Confirmed {
+        /// `directed` (Lemma B.7 state, §4.5) or `search` (bounded heap family).
+        how: String,
+        /// The racing execution prefix.
+        witness: Witness,
+    },
+    /// No state of any explored execution enables both accesses: a false positive.
+    Refuted {
+        /// Why.
+        reason: String,
+    },
+    /// The search hit a budget before finding a witness.
+    Unknown {
+        /// Which budget.
+        reason: String,
+    },
+}
+
+/// The oracle's result on one program.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TpResult {
+    /// Pass, fail or inconclusive.
+    pub verdict: Verdict,
+    /// Every report with its outcome.
+    pub reports: Vec<(RaceReport, ReportOutcome)>,
+    /// Set when a precondition is unmet (the verdict is then inconclusive).
+    pub precondition: Option<String>,
+}
+
+/// Options of the oracle.
+#[derive(Clone, Copy, Debug)]
+pub struct TpConfig {
+    /// Bounds of the directed search and of the fallback search.
+    pub explore: Config,
+    /// Assumptions to skip (seeded bugs that feed programs outside the theorem).
+    pub relax: Relax,
+}
+
+impl Default for TpConfig {
+    fn default() -> TpConfig {
+        TpConfig { explore: Config { heap_bound: 3, max_executions: 100_000, def36: true, ..Config::default() }, relax: Relax::default() }
+    }
+}
+
+/// Checks every report of `analysis` on `p`.
+pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> TpResult {
+    if p.dialect != Dialect::RacerDx {
+        return TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some("racerdx-tp applies to racerdx programs only".into()) };
+    }
+    if let Err(e) = validate_relaxed(p, cfg.relax) {
+        return TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some(e.to_string()) };
+    }
+    let m = Machine::new(p, cfg.explore.loop_bound);
+    let mut reports = vec![];
+    for r in analysis.reports(p) {
+        let outcome = match directed(&m, &r, &cfg.explore) {
+            Ok(w) => ReportOutcome::Confirmed { how: "directed (Lemma B.7 state, spec §4.5)".into(), witness: w },
+            Err(why) => search(&m, &r, &cfg.explore, &why),
+        };
+        reports.push((r, outcome));
+    }
+    let verdict = if reports.iter().any(|(_, o)| matches!(o, ReportOutcome::Refuted { .. })) {
+        Verdict::Fail
+    } else if reports.iter().any(|(_, o)| matches!(o, ReportOutcome::Unknown { .. })) {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Pass
+    };
+    TpResult { verdict, reports, precondition: None }
+}
+
+/// Lemma B.7: the sink `l0` and the chain `l1 … ln` for the field sequence `fields`.
+fn b7_heap(m: &Machine<'_>, fields: &[String]) -> Result<Vec<Object>, String> {
+    let n = fields.len();
+    let mut objs: Vec<Object> = (0..=n).map(|i| m.record(format!("l{i}"), Some(Value::Obj(ObjId(0))))).collect();
+    for (j, f) in fields.iter().enumerate().take(n.saturating_sub(1)) {
+        let fid = m.field(f).ok_or_else(|| format!("field `{f}` is not in the program"))?;
+        objs[j + 1].fields[fid.0 as usize] = Cell::Val(Value::Obj(ObjId(u32::try_from(j + 2).unwrap_or(u32::MAX))));
+    }
+    Ok(objs)
+}
+
+/// Formals of a method: the reported root at `l1`, every other formal at the sink `l0`.
+fn b7_formals(p: &Program, method: &str, root: &str) -> Vec<Option<Value>> {
+    let params = p.method(method).map(|m| m.params.clone()).unwrap_or_default();
+    params.iter().map(|x| Some(Value::Obj(ObjId(if x == root { 1 } else { 0 })))).collect()
+}
+
+/// The concrete access matching one side of a report, if thread `t` stands at it.
+fn at_access(m: &Machine<'_>, st: &State<'_>, t: ThreadId, kind: AccessKind, lines: &std::collections::BTreeSet<u32>, level: u32, addr: Option<Addr>) -> bool {
+    match m.next_access(st, t) {
+        Some((k, a, line)) => k == kind && lines.contains(&line) && st.threads[t.0 as usize].depth == level && addr.is_none_or(|x| x == a),
+        None => false,
+    }
+}
+
+/// The directed witness of §4.5, or why it cannot be built.
+fn directed(m: &Machine<'_>, r: &RaceReport, cfg: &Config) -> Result<Witness, String> {
+    let p = m.program;
+    let [s0, s1] = &r.sides;
+    if s0.path.fields != s1.path.fields {
+        return Err("the two paths have different field sequences".into());
+    }
+    let fields = &s0.path.fields;
+    let heap = b7_heap(m, fields)?;
+    let last = m.field(fields.last().ok_or("empty path")?).ok_or("unknown field")?;
+    let target = Addr::Field(ObjId(u32::try_from(fields.len()).unwrap_or(u32::MAX)), last);
+    let formals = [b7_formals(p, &s0.method, &s0.path.root), b7_formals(p, &s1.method, &s1.path.root)];
+    let init = m.method_threads(&[&s0.method, &s1.method], heap, &formals).map_err(|e| e.to_string())?;
+    // Run the lock-free side first (L_a = 0; at least one side is 0 when L1 + L2 ≤ 1).
+    let (a, b) = if s0.level == 0 { (0usize, 1usize) } else { (1, 0) };
+    let (ta, tb) = (thread_id(a), thread_id(b));
+    let sa = &r.sides[a];
+    let sb = &r.sides[b];
+    let start = Reached { state: init, choices: vec![], trace: vec![] };
+    let ra = search_thread(m, start, ta, cfg, &mut |st| at_access(m, st, ta, sa.kind, &sa.lines, sa.level, Some(target)))
+        .ok_or_else(|| format!("from the Lemma B.7 state, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, sa.method, sa.kind.letter(), sa.path, addr_text(fields), sa.level))?;
+    let rb = search_thread(m, ra.clone(), tb, cfg, &mut |st| at_access(m, st, tb, sb.kind, &sb.lines, sb.level, Some(target))).ok_or_else(|| {
+        format!("after T{}'s prefix, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, b + 1, sb.method, sb.kind.letter(), sb.path, addr_text(fields), sb.level)
+    })?;
+    let both = [ta, tb].map(|t| m.next_access(&rb.state, t));
+    match both {
+        [Some((k1, a1, l1)), Some((k2, a2, l2))] if a1 == a2 && (k1 == AccessKind::Write || k2 == AccessKind::Write) => {
+            Ok(witness(m, &rb, &[(ta, k1, a1, l1), (tb, k2, a2, l2)], &[&s0.method, &s1.method], "Def. 3.6 from the Lemma B.7 state"))
+        }
+        _ => Err("the two accesses are not enabled together on one address".into()),
+    }
+}
+
+fn addr_text(fields: &[String]) -> String {
+    format!("l{}.{}", fields.len(), fields.last().map_or("?", |f| f.as_str()))
+}
+
+fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &[(ThreadId, AccessKind, Addr, u32)], methods: &[&str], definition: &str) -> Witness {
+    let mut events: Vec<WitnessEvent> = r
+        .trace
+        .iter()
+        .map(|e| WitnessEvent { index: Some(e.idx.0), thread: e.thread.0 as usize, line: e.line, text: event_text(m, &r.state, e.kind), racing: false })
+        .collect();
+    for &(t, k, a, line) in pair {
+        events.push(WitnessEvent { index: None, thread: t.0 as usize, line, text: event_text(m, &r.state, EventKind::Access(k, a)), racing: true });
+    }
+    Witness {
+        schedule: Schedule(r.choices.clone()).to_string(),
+        threads: methods.iter().enumerate().map(|(i, m)| format!("T{} ({m})", i + 1)).collect(),
+        initial_heap: r.state.initial_facts.clone(),
+        events,
+        address: r.state.addr_name(m, pair[0].2),
+        definition: definition.into(),
+    }
+}
+
+/// The fallback: every interleaving from the bounded heap family.
+fn search(m: &Machine<'_>, r: &RaceReport, cfg: &Config, directed_failure: &str) -> ReportOutcome {
+    let [s0, s1] = &r.sides;
+    let init = match m.method_threads(&[&s0.method, &s1.method], vec![], &[]) {
+        Ok(s) => s,
+        Err(e) => return ReportOutcome::Unknown { reason: e.to_string() },
+    };
+    let cfg = Config { def36: true, ..*cfg };
+    let matches = |d: &crate::explore::Def36Race| {
+        let side = |i: usize, (t, k, _, line): (ThreadId, AccessKind, Addr, u32)| t == thread_id(i) && k == r.sides[i].kind && r.sides[i].lines.contains(&line);
+        (side(0, d.pair[0]) && side(1, d.pair[1])) || (side(0, d.pair[1]) && side(1, d.pair[0]))
+    };
+    let mut found = None;
+    let stats = explore(m, init, &cfg, |ex| {
+        if let Some(d) = ex.def36.iter().find(|d| matches(d)) {
+            let mut reached = Reached { state: ex.state.clone(), choices: ex.schedule[..d.choices].to_vec(), trace: ex.trace[..d.at].to_vec() };
+            reached.state.initial_facts.truncate(d.facts);
+            found = Some(witness(m, &reached, &d.pair, &[&s0.method, &s1.method], "Def. 3.6, found by search"));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    match found {
+        Some(w) => ReportOutcome::Confirmed { how: format!("search over initial heaps (the directed witness failed: {directed_failure})"), witness: w },
+        None if stats.complete => ReportOutcome::Refuted {
+            reason: format!(
+                "{directed_failure}; and no state of the {} executions from initial heaps with ≤ {} objects (loop bound {}) enables both accesses together",
+                stats.executions, cfg.heap_bound, cfg.loop_bound
+            ),
+        },
+        None => ReportOutcome::Unknown { reason: format!("{directed_failure}; the search hit a budget after {} executions (raise --max-executions or --max-steps)", stats.executions) },
+    }
+}

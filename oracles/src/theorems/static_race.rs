@@ -1,0 +1,127 @@
+//! The plug-in seam for static race analyses (conventions §6: a small trait the ground-truth
+//! crate defines and the systems under test implement; it knows no implementation).
+//!
+//! A report names two methods run as the two threads (spec/racerdx.md §3.4) and, for each
+//! side, the access: kind, access path (a formal and a field sequence), abstract lock level,
+//! and the source lines of the statements that make the access (in the method or in its
+//! callees), so that an oracle can match it with concrete events.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::lang::{AccessKind, Program};
+
+/// An access path `root.f1.….fn` (n ≥ 0; n = 0 is a bare variable).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct AccessPath {
+    /// The root variable.
+    pub root: String,
+    /// The fields.
+    pub fields: Vec<String>,
+}
+
+impl AccessPath {
+    /// `root.fields…`
+    pub fn new(root: &str, fields: &[String]) -> AccessPath {
+        AccessPath { root: root.to_string(), fields: fields.to_vec() }
+    }
+
+    /// Def. 6.1: `self ≺ other` (a proper prefix; a variable is a proper prefix of every
+    /// path rooted at it).
+    pub fn proper_prefix_of(&self, other: &AccessPath) -> bool {
+        self.root == other.root && self.fields.len() < other.fields.len() && other.fields.starts_with(&self.fields)
+    }
+
+    /// Def. 6.1: `self ≼ other`.
+    pub fn prefix_of(&self, other: &AccessPath) -> bool {
+        self == other || self.proper_prefix_of(other)
+    }
+
+    /// Whether the root is a formal `arg<i>` (the `fml` filter).
+    pub fn is_formal_rooted(&self) -> bool {
+        is_formal(&self.root)
+    }
+}
+
+/// Whether `v` is a formal name `arg<i>`, i ≥ 1.
+pub fn is_formal(v: &str) -> bool {
+    v.strip_prefix("arg").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
+}
+
+impl fmt::Display for AccessPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.root)?;
+        for x in &self.fields {
+            write!(f, ".{x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One side of a report.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct ReportSide {
+    /// The method run by this thread.
+    pub method: String,
+    /// Read or write.
+    pub kind: AccessKind,
+    /// The access path, rooted at one of the method's formals.
+    pub path: AccessPath,
+    /// The abstract lock level at the access.
+    pub level: u32,
+    /// Source lines of the statements that make this access.
+    pub lines: BTreeSet<u32>,
+}
+
+/// A reported race: two accesses, one per thread.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct RaceReport {
+    /// The two sides (thread 1, thread 2).
+    pub sides: [ReportSide; 2],
+}
+
+impl fmt::Display for ReportSide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<String> = self.lines.iter().map(u32::to_string).collect();
+        write!(f, "{}: {} {} at lock level {} (line {})", self.method, self.kind.letter(), self.path, self.level, lines.join(", "))
+    }
+}
+
+impl fmt::Display for RaceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}  ∥  {}", self.sides[0], self.sides[1])
+    }
+}
+
+/// A method summary `⟨W, L, A⟩` (spec/racerdx.md §3.1), for oracles that compare summaries.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Wobbly expressions.
+    pub w: BTreeSet<AccessPath>,
+    /// Lock level at the end.
+    pub l: u32,
+    /// Accesses: kind, path, level.
+    pub a: BTreeSet<(AccessKind, AccessPath, u32)>,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w: Vec<String> = self.w.iter().map(ToString::to_string).collect();
+        let a: Vec<String> = self.a.iter().map(|(k, p, l)| format!("⟨{},{p},{l}⟩", k.letter())).collect();
+        write!(f, "⟨{{{}}}, {}, {{{}}}⟩", w.join(", "), self.l, a.join(", "))
+    }
+}
+
+/// A static race analysis under test.
+pub trait StaticRaceAnalysis {
+    /// A short name for messages (`RacerDX`, `RacerD-like`).
+    fn name(&self) -> String;
+
+    /// Every reported race of a program.
+    fn reports(&self, p: &Program) -> Vec<RaceReport>;
+
+    /// The summary of one method, if the analysis is summary-based.
+    fn summary(&self, _p: &Program, _method: &str) -> Option<Summary> {
+        None
+    }
+}

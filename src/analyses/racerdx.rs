@@ -1,0 +1,354 @@
+//! RacerDX (Gorogiannis, O'Hearn, Sergey, POPL'19; seed 000), the system under test of the
+//! `racerdx-tp` and `racerdx-complete` oracles. Spec: `shared/spec/racerdx.md` §3.
+//!
+//! The abstract domain is `⟨W, L, A⟩` (Def. 4.2): wobbly expressions, the lock level capped
+//! at L̂, and the accesses with their lock levels. Transfer functions are Fig. 7 (rebuilt in
+//! spec §3.2); method summaries are computed bottom-up from ⊥ and applied at call sites with
+//! a simultaneous substitution θ, the `fml` filter and the call-site prefix rule
+//! `Pre(ē) = { e_i | ∃ j ≠ i. e_i ≼ e_j }`; branches join with max on L (Def. 4.3); loops
+//! iterate to a fixpoint. A pair of accesses of two methods (a method with itself too) is
+//! reported when the field sequences are equal, at least one is a write, `L1 + L2 ≤ 1`, and
+//! both paths are stable: no wobbly expression of the method is a proper prefix (§3.4).
+//!
+//! Choices, as the spec recommends (§7): L̂ defaults to `max(1, d)` with d the static
+//! lock-nesting depth over call chains (item 6); the one-sided non-strict `Pre` (item 4);
+//! max join (item 7); roots may differ (item 8); every pair of methods including self-pairs
+//! (item 9); accesses are keyed by (kind, path, level) and carry their source lines (item 11).
+//!
+//! **RacerD-like** ([`Options::racerd_like`]) is the same analysis without the stability
+//! filter. RacerD's ownership domain (§5.1) only protects paths rooted at variables that
+//! hold fresh objects; in IL those are locals or reassigned formals, and accesses through
+//! locals are already dropped by `fml`, so on IL the difference from RacerDX is exactly the
+//! stability filter (which is how RacerD reports the Burble false race, §6.1).
+//!
+//! The [`Options`] also select the seeded bugs of `crate::mutants`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use race_oracles::lang::{AccessKind, Block, Cond, Expr, Place, Program, StmtKind};
+use race_oracles::theorems::{AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+
+/// How branches join on the lock level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Join {
+    /// `max` (Def. 4.3, the paper's).
+    Max,
+    /// `min` (the Lemma 5.11 proof's wording; a seeded bug).
+    Min,
+}
+
+/// The reporting condition on lock levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockRule {
+    /// `L1 + L2 ≤ 1` (the paper's).
+    SumAtMostOne,
+    /// `min(L1, L2) = 0` (what the proof uses; spec §7.5).
+    MinZero,
+    /// `L1 + L2 ≤ 2` (a seeded bug).
+    SumAtMostTwo,
+}
+
+/// Analysis options; [`Options::default`] is RacerDX as the paper defines it.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// L̂; `None` = `max(1, static lock-nesting depth)`.
+    pub lock_bound: Option<u32>,
+    /// Report only stable paths (RacerDX); `false` = RacerD-like.
+    pub stability: bool,
+    /// The join on L.
+    pub join: Join,
+    /// Add `Pre(ē)` to W at call sites.
+    pub call_prefix_rule: bool,
+    /// Apply θ simultaneously (a sequential application is a seeded bug).
+    pub simultaneous: bool,
+    /// The lock condition for reports.
+    pub lock_rule: LockRule,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { lock_bound: None, stability: true, join: Join::Max, call_prefix_rule: true, simultaneous: true, lock_rule: LockRule::SumAtMostOne }
+    }
+}
+
+impl Options {
+    /// RacerD-like: no stability filter.
+    pub fn racerd_like() -> Options {
+        Options { stability: false, ..Options::default() }
+    }
+}
+
+/// The analysis.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RacerDx {
+    /// Its options.
+    pub opts: Options,
+}
+
+type Key = (AccessKind, AccessPath, u32);
+
+/// The abstract state, with source lines attached to each access.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Dom {
+    w: BTreeSet<AccessPath>,
+    l: u32,
+    a: BTreeMap<Key, BTreeSet<u32>>,
+}
+
+/// Per-program context: L̂ and memoized summaries.
+struct Ctx<'p> {
+    p: &'p Program,
+    opts: Options,
+    bound: u32,
+    summaries: BTreeMap<String, Dom>,
+}
+
+/// The static lock-nesting depth of a block over call chains (finite: no recursion, A5).
+pub fn nesting_depth(p: &Program, b: &Block) -> u32 {
+    fn go(p: &Program, b: &Block, depth: u32, seen: &mut Vec<String>) -> u32 {
+        let mut cur = depth;
+        let mut max = depth;
+        for s in b {
+            match &s.kind {
+                StmtKind::Lock => {
+                    cur += 1;
+                    max = max.max(cur);
+                }
+                StmtKind::Unlock => cur = cur.saturating_sub(1),
+                StmtKind::If { then_b, else_b, .. } => max = max.max(go(p, then_b, cur, seen)).max(go(p, else_b, cur, seen)),
+                StmtKind::While { body, .. } => max = max.max(go(p, body, cur, seen)),
+                StmtKind::Call { method, .. } if !seen.contains(method) => {
+                    if let Some(m) = p.method(method) {
+                        seen.push(method.clone());
+                        max = max.max(go(p, &m.body, cur, seen));
+                        seen.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+        max
+    }
+    go(p, b, 0, &mut vec![])
+}
+
+fn fml(e: AccessPath) -> Option<AccessPath> {
+    e.is_formal_rooted().then_some(e)
+}
+
+fn var(x: &str) -> AccessPath {
+    AccessPath::new(x, &[])
+}
+
+fn path_of(p: &Place) -> Option<AccessPath> {
+    match p {
+        Place::Field { base, fields } => Some(AccessPath::new(base, fields)),
+        Place::Index { .. } => None,
+    }
+}
+
+impl Ctx<'_> {
+    fn add(&self, l: u32, k: u32) -> u32 {
+        l.saturating_add(k).min(self.bound)
+    }
+
+    fn join(&self, a: Dom, b: Dom) -> Dom {
+        let mut out = a;
+        out.w.extend(b.w);
+        out.l = match self.opts.join {
+            Join::Max => out.l.max(b.l),
+            Join::Min => out.l.min(b.l),
+        };
+        for (k, lines) in b.a {
+            out.a.entry(k).or_default().extend(lines);
+        }
+        out
+    }
+
+    fn block(&mut self, b: &Block, mut d: Dom) -> Dom {
+        for s in b {
+            let line = s.line.0;
+            match &s.kind {
+                StmtKind::Assign { dst, src: Expr::Var(y) } => {
+                    d.w.extend(fml(var(dst)));
+                    d.w.extend(fml(var(y)));
+                }
+                StmtKind::Load { dst, src } => {
+                    if let Some(pi) = path_of(src) {
+                        d.w.extend(fml(var(dst)));
+                        d.w.extend(fml(pi.clone()));
+                        if let Some(pi) = fml(pi) {
+                            d.a.entry((AccessKind::Read, pi, d.l)).or_default().insert(line);
+                        }
+                    }
+                }
+                StmtKind::Store { dst, src } => {
+                    if let Some(pi) = path_of(dst) {
+                        if let Expr::Var(x) = src {
+                            d.w.extend(fml(var(x)));
+                        }
+                        d.w.extend(fml(pi.clone()));
+                        if let Some(pi) = fml(pi) {
+                            d.a.entry((AccessKind::Write, pi, d.l)).or_default().insert(line);
+                        }
+                    }
+                }
+                StmtKind::New { dst, .. } => {
+                    d.w.extend(fml(var(dst)));
+                }
+                StmtKind::Lock => d.l = self.add(d.l, 1),
+                StmtKind::Unlock => d.l = d.l.saturating_sub(1),
+                StmtKind::If { cond: Cond::Star, then_b, else_b } => {
+                    let a = self.block(then_b, d.clone());
+                    let b = self.block(else_b, d);
+                    d = self.join(a, b);
+                }
+                StmtKind::While { cond: Cond::Star, body, .. } => loop {
+                    let once = self.block(body, d.clone());
+                    let next = self.join(d.clone(), once);
+                    if next == d {
+                        break;
+                    }
+                    d = next;
+                },
+                StmtKind::Call { method, args, .. } => d = self.call(method, args, d),
+                // Everything else is outside IL (the racerdx dialect rejects it).
+                _ => {}
+            }
+        }
+        d
+    }
+
+    fn summary(&mut self, method: &str) -> Dom {
+        if let Some(s) = self.summaries.get(method) {
+            return s.clone();
+        }
+        let Some(m) = self.p.method(method) else { return Dom::default() };
+        let s = self.block(&m.body, Dom::default());
+        self.summaries.insert(method.to_string(), s.clone());
+        s
+    }
+
+    /// `e[θ]`: replaces a formal root `arg_i` by the actual `e_i`, concatenating fields.
+    fn subst(&self, e: &AccessPath, theta: &[AccessPath]) -> AccessPath {
+        let apply = |e: &AccessPath, i: usize, actual: &AccessPath| {
+            if e.root == format!("arg{}", i + 1) {
+                let mut fields = actual.fields.clone();
+                fields.extend(e.fields.iter().cloned());
+                AccessPath { root: actual.root.clone(), fields }
+            } else {
+                e.clone()
+            }
+        };
+        if self.opts.simultaneous {
+            match theta.iter().enumerate().find(|(i, _)| e.root == format!("arg{}", i + 1)) {
+                Some((i, a)) => apply(e, i, a),
+                None => e.clone(),
+            }
+        } else {
+            // Seeded bug: [arg1 ↦ e1] then [arg2 ↦ e2] …, so an actual that mentions a later
+            // formal is substituted again.
+            theta.iter().enumerate().fold(e.clone(), |acc, (i, a)| apply(&acc, i, a))
+        }
+    }
+
+    fn call(&mut self, method: &str, args: &[Expr], mut d: Dom) -> Dom {
+        let callee = self.summary(method);
+        let theta: Vec<AccessPath> = args
+            .iter()
+            .map(|a| match a {
+                Expr::Var(y) => var(y),
+                Expr::Path(p) => path_of(p).unwrap_or_else(|| var("?")),
+                _ => var("?"),
+            })
+            .collect();
+        for e in &callee.w {
+            d.w.extend(fml(self.subst(e, &theta)));
+        }
+        if self.opts.call_prefix_rule {
+            for (i, ei) in theta.iter().enumerate() {
+                if theta.iter().enumerate().any(|(j, ej)| j != i && ei.prefix_of(ej)) {
+                    d.w.extend(fml(ei.clone()));
+                }
+            }
+        }
+        for ((k, pi, l), lines) in &callee.a {
+            if let Some(pi) = fml(self.subst(pi, &theta)) {
+                let level = self.add(d.l, *l);
+                d.a.entry((*k, pi, level)).or_default().extend(lines.iter().copied());
+            }
+        }
+        d.l = self.add(d.l, callee.l);
+        d
+    }
+}
+
+impl RacerDx {
+    /// RacerDX with the paper's options.
+    pub fn new(opts: Options) -> RacerDx {
+        RacerDx { opts }
+    }
+
+    /// L̂ for a program.
+    pub fn lock_bound(&self, p: &Program) -> u32 {
+        self.opts.lock_bound.unwrap_or_else(|| p.methods.iter().map(|m| nesting_depth(p, &m.body)).max().unwrap_or(0).max(1))
+    }
+
+    fn ctx<'p>(&self, p: &'p Program) -> Ctx<'p> {
+        Ctx { p, opts: self.opts, bound: self.lock_bound(p), summaries: BTreeMap::new() }
+    }
+
+    fn stable(w: &BTreeSet<AccessPath>, pi: &AccessPath) -> bool {
+        !w.iter().any(|e| e.proper_prefix_of(pi))
+    }
+
+    fn lock_ok(&self, l1: u32, l2: u32) -> bool {
+        match self.opts.lock_rule {
+            LockRule::SumAtMostOne => l1 + l2 <= 1,
+            LockRule::MinZero => l1.min(l2) == 0,
+            LockRule::SumAtMostTwo => l1 + l2 <= 2,
+        }
+    }
+}
+
+impl StaticRaceAnalysis for RacerDx {
+    fn name(&self) -> String {
+        if self.opts.stability { "RacerDX".into() } else { "RacerD-like".into() }
+    }
+
+    fn reports(&self, p: &Program) -> Vec<RaceReport> {
+        let mut ctx = self.ctx(p);
+        let sums: Vec<(String, Dom)> = p.methods.iter().map(|m| (m.name.clone(), ctx.summary(&m.name))).collect();
+        let mut out = BTreeSet::new();
+        for (i, (m1, s1)) in sums.iter().enumerate() {
+            for (m2, s2) in &sums[i..] {
+                let a1: Vec<_> = s1.a.iter().collect();
+                let a2: Vec<_> = s2.a.iter().collect();
+                for (x, ((k1, p1, l1), lines1)) in a1.iter().enumerate() {
+                    // A self-pair considers each unordered pair of accesses once.
+                    let from = if m1 == m2 { x } else { 0 };
+                    for ((k2, p2, l2), lines2) in &a2[from..] {
+                        let conflict = *k1 == AccessKind::Write || *k2 == AccessKind::Write;
+                        let stable = !self.opts.stability || (Self::stable(&s1.w, p1) && Self::stable(&s2.w, p2));
+                        if p1.fields == p2.fields && conflict && self.lock_ok(*l1, *l2) && stable {
+                            let side = |m: &str, k: AccessKind, pth: &AccessPath, l: u32, lines: &BTreeSet<u32>| ReportSide { method: m.to_string(), kind: k, path: pth.clone(), level: l, lines: lines.clone() };
+                            out.insert(RaceReport { sides: [side(m1, *k1, p1, *l1, lines1), side(m2, *k2, p2, *l2, lines2)] });
+                        }
+                    }
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    fn summary(&self, p: &Program, method: &str) -> Option<Summary> {
+        p.method(method)?;
+        let d = self.ctx(p).summary(method);
+        Some(Summary { w: d.w, l: d.l, a: d.a.into_keys().collect() })
+    }
+}
+
+/// Every method's summary, one per line (for reports and failure explanations).
+pub fn summaries_text(a: &RacerDx, p: &Program) -> String {
+    p.methods.iter().filter_map(|m| a.summary(p, &m.name).map(|s| format!("Σ({}) = {s}\n", m.name))).collect()
+}

@@ -1,0 +1,114 @@
+//! The seeded-bug catalogue: deliberately broken variants of the systems under test, each
+//! selectable by name (`--mutant NAME`), with what the spec predicts. A mutant predicted to
+//! break a theorem must be caught by that theorem's oracle within a fixed budget
+//! (`tests/oracles/racerdx.rs`); that is how we know the fuzzer has teeth.
+
+use race_oracles::lang::Relax;
+
+use crate::analyses::racerdx::{Join, LockRule, Options};
+
+/// What the spec predicts for a mutant under its oracle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Prediction {
+    /// The theorem breaks: the oracle must find a counterexample.
+    BreaksTheorem,
+    /// Observationally equivalent on programs that meet the theorem's hypotheses.
+    Equivalent,
+    /// The spec does not claim an outcome (exploratory).
+    Unknown,
+}
+
+/// One seeded bug.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Mutant {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// The oracle whose theorem it targets.
+    pub oracle: &'static str,
+    /// What is broken.
+    pub description: &'static str,
+    /// The spec's prediction, per oracle: (racerdx-tp, racerdx-complete).
+    pub predicted: [Prediction; 2],
+    /// Where the spec discusses it.
+    pub spec: &'static str,
+}
+
+/// Every mutant.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "no-stability-filter",
+        oracle: "racerdx-tp",
+        description: "report unstable paths too (RacerD-like); Burble's meps ∥ beps becomes a report",
+        predicted: [Prediction::BreaksTheorem, Prediction::Equivalent],
+        spec: "racerdx.md §6.3(e), §6.1 Burble",
+    },
+    Mutant {
+        name: "lock-bound-1",
+        oracle: "racerdx-tp",
+        description: "L̂ = 1 whatever the nesting depth: `lock; lock; unlock` saturates and drops a level",
+        predicted: [Prediction::BreaksTheorem, Prediction::BreaksTheorem],
+        spec: "racerdx.md §6.3(a), §3.3",
+    },
+    Mutant {
+        name: "min-join",
+        oracle: "racerdx-tp",
+        description: "join lock levels with min instead of max",
+        predicted: [Prediction::Equivalent, Prediction::Equivalent],
+        spec: "racerdx.md §6.3(c): only branch-unbalanced locking (outside A2) shows it",
+    },
+    Mutant {
+        name: "unlock-clamp-unbalanced",
+        oracle: "racerdx-tp",
+        description: "accept programs with an unmatched unlock (A2 (ii) unchecked); the analysis clamps decr(0) = 0",
+        predicted: [Prediction::BreaksTheorem, Prediction::Equivalent],
+        spec: "racerdx.md §6.3(b)",
+    },
+    Mutant {
+        name: "no-call-prefix-rule",
+        oracle: "racerdx-complete",
+        description: "omit Pre(ē) from W at call sites",
+        predicted: [Prediction::Unknown, Prediction::BreaksTheorem],
+        spec: "racerdx.md §6.3(f) (exploratory for the TPT); Fig. 8 push row for α",
+    },
+    Mutant {
+        name: "substitution-not-simultaneous",
+        oracle: "racerdx-complete",
+        description: "apply θ = [arg1 ↦ e1, arg2 ↦ e2] one binding at a time",
+        predicted: [Prediction::Unknown, Prediction::BreaksTheorem],
+        spec: "racerdx.md §3.2 (θ must be simultaneous)",
+    },
+    Mutant {
+        name: "lock-sum-2",
+        oracle: "racerdx-tp",
+        description: "report when L1 + L2 ≤ 2, so two protected accesses are reported",
+        predicted: [Prediction::BreaksTheorem, Prediction::Equivalent],
+        spec: "racerdx.md §3.4 item 3",
+    },
+];
+
+/// Looks a mutant up by name.
+pub fn find(name: &str) -> Option<&'static Mutant> {
+    MUTANTS.iter().find(|m| m.name == name)
+}
+
+/// The RacerDX options and oracle relaxations a mutant selects (`None`: the real analysis).
+/// Mutants combine with `+` (`min-join+unlock-clamp-unbalanced` shows §6.3(c), which needs
+/// both the min join and a program outside A2).
+pub fn racerdx(mutant: Option<&str>) -> Option<(Options, Relax)> {
+    let mut opts = Options::default();
+    let mut relax = Relax::default();
+    for name in mutant.into_iter().flat_map(|m| m.split('+')) {
+        match name {
+            "no-stability-filter" => opts.stability = false,
+            "lock-bound-1" => opts.lock_bound = Some(1),
+            "min-join" => opts.join = Join::Min,
+            "unlock-clamp-unbalanced" => relax.balanced_locking = true,
+            "no-call-prefix-rule" => opts.call_prefix_rule = false,
+            "substitution-not-simultaneous" => opts.simultaneous = false,
+            "lock-sum-2" => opts.lock_rule = LockRule::SumAtMostTwo,
+            _ => return None,
+        }
+    }
+    Some((opts, relax))
+}
