@@ -61,8 +61,8 @@ pub const MUTANTS: &[Mutant] = &[
         name: "unlock-clamp-unbalanced",
         oracle: "racerdx-tp",
         description: "accept programs with an unmatched unlock (A2 (ii) unchecked); the analysis clamps decr(0) = 0",
-        predicted: [Prediction::BreaksTheorem, Prediction::Equivalent],
-        spec: "racerdx.md §6.3(b)",
+        predicted: [Prediction::BreaksTheorem, Prediction::BreaksTheorem],
+        spec: "racerdx.md §6.3(b); §6.3(d): without A2 the max join also breaks completeness",
     },
     Mutant {
         name: "no-call-prefix-rule",

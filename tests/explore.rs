@@ -116,7 +116,7 @@ fn eager_local_steps_keep_every_trace() {
 /// happens-before race, on the same addresses.
 #[test]
 fn def36_agrees_with_happens_before() {
-    let knobs = RacerDxKnobs { max_methods: 2, max_stmts: 2, max_path: 2 };
+    let knobs = RacerDxKnobs { max_methods: 2, max_stmts: 3, ..RacerDxKnobs::default() };
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
     let compared = std::cell::Cell::new(0usize);
     let racy = std::cell::Cell::new(0usize);

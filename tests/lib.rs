@@ -8,6 +8,7 @@ mod cli;
 mod corpus;
 mod explore;
 mod lang;
+mod oracles;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

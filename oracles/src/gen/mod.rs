@@ -2,14 +2,19 @@
 //!
 //! - [`any_program`]: any syntactically valid program, for the printer/parser round trip.
 //!   It need not satisfy a dialect.
-//! - [`racerdx_program`]: programs valid for the racerdx dialect (A1–A6, ANF, balanced
-//!   locking, no recursion); `tests/lang.rs` checks that every one validates.
+//! - [`racerdx`]: programs valid for the racerdx dialect (A1–A6, ANF, balanced locking, no
+//!   recursion), built from a byte string so that proptest, `arbitrary` (cargo fuzz) and
+//!   quickcheck drive the same generator; `tests/lang.rs` checks that every one validates.
 //! - [`threads_program`]: small BFJ thread programs with per-object locks, ints and
 //!   deterministic loops, for explorer cross-checks.
 //! - [`independent_threads`]: straight-line threads of independent accesses, whose
 //!   interleaving count has a closed form.
 
 use proptest::prelude::*;
+
+pub mod racerdx;
+
+pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 
 use crate::lang::*;
 
@@ -143,114 +148,6 @@ pub fn any_program() -> impl Strategy<Value = Program> {
             init,
             threads,
         })
-}
-
-/// Knobs of the racerdx generator.
-#[derive(Clone, Copy, Debug)]
-pub struct RacerDxKnobs {
-    /// Number of methods (1..=max).
-    pub max_methods: usize,
-    /// Statements per block (0..=max).
-    pub max_stmts: usize,
-    /// Path length (1..=max fields).
-    pub max_path: usize,
-}
-
-impl Default for RacerDxKnobs {
-    fn default() -> RacerDxKnobs {
-        RacerDxKnobs { max_methods: 3, max_stmts: 3, max_path: 2 }
-    }
-}
-
-/// One generated racerdx item before it is written out as statements.
-#[derive(Clone, Debug)]
-enum RItem {
-    Load(usize, Vec<&'static str>),
-    Store(usize, Vec<&'static str>),
-    Destabilize(usize),
-    Locked(Vec<RItem>),
-    If(Vec<RItem>, Vec<RItem>),
-    While(Vec<RItem>),
-    Call(usize, Vec<(usize, Vec<&'static str>)>),
-}
-
-fn ritems(k: RacerDxKnobs, depth: u32) -> BoxedStrategy<Vec<RItem>> {
-    let path = move || proptest::collection::vec(proptest::sample::select(&["f", "g"][..]), 1..=k.max_path);
-    let formal = || 0usize..2;
-    let leaf = prop_oneof![
-        3 => (formal(), path()).prop_map(|(r, p)| RItem::Load(r, p)),
-        3 => (formal(), path()).prop_map(|(r, p)| RItem::Store(r, p)),
-        1 => formal().prop_map(RItem::Destabilize),
-        1 => (0usize..8, proptest::collection::vec((formal(), proptest::collection::vec(proptest::sample::select(&["f", "g"][..]), 0..2)), 2)).prop_map(|(m, a)| RItem::Call(m, a)),
-    ];
-    if depth == 0 {
-        return proptest::collection::vec(leaf, 0..=k.max_stmts).boxed();
-    }
-    let inner = move || ritems(k, depth - 1);
-    let item = prop_oneof![
-        5 => leaf,
-        1 => inner().prop_map(RItem::Locked),
-        1 => (inner(), inner()).prop_map(|(a, b)| RItem::If(a, b)),
-        1 => inner().prop_map(RItem::While),
-    ];
-    proptest::collection::vec(item, 0..=k.max_stmts).boxed()
-}
-
-fn write_items(items: &[RItem], me: usize, out: &mut Vec<Stmt>) {
-    let fml = |r: usize| format!("arg{}", r + 1);
-    for it in items {
-        match it {
-            RItem::Load(r, p) => out.push(stmt(StmtKind::Load { dst: "t".into(), src: Place::Field { base: fml(*r), fields: p.iter().map(|s| s.to_string()).collect() } })),
-            RItem::Store(r, p) => {
-                out.push(stmt(StmtKind::New { dst: "v".into(), class: None, site: None }));
-                out.push(stmt(StmtKind::Store { dst: Place::Field { base: fml(*r), fields: p.iter().map(|s| s.to_string()).collect() }, src: Expr::Var("v".into()) }));
-            }
-            RItem::Destabilize(r) => out.push(stmt(StmtKind::New { dst: fml(*r), class: None, site: None })),
-            RItem::Locked(b) => {
-                out.push(stmt(StmtKind::Lock));
-                write_items(b, me, out);
-                out.push(stmt(StmtKind::Unlock));
-            }
-            RItem::If(a, b) => {
-                let (mut x, mut y) = (vec![], vec![]);
-                write_items(a, me, &mut x);
-                write_items(b, me, &mut y);
-                out.push(stmt(StmtKind::If { cond: Cond::Star, then_b: x, else_b: y }));
-            }
-            RItem::While(b) => {
-                let mut x = vec![];
-                write_items(b, me, &mut x);
-                out.push(stmt(StmtKind::While { label: None, cond: Cond::Star, body: x }));
-            }
-            // Calls go only to earlier methods, so there is no recursion (A5).
-            RItem::Call(m, actuals) if me > 0 => {
-                let callee = m % me;
-                let args = actuals
-                    .iter()
-                    .map(|(r, p)| if p.is_empty() { Expr::Var(fml(*r)) } else { Expr::Path(Box::new(Place::Field { base: fml(*r), fields: p.iter().map(|s| s.to_string()).collect() })) })
-                    .collect();
-                out.push(stmt(StmtKind::Call { dst: None, recv: None, method: format!("m{}", callee + 1), args }));
-            }
-            RItem::Call(..) => {}
-        }
-    }
-}
-
-/// Programs valid for the racerdx dialect: two formals per method, balanced `lock` blocks,
-/// `*` control, calls only to earlier methods (A5), ANF stores of fresh locals.
-pub fn racerdx_program(k: RacerDxKnobs) -> impl Strategy<Value = Program> {
-    proptest::collection::vec(ritems(k, 1), 1..=k.max_methods).prop_map(|bodies| {
-        let methods = bodies
-            .iter()
-            .enumerate()
-            .map(|(i, items)| {
-                let mut body = vec![];
-                write_items(items, i, &mut body);
-                Method { name: format!("m{}", i + 1), params: vec!["arg1".into(), "arg2".into()], body, line: Line(0) }
-            })
-            .collect();
-        Program { dialect: Dialect::RacerDx, classes: vec![], methods, init: None, threads: vec![] }
-    })
 }
 
 /// Small BFJ programs: 2 threads over shared objects `o1`, `o2` (fields f, g) and lock `m`;

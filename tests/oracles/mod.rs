@@ -1,0 +1,3 @@
+//! One module per oracle, mirroring `oracles/src/theorems/`.
+
+mod racerdx;
