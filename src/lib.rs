@@ -15,6 +15,7 @@
 //! | 3 | inconclusive: a budget was exhausted, so the result is not a full answer |
 
 pub mod analyses;
+pub mod campaign;
 pub mod cli;
 pub mod corpus;
 pub mod mutants;

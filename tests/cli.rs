@@ -75,3 +75,62 @@ fn replay_reproduces_the_witness() {
     assert_eq!(code, 2);
     assert!(err.contains("diverges"), "{err}");
 }
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("racefuzz-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A campaign against a theorem-breaking mutant writes a counterexample and exits 1; the
+/// same campaign on the real analysis exits 0; the finding shrinks to a small program
+/// that `--into-test` turns into a passing regression test.
+#[test]
+fn fuzz_finds_shrinks_and_keeps_a_counterexample() {
+    let out = temp_dir("found");
+    let o = out.display().to_string();
+    let (code, stdout, _) = racefuzz(&["fuzz", "racerdx-tp", "--mutant", "no-stability-filter", "--time", "4s", "--out", &o]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("racerdx-tp") && stdout.contains("programs/s"), "{stdout}");
+    let found = racefuzz::corpus::race_files(&out);
+    assert!(!found.is_empty());
+    let (code, stdout, _) = racefuzz(&["fuzz", "racerdx-tp", "--time", "3s", "--out", &o]);
+    assert_eq!(code, 0, "{stdout}");
+
+    let work = temp_dir("regress");
+    let f = found[0].display().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(["shrink", &f, "--into-test", "shrunk"]).current_dir(&work).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let src = std::fs::read_to_string(work.join("tests/regress/shrunk.race")).unwrap();
+    let p = race_oracles::lang::parse(&src).unwrap();
+    let (stmts, methods) = race_oracles::gen::shrink::counts(&p);
+    assert!(methods <= 2 && stmts <= 8, "{src}");
+    let snap = std::fs::read_to_string(work.join("tests/snapshots/integration__regress__shrunk.snap")).unwrap();
+    assert!(snap.contains("FALSE POSITIVE"), "{snap}");
+}
+
+/// Findings are on disk before they are reported, written whole (temp file + rename): a
+/// campaign killed with SIGKILL leaves only complete `.race` files.
+#[test]
+fn killed_campaign_keeps_its_findings() {
+    let out = temp_dir("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_racefuzz"))
+        .args(["fuzz", "racerdx-tp", "--mutant", "lock-sum-2", "--time", "60s", "--out", &out.display().to_string()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while racefuzz::corpus::race_files(&out).len() < 2 && start.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let files = racefuzz::corpus::race_files(&out);
+    assert!(!files.is_empty(), "no finding within 30 s");
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        assert!(race_oracles::lang::parse(&src).is_ok() && src.contains("// oracle: racerdx-tp"), "{}", f.display());
+    }
+}

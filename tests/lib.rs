@@ -9,6 +9,7 @@ mod corpus;
 mod explore;
 mod lang;
 mod oracles;
+mod regress;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

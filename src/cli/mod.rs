@@ -10,6 +10,7 @@ use race_oracles::lang::{self, Dialect, Program};
 
 mod check_cmd;
 mod corpus_cmd;
+pub mod fuzz_cmd;
 mod replay_cmd;
 
 const EXIT_CODES: &str = "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit).";
@@ -59,6 +60,45 @@ enum Cmd {
         #[command(flatten)]
         bounds: BoundArgs,
     },
+    /// Run a fuzz campaign over the built-in generators (all oracles unless named).
+    Fuzz {
+        /// Oracles to run (default: all).
+        #[arg(value_enum)]
+        oracles: Vec<crate::campaign::OracleId>,
+        /// How long: `60s`, `10m`, `2h`.
+        #[arg(long, default_value = "60s")]
+        time: String,
+        /// Base seed (job j uses seed + j).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Parallel jobs.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Hunt a seeded bug (see `racefuzz mutants`).
+        #[arg(long)]
+        mutant: Option<String>,
+        /// Where counterexamples are written (one folder per oracle).
+        #[arg(long, default_value = "corpus/found")]
+        out: PathBuf,
+    },
+    /// Shrink a failing program (a `.race` file or a cargo-fuzz artifact) and optionally
+    /// turn it into a regression test.
+    Shrink {
+        /// The counterexample.
+        file: PathBuf,
+        /// The oracle it fails (default: the file's `// oracle:` header).
+        #[arg(long, value_enum)]
+        oracle: Option<crate::campaign::OracleId>,
+        /// The mutant it fails under (default: the file's `// mutant:` header).
+        #[arg(long)]
+        mutant: Option<String>,
+        /// Write `tests/regress/NAME.race` and its snapshot.
+        #[arg(long, value_name = "NAME")]
+        into_test: Option<String>,
+        /// Stop after this many oracle runs.
+        #[arg(long, default_value_t = 5_000)]
+        max_attempts: usize,
+    },
     /// List the seeded bugs with their oracle and the spec's prediction.
     Mutants {
         /// Print JSON instead of text.
@@ -90,7 +130,7 @@ pub struct BoundArgs {
 impl BoundArgs {
     /// The explorer configuration these flags describe.
     pub fn config(&self) -> Config {
-        Config { loop_bound: self.loop_bound, max_executions: self.max_executions, max_steps: self.max_steps, heap_bound: self.heap_bound, def36: false, eager_local: !self.all_interleavings }
+        Config { loop_bound: self.loop_bound, max_executions: self.max_executions, max_steps: self.max_steps, heap_bound: self.heap_bound, def36: false, eager_local: !self.all_interleavings, deadline: None }
     }
 }
 
@@ -177,6 +217,10 @@ pub fn main() -> ExitCode {
         Cmd::Analyze { analysis, file, mutant, json } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json),
         Cmd::Check { oracle, file, mutant, json, bounds } => check_cmd::check(oracle, &file, mutant.as_deref(), json, &bounds),
         Cmd::Mutants { json } => check_cmd::list(json),
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, out } => fuzz_cmd::fuzz(&oracles, &time, seed, jobs, mutant.as_deref(), &out),
+        Cmd::Shrink { file, oracle, mutant, into_test, max_attempts } => {
+            fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs { file: &file, oracle, mutant: mutant.as_deref(), into_test: into_test.as_deref(), max_attempts })
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -45,11 +45,14 @@ pub struct Config {
     /// only drops interleavings that differ in where silent steps sit. `false` gives the
     /// fully naive enumeration; `tests/explore.rs` checks that both find the same traces.
     pub eager_local: bool,
+    /// Stop (incomplete) once this instant has passed: a campaign's wall-clock budget.
+    #[serde(skip)]
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for Config {
     fn default() -> Config {
-        Config { loop_bound: 2, max_executions: 200_000, max_steps: 2_000, heap_bound: 3, def36: false, eager_local: true }
+        Config { loop_bound: 2, max_executions: 200_000, max_steps: 2_000, heap_bound: 3, def36: false, eager_local: true, deadline: None }
     }
 }
 
@@ -298,7 +301,8 @@ pub fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, mut visit: im
                 }
             }
             let ex = Execution { trace: &trace, schedule: &path, outcome, state, def36: &def36 };
-            if visit(&ex).is_break() || stats.executions >= cfg.max_executions {
+            let late = stats.executions % 256 == 0 && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
+            if visit(&ex).is_break() || stats.executions >= cfg.max_executions || late {
                 stats.complete = false;
                 break;
             }

@@ -13,6 +13,7 @@
 use proptest::prelude::*;
 
 pub mod racerdx;
+pub mod shrink;
 
 pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 

@@ -22,7 +22,22 @@ pub enum Verdict {
     Inconclusive,
 }
 
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Inconclusive => "inconclusive",
+        })
+    }
+}
+
 impl Verdict {
+    /// Parses `pass`, `fail` or `inconclusive`.
+    pub fn from_name(s: &str) -> Option<Verdict> {
+        [Verdict::Pass, Verdict::Fail, Verdict::Inconclusive].into_iter().find(|v| v.to_string() == s)
+    }
+
     /// `pass` unless the search was incomplete: a truncated search is never `pass`.
     pub fn from_search(found_counterexample: bool, complete: bool) -> Verdict {
         match (found_counterexample, complete) {

@@ -21,6 +21,7 @@
 //! Preconditions (the theorem's hypotheses): the program is in the racerdx dialect (A1–A6,
 //! ANF, balanced locking). A program outside them is `inconclusive`, naming the assumption.
 
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use super::static_race::{RaceReport, StaticRaceAnalysis};
@@ -89,10 +90,16 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> 
     }
     let m = Machine::new(p, cfg.explore.loop_bound);
     let mut reports = vec![];
+    // The fallback explores a method pair once, whatever the number of reports on it.
+    let mut searched: BTreeMap<(String, String), PairSearch> = BTreeMap::new();
     for r in analysis.reports(p) {
         let outcome = match directed(&m, &r, &cfg.explore) {
             Ok(w) => ReportOutcome::Confirmed { how: "directed (Lemma B.7 state, spec §4.5)".into(), witness: w },
-            Err(why) => search(&m, &r, &cfg.explore, &why),
+            Err(why) => {
+                let key = (r.sides[0].method.clone(), r.sides[1].method.clone());
+                let pair = searched.entry(key).or_insert_with(|| search_pair(&m, &r.sides[0].method, &r.sides[1].method, &cfg.explore));
+                judge(pair, &r, &cfg.explore, &why)
+            }
         };
         reports.push((r, outcome));
     }
@@ -187,36 +194,53 @@ fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &[(ThreadId, AccessKind, Addr
     }
 }
 
-/// The fallback: every interleaving from the bounded heap family.
-fn search(m: &Machine<'_>, r: &RaceReport, cfg: &Config, directed_failure: &str) -> ReportOutcome {
-    let [s0, s1] = &r.sides;
-    let init = match m.method_threads(&[&s0.method, &s1.method], vec![], &[]) {
+/// Every state of the bounded heap family's executions that enables two conflicting
+/// accesses, for one method pair: the distinct (thread, kind, line) pairs, each with the
+/// first witness.
+struct PairSearch {
+    races: Vec<([(ThreadId, AccessKind, u32); 2], Witness)>,
+    executions: u64,
+    complete: bool,
+    error: Option<String>,
+}
+
+/// The fallback: every interleaving of `m1 ∥ m2` from the bounded heap family.
+fn search_pair(m: &Machine<'_>, m1: &str, m2: &str, cfg: &Config) -> PairSearch {
+    let init = match m.method_threads(&[m1, m2], vec![], &[]) {
         Ok(s) => s,
-        Err(e) => return ReportOutcome::Unknown { reason: e.to_string() },
+        Err(e) => return PairSearch { races: vec![], executions: 0, complete: false, error: Some(e.to_string()) },
     };
     let cfg = Config { def36: true, ..*cfg };
-    let matches = |d: &crate::explore::Def36Race| {
-        let side = |i: usize, (t, k, _, line): (ThreadId, AccessKind, Addr, u32)| t == thread_id(i) && k == r.sides[i].kind && r.sides[i].lines.contains(&line);
-        (side(0, d.pair[0]) && side(1, d.pair[1])) || (side(0, d.pair[1]) && side(1, d.pair[0]))
-    };
-    let mut found = None;
+    let mut races: Vec<([(ThreadId, AccessKind, u32); 2], Witness)> = vec![];
     let stats = explore(m, init, &cfg, |ex| {
-        if let Some(d) = ex.def36.iter().find(|d| matches(d)) {
-            let mut reached = Reached { state: ex.state.clone(), choices: ex.schedule[..d.choices].to_vec(), trace: ex.trace[..d.at].to_vec() };
-            reached.state.initial_facts.truncate(d.facts);
-            found = Some(witness(m, &reached, &d.pair, &[&s0.method, &s1.method], "Def. 3.6, found by search"));
-            return ControlFlow::Break(());
+        for d in ex.def36 {
+            let key = d.pair.map(|(t, k, _, line)| (t, k, line));
+            if !races.iter().any(|(k, _)| *k == key) {
+                let mut reached = Reached { state: ex.state.clone(), choices: ex.schedule[..d.choices].to_vec(), trace: ex.trace[..d.at].to_vec() };
+                reached.state.initial_facts.truncate(d.facts);
+                races.push((key, witness(m, &reached, &d.pair, &[m1, m2], "Def. 3.6, found by search")));
+            }
         }
         ControlFlow::Continue(())
     });
+    PairSearch { races, executions: stats.executions, complete: stats.complete, error: None }
+}
+
+/// Whether the pair search found a state enabling the two reported statements together.
+fn judge(s: &PairSearch, r: &RaceReport, cfg: &Config, directed_failure: &str) -> ReportOutcome {
+    if let Some(e) = &s.error {
+        return ReportOutcome::Unknown { reason: e.clone() };
+    }
+    let side = |i: usize, (t, k, line): (ThreadId, AccessKind, u32)| t == thread_id(i) && k == r.sides[i].kind && r.sides[i].lines.contains(&line);
+    let found = s.races.iter().find(|([a, b], _)| (side(0, *a) && side(1, *b)) || (side(0, *b) && side(1, *a)));
     match found {
-        Some(w) => ReportOutcome::Confirmed { how: format!("search over initial heaps (the directed witness failed: {directed_failure})"), witness: w },
-        None if stats.complete => ReportOutcome::Refuted {
+        Some((_, w)) => ReportOutcome::Confirmed { how: format!("search over initial heaps (the directed witness failed: {directed_failure})"), witness: w.clone() },
+        None if s.complete => ReportOutcome::Refuted {
             reason: format!(
                 "{directed_failure}; and no state of the {} executions from initial heaps with ≤ {} objects (loop bound {}) enables both accesses together",
-                stats.executions, cfg.heap_bound, cfg.loop_bound
+                s.executions, cfg.heap_bound, cfg.loop_bound
             ),
         },
-        None => ReportOutcome::Unknown { reason: format!("{directed_failure}; the search hit a budget after {} executions (raise --max-executions or --max-steps)", stats.executions) },
+        None => ReportOutcome::Unknown { reason: format!("{directed_failure}; the search hit a budget after {} executions (raise --max-executions or --max-steps)", s.executions) },
     }
 }
