@@ -123,9 +123,9 @@ pub fn swarm_knobs(rng: &mut impl Rng, relax: Relax) -> RacerDxKnobs {
         max_path: rng.random_range(1..=2),
         fields: rng.random_range(1..=3),
         max_formals: rng.random_range(1..=2),
-        max_lock_nesting: if rng.random_bool(0.75) { rng.random_range(1..=2) } else { 0 },
+        max_lock_nesting: if rng.random_bool(0.85) { rng.random_range(1..=2) } else { 0 },
         max_control_nesting: if rng.random_bool(0.75) { rng.random_range(1..=2) } else { 0 },
-        calls: rng.random_bool(0.6),
+        calls: rng.random_bool(0.7),
         unmatched_unlock: relax.balanced_locking,
     }
 }
@@ -133,7 +133,7 @@ pub fn swarm_knobs(rng: &mut impl Rng, relax: Relax) -> RacerDxKnobs {
 /// One generated program: its seed-derived bytes and knobs give it back exactly.
 pub fn generate(rng: &mut impl Rng, relax: Relax) -> Program {
     let knobs = swarm_knobs(rng, relax);
-    let mut bytes = vec![0u8; rng.random_range(4..64)];
+    let mut bytes = vec![0u8; rng.random_range(8..80)];
     rng.fill_bytes(&mut bytes);
     build(&bytes, knobs)
 }

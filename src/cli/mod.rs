@@ -11,6 +11,7 @@ use race_oracles::lang::{self, Dialect, Program};
 mod check_cmd;
 mod corpus_cmd;
 pub mod fuzz_cmd;
+mod gen_cmd;
 mod replay_cmd;
 
 const EXIT_CODES: &str = "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit).";
@@ -98,6 +99,30 @@ enum Cmd {
         /// Stop after this many oracle runs.
         #[arg(long, default_value_t = 5_000)]
         max_attempts: usize,
+    },
+    /// Print generated programs, or (`--stats`) their distribution and racy fraction.
+    Gen {
+        /// The dialect whose generator to run.
+        #[arg(value_enum)]
+        dialect: gen_cmd::GenDialect,
+        /// How many programs.
+        #[arg(long, default_value_t = 10)]
+        count: usize,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print statistics instead of programs.
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Measure the fuzzer: time to the first counterexample of every mutant, and its shrunk size.
+    BenchMutants {
+        /// Budget per mutant and oracle: `60s`, `10m`.
+        #[arg(long, default_value = "60s")]
+        time_per: String,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
     },
     /// List the seeded bugs with their oracle and the spec's prediction.
     Mutants {
@@ -217,6 +242,8 @@ pub fn main() -> ExitCode {
         Cmd::Analyze { analysis, file, mutant, json } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json),
         Cmd::Check { oracle, file, mutant, json, bounds } => check_cmd::check(oracle, &file, mutant.as_deref(), json, &bounds),
         Cmd::Mutants { json } => check_cmd::list(json),
+        Cmd::Gen { dialect, count, seed, stats } => gen_cmd::gen(dialect, count, seed, stats),
+        Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
         Cmd::Fuzz { oracles, time, seed, jobs, mutant, out } => fuzz_cmd::fuzz(&oracles, &time, seed, jobs, mutant.as_deref(), &out),
         Cmd::Shrink { file, oracle, mutant, into_test, max_attempts } => {
             fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs { file: &file, oracle, mutant: mutant.as_deref(), into_test: into_test.as_deref(), max_attempts })

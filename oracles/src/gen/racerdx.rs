@@ -20,7 +20,7 @@ use crate::lang::*;
 /// Knobs of the racerdx generator.
 #[derive(Clone, Copy, Debug)]
 pub struct RacerDxKnobs {
-    /// Methods (1..=max).
+    /// Methods: exactly this many (a body is empty when the input has run out).
     pub max_methods: usize,
     /// Statements per method body, counting nested ones (0..=max).
     pub max_stmts: usize,
@@ -93,39 +93,53 @@ impl Builder<'_, '_> {
         (0..n).map(|_| FIELD_NAMES[self.src.below(self.k.fields.clamp(1, 4))].to_string()).collect()
     }
 
+    fn store(&mut self, out: &mut Block) {
+        let (base, fields) = (self.formal(), self.path());
+        out.push(stmt(StmtKind::New { dst: "v".into(), class: None, site: None }));
+        out.push(stmt(StmtKind::Store { dst: Place::Field { base, fields }, src: Expr::Var("v".into()) }));
+    }
+
+    /// A nested block: at most 1–3 statements (drawn), so that statements follow it.
+    fn nested(&mut self, locks: usize, control: usize) -> Block {
+        let len = self.src.below(3) + 1;
+        self.block_of(locks, control, len)
+    }
+
     fn block(&mut self, locks: usize, control: usize) -> Block {
+        self.block_of(locks, control, usize::MAX)
+    }
+
+    fn block_of(&mut self, locks: usize, control: usize, max_len: usize) -> Block {
         let mut out = vec![];
-        while self.budget > 0 && !self.src.exhausted() {
+        let mut len = 0;
+        while self.budget > 0 && len < max_len && !self.src.exhausted() {
+            len += 1;
             let c = self.src.next();
             if c == 0 {
                 break;
             }
             self.budget -= 1;
-            match c % 8 {
-                0 | 1 => {
-                    let (base, fields) = (self.formal(), self.path());
-                    out.push(stmt(StmtKind::Load { dst: "t".into(), src: Place::Field { base, fields } }));
-                }
-                2 | 3 => {
-                    let (base, fields) = (self.formal(), self.path());
-                    out.push(stmt(StmtKind::New { dst: "v".into(), class: None, site: None }));
-                    out.push(stmt(StmtKind::Store { dst: Place::Field { base, fields }, src: Expr::Var("v".into()) }));
-                }
-                4 if locks < self.k.max_lock_nesting => {
+            // Ten-way choice; an option that is unavailable here (nesting at its limit, no
+            // earlier method to call) falls back to an access, so that no statement kind is
+            // over-represented by fallbacks.
+            match c % 10 {
+                4 | 5 => self.store(&mut out),
+                6 | 7 if locks < self.k.max_lock_nesting => {
                     out.push(stmt(StmtKind::Lock));
-                    out.extend(self.block(locks + 1, control));
+                    out.extend(self.nested(locks + 1, control));
                     out.push(stmt(StmtKind::Unlock));
                 }
-                5 if control < self.k.max_control_nesting => {
-                    let then_b = self.block(locks, control + 1);
-                    let else_b = self.block(locks, control + 1);
-                    out.push(stmt(StmtKind::If { cond: Cond::Star, then_b, else_b }));
+                8 if control < self.k.max_control_nesting => {
+                    if c % 20 < 10 {
+                        let then_b = self.nested(locks, control + 1);
+                        let else_b = self.nested(locks, control + 1);
+                        out.push(stmt(StmtKind::If { cond: Cond::Star, then_b, else_b }));
+                    } else {
+                        let body = self.nested(locks, control + 1);
+                        out.push(stmt(StmtKind::While { label: None, cond: Cond::Star, body }));
+                    }
                 }
-                6 if control < self.k.max_control_nesting => {
-                    let body = self.block(locks, control + 1);
-                    out.push(stmt(StmtKind::While { label: None, cond: Cond::Star, body }));
-                }
-                7 if self.k.calls && self.me > 0 => {
+                9 if self.k.calls && self.me > 0 && c % 20 < 10 => {
                     let callee = self.src.below(self.me);
                     let args = (0..self.params[callee])
                         .map(|_| {
@@ -139,10 +153,14 @@ impl Builder<'_, '_> {
                         .collect();
                     out.push(stmt(StmtKind::Call { dst: None, recv: None, method: format!("m{}", callee + 1), args }));
                 }
-                7 if self.k.unmatched_unlock && locks == 0 => out.push(stmt(StmtKind::Unlock)),
-                _ => {
+                9 if self.k.unmatched_unlock && locks == 0 && c % 20 < 10 => out.push(stmt(StmtKind::Unlock)),
+                9 => {
                     let x = self.formal();
                     out.push(stmt(StmtKind::New { dst: x, class: None, site: None }));
+                }
+                _ => {
+                    let (base, fields) = (self.formal(), self.path());
+                    out.push(stmt(StmtKind::Load { dst: "t".into(), src: Place::Field { base, fields } }));
                 }
             }
         }
@@ -153,7 +171,7 @@ impl Builder<'_, '_> {
 /// Builds a racerdx program from `bytes` (deterministic; a prefix gives a smaller program).
 pub fn build(bytes: &[u8], k: RacerDxKnobs) -> Program {
     let mut src = Bytes { b: bytes, i: 0 };
-    let n = src.below(k.max_methods.max(1)) + 1;
+    let n = k.max_methods.max(1);
     let mut methods: Vec<Method> = vec![];
     let mut params = vec![];
     for me in 0..n {
@@ -221,9 +239,9 @@ mod tests {
     #[test]
     fn zero_means_stop() {
         let p = build(&[], RacerDxKnobs::default());
-        assert_eq!(p.methods.len(), 1);
-        assert!(p.methods[0].body.is_empty());
-        let p = build(&[0, 0, 1, 1, 1, 1, 0], RacerDxKnobs::default());
+        assert_eq!(p.methods.len(), 3);
+        assert!(p.methods.iter().all(|m| m.body.is_empty()));
+        let p = build(&[0, 1, 1, 1, 1, 0], RacerDxKnobs::default());
         assert_eq!(p.methods[0].body.len(), 1);
     }
 }
