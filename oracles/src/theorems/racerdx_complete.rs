@@ -13,6 +13,7 @@ use super::static_race::{AccessPath, StaticRaceAnalysis, Summary};
 use super::Verdict;
 use crate::lang::{validate_relaxed, AccessKind, Block, Cond, Dialect, Expr, Place, Program, Relax, StmtKind};
 
+
 /// One command of a syntactic trace.
 #[derive(Clone, Debug)]
 enum Cmd {
@@ -74,15 +75,21 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, re
 }
 
 /// α of the syntactic traces of `body` (`None` past [`MAX_TRACES`]).
+///
+/// The traces are enumerated depth-first and folded into α as each one ends, so memory
+/// stays proportional to one trace, not to their number.
 pub fn alpha(p: &Program, body: &Block, k: u32) -> Option<Summary> {
-    let traces = traces(p, body, k)?;
     let mut out = Summary::default();
-    for t in &traces {
+    let mut traces = 0;
+    let mut trace = vec![];
+    walk(p, vec![Work::Block(body)], k, &mut trace, &mut |t| {
+        traces += 1;
         let s = exec(t);
         out.w.extend(s.w);
         out.l = out.l.max(s.l);
         out.a.extend(s.a);
-    }
+        traces <= MAX_TRACES
+    })?;
     Some(out)
 }
 
@@ -93,35 +100,56 @@ fn path(p: &Place) -> AccessPath {
     }
 }
 
-/// Every syntactic trace of `b` (calls unfolded, loops unrolled 0..=k times).
-fn traces(p: &Program, b: &Block, k: u32) -> Option<Vec<Vec<Cmd>>> {
-    let mut acc: Vec<Vec<Cmd>> = vec![vec![]];
-    for s in b {
-        let tails: Vec<Vec<Cmd>> = match &s.kind {
-            StmtKind::Assign { dst, src: Expr::Var(y) } => vec![vec![Cmd::Copy(dst.clone(), y.clone())]],
-            StmtKind::Load { dst, src } => vec![vec![Cmd::Load(dst.clone(), path(src))]],
-            StmtKind::Store { dst, src: Expr::Var(x) } => vec![vec![Cmd::Store(path(dst), x.clone())]],
-            StmtKind::New { dst, .. } => vec![vec![Cmd::New(dst.clone())]],
-            StmtKind::Lock => vec![vec![Cmd::Lock]],
-            StmtKind::Unlock => vec![vec![Cmd::Unlock]],
+/// What is left to run: statement sequences and the `pop` that ends a call.
+#[derive(Clone)]
+enum Work<'a> {
+    Block(&'a [crate::lang::Stmt]),
+    Pop,
+}
+
+/// Enumerates every syntactic trace (calls unfolded between `push`/`pop`, each `while *`
+/// unrolled 0..=k times), calling `leaf` on each; `None` when `leaf` asks to stop.
+fn walk<'a>(p: &'a Program, mut work: Vec<Work<'a>>, k: u32, trace: &mut Vec<Cmd>, leaf: &mut impl FnMut(&[Cmd]) -> bool) -> Option<()> {
+    let mark = trace.len();
+    let result = loop {
+        let Some(w) = work.pop() else {
+            break if leaf(trace) { Some(()) } else { None };
+        };
+        let stmts = match w {
+            Work::Pop => {
+                trace.push(Cmd::Pop);
+                continue;
+            }
+            Work::Block(stmts) => stmts,
+        };
+        let Some((s, rest)) = stmts.split_first() else { continue };
+        work.push(Work::Block(rest));
+        match &s.kind {
+            StmtKind::Assign { dst, src: Expr::Var(y) } => trace.push(Cmd::Copy(dst.clone(), y.clone())),
+            StmtKind::Load { dst, src } => trace.push(Cmd::Load(dst.clone(), path(src))),
+            StmtKind::Store { dst, src: Expr::Var(x) } => trace.push(Cmd::Store(path(dst), x.clone())),
+            StmtKind::New { dst, .. } => trace.push(Cmd::New(dst.clone())),
+            StmtKind::Lock => trace.push(Cmd::Lock),
+            StmtKind::Unlock => trace.push(Cmd::Unlock),
             StmtKind::If { cond: Cond::Star, then_b, else_b } => {
-                let mut t = traces(p, then_b, k)?;
-                t.extend(traces(p, else_b, k)?);
-                t
+                for b in [then_b, else_b] {
+                    let mut w2 = work.clone();
+                    w2.push(Work::Block(b));
+                    walk(p, w2, k, trace, leaf)?;
+                }
+                break Some(());
             }
             StmtKind::While { cond: Cond::Star, body, .. } => {
-                let once = traces(p, body, k)?;
-                let mut all = vec![vec![]];
-                let mut level = vec![vec![]];
-                for _ in 0..k {
-                    level = product(&level, &once)?;
-                    all.extend(level.iter().cloned());
+                for n in 0..=k {
+                    let mut w2 = work.clone();
+                    w2.extend((0..n).map(|_| Work::Block(body.as_slice())));
+                    walk(p, w2, k, trace, leaf)?;
                 }
-                all
+                break Some(());
             }
             StmtKind::Call { method, args, .. } => {
                 let callee = p.method(method)?;
-                let actuals: Vec<AccessPath> = args
+                let actuals = args
                     .iter()
                     .map(|a| match a {
                         Expr::Var(v) => AccessPath::new(v, &[]),
@@ -129,29 +157,15 @@ fn traces(p: &Program, b: &Block, k: u32) -> Option<Vec<Vec<Cmd>>> {
                         _ => AccessPath::new("?", &[]),
                     })
                     .collect();
-                let inner = traces(p, &callee.body, k)?;
-                inner
-                    .into_iter()
-                    .map(|t| {
-                        let mut v = vec![Cmd::Push(actuals.clone())];
-                        v.extend(t);
-                        v.push(Cmd::Pop);
-                        v
-                    })
-                    .collect()
+                trace.push(Cmd::Push(actuals));
+                work.push(Work::Pop);
+                work.push(Work::Block(&callee.body));
             }
-            _ => vec![vec![]],
-        };
-        acc = product(&acc, &tails)?;
-    }
-    Some(acc)
-}
-
-fn product(a: &[Vec<Cmd>], b: &[Vec<Cmd>]) -> Option<Vec<Vec<Cmd>>> {
-    if a.len().saturating_mul(b.len()) > MAX_TRACES {
-        return None;
-    }
-    Some(a.iter().flat_map(|x| b.iter().map(move |y| x.iter().chain(y).cloned().collect())).collect())
+            _ => {}
+        }
+    };
+    trace.truncate(mark);
+    result
 }
 
 /// `e^θ̄` (Fig. 8): resolve through the substitution stack; `None` for locals.
