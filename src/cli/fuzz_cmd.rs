@@ -51,7 +51,15 @@ pub(super) fn fuzz(oracles: &[OracleId], time: &str, seed: u64, jobs: usize, mut
     let start = Instant::now();
     let findings = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
-            campaign::run(&s, &counters, &stop, |f| bar.println(format!("FAIL {}: written to {}", f.oracle.name(), f.path.display())))
+            campaign::run(&s, &counters, &stop, |f| {
+                let line = format!("FAIL {}: written to {}", f.oracle.name(), f.path.display());
+                // Without a terminal the bar is hidden, and so would be its messages.
+                if bar.is_hidden() {
+                    outln!("{line}");
+                } else {
+                    bar.println(line);
+                }
+            })
         });
         while !worker.is_finished() {
             std::thread::sleep(Duration::from_millis(200));
