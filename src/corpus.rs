@@ -72,6 +72,11 @@ pub fn relax(src: &str) -> Result<race_oracles::lang::Relax, String> {
     Ok(r)
 }
 
+/// A header value (`// key: value`) of a `.race` file, if present.
+pub fn header<'a>(src: &'a str, key: &str) -> Option<&'a str> {
+    src.lines().find_map(|l| l.trim().strip_prefix("//")?.trim().strip_prefix(key)?.strip_prefix(':').map(str::trim))
+}
+
 /// Every `.race` file under `dir`, recursively, sorted by path.
 pub fn race_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![];

@@ -7,10 +7,7 @@ use std::path::Path;
 use race_oracles::lang::{parse, validate_relaxed};
 use race_oracles::theorems::Verdict;
 use racefuzz::campaign::{check, OracleId};
-
-fn header<'a>(src: &'a str, key: &str) -> Option<&'a str> {
-    src.lines().find_map(|l| l.trim().strip_prefix("//")?.trim().strip_prefix(key)?.strip_prefix(':').map(str::trim))
-}
+use racefuzz::corpus::header;
 
 #[test]
 fn regressions_keep_their_verdicts() {

@@ -13,6 +13,7 @@ use race_oracles::theorems::Verdict;
 
 use super::{emit, CliError};
 use crate::campaign::{self, Counters, OracleId, Settings, FEATURES};
+use crate::corpus::header;
 use crate::mutants;
 use crate::outln;
 
@@ -107,11 +108,6 @@ fn summary(c: &Counters, oracles: &[OracleId], elapsed: Duration) -> String {
     let cov: Vec<String> = FEATURES.iter().enumerate().map(|(k, f)| format!("{f} {:.0}%", 100.0 * c.features[k].load(Ordering::Relaxed) as f64 / n.max(1) as f64)).collect();
     out.push_str(&format!("feature coverage (programs with …): {}\n", cov.join(", ")));
     out
-}
-
-/// A header value (`// key: value`) of a `.race` file.
-fn header<'a>(src: &'a str, key: &str) -> Option<&'a str> {
-    src.lines().find_map(|l| l.trim().strip_prefix("//")?.trim().strip_prefix(key)?.strip_prefix(':').map(str::trim))
 }
 
 /// A program from a `.race` file, or from a cargo-fuzz artifact of the `racerdx_tp` target

@@ -25,17 +25,8 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
     let init = init.map_err(|e| CliError::input(format!("error: {e}")))?;
     let out = replay(&m, init, &cfg, &sched, true, |ex| {
         let races = data_races(ex.trace);
-        let events: Vec<_> = ex
-            .trace
-            .iter()
-            .map(|e| race_oracles::explore::WitnessEvent {
-                index: Some(e.idx.0),
-                thread: e.thread.0 as usize,
-                line: e.line,
-                text: race_oracles::explore::truth::event_text(&m, ex.state, e.kind),
-                racing: races.iter().any(|r| r.first == e.idx || r.second == e.idx),
-            })
-            .collect();
+        let racing: Vec<usize> = races.iter().flat_map(|r| [r.first.0 as usize, r.second.0 as usize]).collect();
+        let events = race_oracles::explore::truth::rows(&m, ex.state, ex.trace, &racing);
         let mut race_addrs: Vec<String> = races.iter().map(|r| ex.state.addr_name(&m, r.addr)).collect();
         race_addrs.sort();
         race_addrs.dedup();

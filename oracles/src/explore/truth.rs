@@ -162,11 +162,12 @@ fn thread_names(ex: &Execution<'_, '_>) -> Vec<String> {
     ex.state.threads.iter().map(|t| t.name.clone()).collect()
 }
 
-fn rows<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, upto: usize, marked: &[usize]) -> Vec<WitnessEvent> {
-    ex.trace[..upto]
+/// Witness rows for `trace` (events of `state`'s execution), marking positions `marked`.
+pub fn rows<'p>(m: &Machine<'p>, state: &State<'p>, trace: &[Event], marked: &[usize]) -> Vec<WitnessEvent> {
+    trace
         .iter()
         .enumerate()
-        .map(|(i, e)| WitnessEvent { index: Some(e.idx.0), thread: e.thread.0 as usize, line: e.line, text: event_text(m, ex.state, e.kind), racing: marked.contains(&i) })
+        .map(|(i, e)| WitnessEvent { index: Some(e.idx.0), thread: e.thread.0 as usize, line: e.line, text: event_text(m, state, e.kind), racing: marked.contains(&i) })
         .collect()
 }
 
@@ -178,7 +179,7 @@ fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race:
         schedule: super::Schedule(ex.schedule.to_vec()).to_string(),
         threads: thread_names(ex),
         initial_heap: ex.state.initial_facts.clone(),
-        events: rows(m, ex, ex.trace.len(), &[first, second]),
+        events: rows(m, ex.state, ex.trace, &[first, second]),
         address: ex.state.addr_name(m, f.addr),
         definition: "happens-before (first race)".into(),
     })
@@ -186,7 +187,7 @@ fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race:
 
 fn def36_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>) -> Option<Witness> {
     let d = ex.def36.first()?;
-    let mut events = rows(m, ex, d.at, &[]);
+    let mut events = rows(m, ex.state, &ex.trace[..d.at], &[]);
     for (t, kind, addr, line) in d.pair {
         let text = event_text(m, ex.state, EventKind::Access(kind, addr));
         events.push(WitnessEvent { index: None, thread: t.0 as usize, line, text, racing: true });

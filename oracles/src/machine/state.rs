@@ -414,11 +414,6 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Whether a loop was cut at the bound by taking `alt` (used to report the bound).
-    pub fn cuts_loop(&self, st: &State<'p>, t: ThreadId) -> bool {
-        self.alternatives(st, t) == [1]
-    }
-
     /// The access the thread's next step makes, if its next statement is a load or store
     /// whose address resolves now (used for Def. 3.6).
     pub fn next_access(&self, st: &State<'p>, t: ThreadId) -> Option<(AccessKind, Addr, u32)> {
@@ -1137,11 +1132,6 @@ impl<'p> State<'p> {
             LockId::Global => "lock".into(),
             LockId::Obj(o) => self.objects[idx(o)].name.clone(),
         }
-    }
-
-    /// Whether every thread has finished.
-    pub fn all_done(&self) -> bool {
-        self.threads.iter().all(|t| t.status == Status::Done)
     }
 }
 

@@ -26,7 +26,7 @@ use std::ops::ControlFlow;
 
 use super::static_race::{RaceReport, StaticRaceAnalysis};
 use super::Verdict;
-use crate::explore::truth::{event_text, Witness, WitnessEvent};
+use crate::explore::truth::{event_text, rows, Witness, WitnessEvent};
 use crate::explore::{explore, search_thread, Config, Reached, Schedule};
 use crate::lang::{validate_relaxed, AccessKind, Dialect, Program, Relax};
 use crate::machine::*;
@@ -176,11 +176,7 @@ fn addr_text(fields: &[String]) -> String {
 }
 
 fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &[(ThreadId, AccessKind, Addr, u32)], methods: &[&str], definition: &str) -> Witness {
-    let mut events: Vec<WitnessEvent> = r
-        .trace
-        .iter()
-        .map(|e| WitnessEvent { index: Some(e.idx.0), thread: e.thread.0 as usize, line: e.line, text: event_text(m, &r.state, e.kind), racing: false })
-        .collect();
+    let mut events = rows(m, &r.state, &r.trace, &[]);
     for &(t, k, a, line) in pair {
         events.push(WitnessEvent { index: None, thread: t.0 as usize, line, text: event_text(m, &r.state, EventKind::Access(k, a)), racing: true });
     }
