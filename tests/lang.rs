@@ -158,3 +158,39 @@ fn arbitrary_text_never_panics() {
         })
         .unwrap();
 }
+
+/// The shrinker's contract on generated programs: the result still fails, is no larger, is
+/// valid for the dialect, and no single candidate edit makes a smaller failing program.
+#[test]
+fn shrinker_contract_on_generated_programs() {
+    use race_oracles::gen::shrink::{candidates, shrink, size};
+    use race_oracles::lang::{walk_block, Place, Program, Relax, StmtKind};
+    // A property that many programs fail: some store through a path of length 2.
+    fn fails(p: &Program) -> bool {
+        let mut hit = false;
+        for m in &p.methods {
+            walk_block(&m.body, &mut |s| hit |= matches!(&s.kind, StmtKind::Store { dst: Place::Field { fields, .. }, .. } if fields.len() == 2));
+        }
+        hit
+    }
+    let shrunk = std::cell::Cell::new(0);
+    crate::runner(128)
+        .run(&racerdx_program(RacerDxKnobs::default()), |p| {
+            if !fails(&p) {
+                return Ok(());
+            }
+            let r = shrink(&p, Relax::default(), 10_000, fails);
+            proptest::prop_assert!(fails(&r.program) && !r.exhausted);
+            proptest::prop_assert!(size(&r.program) <= size(&p));
+            proptest::prop_assert!(validate(&r.program).is_ok());
+            for c in candidates(&r.program) {
+                if validate(&c).is_ok() && size(&c) < size(&r.program) {
+                    proptest::prop_assert!(!fails(&c), "not a local minimum:\n{}", print(&c));
+                }
+            }
+            shrunk.set(shrunk.get() + 1);
+            Ok(())
+        })
+        .unwrap();
+    assert!(shrunk.get() > 20, "vacuous: only {} programs shrunk", shrunk.get());
+}
