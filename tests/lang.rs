@@ -89,6 +89,8 @@ fn each_dialect_assumption_has_a_message() {
         ("racerdx A2 unbalanced callee", "dialect racerdx\nmethod h(arg1) { lock }\nmethod m(arg1) { lock; h(arg1); unlock; unlock }\n"),
         ("racerdx A3 formal names", "dialect racerdx\nmethod m(this) { skip }\n"),
         ("racerdx A3 use before assignment", "dialect racerdx\nmethod m(arg1) { arg1.f = v }\n"),
+        ("racerdx A3 stray formal", "dialect racerdx\nmethod c(arg1) {\n  arg2 = new\n}\n"),
+        ("racerdx A1 indexed actual", "dialect racerdx\nmethod c(arg1) { skip }\nmethod m(arg1) { c(arg1[0]) }\n"),
         ("racerdx A5 recursion", "dialect racerdx\nmethod m(arg1) { n(arg1) }\nmethod n(arg1) { m(arg1) }\n"),
         ("racerdx A5 return value", "dialect racerdx\nmethod m(arg1) { return arg1 }\n"),
         ("racerdx A6 data-dependent condition", "dialect racerdx\nmethod m(arg1) { if arg1 == arg1 { skip } }\n"),

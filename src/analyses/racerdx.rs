@@ -13,7 +13,8 @@
 //! Choices, as the spec recommends (§7): L̂ defaults to `max(1, d)` with d the static
 //! lock-nesting depth over call chains (item 6); the one-sided non-strict `Pre` (item 4);
 //! max join (item 7); roots may differ (item 8); every pair of methods including self-pairs
-//! (item 9); accesses are keyed by (kind, path, level) and carry their source lines (item 11).
+//! (item 9); accesses are keyed by (kind, path, level) and carry their sites: the call chain of
+//! lines down to the access statement (item 11).
 //!
 //! **RacerD-like** ([`Options::racerd_like`]) is the same analysis without the stability
 //! filter. RacerD's ownership domain (§5.1) only protects paths rooted at variables that
@@ -87,12 +88,12 @@ pub struct RacerDx {
 
 type Key = (AccessKind, AccessPath, u32);
 
-/// The abstract state, with source lines attached to each access.
+/// The abstract state, with the sites (call chains of lines) of each access attached.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Dom {
     w: BTreeSet<AccessPath>,
     l: u32,
-    a: BTreeMap<Key, BTreeSet<u32>>,
+    a: BTreeMap<Key, BTreeSet<Vec<u32>>>,
 }
 
 /// Per-program context: L̂ and memoized summaries.
@@ -178,7 +179,7 @@ impl Ctx<'_> {
                         d.w.extend(fml(var(dst)));
                         d.w.extend(fml(pi.clone()));
                         if let Some(pi) = fml(pi) {
-                            d.a.entry((AccessKind::Read, pi, d.l)).or_default().insert(line);
+                            d.a.entry((AccessKind::Read, pi, d.l)).or_default().insert(vec![line]);
                         }
                     }
                 }
@@ -189,7 +190,7 @@ impl Ctx<'_> {
                         }
                         d.w.extend(fml(pi.clone()));
                         if let Some(pi) = fml(pi) {
-                            d.a.entry((AccessKind::Write, pi, d.l)).or_default().insert(line);
+                            d.a.entry((AccessKind::Write, pi, d.l)).or_default().insert(vec![line]);
                         }
                     }
                 }
@@ -211,7 +212,7 @@ impl Ctx<'_> {
                     }
                     d = next;
                 },
-                StmtKind::Call { method, args, .. } => d = self.call(method, args, d),
+                StmtKind::Call { method, args, .. } => d = self.call(method, args, line, d),
                 // Everything else is outside IL (the racerdx dialect rejects it).
                 _ => {}
             }
@@ -252,7 +253,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn call(&mut self, method: &str, args: &[Expr], mut d: Dom) -> Dom {
+    fn call(&mut self, method: &str, args: &[Expr], line: u32, mut d: Dom) -> Dom {
         let callee = self.summary(method);
         let theta: Vec<AccessPath> = args
             .iter()
@@ -272,10 +273,11 @@ impl Ctx<'_> {
                 }
             }
         }
-        for ((k, pi, l), lines) in &callee.a {
+        for ((k, pi, l), sites) in &callee.a {
             if let Some(pi) = fml(self.subst(pi, &theta)) {
                 let level = self.add(d.l, *l);
-                d.a.entry((*k, pi, level)).or_default().extend(lines.iter().copied());
+                let via = sites.iter().map(|s| std::iter::once(line).chain(s.iter().copied()).collect::<Vec<u32>>());
+                d.a.entry((*k, pi, level)).or_default().extend(via);
             }
         }
         d.l = self.add(d.l, callee.l);
@@ -331,7 +333,7 @@ impl StaticRaceAnalysis for RacerDx {
                         let conflict = *k1 == AccessKind::Write || *k2 == AccessKind::Write;
                         let stable = !self.opts.stability || (Self::stable(&s1.w, p1) && Self::stable(&s2.w, p2));
                         if p1.fields == p2.fields && conflict && self.lock_ok(*l1, *l2) && stable {
-                            let side = |m: &str, k: AccessKind, pth: &AccessPath, l: u32, lines: &BTreeSet<u32>| ReportSide { method: m.to_string(), kind: k, path: pth.clone(), level: l, lines: lines.clone() };
+                            let side = |m: &str, k: AccessKind, pth: &AccessPath, l: u32, sites: &BTreeSet<Vec<u32>>| ReportSide { method: m.to_string(), kind: k, path: pth.clone(), level: l, sites: sites.clone() };
                             out.insert(RaceReport { sides: [side(m1, *k1, p1, *l1, lines1), side(m2, *k2, p2, *l2, lines2)] });
                         }
                     }

@@ -96,7 +96,7 @@ impl std::fmt::Display for Outcome {
 }
 
 /// Two conflicting accesses enabled together in one state (Def. 3.6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Def36Race {
     /// The state: after this many events of the trace.
     pub at: usize,
@@ -106,6 +106,8 @@ pub struct Def36Race {
     pub facts: usize,
     /// The two accesses: thread, kind, address, line.
     pub pair: [(ThreadId, AccessKind, Addr, u32); 2],
+    /// Their sites: the call-statement lines on each thread's stack, then the access line.
+    pub sites: [Vec<u32>; 2],
 }
 
 /// One finished execution, as the visitor sees it.
@@ -264,7 +266,12 @@ fn def36_at<'p>(m: &Machine<'p>, node: &Node<'p>, st: &State<'p>, at: usize, cho
     for (i, (t, (k1, a1, l1))) in next.iter().enumerate() {
         for (u, (k2, a2, l2)) in &next[i + 1..] {
             if a1 == a2 && (*k1 == AccessKind::Write || *k2 == AccessKind::Write) {
-                out.push(Def36Race { at, choices, facts: st.initial_facts.len(), pair: [(*t, *k1, *a1, *l1), (*u, *k2, *a2, *l2)] });
+                let site = |t: ThreadId, line: u32| {
+                    let mut s = m.call_sites(st, t);
+                    s.push(line);
+                    s
+                };
+                out.push(Def36Race { at, choices, facts: st.initial_facts.len(), pair: [(*t, *k1, *a1, *l1), (*u, *k2, *a2, *l2)], sites: [site(*t, *l1), site(*u, *l2)] });
             }
         }
     }

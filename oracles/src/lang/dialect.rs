@@ -273,7 +273,7 @@ impl<'a> Validator<'a> {
             StmtKind::Assign { src, .. } => !matches!(src, Expr::Var(_)),
             StmtKind::Store { src, .. } => !matches!(src, Expr::Var(_)),
             StmtKind::New { class, .. } => class.is_some(),
-            StmtKind::Call { args, .. } => args.iter().any(|a| !matches!(a, Expr::Var(_) | Expr::Path(_))),
+            StmtKind::Call { args, .. } => args.iter().any(|a| !matches!(a, Expr::Var(_)) && !matches!(a, Expr::Path(p) if matches!(**p, Place::Field { .. }))),
             _ => false,
         })?;
         self.forbid("A2", "one global lock: per-object locks (`acq`/`rel`/`sync`) are outside IL", |k| {
@@ -291,6 +291,43 @@ impl<'a> Validator<'a> {
         })?;
         self.no_recursion("A5")?;
         for m in &p.methods {
+            // A body never mentions arg_j with j > #(m) (§1.1): such a name would be read as
+            // the caller's formal by `fml` after substitution.
+            let mut stray = None;
+            walk_block(&m.body, &mut |s| {
+                let mut names: Vec<&str> = vec![];
+                match &s.kind {
+                    StmtKind::Assign { dst, src } => {
+                        names.push(dst);
+                        if let Expr::Var(v) = src {
+                            names.push(v);
+                        }
+                    }
+                    StmtKind::New { dst, .. } => names.push(dst),
+                    StmtKind::Load { dst, src } => names.extend([dst.as_str(), src.base()]),
+                    StmtKind::Store { dst, src } => {
+                        names.push(dst.base());
+                        if let Expr::Var(v) = src {
+                            names.push(v);
+                        }
+                    }
+                    StmtKind::Call { args, .. } => names.extend(args.iter().filter_map(|a| match a {
+                        Expr::Var(v) => Some(v.as_str()),
+                        Expr::Path(p) => Some(p.base()),
+                        _ => None,
+                    })),
+                    _ => {}
+                }
+                for n in names {
+                    let j = n.strip_prefix("arg").and_then(|d| d.parse::<usize>().ok());
+                    if stray.is_none() && j.is_some_and(|j| j > m.params.len()) {
+                        stray = Some((n.to_string(), s.line));
+                    }
+                }
+            });
+            if let Some((n, line)) = stray {
+                return self.fail("A3", format!("`{n}` is not a formal of `{}` (it has {}); name locals otherwise", m.name, m.params.len()), Some(line));
+            }
             self.anf(m)?;
             let mut assigned: BTreeSet<String> = m.params.iter().cloned().collect();
             self.definitely_assigned(m, &m.body, &mut assigned)?;

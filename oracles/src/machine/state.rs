@@ -414,6 +414,12 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The lines of the call statements on the thread's stack, outermost first (the bottom
+    /// frame is the thread's own body and has no call site).
+    pub fn call_sites(&self, st: &State<'p>, t: ThreadId) -> Vec<u32> {
+        st.threads[t.0 as usize].frames.iter().skip(1).map(|f| f.line.0).collect()
+    }
+
     /// The access the thread's next step makes, if its next statement is a load or store
     /// whose address resolves now (used for Def. 3.6).
     pub fn next_access(&self, st: &State<'p>, t: ThreadId) -> Option<(AccessKind, Addr, u32)> {

@@ -7,13 +7,15 @@
 //! depths (0,0)); a control path of the lock-free side `a` up to the reported access (at
 //! concrete lock depth `L_a`, on address (ℓn, fn)), run first; then a control path of side
 //! `b` up to its access at depth `L_b`. In that state both accesses are enabled on the same
-//! address: a race under Definition 3.6. The two accesses are identified by kind and source
-//! line (the report carries the lines of the statements that make it).
+//! address: a race under Definition 3.6. The two accesses are identified by kind and site:
+//! the access line with the chain of call lines above it (the report carries the sites of
+//! the statements that make it), so that a statement reached through another call site
+//! cannot stand in for the reported one.
 //!
 //! If the directed witness cannot be built, the oracle searches every interleaving of the
 //! two methods from a bounded family of small well-behaved initial heaps (all aliasing
 //! patterns, up to `Config::heap_bound` objects) for a state that enables the two reported
-//! statements together on one address. Found: the report is a true positive (and the
+//! accesses (same kinds, same sites) together on one address. Found: the report is a true positive (and the
 //! witness builder, or the spec's proof, has a gap worth a look: `how` says so). Not found
 //! in a complete search: `fail`, with the report, the summaries and why. Search cut by a
 //! budget: `inconclusive`.
@@ -24,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use super::static_race::{RaceReport, StaticRaceAnalysis};
+use super::static_race::{RaceReport, ReportSide, StaticRaceAnalysis};
 use super::Verdict;
 use crate::explore::truth::{event_text, rows, Witness, WitnessEvent};
 use crate::explore::{explore, search_thread, Config, Reached, Schedule};
@@ -131,9 +133,13 @@ fn b7_formals(p: &Program, method: &str, root: &str) -> Vec<Option<Value>> {
 }
 
 /// The concrete access matching one side of a report, if thread `t` stands at it.
-fn at_access(m: &Machine<'_>, st: &State<'_>, t: ThreadId, kind: AccessKind, lines: &std::collections::BTreeSet<u32>, level: u32, addr: Option<Addr>) -> bool {
+fn at_access(m: &Machine<'_>, st: &State<'_>, t: ThreadId, side: &ReportSide, addr: Addr) -> bool {
     match m.next_access(st, t) {
-        Some((k, a, line)) => k == kind && lines.contains(&line) && st.threads[t.0 as usize].depth == level && addr.is_none_or(|x| x == a),
+        Some((k, a, line)) => {
+            let mut site = m.call_sites(st, t);
+            site.push(line);
+            k == side.kind && side.sites.contains(&site) && st.threads[t.0 as usize].depth == side.level && a == addr
+        }
         None => false,
     }
 }
@@ -157,9 +163,9 @@ fn directed(m: &Machine<'_>, r: &RaceReport, cfg: &Config) -> Result<Witness, St
     let sa = &r.sides[a];
     let sb = &r.sides[b];
     let start = Reached { state: init, choices: vec![], trace: vec![] };
-    let ra = search_thread(m, start, ta, cfg, &mut |st| at_access(m, st, ta, sa.kind, &sa.lines, sa.level, Some(target)))
+    let ra = search_thread(m, start, ta, cfg, &mut |st| at_access(m, st, ta, sa, target))
         .ok_or_else(|| format!("from the Lemma B.7 state, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, sa.method, sa.kind.letter(), sa.path, addr_text(fields), sa.level))?;
-    let rb = search_thread(m, ra.clone(), tb, cfg, &mut |st| at_access(m, st, tb, sb.kind, &sb.lines, sb.level, Some(target))).ok_or_else(|| {
+    let rb = search_thread(m, ra.clone(), tb, cfg, &mut |st| at_access(m, st, tb, sb, target)).ok_or_else(|| {
         format!("after T{}'s prefix, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, b + 1, sb.method, sb.kind.letter(), sb.path, addr_text(fields), sb.level)
     })?;
     let both = [ta, tb].map(|t| m.next_access(&rb.state, t));
@@ -194,7 +200,7 @@ fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &[(ThreadId, AccessKind, Addr
 /// accesses, for one method pair: the distinct (thread, kind, line) pairs, each with the
 /// first witness.
 struct PairSearch {
-    races: Vec<([(ThreadId, AccessKind, u32); 2], Witness)>,
+    races: Vec<([(ThreadId, AccessKind, Vec<u32>); 2], Witness)>,
     executions: u64,
     complete: bool,
     error: Option<String>,
@@ -207,10 +213,10 @@ fn search_pair(m: &Machine<'_>, m1: &str, m2: &str, cfg: &Config) -> PairSearch 
         Err(e) => return PairSearch { races: vec![], executions: 0, complete: false, error: Some(e.to_string()) },
     };
     let cfg = Config { def36: true, ..*cfg };
-    let mut races: Vec<([(ThreadId, AccessKind, u32); 2], Witness)> = vec![];
+    let mut races: Vec<([(ThreadId, AccessKind, Vec<u32>); 2], Witness)> = vec![];
     let stats = explore(m, init, &cfg, |ex| {
         for d in ex.def36 {
-            let key = d.pair.map(|(t, k, _, line)| (t, k, line));
+            let key = [0, 1].map(|i| (d.pair[i].0, d.pair[i].1, d.sites[i].clone()));
             if !races.iter().any(|(k, _)| *k == key) {
                 let mut reached = Reached { state: ex.state.clone(), choices: ex.schedule[..d.choices].to_vec(), trace: ex.trace[..d.at].to_vec() };
                 reached.state.initial_facts.truncate(d.facts);
@@ -227,8 +233,8 @@ fn judge(s: &PairSearch, r: &RaceReport, cfg: &Config, directed_failure: &str) -
     if let Some(e) = &s.error {
         return ReportOutcome::Unknown { reason: e.clone() };
     }
-    let side = |i: usize, (t, k, line): (ThreadId, AccessKind, u32)| t == thread_id(i) && k == r.sides[i].kind && r.sides[i].lines.contains(&line);
-    let found = s.races.iter().find(|([a, b], _)| (side(0, *a) && side(1, *b)) || (side(0, *b) && side(1, *a)));
+    let side = |i: usize, (t, k, site): &(ThreadId, AccessKind, Vec<u32>)| *t == thread_id(i) && *k == r.sides[i].kind && r.sides[i].sites.contains(site);
+    let found = s.races.iter().find(|([a, b], _)| (side(0, a) && side(1, b)) || (side(0, b) && side(1, a)));
     match found {
         Some((_, w)) => ReportOutcome::Confirmed { how: format!("search over initial heaps (the directed witness failed: {directed_failure})"), witness: w.clone() },
         None if s.complete => ReportOutcome::Refuted {

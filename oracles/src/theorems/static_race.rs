@@ -3,8 +3,8 @@
 //!
 //! A report names two methods run as the two threads (spec/racerdx.md §3.4) and, for each
 //! side, the access: kind, access path (a formal and a field sequence), abstract lock level,
-//! and the source lines of the statements that make the access (in the method or in its
-//! callees), so that an oracle can match it with concrete events.
+//! and the sites of the statements that make the access (call chains down to the access
+//! line), so that an oracle can match it with concrete events.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -69,8 +69,18 @@ pub struct ReportSide {
     pub path: AccessPath,
     /// The abstract lock level at the access.
     pub level: u32,
-    /// Source lines of the statements that make this access.
-    pub lines: BTreeSet<u32>,
+    /// Where the access happens: each site is the chain of call-statement lines from the
+    /// method's body down to the access statement's line (`[access]` when the method makes
+    /// it directly). An oracle matches concrete accesses against these, call context
+    /// included, so an access reached through another call site does not count.
+    pub sites: BTreeSet<Vec<u32>>,
+}
+
+impl ReportSide {
+    /// The lines of the access statements themselves.
+    pub fn lines(&self) -> BTreeSet<u32> {
+        self.sites.iter().filter_map(|s| s.last().copied()).collect()
+    }
 }
 
 /// A reported race: two accesses, one per thread.
@@ -82,8 +92,17 @@ pub struct RaceReport {
 
 impl fmt::Display for ReportSide {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let lines: Vec<String> = self.lines.iter().map(u32::to_string).collect();
-        write!(f, "{}: {} {} at lock level {} (line {})", self.method, self.kind.letter(), self.path, self.level, lines.join(", "))
+        // A site reached through calls reads `line 4 via 9` (the access, then the call lines).
+        let sites: Vec<String> = self
+            .sites
+            .iter()
+            .map(|s| match s.split_last() {
+                Some((last, [])) => last.to_string(),
+                Some((last, calls)) => format!("{last} via {}", calls.iter().rev().map(u32::to_string).collect::<Vec<_>>().join(" via ")),
+                None => String::new(),
+            })
+            .collect();
+        write!(f, "{}: {} {} at lock level {} (line {})", self.method, self.kind.letter(), self.path, self.level, sites.join(", "))
     }
 }
 
