@@ -76,6 +76,14 @@ fn outcomes_are_told_apart() {
     let runs = ground_truth(&p, &Config::default(), None).unwrap();
     assert_eq!(runs[0].executions.stuck, 1);
     assert_eq!(runs[0].problems, vec!["stuck: T1 at line 3: `n` is null, not an object"]);
+    // Arithmetic and ranges that cannot be carried out are faults, never panics.
+    for (src, why) in [
+        ("dialect bfj\nthread { x = 0 - 9223372036854775807; x = x - 1; m = 0 - 1; y = x % m }\n", "integer overflow"),
+        ("dialect bfj\ninit { a = new_array 4 }\nthread { check(R: a[0..4000000000]) }\n", "names more than 1024 elements"),
+    ] {
+        let runs = ground_truth(&parse(src).unwrap(), &Config::default(), None).unwrap();
+        assert!(runs[0].problems[0].contains(why), "{:?}", runs[0].problems);
+    }
 }
 
 type Trace = Vec<(u32, String)>;

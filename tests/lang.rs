@@ -99,6 +99,7 @@ fn each_dialect_assumption_has_a_message() {
         ("bfj global lock", "dialect bfj\nthread { lock; unlock }\n"),
         ("bfj no threads", "dialect bfj\nclass C { fields f }\n"),
         ("bfj A2 fork", "dialect bfj\nmethod m() { skip }\nthread { fork m() }\n"),
+        ("bfj path actual", "dialect bfj\nmethod g(x) { skip }\ninit { b = new }\nthread { g(b.f) }\n"),
         ("bfj A9 x = x.f", "dialect bfj\ninit { x = new }\nthread { x = x.f }\n"),
         ("bfj A10 parameter assigned", "dialect bfj\nmethod m(p) { p = 1 }\nthread { m(1) }\n"),
         ("bfj A11 recursion", "dialect bfj\nmethod m() { m() }\nthread { m() }\n"),

@@ -145,7 +145,7 @@ pub struct BoundArgs {
     #[arg(long, env = "RACEFUZZ_MAX_STEPS", default_value_t = 2_000)]
     pub max_steps: u32,
     /// racerdx pairs: at most this many objects in the initial heap.
-    #[arg(long, env = "RACEFUZZ_HEAP_BOUND", default_value_t = 3)]
+    #[arg(long, env = "RACEFUZZ_HEAP_BOUND", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub heap_bound: u32,
     /// Interleave local steps too (fully naive; same races, many more executions).
     #[arg(long)]

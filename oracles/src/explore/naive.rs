@@ -44,6 +44,9 @@ pub struct Config {
     /// state in which all threads stand at non-local steps (hence every Def. 3.6 race); it
     /// only drops interleavings that differ in where silent steps sit. `false` gives the
     /// fully naive enumeration; `tests/explore.rs` checks that both find the same traces.
+    /// Under truncation the two differ: a thread in a long local loop runs alone until the
+    /// step budget cuts it, so other threads' races may not be reached (the result is then
+    /// incomplete, never a pass).
     pub eager_local: bool,
     /// Stop (incomplete) once this instant has passed: a campaign's wall-clock budget.
     #[serde(skip)]
@@ -254,7 +257,9 @@ fn heap_node<'p>(m: &Machine<'p>, st: &State<'p>, r: LazyRef, cfg: &Config) -> N
         child.resolve_lazy(m, r, None);
         succs.push((Choice::Heap(k), child, None));
     }
-    Node { succs, next: 0, leaf: None }
+    // No candidate at all (heap bound 0): the execution cannot go on within the bounds.
+    let leaf = succs.is_empty().then_some(Outcome::Truncated);
+    Node { succs, next: 0, leaf }
 }
 
 /// Records the Def. 3.6 races of a state, unless it is a leaf or still fixing the heap.

@@ -86,6 +86,14 @@ fn escapes(b: &Block, in_loop: bool) -> Option<Line> {
     })
 }
 
+/// Whether a call or fork passes a heap path as an actual (RacerDX only).
+fn has_path_actual(k: &StmtKind) -> bool {
+    match k {
+        StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().any(|a| matches!(a, Expr::Path(_))),
+        _ => false,
+    }
+}
+
 struct Validator<'a> {
     p: &'a Program,
     d: Dialect,
@@ -456,6 +464,7 @@ impl<'a> Validator<'a> {
             matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_))
         })?;
         self.forbid("BFJ", "`assume`/`assert` are not part of BFJ", |k| matches!(k, StmtKind::Assume(_) | StmtKind::Assert(_)))?;
+        self.forbid("BFJ", "call arguments are variables (a path actual would read the heap without an access)", has_path_actual)?;
         self.forbid("A9", "`x = x.f` reads into its own designator; read into a temporary first", |k| match k {
             StmtKind::Load { dst, src } => {
                 let mut same = false;
@@ -522,6 +531,7 @@ impl<'a> Validator<'a> {
         self.forbid("§2.1", "calls need a receiver object (`x.m(..)`)", |k| {
             matches!(k, StmtKind::Call { recv: None, .. } | StmtKind::Fork { target: ForkTarget::Call { recv: None, .. }, .. })
         })?;
+        self.forbid("§2.1", "call arguments are values, not heap paths (load the field into a local first)", has_path_actual)?;
         self.forbid("§2.1", "`check`, `assume` and `<-` are not part of SimpleJava", |k| {
             matches!(k, StmtKind::Check(_) | StmtKind::Assume(_) | StmtKind::Rename { .. })
         })?;

@@ -727,7 +727,7 @@ impl<'p> Machine<'p> {
             Some(r) => Some(st.obj_of(t, r)?),
             None => None,
         };
-        let m = self.lookup(st, this, method)?;
+        let m = self.lookup_arity(st, this, method, args.len())?;
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             vals.push(st.eval_arg(self, t, a)?);
@@ -755,7 +755,7 @@ impl<'p> Machine<'p> {
                     Some(r) => Some(st.obj_of(t, r)?),
                     None => None,
                 };
-                let m = self.lookup(st, this, method)?;
+                let m = self.lookup_arity(st, this, method, args.len())?;
                 let mut locals: Vec<(&str, Option<Value>)> = vec![];
                 for (p, a) in m.params.iter().zip(args) {
                     locals.push((p.as_str(), Some(st.eval_arg(self, t, a)?)));
@@ -792,6 +792,15 @@ impl<'p> Machine<'p> {
             Some(m) => Ok(m),
             None => fault(format!("no method `{method}` for this receiver")),
         }
+    }
+
+    /// `lookup`, also checking the number of arguments against the method found.
+    fn lookup_arity(&self, st: &State<'p>, this: Option<ObjId>, method: &str, nargs: usize) -> Step<&'p Method> {
+        let m = self.lookup(st, this, method)?;
+        if m.params.len() != nargs {
+            return fault(format!("`{method}` takes {} argument(s) but is called with {nargs}", m.params.len()));
+        }
+        Ok(m)
     }
 
     fn is_capsule(&self, st: &State<'p>, o: ObjId) -> bool {
@@ -974,13 +983,13 @@ impl<'p> State<'p> {
                 let mut o = self.obj_of(t, base)?;
                 let (last, prefix) = fields.split_last().expect("racefuzz internal bug: empty path");
                 for f in prefix {
-                    let a = Addr::Field(o, m.field(f).expect("racefuzz internal bug: field not interned"));
+                    let a = Addr::Field(o, field_id(m, f)?);
                     o = match self.check_cell(m, t, a)? {
                         Value::Obj(n) => n,
                         v => return fault(format!("path prefix `.{f}` is {}, not an object", show_value(v))),
                     };
                 }
-                Ok(Addr::Field(o, m.field(last).expect("racefuzz internal bug: field not interned")))
+                Ok(Addr::Field(o, field_id(m, last)?))
             }
         }
     }
@@ -1054,7 +1063,7 @@ impl<'p> State<'p> {
                 CheckTarget::Fields { base, fields } => {
                     let o = self.obj_of(t, base)?;
                     for f in fields {
-                        out.push((it.kind, Addr::Field(o, m.field(f).expect("racefuzz internal bug: field not interned"))));
+                        out.push((it.kind, Addr::Field(o, field_id(m, f)?)));
                     }
                 }
                 CheckTarget::Range { base, lo, hi, stride } => {
@@ -1069,6 +1078,9 @@ impl<'p> State<'p> {
                         None => lo.saturating_add(1),
                     };
                     let k = stride.unwrap_or(1).max(1);
+                    if hi.saturating_sub(lo) / k > MAX_CHECK_RANGE {
+                        return fault(format!("check range {lo}..{hi} names more than {MAX_CHECK_RANGE} elements"));
+                    }
                     let mut i = lo;
                     while i < hi {
                         out.push((it.kind, Addr::Index(o, i)));
@@ -1141,6 +1153,14 @@ impl<'p> State<'p> {
     }
 }
 
+/// The most elements one `check` range may name (arrays are at most 1024 long too).
+const MAX_CHECK_RANGE: i64 = 1024;
+
+/// A field's id; the program can name at most 65,536 distinct fields.
+fn field_id(m: &Machine<'_>, f: &str) -> Step<FieldId> {
+    m.field(f).ok_or_else(|| Disabled::Fault(format!("field `{f}`: more than 65,536 distinct field names")))
+}
+
 fn binary(op: BinOp, x: Value, y: Value) -> Step<Value> {
     use Value::*;
     let overflow = || Disabled::Fault("integer overflow".into());
@@ -1157,7 +1177,7 @@ fn binary(op: BinOp, x: Value, y: Value) -> Step<Value> {
         (BinOp::Sub, Int(a), Int(b)) => Int(a.checked_sub(b).ok_or_else(overflow)?),
         (BinOp::Mul, Int(a), Int(b)) => Int(a.checked_mul(b).ok_or_else(overflow)?),
         (BinOp::Rem, Int(_), Int(0)) => return fault("remainder by zero"),
-        (BinOp::Rem, Int(a), Int(b)) => Int(a.rem_euclid(b)),
+        (BinOp::Rem, Int(a), Int(b)) => Int(a.checked_rem_euclid(b).ok_or_else(overflow)?),
         (op, a, b) => return fault(format!("`{}` applied to {} and {}", op.symbol(), show_value(a), show_value(b))),
     })
 }
