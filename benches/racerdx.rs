@@ -69,5 +69,11 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+// The macro defines an undocumented `benches` function.
+#[allow(missing_docs)]
+mod group {
+    use super::*;
+    criterion_group!(benches, bench);
+}
+use group::benches;
 criterion_main!(benches);
