@@ -63,6 +63,11 @@ fn budgets_make_results_incomplete_never_pass() {
     let cfg = Config { max_steps: 50, ..Config::default() };
     let stats = explore(&m, m.initial_state().unwrap(), &cfg, |_| ControlFlow::Continue(()));
     assert_eq!((stats.truncated, stats.complete), (1, false));
+    // A run that ends exactly at the budget is complete.
+    let p = parse("dialect bfj\ninit { o = new }\nthread { o.f = 1 }\n").unwrap();
+    let m = Machine::new(&p, 2);
+    let stats = explore(&m, m.initial_state().unwrap(), &Config { max_steps: 1, ..Config::default() }, |_| ControlFlow::Continue(()));
+    assert_eq!((stats.terminated, stats.complete), (1, true));
 }
 
 #[test]

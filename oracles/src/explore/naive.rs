@@ -184,7 +184,9 @@ struct Node<'p> {
 
 /// Expands a state into its children (or classifies it as a leaf).
 fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> Node<'p> {
-    if steps >= cfg.max_steps as usize {
+    // A run that has finished exactly at the budget is terminated, not truncated.
+    let done = st.threads.iter().all(|t| t.status == Status::Done);
+    if steps >= cfg.max_steps as usize && !done {
         return Node { succs: vec![], next: 0, leaf: Some(Outcome::Truncated) };
     }
     if cfg.eager_local {
