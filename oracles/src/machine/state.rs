@@ -18,9 +18,9 @@
 //!    every state of ours has the same heap and stores as one of theirs, so the set of
 //!    reachable (heap, next-command) pairs, hence races under either definition, is the same.
 //!    Execution counts are therefore counts of *our* interleavings (see `tests/explore.rs`).
-//! 2. CapJava's `capFree` also requires every earlier exit from the capsule to happen-before
-//!    the enter (§7.4). The machine enforces occupancy and encapsulation but not that hb part;
-//!    `capsule-first-race` (a later issue) must add it before relying on it.
+//! 2. CapJava's `capFree` (§7.4) is enforced with vector clocks kept in the state for
+//!    capjava programs only: an enter whose capsule has an earlier exit that does not
+//!    happen-before it is stuck (a capsule violation), as in the formal model.
 //! 3. `break`/`return` may not leave a `sync` body (validator), so unwinding never releases.
 //!
 //! Lazy initial heaps: for RacerDX's existential initial states (Def. 3.6), a cell or formal
@@ -214,6 +214,35 @@ pub struct State<'p> {
     pub initial_facts: Vec<String>,
     /// Whether a nondeterministic loop was cut at the loop bound.
     pub loop_bound_hit: bool,
+    /// Happens-before so far, kept only where the semantics needs it (CapJava's capFree).
+    capfree: Option<CapFree>,
+}
+
+/// CapJava's `capFree` (spec/escape_capsule.md §7.4): a thread may enter capsule k only if
+/// every earlier exit from k happens-before the enter. Happens-before comes from
+/// `race::Clocks` (the same rules that stamp traces); `exits[k]` is the join of the clocks
+/// of all exits from k, and an enter needs `exits[k] ⊑ C_t` ([REC] in §7.4).
+#[derive(Clone, Debug, Default)]
+struct CapFree {
+    clocks: crate::race::Clocks,
+    exits: std::collections::BTreeMap<ObjId, crate::race::VClock>,
+}
+
+impl CapFree {
+    /// Whether every earlier exit from `k` happens-before the current point of `t`.
+    fn may_enter(&mut self, t: ThreadId, k: ObjId) -> bool {
+        let exits = self.exits.get(&k).cloned().unwrap_or_default();
+        exits.le(self.clocks.clock(t))
+    }
+
+    fn apply(&mut self, t: ThreadId, ev: EventKind) {
+        self.clocks.before(t, ev);
+        if let EventKind::Exit(k) = ev {
+            let c = self.clocks.clock(t).clone();
+            self.exits.entry(k).or_default().join(&c);
+        }
+        self.clocks.after(t, ev);
+    }
 }
 
 type Step<T> = Result<T, Disabled>;
@@ -294,6 +323,9 @@ impl<'p> Machine<'p> {
     /// [`SetupError::InitStuck`] when `init` faults.
     pub fn initial_state(&self) -> Result<State<'p>, SetupError> {
         let mut st = State::empty();
+        if self.program.dialect == Dialect::CapJava {
+            st.capfree = Some(CapFree::default());
+        }
         let mut locals = vec![];
         if let Some(init) = &self.program.init {
             st.threads.push(Thread::new("init".into(), Frame::new(vec![], init, None, Line(0))));
@@ -494,6 +526,9 @@ impl<'p> Machine<'p> {
             }
         };
         st.settle(t);
+        if let (Some(cf), Some(ev)) = (&mut st.capfree, ev) {
+            cf.apply(t, ev);
+        }
         Ok(ev)
     }
 
@@ -842,7 +877,7 @@ impl<'p> Thread<'p> {
 
 impl<'p> State<'p> {
     fn empty() -> State<'p> {
-        State { objects: vec![], threads: vec![], lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false }
+        State { objects: vec![], threads: vec![], lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false, capfree: None }
     }
 
     fn frame(&self, t: ThreadId) -> &Frame<'p> {
@@ -1032,6 +1067,11 @@ impl<'p> State<'p> {
     }
 
     fn enter_capsule(&mut self, t: ThreadId, k: ObjId) -> Step<()> {
+        if let Some(cf) = &mut self.capfree {
+            if !cf.may_enter(t, k) {
+                return fault(format!("capsule violation (capFree): an earlier exit from {} does not happen-before this enter", self.objects[idx(k)].name));
+            }
+        }
         match self.objects[idx(k)].capsule_holder {
             None => {
                 self.objects[idx(k)].capsule_holder = Some(t);

@@ -27,48 +27,73 @@ pub struct Hb {
     threads: Vec<ThreadId>,
 }
 
-impl Hb {
-    /// Stamps every event of `trace`.
-    pub fn new(trace: &[Event]) -> Hb {
-        let mut clocks: BTreeMap<ThreadId, VClock> = BTreeMap::new();
-        let mut locks: BTreeMap<LockId, VClock> = BTreeMap::new();
-        let mut stamps = Vec::with_capacity(trace.len());
-        let fresh = |t: ThreadId| {
+/// The vector clocks of threads and locks as a trace unfolds: the one implementation of the
+/// happens-before rules, used to stamp traces ([`Hb`]) and by the machine where the
+/// semantics itself needs happens-before (CapJava's capFree).
+#[derive(Clone, Debug, Default)]
+pub struct Clocks {
+    threads: BTreeMap<ThreadId, VClock>,
+    locks: BTreeMap<LockId, VClock>,
+}
+
+impl Clocks {
+    /// Thread `t`'s clock (a thread not seen yet starts at `t:1`).
+    pub fn clock(&mut self, t: ThreadId) -> &mut VClock {
+        self.threads.entry(t).or_insert_with(|| {
             let mut c = VClock::default();
             c.tick(t);
             c
-        };
-        for e in trace {
-            let t = e.thread;
-            clocks.entry(t).or_insert_with(|| fresh(t));
-            // Incoming edges (acquire, join) count before the event's stamp; outgoing ones
-            // (release, fork) after it, then the thread starts a new epoch.
-            match e.kind {
-                EventKind::Acquire(l) => {
-                    if let Some(lc) = locks.get(&l) {
-                        clock(&mut clocks, t).join(lc);
-                    }
+        })
+    }
+
+    /// The incoming edges of an event by `t` (acquire, join): they count before the event.
+    pub fn before(&mut self, t: ThreadId, ev: EventKind) {
+        match ev {
+            EventKind::Acquire(l) => {
+                if let Some(lc) = self.locks.get(&l).cloned() {
+                    self.clock(t).join(&lc);
                 }
-                EventKind::Join(u) => {
-                    let child = clocks.entry(u).or_insert_with(|| fresh(u)).clone();
-                    clock(&mut clocks, t).join(&child);
-                }
-                _ => {}
             }
-            stamps.push(clock(&mut clocks, t).clone());
-            match e.kind {
-                EventKind::Release(l) => {
-                    locks.insert(l, clock(&mut clocks, t).clone());
-                    clock(&mut clocks, t).tick(t);
-                }
-                EventKind::Fork(u) => {
-                    let parent = clock(&mut clocks, t).clone();
-                    clock(&mut clocks, t).tick(t);
-                    clocks.entry(u).or_insert_with(|| fresh(u)).join(&parent);
-                }
-                _ => {}
+            EventKind::Join(u) => {
+                let child = self.clock(u).clone();
+                self.clock(t).join(&child);
             }
+            _ => {}
         }
+    }
+
+    /// The outgoing edges of an event by `t` (release, fork): they count after the event,
+    /// and the thread starts a new epoch.
+    pub fn after(&mut self, t: ThreadId, ev: EventKind) {
+        match ev {
+            EventKind::Release(l) => {
+                let c = self.clock(t).clone();
+                self.locks.insert(l, c);
+                self.clock(t).tick(t);
+            }
+            EventKind::Fork(u) => {
+                let parent = self.clock(t).clone();
+                self.clock(t).tick(t);
+                self.clock(u).join(&parent);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Hb {
+    /// Stamps every event of `trace`.
+    pub fn new(trace: &[Event]) -> Hb {
+        let mut clocks = Clocks::default();
+        let stamps = trace
+            .iter()
+            .map(|e| {
+                clocks.before(e.thread, e.kind);
+                let stamp = clocks.clock(e.thread).clone();
+                clocks.after(e.thread, e.kind);
+                stamp
+            })
+            .collect();
         Hb { stamps, threads: trace.iter().map(|e| e.thread).collect() }
     }
 
@@ -78,10 +103,6 @@ impl Hb {
         let ti = self.threads[i];
         ti == self.threads[j] || self.stamps[i].get(ti) <= self.stamps[j].get(ti)
     }
-}
-
-fn clock(clocks: &mut BTreeMap<ThreadId, VClock>, t: ThreadId) -> &mut VClock {
-    clocks.get_mut(&t).expect("racefuzz internal bug: thread clock missing")
 }
 
 /// A racing pair: event indices `first < second`, on `addr`.

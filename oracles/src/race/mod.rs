@@ -7,5 +7,5 @@ pub mod hb;
 pub mod vclock;
 
 pub use first_race::{first_race, FirstRace};
-pub use hb::{check_races, data_races, Hb, Race};
+pub use hb::{check_races, data_races, Clocks, Hb, Race};
 pub use vclock::VClock;
