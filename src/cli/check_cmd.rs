@@ -30,10 +30,7 @@ pub enum OracleName {
 }
 
 fn analysis(name: AnalysisName, mutant: Option<&str>) -> Result<(RacerDx, race_oracles::lang::Relax), CliError> {
-    let (mut opts, relax) = mutants::racerdx(mutant).ok_or_else(|| {
-        let names: Vec<&str> = MUTANTS.iter().map(|m| m.name).collect();
-        CliError::input(format!("error: no mutant `{}` (known: {})", mutant.unwrap_or(""), names.join(", ")))
-    })?;
+    let (mut opts, relax) = super::mutant_options(mutant)?;
     if matches!(name, AnalysisName::Racerd) {
         opts = Options { stability: false, ..opts };
     }

@@ -14,7 +14,6 @@ use race_oracles::theorems::Verdict;
 use super::{emit, CliError};
 use crate::campaign::{self, Counters, OracleId, Settings, FEATURES};
 use crate::corpus::header;
-use crate::mutants;
 use crate::outln;
 
 /// Parses `90s`, `10m`, `2h` or a bare number of seconds.
@@ -30,16 +29,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
-fn check_mutant(m: Option<&str>) -> Result<(), CliError> {
-    if mutants::racerdx(m).is_none() {
-        let names: Vec<&str> = mutants::MUTANTS.iter().map(|m| m.name).collect();
-        return Err(CliError::input(format!("error: no mutant `{}` (known: {}; combine with +)", m.unwrap_or(""), names.join(", "))));
-    }
-    Ok(())
-}
-
 pub(super) fn fuzz(oracles: &[OracleId], time: &str, seed: u64, jobs: usize, mutant: Option<&str>, out: &Path) -> Result<u8, CliError> {
-    check_mutant(mutant)?;
+    super::mutant_options(mutant)?;
     let time = parse_duration(time).map_err(|e| CliError::input(format!("error: --time: {e}")))?;
     let oracles: Vec<OracleId> = if oracles.is_empty() { OracleId::ALL.to_vec() } else { oracles.to_vec() };
     let s = Settings { oracles: oracles.clone(), time, seed, jobs: jobs.max(1), mutant: mutant.map(str::to_string), out: out.to_path_buf(), max_programs: None };
@@ -140,8 +131,7 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<u8, CliError> {
     let head = std::fs::read_to_string(a.file).unwrap_or_default();
     let oracle = a.oracle.or_else(|| header(&head, "oracle").and_then(OracleId::from_name)).ok_or_else(|| CliError::input("error: say which oracle fails: --oracle racerdx-tp|racerdx-complete"))?;
     let mutant = a.mutant.map(str::to_string).or_else(|| header(&head, "mutant").filter(|m| *m != "none").map(str::to_string));
-    check_mutant(mutant.as_deref())?;
-    let relax = mutants::racerdx(mutant.as_deref()).map(|x| x.1).unwrap_or_default();
+    let relax = super::mutant_options(mutant.as_deref())?.1;
     let (_, p) = load_input(a.file, relax)?;
     let before = campaign::check(oracle, &p, mutant.as_deref());
     if before.verdict != Verdict::Fail {

@@ -280,6 +280,17 @@ pub fn load_with(path: &Path, relax: lang::Relax) -> Result<(String, Program), C
     Ok((src, prog))
 }
 
+/// The RacerDX options and relaxations of `--mutant` (`None`: the real analysis).
+///
+/// # Errors
+/// Bad input when the name is not in the catalogue.
+pub fn mutant_options(m: Option<&str>) -> Result<(crate::analyses::racerdx::Options, lang::Relax), CliError> {
+    crate::mutants::racerdx(m).ok_or_else(|| {
+        let names: Vec<&str> = crate::mutants::MUTANTS.iter().map(|m| m.name).collect();
+        CliError::input(format!("error: no mutant `{}` (known: {}; combine with +)", m.unwrap_or(""), names.join(", ")))
+    })
+}
+
 /// Validates `--pair m1,m2` against the program.
 ///
 /// # Errors

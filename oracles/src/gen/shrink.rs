@@ -195,22 +195,15 @@ fn map_stmts(b: &mut Block, f: &mut impl FnMut(&mut Stmt)) {
 
 fn fields_of(p: &Program) -> Vec<String> {
     let mut out: Vec<String> = vec![];
-    let mut add = |f: &String| {
-        if !out.contains(f) {
-            out.push(f.clone());
-        }
-    };
-    for (_, m) in p.all_methods() {
-        walk_block(&m.body, &mut |s| {
+    let blocks = p.all_methods().map(|(_, m)| &m.body).chain(&p.threads).chain(&p.init);
+    for b in blocks {
+        walk_block(b, &mut |s| {
             if let StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } = &s.kind {
-                fields.iter().for_each(&mut add);
-            }
-        });
-    }
-    for t in p.threads.iter().chain(p.init.iter()) {
-        walk_block(t, &mut |s| {
-            if let StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } = &s.kind {
-                fields.iter().for_each(&mut add);
+                for f in fields {
+                    if !out.contains(f) {
+                        out.push(f.clone());
+                    }
+                }
             }
         });
     }
