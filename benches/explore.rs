@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use race_oracles::explore::{explore, Config, Stats};
+use race_oracles::explore::{Config, Stats};
 use race_oracles::gen::independent_threads;
 use race_oracles::lang::{parse, Program};
 use race_oracles::machine::Machine;
@@ -31,7 +31,7 @@ fn shared(threads: usize, accesses: usize) -> Program {
 
 fn run(p: &Program, cfg: &Config) -> Stats {
     let m = Machine::new(p, cfg.loop_bound);
-    explore(&m, m.initial_state().expect("init runs"), cfg, |_| ControlFlow::Continue(()))
+    cfg.explorer.get().explore(&m, m.initial_state().expect("init runs"), cfg, &mut |_| ControlFlow::Continue(()))
 }
 
 fn programs() -> Vec<(String, Program)> {

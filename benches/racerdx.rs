@@ -1,18 +1,17 @@
-//! `racerdx-tp` throughput (programs checked per second, programs of up to 3 methods of up to
-//! 8 statements) and the time each theorem-breaking mutant takes to be caught.
-//! Run with `cargo bench --bench racerdx`.
+//! Oracle throughput (programs checked per second, on programs from each oracle's own
+//! generator) and the time each theorem-breaking mutant takes to be caught, for every
+//! oracle of the registry. Run with `cargo bench --bench racerdx`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use race_oracles::gen::racerdx::build;
-use race_oracles::gen::RacerDxKnobs;
 use race_oracles::lang::Program;
-use race_oracles::theorems::racerdx_tp::{check, TpConfig};
-use race_oracles::theorems::{racerdx_complete, Verdict};
+use race_oracles::theorems::{Oracle, Registry, StaticRaceAnalysis, Verdict};
 use racefuzz::analyses::racerdx::RacerDx;
-use racefuzz::mutants::{self, Prediction, MUTANTS};
+use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::suts::{self, Subject};
 
-/// Fixed programs: a deterministic byte stream (xorshift), lengths 8..48.
-fn programs(n: usize, knobs: RacerDxKnobs) -> Vec<Program> {
+/// Fixed programs from the oracle's generator: a deterministic byte stream (xorshift),
+/// lengths 16..56.
+fn programs(o: &Oracle, s: &Subject, n: usize) -> Vec<Program> {
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = move || {
         x ^= x << 13;
@@ -22,48 +21,46 @@ fn programs(n: usize, knobs: RacerDxKnobs) -> Vec<Program> {
     };
     (0..n)
         .map(|i| {
-            let bytes: Vec<u8> = (0..8 + i % 40).map(|_| (next() >> 24) as u8).collect();
-            build(&bytes, knobs)
+            let bytes: Vec<u8> = (0..16 + i % 40).map(|_| (next() >> 24) as u8).collect();
+            (o.generate)(&bytes, s.relax())
         })
         .collect()
 }
 
 fn bench(c: &mut Criterion) {
-    let ps = programs(200, RacerDxKnobs::default());
-    let reports: usize = ps.iter().map(|p| race_oracles::theorems::StaticRaceAnalysis::reports(&RacerDx::default(), p).len()).sum();
-    eprintln!("racerdx-tp benchmark: 200 programs, {reports} reports");
+    let reg = Registry::builtin();
     let mut g = c.benchmark_group("racerdx");
     g.sample_size(10);
+    let first = reg.all()[0];
+    let ps = programs(&first, &Subject::for_oracle(&first, None).expect("real SUT"), 200);
+    let reports: usize = ps.iter().map(|p| RacerDx::default().reports(p).len()).sum();
+    eprintln!("oracle benchmark: 200 programs, {reports} RacerDX reports");
     g.throughput(Throughput::Elements(ps.len() as u64));
-    g.bench_function("analysis-only", |b| b.iter(|| ps.iter().map(|p| race_oracles::theorems::StaticRaceAnalysis::reports(&RacerDx::default(), p).len()).sum::<usize>()));
-    g.bench_function("racerdx-tp", |b| b.iter(|| ps.iter().filter(|p| check(p, &RacerDx::default(), &TpConfig::default()).verdict == Verdict::Fail).count()));
-    g.bench_function("racerdx-complete", |b| {
-        b.iter(|| ps.iter().filter(|p| racerdx_complete::check(p, &RacerDx::default(), 1, Default::default()).verdict == Verdict::Fail).count())
-    });
+    g.bench_function("analysis-only", |b| b.iter(|| ps.iter().map(|p| RacerDx::default().reports(p).len()).sum::<usize>()));
+    for o in reg.all() {
+        let s = Subject::for_oracle(o, None).expect("real SUT");
+        let ps = programs(o, &s, 200);
+        g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
+    }
     g.finish();
 
     // Time to the first counterexample, per theorem-breaking mutant and oracle.
     let mut g = c.benchmark_group("mutant-hunt");
     g.sample_size(10);
     for m in MUTANTS {
-        for (i, oracle) in ["racerdx-tp", "racerdx-complete"].iter().enumerate() {
-            if m.predicted[i] != Prediction::BreaksTheorem {
+        for (id, predicted) in m.predicted {
+            let Some(o) = reg.find(id) else { continue };
+            if *predicted != Prediction::BreaksTheorem {
                 continue;
             }
-            let (opts, relax) = mutants::racerdx(Some(m.name)).expect("catalogued mutant");
-            let ps = programs(3000, RacerDxKnobs { unmatched_unlock: relax.balanced_locking, ..RacerDxKnobs::default() });
-            let a = RacerDx::new(opts);
-            let hunt = || {
-                ps.iter().position(|p| {
-                    let v = if i == 0 { check(p, &a, &TpConfig { relax, ..TpConfig::default() }).verdict } else { racerdx_complete::check(p, &a, 1, relax).verdict };
-                    v == Verdict::Fail
-                })
-            };
+            let s = Subject::for_oracle(o, Some(m.name)).expect("catalogued mutant");
+            let ps = programs(o, &s, 3000);
+            let hunt = || ps.iter().position(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail);
             match hunt() {
-                Some(at) => eprintln!("mutant {} under {oracle}: caught at program {}", m.name, at + 1),
-                None => eprintln!("mutant {} under {oracle}: not caught in {} programs", m.name, ps.len()),
+                Some(at) => eprintln!("mutant {} under {id}: caught at program {}", m.name, at + 1),
+                None => eprintln!("mutant {} under {id}: not caught in {} programs", m.name, ps.len()),
             }
-            g.bench_with_input(BenchmarkId::new(*oracle, m.name), &(), |b, ()| b.iter(hunt));
+            g.bench_with_input(BenchmarkId::new(*id, m.name), &(), |b, ()| b.iter(hunt));
         }
     }
     g.finish();

@@ -1,177 +1,79 @@
-//! Fuzz campaigns: generate programs for each oracle's dialect, check them, and keep every
-//! counterexample on disk before reporting it (design.md principle 4).
+//! Fuzz campaigns: generate programs with each oracle's generator, check them, and keep
+//! every counterexample on disk before reporting it (design.md principle 4).
 //!
-//! Generation uses *swarm testing*: every program draws its own generator knobs (how many
-//! methods and statements, whether locks, calls, loops and branches appear, path length,
-//! fields), so a campaign covers small focused programs as well as feature-rich ones.
-//! Every program's exploration is bounded (the oracle's budgets), and nothing is kept per
-//! program except counters, so a campaign's memory stays flat.
+//! Generation is *swarm testing*: an oracle's generator reads its knobs (sizes, which
+//! features appear) from the first bytes of its input, so a campaign covers small focused
+//! programs as well as feature-rich ones. Every program's exploration is bounded, and
+//! nothing is kept per program except counters, so a campaign's memory stays flat.
+//!
+//! Findings go to an output folder outside the source tree (default [`DEFAULT_OUT`], which
+//! git ignores); a finding that cannot be written stops the campaign with an error that
+//! carries the finding's whole text, so nothing found is ever lost.
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use race_oracles::gen::racerdx::build;
-use race_oracles::gen::RacerDxKnobs;
-use race_oracles::lang::{print, walk_block, Program, Relax, StmtKind};
-use race_oracles::theorems::racerdx_complete;
-use race_oracles::theorems::racerdx_tp::{self, ReportOutcome, TpConfig};
-use race_oracles::theorems::{StaticRaceAnalysis, Verdict};
+use race_oracles::explore::Config;
+use race_oracles::lang::{parse, print, walk_block, Program, StmtKind};
+use race_oracles::theorems::{Oracle, OracleResult, Verdict};
 
-use crate::analyses::racerdx::{summaries_text, RacerDx};
-use crate::mutants;
+use crate::render;
+use crate::suts::{self, Subject};
 
-/// The oracles a campaign can run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
-pub enum OracleId {
-    /// Every RacerDX report is a true race (Theorem 6.10).
-    RacerdxTp,
-    /// RacerDX summaries equal α of the bounded syntactic traces (Theorem 5.15).
-    RacerdxComplete,
-}
+/// Where findings go unless `--out` says otherwise: relative to the working directory,
+/// ignored by git, and never read by `cargo test`.
+pub const DEFAULT_OUT: &str = ".racefuzz/found";
 
-impl OracleId {
-    /// Every oracle, in the order campaigns run them.
-    pub const ALL: [OracleId; 2] = [OracleId::RacerdxTp, OracleId::RacerdxComplete];
-
-    /// The oracle's id on the command line and in files.
-    pub fn name(self) -> &'static str {
-        match self {
-            OracleId::RacerdxTp => "racerdx-tp",
-            OracleId::RacerdxComplete => "racerdx-complete",
-        }
-    }
-
-    /// Looks an oracle up by id.
-    pub fn from_name(s: &str) -> Option<OracleId> {
-        OracleId::ALL.into_iter().find(|o| o.name() == s)
-    }
-}
-
-/// The outcome of one oracle on one program, with what a person reads about it.
-#[derive(Clone, Debug)]
-pub struct Checked {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The explanation (reports and their outcomes, or the summary comparison).
-    pub text: String,
-    /// Whether the analysis reported anything (racerdx-tp), for coverage counts.
-    pub reports: usize,
-}
-
-/// Runs `oracle` on `p`, with `mutant` (`None`: the real analysis).
-///
-/// # Panics
-/// If `mutant` names no catalogued mutant (callers validate names first).
-pub fn check(oracle: OracleId, p: &Program, mutant: Option<&str>) -> Checked {
-    check_until(oracle, p, mutant, None)
-}
-
-/// [`check`], giving up (inconclusive) at `deadline`.
-pub fn check_until(oracle: OracleId, p: &Program, mutant: Option<&str>, deadline: Option<Instant>) -> Checked {
-    let (opts, relax) = mutants::racerdx(mutant).expect("racefuzz internal bug: unknown mutant reached check");
-    let a = RacerDx::new(opts);
-    match oracle {
-        OracleId::RacerdxTp => {
-            let base = TpConfig::default();
-            let r = racerdx_tp::check(p, &a, &TpConfig { relax, explore: race_oracles::explore::Config { deadline, ..base.explore } });
-            let mut text = format!("racerdx-tp with {}: {}\n", who(&a, mutant), r.verdict);
-            if let Some(pre) = &r.precondition {
-                text.push_str(&format!("precondition unmet: {pre}\n"));
-            }
-            for (rep, o) in &r.reports {
-                text.push_str(&format!("{rep}\n"));
-                match o {
-                    ReportOutcome::Confirmed { how, witness } => text.push_str(&format!("  true positive, {how}; schedule {}\n", witness.schedule)),
-                    ReportOutcome::Refuted { reason } => text.push_str(&format!("  FALSE POSITIVE: {reason}\n")),
-                    ReportOutcome::Unknown { reason } => text.push_str(&format!("  unknown: {reason}\n")),
-                }
-            }
-            if r.verdict == Verdict::Fail {
-                text.push_str(&summaries_text(&a, p));
-            }
-            Checked { verdict: r.verdict, text, reports: r.reports.len() }
-        }
-        OracleId::RacerdxComplete => {
-            let r = racerdx_complete::check(p, &a, 1, relax);
-            let mut text = format!("racerdx-complete with {}: {}\n", who(&a, mutant), r.verdict);
-            if let Some(n) = &r.note {
-                text.push_str(&format!("{n}\n"));
-            }
-            for c in r.methods.iter().filter(|c| !c.equal) {
-                text.push_str(&format!("{}: analysis {}\n{}: α        {}\n", c.method, c.analysis, c.method, c.alpha));
-            }
-            Checked { verdict: r.verdict, text, reports: 0 }
-        }
-    }
-}
-
-fn who(a: &RacerDx, mutant: Option<&str>) -> String {
-    format!("{}{}", a.name(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default())
-}
-
-/// Swarm knobs for one program: each feature is on or off, each size drawn anew.
-pub fn swarm_knobs(rng: &mut impl Rng, relax: Relax) -> RacerDxKnobs {
-    RacerDxKnobs {
-        max_methods: rng.random_range(1..=3),
-        max_stmts: rng.random_range(1..=8),
-        max_path: rng.random_range(1..=2),
-        fields: rng.random_range(1..=3),
-        max_formals: rng.random_range(1..=2),
-        max_lock_nesting: if rng.random_bool(0.85) { rng.random_range(1..=2) } else { 0 },
-        max_control_nesting: if rng.random_bool(0.75) { rng.random_range(1..=2) } else { 0 },
-        calls: rng.random_bool(0.7),
-        unmatched_unlock: relax.balanced_locking,
-    }
-}
-
-/// One generated program: its seed-derived bytes and knobs give it back exactly.
-pub fn generate(rng: &mut impl Rng, relax: Relax) -> Program {
-    let knobs = swarm_knobs(rng, relax);
-    let mut bytes = vec![0u8; rng.random_range(8..80)];
+/// One generated program for `oracle`: `seed_bytes` random bytes through its generator.
+pub fn generate(oracle: &Oracle, subject: &Subject, rng: &mut impl Rng) -> Program {
+    let mut bytes = vec![0u8; rng.random_range(16..88)];
     rng.fill_bytes(&mut bytes);
-    build(&bytes, knobs)
+    (oracle.generate)(&bytes, subject.relax())
 }
 
 /// Dialect features of a program, for coverage counts.
-pub const FEATURES: [&str; 5] = ["lock", "call", "loop", "branch", "report"];
+pub const FEATURES: [&str; 5] = ["lock", "call", "loop", "branch", "fork"];
 
-fn features(p: &Program, reports: usize) -> [bool; 5] {
+/// Which [`FEATURES`] a program uses, over every body it has.
+pub fn features(p: &Program) -> [bool; 5] {
     let mut f = [false; 5];
-    for m in &p.methods {
-        walk_block(&m.body, &mut |s| match s.kind {
-            StmtKind::Lock => f[0] = true,
+    let bodies = p.methods.iter().map(|m| &m.body).chain(p.classes.iter().flat_map(|c| c.methods.iter().map(|m| &m.body))).chain(p.threads.iter());
+    for b in bodies {
+        walk_block(b, &mut |s| match s.kind {
+            StmtKind::Lock | StmtKind::Acq(_) | StmtKind::Sync { .. } => f[0] = true,
             StmtKind::Call { .. } => f[1] = true,
-            StmtKind::While { .. } => f[2] = true,
+            StmtKind::While { .. } | StmtKind::Loop { .. } => f[2] = true,
             StmtKind::If { .. } => f[3] = true,
+            StmtKind::Fork { .. } => f[4] = true,
             _ => {}
         });
     }
-    f[4] = reports > 0;
     f
 }
 
 /// Campaign settings.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// The oracles to run (each program is checked by each).
-    pub oracles: Vec<OracleId>,
-    /// Wall-clock budget.
-    pub time: Duration,
+    /// The oracles to run (each program of an oracle's dialect is checked by it).
+    pub oracles: Vec<Oracle>,
+    /// Wall-clock deadline.
+    pub deadline: Instant,
     /// Base seed; job j uses `seed + j`.
     pub seed: u64,
     /// Parallel jobs.
     pub jobs: usize,
     /// A seeded bug to hunt.
     pub mutant: Option<String>,
-    /// Where findings go (`corpus/found`).
+    /// Where findings go (one folder per oracle).
     pub out: PathBuf,
-    /// Stop after this many programs per job (for tests), if set.
+    /// Stop after this many programs per job and oracle, if set (tests use this instead of
+    /// wall-clock budgets).
     pub max_programs: Option<u64>,
 }
 
@@ -182,45 +84,85 @@ pub struct Counters {
     pub programs: AtomicU64,
     /// Per oracle: pass, fail, inconclusive.
     pub verdicts: Vec<[AtomicU64; 3]>,
+    /// Per oracle: programs on which it judged at least one item (a report, a method).
+    pub judged: Vec<AtomicU64>,
     /// Programs having each feature of [`FEATURES`].
     pub features: [AtomicU64; 5],
     /// Findings written.
     pub written: AtomicU64,
 }
 
+impl Counters {
+    /// Counters for `n` oracles.
+    pub fn new(n: usize) -> Counters {
+        Counters { verdicts: (0..n).map(|_| Default::default()).collect(), judged: (0..n).map(|_| AtomicU64::new(0)).collect(), ..Counters::default() }
+    }
+
+    /// Total failures over all oracles.
+    pub fn failures(&self) -> u64 {
+        self.verdicts.iter().map(|v| v[1].load(Ordering::Relaxed)).sum()
+    }
+}
+
 /// A counterexample written to disk.
 #[derive(Clone, Debug)]
 pub struct Finding {
     /// The oracle that failed.
-    pub oracle: OracleId,
+    pub oracle: &'static str,
     /// Where it was written.
     pub path: PathBuf,
 }
 
-/// Writes a finding as a `.race` file with a header, atomically (temp file + rename), and
-/// returns its path. The name is a hash of the program, so a re-found program overwrites
-/// its own file instead of adding a copy.
+/// Why a campaign stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    /// A finding could not be written; its text is kept here (and printed) instead.
+    #[error("cannot write a finding to {dir}: {source}; the campaign stops so that nothing is lost. The finding:\n{text}")]
+    Write {
+        /// The folder.
+        dir: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+        /// The whole finding, as it would have been written.
+        text: String,
+    },
+    /// The SUT could not be built (an unknown mutant).
+    #[error(transparent)]
+    Subject(#[from] suts::SubjectError),
+}
+
+/// The text of a finding: a fixed header, the program, then the oracle's explanation as
+/// comments *after* it, computed on this very text, so that the lines it names are the
+/// file's lines.
 ///
 /// # Errors
-/// I/O errors.
-pub fn write_finding(dir: &Path, oracle: OracleId, mutant: Option<&str>, seed: &str, p: &Program, checked: &Checked) -> std::io::Result<PathBuf> {
-    let text = print(p);
-    let dir = dir.join(oracle.name());
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("{:016x}.race", fnv(&text)));
-    let mut header = format!(
-        "// racefuzz finding\n// oracle: {}\n// mutant: {}\n// seed: {seed}\n// verdict: {}\n// schedule: none (a false positive has no racing execution; see below)\n",
-        oracle.name(),
-        mutant.unwrap_or("none"),
-        checked.verdict
-    );
-    for l in checked.text.lines() {
-        header.push_str(&format!("//   {l}\n"));
+/// An internal bug if the printed program does not parse back.
+pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult), String> {
+    let header = format!("// racefuzz finding\n// oracle: {}\n// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
+    let body = format!("{header}{}", print(p));
+    let reparsed = parse(&body).map_err(|e| format!("racefuzz internal bug: a finding does not parse back: {e}"))?;
+    let r = suts::check(oracle, &reparsed, subject, suts::campaign_bounds());
+    let mut text = body;
+    text.push_str(&format!("// verdict: {}\n", r.verdict));
+    for l in render::result_brief(&r).lines() {
+        text.push_str(&format!("//   {l}\n"));
     }
-    let tmp = dir.join(format!(".{:016x}.tmp", fnv(&text)));
+    Ok((text, r))
+}
+
+/// Writes a finding atomically (temp file + rename) under `dir/<oracle>/`, named by a hash
+/// of the program, so that a re-found program overwrites its own file.
+///
+/// # Errors
+/// I/O errors; the caller keeps `text`.
+pub fn write_finding(dir: &Path, oracle: &str, p: &Program, text: &str) -> std::io::Result<PathBuf> {
+    let dir = dir.join(oracle);
+    std::fs::create_dir_all(&dir)?;
+    let hash = fnv(&print(p));
+    let path = dir.join(format!("{hash:016x}.race"));
+    let tmp = dir.join(format!(".{hash:016x}.tmp"));
     {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(header.as_bytes())?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
     }
@@ -234,49 +176,61 @@ fn fnv(s: &str) -> u64 {
 }
 
 /// Runs a campaign; `on_finding` is called after each finding is on disk. Returns the
-/// counters and the findings.
-pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Vec<Finding> {
-    let relax = mutants::racerdx(s.mutant.as_deref()).map(|x| x.1).unwrap_or_default();
-    let deadline = Instant::now() + s.time;
+/// findings.
+///
+/// # Errors
+/// [`CampaignError`]: an unknown mutant, or a finding that could not be written (the
+/// campaign stops at once; the error carries the finding).
+pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Vec<Finding>, CampaignError> {
+    // A mutant applies to the oracles whose SUT it breaks; the others run the real SUT.
+    let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.mutant.as_deref())).collect::<Result<_, _>>()?;
     let seen: Mutex<HashSet<u64>> = Mutex::new(HashSet::new());
     let findings: Mutex<Vec<Finding>> = Mutex::new(vec![]);
+    let failure: Mutex<Option<CampaignError>> = Mutex::new(None);
+    let explore = Config { deadline: Some(s.deadline), ..suts::campaign_bounds() };
     std::thread::scope(|scope| {
         for job in 0..s.jobs.max(1) {
-            let (seen, findings, on_finding) = (&seen, &findings, &on_finding);
+            let (seen, findings, failure, on_finding, subjects) = (&seen, &findings, &failure, &on_finding, &subjects);
             scope.spawn(move || {
                 let seed = s.seed.wrapping_add(job as u64);
                 let mut rng = StdRng::seed_from_u64(seed);
                 let mut n: u64 = 0;
-                while Instant::now() < deadline && !stop.load(Ordering::Relaxed) && s.max_programs.is_none_or(|m| n < m) {
+                while Instant::now() < s.deadline && !stop.load(Ordering::Relaxed) && s.max_programs.is_none_or(|m| n < m) {
                     n += 1;
-                    let p = generate(&mut rng, relax);
                     counters.programs.fetch_add(1, Ordering::Relaxed);
-                    let mut reports = 0;
-                    for (i, o) in s.oracles.iter().enumerate() {
-                        let c = check_until(*o, &p, s.mutant.as_deref(), Some(deadline));
-                        reports = reports.max(c.reports);
-                        let slot = match c.verdict {
-                            Verdict::Pass => 0,
-                            Verdict::Fail => 1,
-                            Verdict::Inconclusive => 2,
-                        };
-                        counters.verdicts[i][slot].fetch_add(1, Ordering::Relaxed);
-                        if c.verdict == Verdict::Fail {
-                            let key = fnv(&format!("{}{}", o.name(), print(&p)));
-                            if seen.lock().map(|mut g| g.insert(key)).unwrap_or(false) {
-                                let tag = format!("{} (job {job}, program {n})", s.seed);
-                                if let Ok(path) = write_finding(&s.out, *o, s.mutant.as_deref(), &tag, &p, &c) {
-                                    counters.written.fetch_add(1, Ordering::Relaxed);
-                                    let f = Finding { oracle: *o, path };
-                                    on_finding(&f);
-                                    if let Ok(mut g) = findings.lock() {
-                                        g.push(f);
-                                    }
-                                }
+                    let mut used = [false; 5];
+                    for (i, (o, subject)) in s.oracles.iter().zip(subjects).enumerate() {
+                        let p = generate(o, subject, &mut rng);
+                        for (u, f) in used.iter_mut().zip(features(&p)) {
+                            *u |= f;
+                        }
+                        let r = suts::check(o, &p, subject, explore);
+                        counters.verdicts[i][slot(r.verdict)].fetch_add(1, Ordering::Relaxed);
+                        if !r.items.is_empty() {
+                            counters.judged[i].fetch_add(1, Ordering::Relaxed);
+                        }
+                        if r.verdict != Verdict::Fail || !lock(seen).insert(fnv(&format!("{}{}", o.id, print(&p)))) {
+                            continue;
+                        }
+                        let tag = format!("{} (job {job}, program {n})", s.seed);
+                        let saved = finding_text(o, subject, &tag, &p).map_err(|e| CampaignError::Write { dir: s.out.clone(), source: std::io::Error::other(e), text: print(&p) }).and_then(|(text, _)| {
+                            write_finding(&s.out, o.id, &p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text })
+                        });
+                        match saved {
+                            Ok(path) => {
+                                counters.written.fetch_add(1, Ordering::Relaxed);
+                                let f = Finding { oracle: o.id, path };
+                                on_finding(&f);
+                                lock(findings).push(f);
+                            }
+                            Err(e) => {
+                                stop.store(true, Ordering::Relaxed);
+                                lock(failure).get_or_insert(e);
+                                return;
                             }
                         }
                     }
-                    for (k, on) in features(&p, reports).into_iter().enumerate() {
+                    for (k, on) in used.into_iter().enumerate() {
                         if on {
                             counters.features[k].fetch_add(1, Ordering::Relaxed);
                         }
@@ -285,17 +239,33 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
             });
         }
     });
-    findings.into_inner().unwrap_or_default()
+    if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+        return Err(e);
+    }
+    Ok(findings.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))
 }
 
-impl Counters {
-    /// Counters for `n` oracles.
-    pub fn new(n: usize) -> Counters {
-        Counters { verdicts: (0..n).map(|_| Default::default()).collect(), ..Counters::default() }
+/// The subject an oracle runs in a campaign hunting `mutant`: the mutant where it belongs
+/// to the oracle's SUT, the real SUT otherwise.
+///
+/// # Errors
+/// When the mutant belongs to none of the campaign's SUTs' catalogue.
+pub fn subject_for(o: &Oracle, mutant: Option<&str>) -> Result<Subject, suts::SubjectError> {
+    match Subject::for_oracle(o, mutant) {
+        Err(suts::SubjectError::UnknownMutant { .. }) if mutant.is_some_and(|m| m.split('+').all(|n| crate::mutants::find(n).is_some())) => Subject::for_oracle(o, None),
+        r => r,
     }
+}
 
-    /// Total failures over all oracles.
-    pub fn failures(&self) -> u64 {
-        self.verdicts.iter().map(|v| v[1].load(Ordering::Relaxed)).sum()
+fn slot(v: Verdict) -> usize {
+    match v {
+        Verdict::Pass => 0,
+        Verdict::Fail => 1,
+        Verdict::Inconclusive => 2,
     }
+}
+
+/// A poisoned lock only means another job panicked; its data is still sound.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

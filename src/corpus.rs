@@ -9,6 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
+/// The curated corpus, relative to the repository root: the papers' examples and the
+/// negative tests. `cargo test` and `racefuzz corpus` read only these; findings of
+/// campaigns live elsewhere (`campaign::DEFAULT_OUT`) until a person promotes them.
+pub const CURATED: [&str; 2] = ["corpus/paper", "corpus/negative"];
+
 /// One expectation from a header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expectation {

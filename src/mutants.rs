@@ -1,7 +1,8 @@
 //! The seeded-bug catalogue: deliberately broken variants of the systems under test, each
-//! selectable by name (`--mutant NAME`), with what the spec predicts. A mutant predicted to
-//! break a theorem must be caught by that theorem's oracle within a fixed budget
-//! (`tests/oracles/racerdx.rs`); that is how we know the fuzzer has teeth.
+//! selectable by name (`--mutant NAME`), with what the spec predicts under each oracle (by
+//! oracle id, never by position). A mutant predicted to break a theorem must be caught by
+//! that theorem's oracle within a fixed budget (`tests/oracles/racerdx.rs`); that is how we
+//! know the fuzzer has teeth. A mutant belongs to one SUT (`crate::suts`), which applies it.
 
 use race_oracles::lang::Relax;
 
@@ -24,12 +25,14 @@ pub enum Prediction {
 pub struct Mutant {
     /// Its name on the command line.
     pub name: &'static str,
+    /// The SUT it breaks (`crate::suts::SutEntry::name`).
+    pub sut: &'static str,
     /// The oracle whose theorem it targets.
     pub oracle: &'static str,
     /// What is broken.
     pub description: &'static str,
-    /// The spec's prediction, per oracle: (racerdx-tp, racerdx-complete).
-    pub predicted: [Prediction; 2],
+    /// The spec's prediction under each oracle that judges its SUT, by oracle id.
+    pub predicted: &'static [(&'static str, Prediction)],
     /// Where the spec discusses it.
     pub spec: &'static str,
 }
@@ -37,52 +40,59 @@ pub struct Mutant {
 /// Every mutant.
 pub const MUTANTS: &[Mutant] = &[
     Mutant {
+        sut: "racerdx",
         name: "no-stability-filter",
         oracle: "racerdx-tp",
         description: "report unstable paths too (RacerD-like); Burble's meps ∥ beps becomes a report",
-        predicted: [Prediction::BreaksTheorem, Prediction::Equivalent],
+        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::Equivalent)],
         spec: "racerdx.md §6.3(e), §6.1 Burble",
     },
     Mutant {
+        sut: "racerdx",
         name: "lock-bound-1",
         oracle: "racerdx-tp",
         description: "L̂ = 1 whatever the nesting depth: `lock; lock; unlock` saturates and drops a level",
-        predicted: [Prediction::BreaksTheorem, Prediction::BreaksTheorem],
+        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem)],
         spec: "racerdx.md §6.3(a), §3.3",
     },
     Mutant {
+        sut: "racerdx",
         name: "min-join",
         oracle: "racerdx-tp",
         description: "join lock levels with min instead of max",
-        predicted: [Prediction::Equivalent, Prediction::Equivalent],
+        predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent)],
         spec: "racerdx.md §6.3(c): only branch-unbalanced locking (outside A2) shows it",
     },
     Mutant {
+        sut: "racerdx",
         name: "unlock-clamp-unbalanced",
         oracle: "racerdx-tp",
         description: "accept programs with an unmatched unlock (A2 (ii) unchecked); the analysis clamps decr(0) = 0",
-        predicted: [Prediction::BreaksTheorem, Prediction::BreaksTheorem],
+        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem)],
         spec: "racerdx.md §6.3(b); §6.3(d): without A2 the max join also breaks completeness",
     },
     Mutant {
+        sut: "racerdx",
         name: "no-call-prefix-rule",
         oracle: "racerdx-complete",
         description: "omit Pre(ē) from W at call sites",
-        predicted: [Prediction::Unknown, Prediction::BreaksTheorem],
+        predicted: &[("racerdx-tp", Prediction::Unknown), ("racerdx-complete", Prediction::BreaksTheorem)],
         spec: "racerdx.md §6.3(f) (exploratory for the TPT); Fig. 8 push row for α",
     },
     Mutant {
+        sut: "racerdx",
         name: "substitution-not-simultaneous",
         oracle: "racerdx-complete",
         description: "apply θ = [arg1 ↦ e1, arg2 ↦ e2] one binding at a time",
-        predicted: [Prediction::Unknown, Prediction::BreaksTheorem],
+        predicted: &[("racerdx-tp", Prediction::Unknown), ("racerdx-complete", Prediction::BreaksTheorem)],
         spec: "racerdx.md §3.2 (θ must be simultaneous)",
     },
     Mutant {
+        sut: "racerdx",
         name: "lock-sum-2",
         oracle: "racerdx-tp",
         description: "report when L1 + L2 ≤ 2, so two protected accesses are reported",
-        predicted: [Prediction::BreaksTheorem, Prediction::Equivalent],
+        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::Equivalent)],
         spec: "racerdx.md §3.4 item 3",
     },
 ];
@@ -92,14 +102,33 @@ pub fn find(name: &str) -> Option<&'static Mutant> {
     MUTANTS.iter().find(|m| m.name == name)
 }
 
-/// The RacerDX options and oracle relaxations a mutant selects (`None`: the real analysis).
-/// Mutants combine with `+` (`min-join+unlock-clamp-unbalanced` shows §6.3(c), which needs
-/// both the min join and a program outside A2).
-pub fn racerdx(mutant: Option<&str>) -> Option<(Options, Relax)> {
+impl Mutant {
+    /// The spec's prediction under `oracle` (`None`: the oracle does not judge this SUT).
+    pub fn prediction(&self, oracle: &str) -> Option<Prediction> {
+        self.predicted.iter().find(|(o, _)| *o == oracle).map(|(_, p)| *p)
+    }
+}
+
+impl Prediction {
+    /// `breaks-theorem`, `equivalent`, `unknown`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prediction::BreaksTheorem => "breaks-theorem",
+            Prediction::Equivalent => "equivalent",
+            Prediction::Unknown => "unknown",
+        }
+    }
+}
+
+/// The RacerDX options and oracle relaxations the named mutants select (none: the real
+/// analysis); `None` if a name is not a RacerDX mutant. Mutants combine
+/// (`min-join+unlock-clamp-unbalanced` shows §6.3(c), which needs both the min join and a
+/// program outside A2).
+pub fn racerdx(names: &[&str]) -> Option<(Options, Relax)> {
     let mut opts = Options::default();
     let mut relax = Relax::default();
-    for name in mutant.into_iter().flat_map(|m| m.split('+')) {
-        match name {
+    for name in names {
+        match *name {
             "no-stability-filter" => opts.stability = false,
             "lock-bound-1" => opts.lock_bound = Some(1),
             "min-join" => opts.join = Join::Min,

@@ -1,9 +1,13 @@
-//! Text rendering of ground truth for people: per-thread columns with the racing pair
-//! marked (design.md, principle 7). `--json` carries the same data.
+//! Rendering for people, in one place: ground truth runs, witnesses as per-thread columns
+//! with the racing pair marked (design.md, principle 7), and oracle results. The ground
+//! truth crate hands over data (structured witnesses, [`OracleResult`]); only this module
+//! turns it into text. `--json` carries the same data ([`result_json`], [`witness_json`]).
 
 use std::fmt::Write;
 
-use race_oracles::explore::{Config, Run, Stats, Witness};
+use race_oracles::explore::{Config, Names, RaceDefinition, Run, Stats, Witness, WitnessEvent};
+use race_oracles::machine::{EventKind, LockId};
+use race_oracles::theorems::{ItemStatus, OracleResult, Verdict};
 
 /// The bounds line printed with every result.
 pub fn bounds(cfg: &Config, racerdx: bool) -> String {
@@ -51,23 +55,59 @@ pub fn run(r: &Run) -> String {
     out
 }
 
+/// What an event does, in words (`W b.f`, `acq m`, `fork T2`).
+pub fn event_text(names: &Names, k: EventKind) -> String {
+    match k {
+        EventKind::Access(kind, a) => format!("{} {}", kind.letter(), names.addr(a)),
+        EventKind::Acquire(LockId::Global) => "lock".into(),
+        EventKind::Release(LockId::Global) => "unlock".into(),
+        EventKind::Acquire(l) => format!("acq {}", names.lock(l)),
+        EventKind::Release(l) => format!("rel {}", names.lock(l)),
+        EventKind::Fork(u) => format!("fork {}", names.thread(u)),
+        EventKind::Join(u) => format!("join {}", names.thread(u)),
+        EventKind::Check(kind, a) => format!("check {} {}", kind.letter(), names.addr(a)),
+        EventKind::Enter(k) => format!("enter {}", names.object(k)),
+        EventKind::Exit(k) => format!("exit {}", names.object(k)),
+    }
+}
+
+/// How a witness names its race definition.
+pub fn definition_text(d: RaceDefinition) -> &'static str {
+    match d {
+        RaceDefinition::HappensBeforeFirstRace => "happens-before (first race)",
+        RaceDefinition::HappensBefore => "happens-before",
+        RaceDefinition::Def36 => "Def. 3.6 (both accesses enabled in the same state)",
+        RaceDefinition::Def36FromLemmaB7 => "Def. 3.6 from the Lemma B.7 state",
+        RaceDefinition::Def36BySearch => "Def. 3.6, found by search",
+    }
+}
+
 /// A witness as per-thread columns; `>>` marks the racing accesses.
 pub fn witness(w: &Witness) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "  witness: race on {} by {}", w.address_name(), definition_text(w.definition));
+    out.push_str(&witness_rows(w));
+    out
+}
+
+/// A witness without its first line: schedule, initial heap and the columns.
+pub fn witness_rows(w: &Witness) -> String {
     let threads = &w.threads;
     let mut out = String::new();
-    let _ = writeln!(out, "  witness: race on {} by {}", w.address, w.definition);
-    let _ = writeln!(out, "  schedule: {}", if w.schedule.is_empty() { "(initial state)" } else { &w.schedule });
+    let schedule = w.schedule.to_string();
+    let _ = writeln!(out, "  schedule: {}", if schedule.is_empty() { "(initial state)" } else { &schedule });
     if !w.initial_heap.is_empty() {
         let _ = writeln!(out, "  initial heap: {}", w.initial_heap.join(", "));
     }
-    let ncols = threads.len().max(w.events.iter().map(|e| e.thread + 1).max().unwrap_or(0));
-    let cell = |e: &race_oracles::explore::WitnessEvent| format!("{} (line {})", e.text, e.line);
+    let col = |e: &WitnessEvent| e.thread.0 as usize;
+    let ncols = threads.len().max(w.events.iter().map(|e| col(e) + 1).max().unwrap_or(0));
+    let cell = |e: &WitnessEvent| format!("{} (line {})", event_text(&w.names, e.kind), e.line);
     let mut width = vec![0usize; ncols];
     for (i, t) in threads.iter().enumerate() {
         width[i] = t.chars().count();
     }
     for e in &w.events {
-        width[e.thread] = width[e.thread].max(cell(e).chars().count());
+        width[col(e)] = width[col(e)].max(cell(e).chars().count());
     }
     let mut header = String::from("       ");
     for (i, wd) in width.iter().enumerate() {
@@ -77,10 +117,10 @@ pub fn witness(w: &Witness) -> String {
     let _ = writeln!(out, "  {}", header.trim_end());
     for e in &w.events {
         let mark = if e.racing { ">>" } else { "  " };
-        let idx = e.index.map_or_else(|| "·".to_string(), |i| i.to_string());
+        let idx = e.index.map_or_else(|| "·".to_string(), |i| i.0.to_string());
         let mut row = format!("{mark} {idx:>3} ");
         for (i, wd) in width.iter().enumerate() {
-            let text = if i == e.thread { cell(e) } else { String::new() };
+            let text = if i == col(e) { cell(e) } else { String::new() };
             let _ = write!(row, "| {text:<wd$} ");
         }
         let _ = writeln!(out, "  {}", row.trim_end());
@@ -89,4 +129,99 @@ pub fn witness(w: &Witness) -> String {
         let _ = writeln!(out, "  (rows marked · are the next steps of both threads, enabled in the same state)");
     }
     out
+}
+
+/// A witness for machines: the structured data, plus each event's text and the address's
+/// name, so that a consumer need not resolve ids.
+pub fn witness_json(w: &Witness) -> serde_json::Value {
+    let events: Vec<serde_json::Value> = w
+        .events
+        .iter()
+        .map(|e| serde_json::json!({ "index": e.index.map(|i| i.0), "thread": e.thread.0, "line": e.line, "text": event_text(&w.names, e.kind), "racing": e.racing, "kind": e.kind }))
+        .collect();
+    serde_json::json!({
+        "schedule": w.schedule.to_string(),
+        "threads": w.threads,
+        "initial_heap": w.initial_heap,
+        "events": events,
+        "address": w.address_name(),
+        "definition": w.definition,
+        "names": w.names,
+    })
+}
+
+/// `PASS`, `FAIL`, `INCONCLUSIVE`.
+pub fn verdict_text(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "PASS",
+        Verdict::Fail => "FAIL",
+        Verdict::Inconclusive => "INCONCLUSIVE",
+    }
+}
+
+/// An oracle result for a person at a terminal (`racefuzz check`): every item with its
+/// explanation and its witness drawn in columns, then the context of a failure.
+pub fn result_full(r: &OracleResult, program: &str) -> String {
+    let mut out = format!("{} on {program} with {}: {} ({} {}(s))\n", r.oracle, r.sut, verdict_text(r.verdict), r.items.len(), r.item_kind);
+    if let Some(n) = &r.note {
+        let _ = writeln!(out, "  {n}");
+    }
+    for (i, item) in r.items.iter().enumerate() {
+        let _ = writeln!(out, "\n{} {}: {}", r.item_kind, i + 1, item.subject);
+        for l in &item.explanation {
+            let _ = writeln!(out, "  {l}");
+        }
+        if let Some(w) = &item.witness {
+            out.push_str(&witness(w));
+        }
+    }
+    if r.verdict == Verdict::Fail && !r.context.is_empty() {
+        out.push_str("\ncontext:\n");
+        for l in &r.context {
+            let _ = writeln!(out, "  {l}");
+        }
+    }
+    out
+}
+
+/// An oracle result in brief (a finding's header, a regression snapshot, `shrink`): every
+/// item with its explanation, witnesses as schedules only.
+pub fn result_brief(r: &OracleResult) -> String {
+    let mut out = format!("{} with {}: {}\n", r.oracle, r.sut, r.verdict);
+    if let Some(n) = &r.note {
+        let _ = writeln!(out, "{n}");
+    }
+    for item in &r.items {
+        let mark = match item.status {
+            ItemStatus::Holds => "",
+            ItemStatus::Violated => " [violated]",
+            ItemStatus::Unknown => " [unknown]",
+        };
+        let _ = writeln!(out, "{}{mark}", item.subject);
+        for l in &item.explanation {
+            let _ = writeln!(out, "  {l}");
+        }
+        if let Some(w) = &item.witness {
+            let _ = writeln!(out, "  witness: race on {} by {}; schedule {}", w.address_name(), definition_text(w.definition), w.schedule);
+        }
+    }
+    if r.verdict == Verdict::Fail {
+        for l in &r.context {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    out
+}
+
+/// An oracle result for machines.
+pub fn result_json(r: &OracleResult, program: &str) -> serde_json::Value {
+    let items: Vec<serde_json::Value> = r
+        .items
+        .iter()
+        .map(|i| serde_json::json!({ "subject": i.subject, "status": i.status, "explanation": i.explanation, "witness": i.witness.as_ref().map(witness_json) }))
+        .collect();
+    serde_json::json!({
+        "oracle": r.oracle, "program": program, "sut": r.sut, "verdict": r.verdict, "item_kind": r.item_kind,
+        "items": items, "note": r.note, "context": r.context,
+    })
 }

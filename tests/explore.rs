@@ -4,16 +4,24 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use race_oracles::explore::{explore, ground_truth, replay, Config, Outcome, Schedule};
+use race_oracles::explore::{ground_truth, Config, Execution, Names, Schedule, Stats};
 use race_oracles::gen::{independent_threads, racerdx_program, threads_program, RacerDxKnobs};
 use race_oracles::lang::{parse, print};
 use race_oracles::machine::Machine;
 use race_oracles::race::data_races;
 use race_oracles::theorems::Verdict;
 
+/// Every execution from the initial state, through the configured explorer.
+fn explore<'p>(m: &Machine<'p>, cfg: &Config, mut visit: impl FnMut(&Execution<'_, 'p>)) -> Stats {
+    cfg.explorer.get().explore(m, m.initial_state().unwrap(), cfg, &mut |ex| {
+        visit(ex);
+        ControlFlow::Continue(())
+    })
+}
+
 fn count(src_or_prog: &race_oracles::lang::Program, cfg: &Config) -> u64 {
     let m = Machine::new(src_or_prog, cfg.loop_bound);
-    explore(&m, m.initial_state().unwrap(), cfg, |_| ControlFlow::Continue(())).executions
+    explore(&m, cfg, |_| ()).executions
 }
 
 fn binom(n: u64, k: u64) -> u64 {
@@ -42,7 +50,7 @@ fn loop_bound_limits_nondeterministic_loops() {
     for (k, n) in [(0, 1), (1, 2), (2, 3), (3, 4)] {
         let cfg = Config { loop_bound: k, ..Config::default() };
         let m = Machine::new(&p, k);
-        let stats = explore(&m, m.initial_state().unwrap(), &cfg, |_| ControlFlow::Continue(()));
+        let stats = explore(&m, &cfg, |_| ());
         assert_eq!(stats.executions, n, "K = {k}");
         assert!(stats.complete && stats.loop_bound_hit);
     }
@@ -53,7 +61,7 @@ fn budgets_make_results_incomplete_never_pass() {
     let p = independent_threads(2, 4);
     let m = Machine::new(&p, 2);
     let cfg = Config { max_executions: 10, ..Config::default() };
-    let stats = explore(&m, m.initial_state().unwrap(), &cfg, |_| ControlFlow::Continue(()));
+    let stats = explore(&m, &cfg, |_| ());
     assert_eq!(stats.executions, 10);
     assert!(!stats.complete);
     assert_eq!(Verdict::from_search(false, stats.complete), Verdict::Inconclusive);
@@ -61,12 +69,12 @@ fn budgets_make_results_incomplete_never_pass() {
     let p = parse("dialect bfj\nthread { loop { skip } }\n").unwrap();
     let m = Machine::new(&p, 2);
     let cfg = Config { max_steps: 50, ..Config::default() };
-    let stats = explore(&m, m.initial_state().unwrap(), &cfg, |_| ControlFlow::Continue(()));
+    let stats = explore(&m, &cfg, |_| ());
     assert_eq!((stats.truncated, stats.complete), (1, false));
     // A run that ends exactly at the budget is complete.
     let p = parse("dialect bfj\ninit { o = new }\nthread { o.f = 1 }\n").unwrap();
     let m = Machine::new(&p, 2);
-    let stats = explore(&m, m.initial_state().unwrap(), &Config { max_steps: 1, ..Config::default() }, |_| ControlFlow::Continue(()));
+    let stats = explore(&m, &Config { max_steps: 1, ..Config::default() }, |_| ());
     assert_eq!((stats.terminated, stats.complete), (1, true));
 }
 
@@ -98,30 +106,36 @@ fn traces(p: &race_oracles::lang::Program, eager: bool) -> (BTreeSet<Trace>, BTr
     let m = Machine::new(p, cfg.loop_bound);
     let mut out = BTreeSet::new();
     let mut racy = BTreeSet::new();
-    let stats = explore(&m, m.initial_state().unwrap(), &cfg, |ex| {
-        out.insert(ex.trace.iter().map(|e| (e.thread.0, race_oracles::explore::truth::event_text(&m, ex.state, e.kind))).collect());
+    let stats = explore(&m, &cfg, |ex| {
+        let names = Names::of(&m, ex.state);
+        out.insert(ex.trace.iter().map(|e| (e.thread.0, racefuzz::render::event_text(&names, e.kind))).collect());
         for r in data_races(ex.trace) {
             racy.insert(ex.state.addr_name(&m, r.addr));
         }
-        ControlFlow::Continue(())
     });
     (out, racy, stats.complete)
 }
 
 /// Eager local steps keep exactly the traces and races of the fully naive enumeration.
+/// Counts what it compared, and fails on vacuity.
 #[test]
 fn eager_local_steps_keep_every_trace() {
+    let (compared, racy) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
     crate::runner(64)
         .run(&threads_program(), |p| {
             let (a, ra, ca) = traces(&p, true);
             let (b, rb, cb) = traces(&p, false);
             if ca && cb {
+                compared.set(compared.get() + 1);
+                racy.set(racy.get() + usize::from(!ra.is_empty()));
                 proptest::prop_assert_eq!(a, b, "{}", print(&p));
                 proptest::prop_assert_eq!(ra, rb);
             }
             Ok(())
         })
         .unwrap();
+    let (compared, racy) = (compared.get(), racy.get());
+    assert!(compared >= 48 && racy >= 5 && racy < compared, "vacuous: {compared} programs compared, {racy} racy");
 }
 
 /// On racerdx programs (one global lock, two threads) both race definitions apply: some
@@ -157,18 +171,20 @@ fn schedules_replay() {
     let cfg = Config::default();
     let m = Machine::new(&p, cfg.loop_bound);
     let mut seen = vec![];
-    explore(&m, m.initial_state().unwrap(), &cfg, |ex| {
-        seen.push((Schedule(ex.schedule.to_vec()), ex.trace.to_vec(), ex.outcome.clone()));
-        ControlFlow::Continue(())
-    });
+    explore(&m, &cfg, |ex| seen.push((Schedule(ex.schedule.to_vec()), ex.trace.to_vec(), ex.outcome.clone())));
     assert_eq!(seen.len(), 17);
+    let replay = |s: &Schedule| {
+        let mut got = None;
+        cfg.explorer.get().replay(&m, m.initial_state().unwrap(), &cfg, s, false, &mut |ex| got = Some((ex.trace.to_vec(), ex.outcome.clone()))).map(|()| got)
+    };
     for (s, trace, outcome) in seen {
         let text = s.to_string();
         let parsed: Schedule = text.parse().unwrap();
-        let (t2, o2) = replay(&m, m.initial_state().unwrap(), &cfg, &parsed, false, |ex| (ex.trace.to_vec(), ex.outcome.clone())).unwrap();
-        assert_eq!((t2, o2), (trace, outcome), "schedule {text}");
+        assert_eq!(replay(&parsed).unwrap(), Some((trace, outcome)), "schedule {text}");
     }
-    let err = replay(&m, m.initial_state().unwrap(), &cfg, &"2,2,2,2,2".parse().unwrap(), false, |_| ()).unwrap_err();
+    let err = replay(&"2,2,2,2,2".parse().unwrap()).unwrap_err();
     assert!(err.to_string().contains("diverges at position"), "{err}");
-    assert!(matches!(Outcome::Terminated, Outcome::Terminated));
+    // A schedule that stops early is an error without prefix completion.
+    let err = replay(&"1".parse().unwrap()).unwrap_err();
+    assert!(err.to_string().contains("schedule ends after 1 choices"), "{err}");
 }

@@ -1,14 +1,14 @@
-//! `racefuzz corpus [DIR…]`: explore every program and print a table. Until the fuzzing
-//! harness exists this is the README's main job; it also checks `// expect:` headers.
+//! `racefuzz corpus [DIR…]`: explore every program of the curated corpus (by default
+//! `corpus/paper` and `corpus/negative`) and print a table; it checks `// expect:` headers.
 
 use std::path::PathBuf;
 
 use race_oracles::lang::Dialect;
 
-use super::{ground_truth, load, BoundArgs, CliError};
+use super::{ground_truth, load, BoundArgs, CliError, Exit};
 use crate::corpus::{expectations, race_files};
 
-pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<u8, CliError> {
+pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<Exit, CliError> {
     let mut files = vec![];
     for p in paths {
         if p.is_dir() {
@@ -49,10 +49,10 @@ pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<u8, CliError>
     }
     crate::outln!("{} programs; {mismatches} expectation mismatches; {incomplete} incomplete runs", files.len());
     Ok(if mismatches > 0 {
-        1
+        Exit::Fail
     } else if incomplete > 0 {
-        3
+        Exit::Inconclusive
     } else {
-        0
+        Exit::Ok
     })
 }

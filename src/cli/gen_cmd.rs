@@ -9,19 +9,25 @@ use rand::SeedableRng;
 use race_oracles::explore::{ground_truth, Config};
 use race_oracles::gen::shrink::{counts, shrink};
 use race_oracles::lang::{parse, print, walk_block, Program, StmtKind};
-use race_oracles::theorems::Verdict;
+use race_oracles::theorems::{Oracle, Registry, Verdict};
 
 use super::fuzz_cmd::parse_duration;
-use super::{emit, CliError};
-use crate::campaign::{self, Counters, OracleId, Settings};
-use crate::mutants::{self, Prediction, MUTANTS};
+use super::{emit, CliError, Exit};
+use crate::campaign::{self, Counters, Settings};
+use crate::mutants::{Prediction, MUTANTS};
 use crate::outln;
+use crate::suts::{self, Subject};
 
-/// The dialects `gen` can generate.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum GenDialect {
-    /// RacerDX's IL (the `racerdx-tp` and `racerdx-complete` generator).
-    Racerdx,
+/// The oracle whose generator `gen` runs: by id, or the first oracle of a dialect.
+fn generator(name: &str) -> Result<Oracle, CliError> {
+    let reg = Registry::builtin();
+    reg.find(name).or_else(|| reg.all().iter().find(|o| o.dialect.name() == name)).copied().ok_or_else(|| {
+        let mut known: Vec<String> = reg.ids().into_iter().map(str::to_string).collect();
+        known.extend(reg.all().iter().map(|o| o.dialect.name().to_string()));
+        known.sort();
+        known.dedup();
+        CliError::input(format!("error: no generator `{name}` (known: {})", known.join(", ")))
+    })
 }
 
 #[derive(Default)]
@@ -45,13 +51,15 @@ fn describe(v: &[usize]) -> String {
     format!("mean {mean:.2}, median {}, max {}", s[s.len() / 2], s[s.len() - 1])
 }
 
-pub(super) fn gen(_d: GenDialect, count: usize, seed: u64, stats: bool) -> Result<u8, CliError> {
+pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Exit, CliError> {
+    let o = generator(name)?;
+    let subject = Subject::for_oracle(&o, None).map_err(CliError::internal)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
     // The ground truth of a generated program: does some pair of its methods race (Def. 3.6)?
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
     for i in 0..count {
-        let p = campaign::generate(&mut rng, Default::default());
+        let p = campaign::generate(&o, &subject, &mut rng);
         if !stats {
             outln!("// program {i} (seed {seed})");
             emit(&print(&p));
@@ -66,7 +74,7 @@ pub(super) fn gen(_d: GenDialect, count: usize, seed: u64, stats: bool) -> Resul
         }
     }
     if stats {
-        outln!("{count} racerdx programs (seed {seed}, swarm knobs per program)");
+        outln!("{count} {} programs from the {} generator (seed {seed}, swarm knobs per program)", o.dialect, o.id);
         outln!("methods per program     {}", describe(&t.methods));
         outln!("statements per program  {}", describe(&t.stmts));
         outln!("fields per access path  {}", describe(&t.path_len));
@@ -82,7 +90,7 @@ pub(super) fn gen(_d: GenDialect, count: usize, seed: u64, stats: bool) -> Resul
             100.0 * t.racy as f64 / judged.max(1) as f64
         );
     }
-    Ok(0)
+    Ok(Exit::Ok)
 }
 
 fn tally(p: &Program, t: &mut Tally) {
@@ -106,45 +114,47 @@ fn tally(p: &Program, t: &mut Tally) {
     }
 }
 
-pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<u8, CliError> {
+pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError> {
     let per = parse_duration(time_per).map_err(|e| CliError::input(format!("error: --time-per: {e}")))?;
     outln!("each mutant × oracle: one campaign of at most {}s (seed {seed}), stopped at the first counterexample, which is then shrunk", per.as_secs());
     outln!("{:<30} {:<17} {:<15} {:>10} {:>9}  {}", "mutant", "oracle", "predicted", "time", "programs", "shrunk to");
     let out = std::env::temp_dir().join(format!("racefuzz-bench-mutants-{}", std::process::id()));
+    let reg = Registry::builtin();
     let mut missed = 0;
     for m in MUTANTS {
-        for (i, oracle) in OracleId::ALL.iter().enumerate() {
-            let s = Settings { oracles: vec![*oracle], time: per, seed, jobs: 1, mutant: Some(m.name.to_string()), out: out.clone(), max_programs: None };
+        for (id, predicted) in m.predicted {
+            let o = *reg.find(id).ok_or_else(|| CliError::internal(format!("mutant {} predicts for unknown oracle {id}", m.name)))?;
+            let start = Instant::now();
+            let deadline = start.checked_add(per).ok_or_else(|| CliError::input("error: --time-per is too long"))?;
+            let s = Settings { oracles: vec![o], deadline, seed, jobs: 1, mutant: Some(m.name.to_string()), out: out.clone(), max_programs: None };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
-            let start = Instant::now();
-            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed));
+            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| CliError::input(format!("error: {e}")))?;
             let took = start.elapsed();
             let n = counters.programs.load(Ordering::Relaxed);
-            let pred = serde_json::to_value(m.predicted[i]).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
             let (time, shrunk) = match found.first() {
-                Some(f) => (format!("{:.2}s", took.as_secs_f64()), shrunk_size(f, *oracle, m.name)),
+                Some(f) => (format!("{:.2}s", took.as_secs_f64()), shrunk_size(f, &o, m.name)?),
                 None => {
-                    if m.predicted[i] == Prediction::BreaksTheorem {
+                    if *predicted == Prediction::BreaksTheorem {
                         missed += 1;
                     }
                     (format!(">{}s", per.as_secs()), "not caught".to_string())
                 }
             };
-            outln!("{:<30} {:<17} {:<15} {:>10} {:>9}  {shrunk}", m.name, oracle.name(), pred, time, n);
+            outln!("{:<30} {:<17} {:<15} {:>10} {:>9}  {shrunk}", m.name, id, predicted.name(), time, n);
         }
     }
     let _ = std::fs::remove_dir_all(&out);
     if missed > 0 {
         outln!("{missed} theorem-breaking mutant(s) not caught: raise --time-per");
     }
-    Ok(if missed > 0 { 1 } else { 0 })
+    Ok(if missed > 0 { Exit::Fail } else { Exit::Ok })
 }
 
-fn shrunk_size(f: &campaign::Finding, oracle: OracleId, mutant: &str) -> String {
-    let Some(p) = std::fs::read_to_string(&f.path).ok().and_then(|s| parse(&s).ok()) else { return "?".into() };
-    let relax = mutants::racerdx(Some(mutant)).map(|x| x.1).unwrap_or_default();
-    let r = shrink(&p, relax, 5_000, |q| campaign::check(oracle, q, Some(mutant)).verdict == Verdict::Fail);
+fn shrunk_size(f: &campaign::Finding, o: &Oracle, mutant: &str) -> Result<String, CliError> {
+    let Some(p) = std::fs::read_to_string(&f.path).ok().and_then(|s| parse(&s).ok()) else { return Ok("?".into()) };
+    let s = Subject::for_oracle(o, Some(mutant)).map_err(CliError::internal)?;
+    let r = shrink(&p, s.relax(), 5_000, |q| suts::check(o, q, &s, suts::campaign_bounds()).verdict == Verdict::Fail);
     let (stmts, methods) = counts(&r.program);
-    format!("{methods} method(s), {stmts} statement(s)")
+    Ok(format!("{methods} method(s), {stmts} statement(s)"))
 }

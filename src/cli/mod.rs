@@ -1,5 +1,10 @@
-//! The command line: `explore`, `replay`, `corpus`. Flags are validated into plain data
-//! here; the work is in `race-oracles` and `render`.
+//! The command line: `explore`, `replay`, `corpus`, `analyze`, `check`, `mutants`, `fuzz`,
+//! `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
+//! in `race-oracles` (ground truth, oracles), `suts` and `campaign`, and all text comes from
+//! `render`.
+//!
+//! Two voices: an error the user caused names its place and exits 2 ([`CliError::input`]);
+//! an internal bug says so and exits 4 ([`CliError::internal`]); a budget is exit 3.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,7 +19,34 @@ pub mod fuzz_cmd;
 mod gen_cmd;
 mod replay_cmd;
 
-const EXIT_CODES: &str = "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit).";
+const EXIT_CODES: &str =
+    "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit, or a hypothesis unmet), 4 racefuzz internal bug.";
+
+/// The exit codes of every subcommand (also in `--help` and the README).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Success: complete within the printed bounds; an oracle passed.
+    Ok = 0,
+    /// A property failed (an oracle's `fail`, a corpus expectation mismatched).
+    Fail = 1,
+    /// Bad input: unreadable file, syntax error (line:col), dialect violation, bad flag.
+    BadInput = 2,
+    /// Inconclusive: a budget was hit or a hypothesis is unmet; not a full answer.
+    Inconclusive = 3,
+    /// An internal invariant broke: a bug in racefuzz, never the input's fault.
+    InternalBug = 4,
+}
+
+impl Exit {
+    /// The exit code for an oracle verdict.
+    pub fn of(v: race_oracles::theorems::Verdict) -> Exit {
+        match v {
+            race_oracles::theorems::Verdict::Pass => Exit::Ok,
+            race_oracles::theorems::Verdict::Fail => Exit::Fail,
+            race_oracles::theorems::Verdict::Inconclusive => Exit::Inconclusive,
+        }
+    }
+}
 
 #[derive(Parser, Debug)]
 #[command(name = "racefuzz", version, about = "Exhaustive ground truth and differential fuzzing for data-race analyses", after_help = EXIT_CODES)]
@@ -47,9 +79,8 @@ enum Cmd {
     },
     /// Check an oracle on a program: pass, fail (a counterexample) or inconclusive.
     Check {
-        /// Which oracle.
-        #[arg(value_enum)]
-        oracle: check_cmd::OracleName,
+        /// Which oracle (`racefuzz mutants` lists them with their claims).
+        oracle: String,
         /// A `.race` file.
         file: PathBuf,
         /// A seeded bug to enable (see `racefuzz mutants`).
@@ -64,8 +95,7 @@ enum Cmd {
     /// Run a fuzz campaign over the built-in generators (all oracles unless named).
     Fuzz {
         /// Oracles to run (default: all).
-        #[arg(value_enum)]
-        oracles: Vec<crate::campaign::OracleId>,
+        oracles: Vec<String>,
         /// How long: `60s`, `10m`, `2h`.
         #[arg(long, default_value = "60s")]
         time: String,
@@ -78,9 +108,12 @@ enum Cmd {
         /// Hunt a seeded bug (see `racefuzz mutants`).
         #[arg(long)]
         mutant: Option<String>,
-        /// Where counterexamples are written (one folder per oracle).
-        #[arg(long, default_value = "corpus/found")]
+        /// Where counterexamples are written (one folder per oracle; git ignores the default).
+        #[arg(long, default_value = crate::campaign::DEFAULT_OUT)]
         out: PathBuf,
+        /// Stop each job after this many programs (a reproducible budget, unlike --time).
+        #[arg(long)]
+        max_programs: Option<u64>,
     },
     /// Shrink a failing program (a `.race` file or a cargo-fuzz artifact) and optionally
     /// turn it into a regression test.
@@ -88,23 +121,26 @@ enum Cmd {
         /// The counterexample.
         file: PathBuf,
         /// The oracle it fails (default: the file's `// oracle:` header).
-        #[arg(long, value_enum)]
-        oracle: Option<crate::campaign::OracleId>,
+        #[arg(long)]
+        oracle: Option<String>,
         /// The mutant it fails under (default: the file's `// mutant:` header).
         #[arg(long)]
         mutant: Option<String>,
-        /// Write `tests/regress/NAME.race` and its snapshot.
-        #[arg(long, value_name = "NAME")]
+        /// Write `tests/regress/NAME.race` (its snapshot is then recorded and reviewed
+        /// through insta: `cargo insta test --review`).
+        #[arg(long, value_name = "NAME", requires = "root_cause")]
         into_test: Option<String>,
+        /// With `--into-test`: the root cause, in one line, for the regression's header.
+        #[arg(long, value_name = "TEXT")]
+        root_cause: Option<String>,
         /// Stop after this many oracle runs.
         #[arg(long, default_value_t = 5_000)]
         max_attempts: usize,
     },
     /// Print generated programs, or (`--stats`) their distribution and racy fraction.
     Gen {
-        /// The dialect whose generator to run.
-        #[arg(value_enum)]
-        dialect: gen_cmd::GenDialect,
+        /// The oracle whose generator to run, or a dialect (its first oracle's generator).
+        generator: String,
         /// How many programs.
         #[arg(long, default_value_t = 10)]
         count: usize,
@@ -155,7 +191,7 @@ pub struct BoundArgs {
 impl BoundArgs {
     /// The explorer configuration these flags describe.
     pub fn config(&self) -> Config {
-        Config { loop_bound: self.loop_bound, max_executions: self.max_executions, max_steps: self.max_steps, heap_bound: self.heap_bound, def36: false, eager_local: !self.all_interleavings, deadline: None }
+        Config { loop_bound: self.loop_bound, max_executions: self.max_executions, max_steps: self.max_steps, heap_bound: self.heap_bound, eager_local: !self.all_interleavings, ..Config::default() }
     }
 }
 
@@ -192,9 +228,9 @@ struct ReplayArgs {
 
 #[derive(Args, Debug)]
 struct CorpusArgs {
-    /// Directories (or files) to explore.
-    #[arg(default_value = "corpus")]
-    paths: Vec<PathBuf>,
+    /// Directories (or files) to explore (default: the curated corpus).
+    #[arg(default_values_t = crate::corpus::CURATED.map(String::from))]
+    paths: Vec<String>,
     #[command(flatten)]
     bounds: BoundArgs,
 }
@@ -216,20 +252,57 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::cli::emit(&format!("{}\n", format!($($arg)*))) };
 }
 
-/// An error for the user, with its exit code.
+/// An error, with its exit code and its voice.
 #[derive(Debug)]
 pub struct CliError {
     /// What to print on stderr.
     pub message: String,
     /// The exit code.
-    pub code: u8,
+    pub code: Exit,
 }
 
 impl CliError {
-    /// Bad input: exit code 2.
+    /// Bad input (exit 2): the message names the place or the assumption.
     pub fn input(message: impl Into<String>) -> CliError {
-        CliError { message: message.into(), code: 2 }
+        CliError { message: message.into(), code: Exit::BadInput }
     }
+
+    /// An internal bug (exit 4): says so, and which invariant broke.
+    pub fn internal(what: impl std::fmt::Display) -> CliError {
+        let what = what.to_string();
+        let what = what.strip_prefix("racefuzz internal bug: ").unwrap_or(&what).to_string();
+        CliError { message: format!("racefuzz internal bug: {what} (please report it with the command line and input)"), code: Exit::InternalBug }
+    }
+}
+
+/// Prints a JSON document; a value that does not serialize is an internal bug, never an
+/// empty document with exit 0.
+///
+/// # Errors
+/// [`CliError::internal`] when serialization fails.
+pub fn print_json(v: &impl serde::Serialize) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| CliError::internal(format!("JSON output failed: {e}")))?;
+    emit(&format!("{text}\n"));
+    Ok(())
+}
+
+/// At most `max` items of a list for a message, then how many there are in all.
+pub fn capped<T: std::fmt::Display>(items: &[T], max: usize) -> String {
+    let shown: Vec<String> = items.iter().take(max).map(ToString::to_string).collect();
+    if items.len() > max {
+        format!("{}, … ({} in all)", shown.join(", "), items.len())
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// The oracle with this id.
+///
+/// # Errors
+/// Bad input naming the known oracles.
+pub fn oracle(id: &str) -> Result<race_oracles::theorems::Oracle, CliError> {
+    let reg = race_oracles::theorems::Registry::builtin();
+    reg.find(id).copied().ok_or_else(|| CliError::input(format!("error: no oracle `{id}` (known: {})", reg.ids().join(", "))))
 }
 
 /// Entry point of the binary.
@@ -238,22 +311,27 @@ pub fn main() -> ExitCode {
     let result = match cli.cmd {
         Cmd::Explore(a) => explore_cmd(&a),
         Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
-        Cmd::Corpus(a) => corpus_cmd::run(&a.paths, &a.bounds),
+        Cmd::Corpus(a) => corpus_cmd::run(&a.paths.iter().map(PathBuf::from).collect::<Vec<_>>(), &a.bounds),
         Cmd::Analyze { analysis, file, mutant, json } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json),
-        Cmd::Check { oracle, file, mutant, json, bounds } => check_cmd::check(oracle, &file, mutant.as_deref(), json, &bounds),
+        Cmd::Check { oracle, file, mutant, json, bounds } => check_cmd::check(&oracle, &file, mutant.as_deref(), json, &bounds),
         Cmd::Mutants { json } => check_cmd::list(json),
-        Cmd::Gen { dialect, count, seed, stats } => gen_cmd::gen(dialect, count, seed, stats),
+        Cmd::Gen { generator, count, seed, stats } => gen_cmd::gen(&generator, count, seed, stats),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, out } => fuzz_cmd::fuzz(&oracles, &time, seed, jobs, mutant.as_deref(), &out),
-        Cmd::Shrink { file, oracle, mutant, into_test, max_attempts } => {
-            fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs { file: &file, oracle, mutant: mutant.as_deref(), into_test: into_test.as_deref(), max_attempts })
-        }
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, out, max_programs } => fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs { ids: &oracles, time: &time, seed, jobs, mutant: mutant.as_deref(), out: &out, max_programs }),
+        Cmd::Shrink { file, oracle, mutant, into_test, root_cause, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
+            file: &file,
+            oracle: oracle.as_deref(),
+            mutant: mutant.as_deref(),
+            into_test: into_test.as_deref(),
+            root_cause: root_cause.as_deref(),
+            max_attempts,
+        }),
     };
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
             eprintln!("{}", e.message);
-            ExitCode::from(e.code)
+            ExitCode::from(e.code as u8)
         }
     }
 }
@@ -280,17 +358,6 @@ pub fn load_with(path: &Path, relax: lang::Relax) -> Result<(String, Program), C
     Ok((src, prog))
 }
 
-/// The RacerDX options and relaxations of `--mutant` (`None`: the real analysis).
-///
-/// # Errors
-/// Bad input when the name is not in the catalogue.
-pub fn mutant_options(m: Option<&str>) -> Result<(crate::analyses::racerdx::Options, lang::Relax), CliError> {
-    crate::mutants::racerdx(m).ok_or_else(|| {
-        let names: Vec<&str> = crate::mutants::MUTANTS.iter().map(|m| m.name).collect();
-        CliError::input(format!("error: no mutant `{}` (known: {}; combine with +)", m.unwrap_or(""), names.join(", ")))
-    })
-}
-
 /// Validates `--pair m1,m2` against the program.
 ///
 /// # Errors
@@ -304,7 +371,7 @@ pub fn parse_pair<'a>(prog: &Program, pair: Option<&'a str>) -> Result<Option<(&
     for m in [a, b] {
         if prog.method(m).is_none() {
             let known: Vec<&str> = prog.methods.iter().map(|m| m.name.as_str()).collect();
-            return Err(CliError::input(format!("error: --pair: no method `{m}` (methods: {})", known.join(", "))));
+            return Err(CliError::input(format!("error: --pair: no method `{m}` (methods: {})", capped(&known, 10))));
         }
     }
     Ok(Some((a, b)))
@@ -318,14 +385,14 @@ pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) ->
     explore::ground_truth(prog, cfg, pair).map_err(|e| CliError::input(format!("error: {e}")))
 }
 
-fn explore_cmd(a: &ExploreArgs) -> Result<u8, CliError> {
+fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
     let (_, prog) = load(&a.file)?;
     let pair = parse_pair(&prog, a.pair.as_deref())?;
     let cfg = a.bounds.config();
     let runs = ground_truth(&prog, &cfg, pair)?;
     let complete = runs.iter().all(|r| r.executions.complete);
     if a.json {
-        crate::outln!("{}", serde_json::to_string_pretty(&explore_json(&a.file, &prog, &cfg, &runs)).unwrap_or_default());
+        print_json(&explore_json(&a.file, &prog, &cfg, &runs))?;
     } else {
         crate::outln!("{} (dialect {})", a.file.display(), prog.dialect);
         crate::outln!("{}", crate::render::bounds(&cfg, prog.dialect == Dialect::RacerDx));
@@ -334,7 +401,7 @@ fn explore_cmd(a: &ExploreArgs) -> Result<u8, CliError> {
             emit(&crate::render::run(r));
         }
     }
-    Ok(if complete { 0 } else { 3 })
+    Ok(if complete { Exit::Ok } else { Exit::Inconclusive })
 }
 
 /// The `--json` document of `explore`: the totals at the top, each run below.
@@ -358,7 +425,15 @@ pub fn explore_json(file: &Path, prog: &Program, cfg: &Config, runs: &[Run]) -> 
         },
         "racy": runs.iter().any(|r| r.racy),
         "racy_addresses": addrs,
-        "witness": runs.iter().find_map(|r| r.witness.as_ref()),
-        "runs": runs,
+        "witness": runs.iter().find_map(|r| r.witness.as_ref()).map(crate::render::witness_json),
+        "runs": runs.iter().map(run_json).collect::<Vec<_>>(),
+    })
+}
+
+fn run_json(r: &Run) -> serde_json::Value {
+    serde_json::json!({
+        "setup": r.setup, "threads": r.threads, "executions": r.executions, "racy": r.racy,
+        "racy_addresses": r.racy_addresses, "hb_racy_addresses": r.hb_racy_addresses,
+        "problems": r.problems, "witness": r.witness.as_ref().map(crate::render::witness_json),
     })
 }

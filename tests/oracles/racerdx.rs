@@ -1,45 +1,46 @@
-//! `racerdx-tp` and `racerdx-complete`: the paper's examples as snapshots, the §6.3 negative
-//! tests against their mutants, property suites on generated programs (proptest and
-//! quickcheck, fixed seeds), and every theorem-breaking mutant caught within a fixed budget.
+//! `racerdx-tp` and `racerdx-complete`, through the oracle registry: the paper's examples as
+//! snapshots, the §6.3 negative tests against their mutants, property suites on generated
+//! programs (proptest and quickcheck, fixed seeds), and every theorem-breaking mutant caught
+//! within a fixed budget.
 
 use std::path::Path;
 
 use proptest::test_runner::{RngAlgorithm, TestRng};
-use race_oracles::gen::racerdx::build;
-use race_oracles::gen::{racerdx_program, RacerDxInput, RacerDxKnobs};
-use race_oracles::lang::{parse, print, Program, Relax};
-use race_oracles::theorems::racerdx_complete;
-use race_oracles::theorems::racerdx_tp::{self, ReportOutcome, TpConfig};
-use race_oracles::theorems::{StaticRaceAnalysis, Verdict};
-use racefuzz::analyses::racerdx::{summaries_text, Options, RacerDx};
-use racefuzz::mutants::{self, Prediction, MUTANTS};
+use race_oracles::gen::RacerDxInput;
+use race_oracles::lang::{parse, print, Program};
+use race_oracles::theorems::{summaries, ItemStatus, Oracle, OracleResult, Registry, Verdict};
+use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::render;
+use racefuzz::suts::{self, Subject};
 
 fn load(rel: &str) -> Program {
     let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap();
     parse(&src).unwrap()
 }
 
-fn tp(p: &Program, a: &RacerDx, relax: Relax) -> racerdx_tp::TpResult {
-    racerdx_tp::check(p, a, &TpConfig { relax, ..TpConfig::default() })
+fn oracle(id: &str) -> Oracle {
+    *Registry::builtin().find(id).unwrap()
 }
 
-/// What a person reads about one program: summaries, reports of RacerDX and RacerD-like,
-/// and the oracle's verdict on each with the witness or the reason.
+fn check(id: &str, p: &Program, mutant: Option<&str>) -> OracleResult {
+    let o = oracle(id);
+    suts::check(&o, p, &Subject::for_oracle(&o, mutant).unwrap(), suts::campaign_bounds())
+}
+
+/// What a person reads about one program: for RacerDX and RacerD-like (the
+/// `no-stability-filter` mutant), the summaries and every oracle's result.
 fn describe(p: &Program) -> String {
     let mut out = String::new();
-    for a in [RacerDx::default(), RacerDx::new(Options::racerd_like())] {
-        out.push_str(&format!("== {}\n{}", a.name(), summaries_text(&a, p)));
-        let r = tp(p, &a, Relax::default());
-        out.push_str(&format!("racerdx-tp: {:?}\n", r.verdict));
-        for (rep, o) in &r.reports {
-            out.push_str(&format!("  {rep}\n"));
-            match o {
-                ReportOutcome::Confirmed { how, witness } => out.push_str(&format!("    true positive, {how}; {} on {}\n", witness.definition, witness.address)),
-                ReportOutcome::Refuted { reason } => out.push_str(&format!("    FALSE POSITIVE: {reason}\n")),
-                ReportOutcome::Unknown { reason } => out.push_str(&format!("    unknown: {reason}\n")),
-            }
+    for mutant in [None, Some("no-stability-filter")] {
+        let s = Subject::for_oracle(&oracle("racerdx-tp"), mutant).unwrap();
+        let a = s.static_analysis().unwrap();
+        out.push_str(&format!("== {}\n", a.name()));
+        for l in summaries(a, p) {
+            out.push_str(&format!("{l}\n"));
         }
-        out.push_str(&format!("racerdx-complete: {:?}\n", racerdx_complete::check(p, &a, 1, Relax::default()).verdict));
+        for o in Registry::builtin().all() {
+            out.push_str(&render::result_brief(&check(o.id, p, mutant)));
+        }
     }
     out
 }
@@ -49,29 +50,22 @@ fn paper_examples() {
     for f in ["fig1_dodo", "fig2_burble", "fig3_wurble", "fig3_wurble_variant_a", "fig3_wurble_variant_b", "fig3_wurble_variant_b_stable"] {
         let p = load(&format!("corpus/paper/racerdx/{f}.race"));
         // RacerDX never reports what the ground truth calls race-free (the TPT) ...
-        let r = tp(&p, &RacerDx::default(), Relax::default());
-        assert_eq!(r.verdict, Verdict::Pass, "{f}");
+        assert_eq!(check("racerdx-tp", &p, None).verdict, Verdict::Pass, "{f}");
         insta::assert_snapshot!(f, describe(&p));
     }
     // ... while RacerD-like reports the Burble and Wurble-B false races.
     for f in ["fig2_burble", "fig3_wurble_variant_b"] {
         let p = load(&format!("corpus/paper/racerdx/{f}.race"));
-        assert_eq!(tp(&p, &RacerDx::new(Options::racerd_like()), Relax::default()).verdict, Verdict::Fail, "{f}");
+        assert_eq!(check("racerdx-tp", &p, Some("no-stability-filter")).verdict, Verdict::Fail, "{f}");
     }
 }
 
 #[test]
 fn witness_is_readable() {
     let p = load("corpus/paper/racerdx/fig1_dodo.race");
-    let r = tp(&p, &RacerDx::default(), Relax::default());
-    let text: String = r
-        .reports
-        .iter()
-        .map(|(rep, o)| match o {
-            ReportOutcome::Confirmed { witness, .. } => format!("{rep}\n{}", racefuzz::render::witness(witness)),
-            _ => String::new(),
-        })
-        .collect();
+    let r = check("racerdx-tp", &p, None);
+    assert_eq!(r.items.len(), 2);
+    let text: String = r.items.iter().filter_map(|i| i.witness.as_ref().map(|w| format!("{}\n{}", i.subject, render::witness(w)))).collect();
     insta::assert_snapshot!(text);
 }
 
@@ -85,15 +79,9 @@ fn negative_tests_catch_their_mutants() {
         let src = std::fs::read_to_string(&f).unwrap();
         let p = parse(&src).unwrap();
         for line in src.lines().filter_map(|l| l.strip_prefix("// mutant-fails ")) {
-            let (oracle, mutant) = line.split_once(": ").unwrap();
-            let (opts, relax) = mutants::racerdx(Some(mutant)).unwrap();
-            let verdict = |a: &RacerDx, relax| match oracle {
-                "racerdx-tp" => tp(&p, a, relax).verdict,
-                "racerdx-complete" => racerdx_complete::check(&p, a, 1, relax).verdict,
-                o => panic!("unknown oracle {o}"),
-            };
-            assert_eq!(verdict(&RacerDx::new(opts), relax), Verdict::Fail, "{}: {mutant} under {oracle}", f.display());
-            assert_ne!(verdict(&RacerDx::default(), Relax::default()), Verdict::Fail, "{}: real analysis under {oracle}", f.display());
+            let (id, mutant) = line.split_once(": ").unwrap();
+            assert_eq!(check(id, &p, Some(mutant)).verdict, Verdict::Fail, "{}: {mutant} under {id}", f.display());
+            assert_ne!(check(id, &p, None).verdict, Verdict::Fail, "{}: real analysis under {id}", f.display());
             checked += 1;
         }
     }
@@ -107,75 +95,81 @@ fn seeded_bytes(rng: &mut TestRng, len: usize) -> Vec<u8> {
     b
 }
 
-/// The first generated program (fixed seed) on which `oracle` fails for `mutant`, and how
-/// many programs that took.
-fn hunt(mutant: &str, oracle: usize, budget: usize) -> Option<(usize, Program)> {
-    let (opts, relax) = mutants::racerdx(Some(mutant)).unwrap();
-    let a = RacerDx::new(opts);
-    let knobs = RacerDxKnobs { unmatched_unlock: relax.balanced_locking, ..RacerDxKnobs::default() };
+/// The first program of the oracle's generator (fixed seed) on which it fails for
+/// `mutant`, and how many programs that took.
+fn hunt(mutant: &str, id: &str, budget: usize) -> Option<(usize, Program)> {
+    let o = oracle(id);
+    let s = Subject::for_oracle(&o, Some(mutant)).unwrap();
     let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[11; 32]);
-    for i in 1..=budget {
-        let len = 8 + (i % 40);
-        let p = build(&seeded_bytes(&mut rng, len), knobs);
-        let v = if oracle == 0 { tp(&p, &a, relax).verdict } else { racerdx_complete::check(&p, &a, 1, relax).verdict };
-        if v == Verdict::Fail {
-            return Some((i, p));
-        }
-    }
-    None
+    (1..=budget).find_map(|i| {
+        let p = (o.generate)(&seeded_bytes(&mut rng, 16 + (i % 48)), s.relax());
+        (suts::check(&o, &p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).then_some((i, p))
+    })
 }
 
 /// Every mutant the spec says breaks a theorem is caught by that theorem's oracle within a
 /// fixed budget of generated programs; every mutant it calls equivalent is not.
 #[test]
 fn mutants_are_caught_as_predicted() {
-    const BUDGET: usize = 400;
+    const BUDGET: usize = 1500;
     let mut table = String::new();
+    let mut breaking = 0;
     for m in MUTANTS {
-        for (i, oracle) in ["racerdx-tp", "racerdx-complete"].iter().enumerate() {
-            let found = hunt(m.name, i, BUDGET);
-            match (m.predicted[i], &found) {
-                (Prediction::BreaksTheorem, None) => panic!("{} not caught by {oracle} in {BUDGET} programs", m.name),
-                (Prediction::Equivalent, Some((n, p))) => panic!("{} predicted equivalent under {oracle}, but program {n} fails:\n{}", m.name, print(p)),
+        for (id, predicted) in m.predicted {
+            let found = hunt(m.name, id, BUDGET);
+            match (predicted, &found) {
+                (Prediction::BreaksTheorem, None) => panic!("{} not caught by {id} in {BUDGET} programs", m.name),
+                (Prediction::Equivalent, Some((n, p))) => panic!("{} predicted equivalent under {id}, but program {n} fails:\n{}", m.name, print(p)),
+                (Prediction::BreaksTheorem, Some(_)) => breaking += 1,
                 _ => {}
             }
             let seen = found.map_or_else(|| format!("not caught in {BUDGET}"), |(n, _)| format!("caught at program {n}"));
-            table.push_str(&format!("{:<30} {:<17} {:<15} {seen}\n", m.name, oracle, format!("{:?}", m.predicted[i])));
+            table.push_str(&format!("{:<30} {:<17} {:<15} {seen}\n", m.name, id, predicted.name()));
         }
     }
+    assert!(breaking >= 6, "only {breaking} theorem-breaking mutant × oracle pairs");
     insta::assert_snapshot!(table);
 }
 
-/// The real analysis passes both oracles on a larger budget (proptest, fixed seed), and
-/// the runs are not vacuous: most are conclusive and many programs have confirmed reports.
+/// The real analysis passes every oracle on generated programs (proptest over each
+/// oracle's own generator, fixed seed), and the runs are not vacuous: most are conclusive
+/// and many judge something that holds.
 #[test]
 fn real_analysis_passes_generated_programs() {
-    let a = RacerDx::default();
-    let (conclusive, confirmed) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
-    crate::runner(600)
-        .run(&racerdx_program(RacerDxKnobs::default()), |p| {
-            let r = tp(&p, &a, Relax::default());
-            proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{:#?}", print(&p), r.reports);
-            confirmed.set(confirmed.get() + usize::from(r.verdict == Verdict::Pass && !r.reports.is_empty()));
-            let c = racerdx_complete::check(&p, &a, 1, Relax::default());
-            proptest::prop_assert_ne!(c.verdict, Verdict::Fail, "{}\n{:#?}", print(&p), c.methods);
-            conclusive.set(conclusive.get() + usize::from(c.verdict == Verdict::Pass));
-            Ok(())
-        })
-        .unwrap();
-    assert!(conclusive.get() > 500 && confirmed.get() > 100, "vacuous: {} conclusive, {} with confirmed reports", conclusive.get(), confirmed.get());
+    use proptest::prelude::*;
+    for o in Registry::builtin().all() {
+        let s = Subject::for_oracle(o, None).unwrap();
+        let (conclusive, judged) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        let cases = 300;
+        crate::runner(cases)
+            .run(&proptest::collection::vec(any::<u8>(), 0..168).prop_map(|b| (o.generate)(&b, Default::default())), |p| {
+                let r = suts::check(o, &p, &s, suts::campaign_bounds());
+                proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{}", print(&p), render::result_brief(&r));
+                conclusive.set(conclusive.get() + usize::from(r.verdict == Verdict::Pass));
+                judged.set(judged.get() + usize::from(r.verdict == Verdict::Pass && r.items.iter().any(|i| i.status == ItemStatus::Holds)));
+                Ok(())
+            })
+            .unwrap();
+        assert!(conclusive.get() > 250 && judged.get() > 60, "{}: vacuous: {} conclusive, {} judged something", o.id, conclusive.get(), judged.get());
+    }
 }
 
-/// The same completeness property driven by quickcheck (second generator family; seeded).
+/// The completeness property driven by quickcheck (second generator family; seeded). An
+/// inconclusive case is discarded, and at least 250 of the 300 must be conclusive.
 #[test]
 fn quickcheck_completeness() {
     fn prop(input: RacerDxInput) -> quickcheck::TestResult {
-        match racerdx_complete::check(&input.program, &RacerDx::default(), 1, Relax::default()).verdict {
+        match check("racerdx-complete", &input.program, None).verdict {
             Verdict::Pass => quickcheck::TestResult::passed(),
             Verdict::Fail => quickcheck::TestResult::failed(),
             Verdict::Inconclusive => quickcheck::TestResult::discard(),
         }
     }
     let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
-    quickcheck::QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(64, 7)).tests(tests).quickcheck(prop as fn(RacerDxInput) -> quickcheck::TestResult);
+    quickcheck::QuickCheck::new()
+        .rng(quickcheck::Gen::from_size_and_seed(64, 7))
+        .tests(tests)
+        .max_tests(tests * 2)
+        .min_tests_passed(tests * 5 / 6)
+        .quickcheck(prop as fn(RacerDxInput) -> quickcheck::TestResult);
 }

@@ -1,10 +1,15 @@
-//! Enumeration of interleavings and nondeterministic choices (naive DFS), budgets, and
-//! replayable schedules.
+//! Enumeration of interleavings and nondeterministic choices: the [`Explorer`] seam and its
+//! implementations (the naive DFS today), budgets ([`Config`]), replayable schedules, and
+//! the ground truth of whole programs ([`ground_truth`]) with structured witnesses.
 
+mod explorer;
 pub mod naive;
 pub mod schedule;
 pub mod truth;
+pub mod witness;
 
-pub use naive::{explore, replay, search_thread, Config, Def36Race, ExploreError, Execution, Outcome, Reached, Stats};
+pub use explorer::{Config, ExploreError, Execution, Explorer, ExplorerKind, Outcome, StatePredicate, StateRace, Stats};
+pub use naive::{search_thread, Naive, Reached};
 pub use schedule::{Choice, Schedule, ScheduleParseError};
-pub use truth::{ground_truth, Run, Witness, WitnessEvent};
+pub use truth::{ground_truth, replay, ReplayError, Replayed, Run};
+pub use witness::{Names, RaceDefinition, Witness, WitnessEvent};

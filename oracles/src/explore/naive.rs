@@ -14,166 +14,33 @@
 //! execution budget stops the search. Either makes the exploration incomplete, and a verdict
 //! built on an incomplete exploration is never `pass`.
 //!
-//! RacerDX's Definition 3.6 (spec/racerdx.md §2.5) is evaluated here, because it is a
-//! property of states, not of traces: at every branching node, two threads whose next
-//! statements are conflicting accesses to the same address race. The initial state counts
-//! too (the paper's bodies start with `skip`, which makes it reachable after one step).
+//! A state property (RacerDX's Definition 3.6, `race::def36`) is evaluated through the
+//! hook [`Config::state_predicate`] at every branching node, the initial state included.
+//!
+//! Reduction: with [`Config::eager_local`] (the default) a thread whose next step is local
+//! runs alone; that keeps every trace, every final state and every state in which all
+//! threads stand at non-local steps (see the field's docs), and `tests/explore.rs` checks it
+//! against the fully naive enumeration (`--all-interleavings`). There is no other
+//! reduction and no caching; every state is cloned.
 
 use std::ops::ControlFlow;
 
+use super::explorer::{Config, ExploreError, Execution, Explorer, Outcome, StateRace, Stats};
 use super::schedule::{Choice, Schedule};
-use crate::lang::AccessKind;
 use crate::machine::*;
 
-/// Exploration bounds. Every one is printed with the results.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-pub struct Config {
-    /// K: iterations of each instance of a nondeterministic loop (`while *`).
-    pub loop_bound: u32,
-    /// Stop after this many executions (incomplete).
-    pub max_executions: u64,
-    /// Cut an execution after this many steps (truncated, incomplete).
-    pub max_steps: u32,
-    /// At most this many lazily created initial objects (RacerDX pair mode).
-    pub heap_bound: u32,
-    /// Evaluate Definition 3.6 at every node.
-    pub def36: bool,
-    /// Run local steps eagerly: when some thread's next step is local
-    /// ([`Machine::is_local`]), only that thread is scheduled. Local steps commute with
-    /// everything, so this keeps every trace (event sequence), every final state and every
-    /// state in which all threads stand at non-local steps (hence every Def. 3.6 race); it
-    /// only drops interleavings that differ in where silent steps sit. `false` gives the
-    /// fully naive enumeration; `tests/explore.rs` checks that both find the same traces.
-    /// Under truncation the two differ: a thread in a long local loop runs alone until the
-    /// step budget cuts it, so other threads' races may not be reached (the result is then
-    /// incomplete, never a pass).
-    pub eager_local: bool,
-    /// Stop (incomplete) once this instant has passed: a campaign's wall-clock budget.
-    #[serde(skip)]
-    pub deadline: Option<std::time::Instant>,
-}
+/// The naive explorer (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Naive;
 
-impl Default for Config {
-    fn default() -> Config {
-        Config { loop_bound: 2, max_executions: 200_000, max_steps: 2_000, heap_bound: 3, def36: false, eager_local: true, deadline: None }
+impl Explorer for Naive {
+    fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
+        explore(m, init, cfg, visit)
     }
-}
 
-/// How an execution ended.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Outcome {
-    /// Every thread finished.
-    Terminated,
-    /// Some thread cannot step and never will by itself (null dereference, unlock at depth 0,
-    /// capsule violation, failed assert, …); the first such thread is named.
-    Stuck {
-        /// The stuck thread.
-        thread: String,
-        /// Its line.
-        line: u32,
-        /// Why.
-        reason: String,
-    },
-    /// Every unfinished thread is blocked waiting.
-    Deadlock {
-        /// `thread: reason` for each blocked thread.
-        blocked: Vec<String>,
-    },
-    /// An `assume` failed.
-    Infeasible,
-    /// The step budget cut the execution.
-    Truncated,
-}
-
-impl std::fmt::Display for Outcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Outcome::Terminated => f.write_str("terminated"),
-            Outcome::Stuck { thread, line, reason } => write!(f, "stuck: {thread} at line {line}: {reason}"),
-            Outcome::Deadlock { blocked } => write!(f, "deadlock: {}", blocked.join("; ")),
-            Outcome::Infeasible => f.write_str("infeasible (an assume failed)"),
-            Outcome::Truncated => f.write_str("truncated at the step budget"),
-        }
+    fn replay<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule, complete_prefix: bool, visit: &mut dyn FnMut(&Execution<'_, 'p>)) -> Result<(), ExploreError> {
+        replay(m, init, cfg, schedule, complete_prefix, visit)
     }
-}
-
-/// Two conflicting accesses enabled together in one state (Def. 3.6).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Def36Race {
-    /// The state: after this many events of the trace.
-    pub at: usize,
-    /// … and this many choices of the schedule.
-    pub choices: usize,
-    /// … and this many lazily fixed initial-heap facts (`State::initial_facts`).
-    pub facts: usize,
-    /// The two accesses: thread, kind, address, line.
-    pub pair: [(ThreadId, AccessKind, Addr, u32); 2],
-    /// Their sites: the call-statement lines on each thread's stack, then the access line.
-    pub sites: [Vec<u32>; 2],
-}
-
-/// One finished execution, as the visitor sees it.
-#[derive(Debug)]
-pub struct Execution<'a, 'p> {
-    /// The events.
-    pub trace: &'a [Event],
-    /// The choices that reproduce it.
-    pub schedule: &'a [Choice],
-    /// How it ended.
-    pub outcome: &'a Outcome,
-    /// The final state (for object and thread names).
-    pub state: &'a State<'p>,
-    /// Def. 3.6 races in states along this execution (empty unless `Config::def36`).
-    pub def36: &'a [Def36Race],
-}
-
-/// Counts over a whole exploration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Stats {
-    /// Executions visited.
-    pub executions: u64,
-    /// … that terminated.
-    pub terminated: u64,
-    /// … that got stuck.
-    pub stuck: u64,
-    /// … that deadlocked.
-    pub deadlocked: u64,
-    /// … that were infeasible.
-    pub infeasible: u64,
-    /// … that hit the step budget.
-    pub truncated: u64,
-    /// Steps taken, summed over executions (a shared prefix counts once per execution).
-    pub steps: u64,
-    /// Events (trace entries), summed over executions.
-    pub events: u64,
-    /// Whether the search covered everything within the loop and heap bounds.
-    pub complete: bool,
-    /// Whether some nondeterministic loop was cut at the loop bound.
-    pub loop_bound_hit: bool,
-}
-
-/// Errors of the explorer.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ExploreError {
-    /// A replayed schedule asked for a choice that is not available.
-    #[error("schedule diverges at position {pos}: `{choice}` is not enabled here (enabled: {enabled}); is the schedule from this program and these bounds?")]
-    Diverged {
-        /// 1-based position in the schedule.
-        pos: usize,
-        /// The choice asked for.
-        choice: String,
-        /// The choices available.
-        enabled: String,
-    },
-    /// A replayed schedule ended before the execution did.
-    #[error("schedule ends after {len} choices but the execution goes on (next: {enabled})")]
-    TooShort {
-        /// Schedule length.
-        len: usize,
-        /// The choices available.
-        enabled: String,
-    },
 }
 
 struct Node<'p> {
@@ -264,39 +131,27 @@ fn heap_node<'p>(m: &Machine<'p>, st: &State<'p>, r: LazyRef, cfg: &Config) -> N
     Node { succs, next: 0, leaf }
 }
 
-/// Records the Def. 3.6 races of a state, unless it is a leaf or still fixing the heap.
-fn def36_at<'p>(m: &Machine<'p>, node: &Node<'p>, st: &State<'p>, at: usize, choices: usize, out: &mut Vec<Def36Race>) {
+/// Records what the state predicate finds in a state, unless it is a leaf or still fixing
+/// the heap.
+fn watch<'p>(m: &Machine<'p>, cfg: &Config, node: &Node<'p>, st: &State<'p>, at: usize, choices: usize, out: &mut Vec<StateRace>) {
+    let Some(pred) = cfg.state_predicate else { return };
     if node.leaf.is_some() || matches!(node.succs.first(), Some((Choice::Heap(_), ..))) {
         return;
     }
-    let next: Vec<_> = (0..st.threads.len()).filter_map(|i| m.next_access(st, thread_id(i)).map(|a| (thread_id(i), a))).collect();
-    for (i, (t, (k1, a1, l1))) in next.iter().enumerate() {
-        for (u, (k2, a2, l2)) in &next[i + 1..] {
-            if a1 == a2 && (*k1 == AccessKind::Write || *k2 == AccessKind::Write) {
-                let site = |t: ThreadId, line: u32| {
-                    let mut s = m.call_sites(st, t);
-                    s.push(line);
-                    s
-                };
-                out.push(Def36Race { at, choices, facts: st.initial_facts.len(), pair: [(*t, *k1, *a1, *l1), (*u, *k2, *a2, *l2)], sites: [site(*t, *l1), site(*u, *l2)] });
-            }
-        }
-    }
+    out.extend(pred(m, st).into_iter().map(|pair| StateRace { at, choices, facts: st.initial_facts.len(), pair }));
 }
 
 /// Explores every execution from `init`, calling `visit` on each; `visit` may stop the
 /// search early with `ControlFlow::Break` (the result is then incomplete).
-pub fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, mut visit: impl FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
+fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
     let mut stats = Stats { complete: true, ..Stats::default() };
     let mut trace: Vec<Event> = vec![];
     let mut path: Vec<Choice> = vec![];
-    let mut def36: Vec<Def36Race> = vec![];
-    // Per stack level: the node, and the lengths of trace/def36 when it was entered.
+    let mut found: Vec<StateRace> = vec![];
+    // Per stack level: the node, and the lengths of trace/found when it was entered.
     let mut stack: Vec<(Node<'p>, State<'p>, usize, usize)> = vec![];
     let root = expand(m, &init, cfg, 0);
-    if cfg.def36 {
-        def36_at(m, &root, &init, 0, 0, &mut def36);
-    }
+    watch(m, cfg, &root, &init, 0, 0, &mut found);
     stack.push((root, init, 0, 0));
     while let Some((node, state, tlen, dlen)) = stack.last_mut() {
         if let Some(outcome) = &node.leaf {
@@ -314,7 +169,7 @@ pub fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, mut visit: im
                     stats.complete = false;
                 }
             }
-            let ex = Execution { trace: &trace, schedule: &path, outcome, state, def36: &def36 };
+            let ex = Execution { trace: &trace, schedule: &path, outcome, state, state_races: &found };
             let late = stats.executions % 256 == 0 && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
             if visit(&ex).is_break() || stats.executions >= cfg.max_executions || late {
                 stats.complete = false;
@@ -322,25 +177,23 @@ pub fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, mut visit: im
             }
             let (tl, dl) = (*tlen, *dlen);
             stack.pop();
-            unwind(&mut trace, &mut path, &mut def36, tl, dl, !stack.is_empty());
+            unwind(&mut trace, &mut path, &mut found, tl, dl, !stack.is_empty());
             continue;
         }
         if node.next >= node.succs.len() {
             let (tl, dl) = (*tlen, *dlen);
             stack.pop();
-            unwind(&mut trace, &mut path, &mut def36, tl, dl, !stack.is_empty());
+            unwind(&mut trace, &mut path, &mut found, tl, dl, !stack.is_empty());
             continue;
         }
         let (choice, child, ev) = node.succs[node.next].clone();
         node.next += 1;
-        let (tl, dl) = (trace.len(), def36.len());
+        let (tl, dl) = (trace.len(), found.len());
         path.push(choice);
         record(m, state, choice, ev, &mut trace);
         let steps = path.iter().filter(|c| matches!(c, Choice::Step { .. })).count();
         let n = expand(m, &child, cfg, steps);
-        if cfg.def36 {
-            def36_at(m, &n, &child, trace.len(), path.len(), &mut def36);
-        }
+        watch(m, cfg, &n, &child, trace.len(), path.len(), &mut found);
         stack.push((n, child, tl, dl));
     }
     stats
@@ -356,9 +209,9 @@ fn record<'p>(m: &Machine<'p>, parent: &State<'p>, choice: Choice, ev: Option<Ev
 }
 
 /// Restores the trace, path and race list to what they were when a node was entered.
-fn unwind(trace: &mut Vec<Event>, path: &mut Vec<Choice>, def36: &mut Vec<Def36Race>, tlen: usize, dlen: usize, had_parent: bool) {
+fn unwind(trace: &mut Vec<Event>, path: &mut Vec<Choice>, found: &mut Vec<StateRace>, tlen: usize, dlen: usize, had_parent: bool) {
     trace.truncate(tlen);
-    def36.truncate(dlen);
+    found.truncate(dlen);
     if had_parent {
         path.pop();
     }
@@ -370,23 +223,14 @@ fn unwind(trace: &mut Vec<Event>, path: &mut Vec<Choice>, def36: &mut Vec<Def36R
 ///
 /// # Errors
 /// [`ExploreError`] when the schedule does not fit the program.
-pub fn replay<'p, R>(
-    m: &Machine<'p>,
-    init: State<'p>,
-    cfg: &Config,
-    schedule: &Schedule,
-    complete_prefix: bool,
-    visit: impl FnOnce(&Execution<'_, 'p>) -> R,
-) -> Result<R, ExploreError> {
+fn replay<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule, complete_prefix: bool, visit: &mut dyn FnMut(&Execution<'_, 'p>)) -> Result<(), ExploreError> {
     let mut trace = vec![];
-    let mut def36 = vec![];
+    let mut found = vec![];
     let mut state = init;
     let mut steps = 0;
     let mut node = expand(m, &state, cfg, steps);
     for (i, want) in schedule.0.iter().enumerate() {
-        if cfg.def36 {
-            def36_at(m, &node, &state, trace.len(), i, &mut def36);
-        }
+        watch(m, cfg, &node, &state, trace.len(), i, &mut found);
         let enabled = || node.succs.iter().map(|s| s.0.to_string()).collect::<Vec<_>>().join(", ");
         let Some((choice, child, ev)) = node.succs.iter().find(|s| s.0 == *want).cloned() else {
             return Err(ExploreError::Diverged { pos: i + 1, choice: want.to_string(), enabled: enabled() });
@@ -405,9 +249,7 @@ pub fn replay<'p, R>(
             return Err(ExploreError::TooShort { len: schedule.0.len(), enabled });
         }
         // Complete a prefix deterministically: always the first available choice.
-        if cfg.def36 {
-            def36_at(m, &node, &state, trace.len(), path.len(), &mut def36);
-        }
+        watch(m, cfg, &node, &state, trace.len(), path.len(), &mut found);
         let (choice, child, ev) = node.succs[0].clone();
         record(m, &state, choice, ev, &mut trace);
         if matches!(choice, Choice::Step { .. }) {
@@ -418,7 +260,8 @@ pub fn replay<'p, R>(
         node = expand(m, &state, cfg, steps);
     }
     let outcome = node.leaf.unwrap_or(Outcome::Truncated);
-    Ok(visit(&Execution { trace: &trace, schedule: &path, outcome: &outcome, state: &state, def36: &def36 }))
+    visit(&Execution { trace: &trace, schedule: &path, outcome: &outcome, state: &state, state_races: &found });
+    Ok(())
 }
 
 /// A state reached by stepping one thread alone, with the choices and events that led there.

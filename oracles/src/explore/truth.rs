@@ -17,10 +17,11 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::naive::{explore, Config, Execution, Outcome, Stats};
-use crate::lang::{AccessKind, Dialect, Program};
+use super::explorer::{Config, Execution, Outcome, Stats};
+use super::witness::{def36_rows, rows, Names, RaceDefinition, Witness};
+use crate::lang::{Dialect, Program};
 use crate::machine::*;
-use crate::race::{data_races, first_race};
+use crate::race::{data_races, def36, first_race};
 
 /// The ground truth of one run (one set of threads from one family of initial states).
 #[derive(Clone, Debug, serde::Serialize)]
@@ -43,38 +44,6 @@ pub struct Run {
     pub witness: Option<Witness>,
 }
 
-/// A racing execution, laid out for people.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Witness {
-    /// The schedule that reproduces the execution (`racefuzz replay --schedule`).
-    pub schedule: String,
-    /// Column headers: every thread of the execution, in creation order.
-    pub threads: Vec<String>,
-    /// The lazily fixed part of the initial heap (racerdx pairs).
-    pub initial_heap: Vec<String>,
-    /// The events, in order.
-    pub events: Vec<WitnessEvent>,
-    /// The address raced on.
-    pub address: String,
-    /// Which definition found the race: `happens-before` or `Def. 3.6`.
-    pub definition: String,
-}
-
-/// One row of a witness.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct WitnessEvent {
-    /// Trace index, or `None` for the two accesses Def. 3.6 shows as enabled together.
-    pub index: Option<u32>,
-    /// Column (thread position).
-    pub thread: usize,
-    /// Source line.
-    pub line: u32,
-    /// What happens (`W b.f`, `acq m`).
-    pub text: String,
-    /// Whether this is one of the two racing accesses.
-    pub racing: bool,
-}
-
 /// Explores `program` (every method pair, or just `pair`, for racerdx) and summarizes.
 ///
 /// # Errors
@@ -91,7 +60,7 @@ pub fn ground_truth(program: &Program, cfg: &Config, pair: Option<(&str, &str)>)
         Some(p) => vec![p],
         None => names.iter().enumerate().flat_map(|(i, a)| names[i..].iter().map(move |b| (*a, *b))).collect(),
     };
-    let cfg = Config { def36: true, ..*cfg };
+    let cfg = Config { state_predicate: Some(def36::enabled_pairs), ..*cfg };
     let mut runs = vec![];
     for (a, b) in pairs {
         let init = m.method_threads(&[a, b], vec![], &[])?;
@@ -100,18 +69,89 @@ pub fn ground_truth(program: &Program, cfg: &Config, pair: Option<(&str, &str)>)
     Ok(runs)
 }
 
+/// One replayed execution: how it ended and every race along it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Replayed {
+    /// How the execution ended (`terminated`, `stuck: …`).
+    pub outcome: String,
+    /// The addresses with a happens-before race in this execution, sorted.
+    pub hb_racy_addresses: Vec<String>,
+    /// For racerdx pairs: the addresses of Def. 3.6 races in states along it, sorted.
+    pub def36_racy_addresses: Option<Vec<String>>,
+    /// The whole execution; every event of a happens-before race is marked.
+    pub witness: Witness,
+}
+
+/// Replays the execution `schedule` names (completing a shorter schedule by always taking
+/// the first choice), through the configured explorer.
+///
+/// # Errors
+/// [`ReplayError`]: the initial state cannot be built, the program is racerdx and `pair` is
+/// missing, or the schedule does not fit.
+pub fn replay(program: &Program, cfg: &Config, pair: Option<(&str, &str)>, schedule: &super::Schedule) -> Result<Replayed, ReplayError> {
+    let m = Machine::new(program, cfg.loop_bound);
+    let racerdx = program.dialect == Dialect::RacerDx;
+    let (init, columns) = if racerdx {
+        let (a, b) = pair.ok_or(ReplayError::NeedsPair)?;
+        (m.method_threads(&[a, b], vec![], &[])?, vec![format!("T1 ({a})"), format!("T2 ({b})")])
+    } else {
+        (m.initial_state()?, (1..=program.threads.len()).map(|i| format!("T{i}")).collect())
+    };
+    let cfg = Config { state_predicate: racerdx.then_some(def36::enabled_pairs as super::StatePredicate), ..*cfg };
+    let mut out = None;
+    cfg.explorer.get().replay(&m, init, &cfg, schedule, true, &mut |ex| {
+        let races = data_races(ex.trace);
+        let racing: Vec<usize> = races.iter().flat_map(|r| [r.first.0 as usize, r.second.0 as usize]).collect();
+        let sorted = |v: Vec<String>| v.into_iter().collect::<BTreeSet<_>>().into_iter().collect::<Vec<_>>();
+        let mut threads = columns.clone();
+        threads.extend(thread_names(ex).into_iter().skip(columns.len()));
+        out = Some(Replayed {
+            outcome: ex.outcome.to_string(),
+            hb_racy_addresses: sorted(races.iter().map(|r| ex.state.addr_name(&m, r.addr)).collect()),
+            def36_racy_addresses: racerdx.then(|| sorted(ex.state_races.iter().map(|d| ex.state.addr_name(&m, d.pair.0[0].addr)).collect())),
+            witness: Witness {
+                schedule: super::Schedule(ex.schedule.to_vec()),
+                threads,
+                initial_heap: ex.state.initial_facts.clone(),
+                events: rows(ex.trace, &racing),
+                address: races.first().map(|r| r.addr),
+                definition: RaceDefinition::HappensBefore,
+                names: Names::of(&m, ex.state),
+            },
+        });
+    })?;
+    out.ok_or(ReplayError::Internal)
+}
+
+/// Why a replay could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// The initial state cannot be built.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A racerdx program runs a pair of methods.
+    #[error("replaying a racerdx program needs --pair m1,m2")]
+    NeedsPair,
+    /// The schedule does not fit.
+    #[error(transparent)]
+    Schedule(#[from] super::ExploreError),
+    /// The explorer returned without visiting the execution.
+    #[error("racefuzz internal bug: the explorer's replay visited no execution")]
+    Internal,
+}
+
 fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, threads: Vec<String>, def36: bool) -> Run {
     let mut racy = BTreeSet::new();
     let mut hb_racy = BTreeSet::new();
     let mut problems = BTreeSet::new();
     let mut witness = None;
-    let stats = explore(m, init, cfg, |ex: &Execution<'_, 'p>| {
+    let stats = cfg.explorer.get().explore(m, init, cfg, &mut |ex: &Execution<'_, 'p>| {
         let races = data_races(ex.trace);
         for r in &races {
             hb_racy.insert(ex.state.addr_name(m, r.addr));
         }
-        for d in ex.def36 {
-            racy.insert(ex.state.addr_name(m, d.pair[0].2));
+        for d in ex.state_races {
+            racy.insert(ex.state.addr_name(m, d.pair.0[0].addr));
         }
         if matches!(ex.outcome, Outcome::Stuck { .. } | Outcome::Deadlock { .. }) {
             problems.insert(ex.outcome.to_string());
@@ -126,7 +166,7 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
     }
     if let Some(w) = &mut witness {
         for (name, label) in w.threads.iter_mut().zip(&threads) {
-            *name = label.clone();
+            name.clone_from(label);
         }
     }
     Run {
@@ -141,34 +181,8 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
     }
 }
 
-/// Renders an event for a witness row.
-pub fn event_text<'p>(m: &Machine<'p>, st: &State<'p>, k: EventKind) -> String {
-    let thread = |t: ThreadId| st.threads.get(t.0 as usize).map_or_else(|| t.to_string(), |th| th.name.clone());
-    match k {
-        EventKind::Access(kind, a) => format!("{} {}", kind.letter(), st.addr_name(m, a)),
-        EventKind::Acquire(LockId::Global) => "lock".into(),
-        EventKind::Release(LockId::Global) => "unlock".into(),
-        EventKind::Acquire(l) => format!("acq {}", st.lock_name(l)),
-        EventKind::Release(l) => format!("rel {}", st.lock_name(l)),
-        EventKind::Fork(u) => format!("fork {}", thread(u)),
-        EventKind::Join(u) => format!("join {}", thread(u)),
-        EventKind::Check(kind, a) => format!("check {} {}", kind.letter(), st.addr_name(m, a)),
-        EventKind::Enter(k) => format!("enter {}", st.objects[k.0 as usize].name),
-        EventKind::Exit(k) => format!("exit {}", st.objects[k.0 as usize].name),
-    }
-}
-
 fn thread_names(ex: &Execution<'_, '_>) -> Vec<String> {
     ex.state.threads.iter().map(|t| t.name.clone()).collect()
-}
-
-/// Witness rows for `trace` (events of `state`'s execution), marking positions `marked`.
-pub fn rows<'p>(m: &Machine<'p>, state: &State<'p>, trace: &[Event], marked: &[usize]) -> Vec<WitnessEvent> {
-    trace
-        .iter()
-        .enumerate()
-        .map(|(i, e)| WitnessEvent { index: Some(e.idx.0), thread: e.thread.0 as usize, line: e.line, text: event_text(m, state, e.kind), racing: marked.contains(&i) })
-        .collect()
 }
 
 fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race::Race]) -> Option<Witness> {
@@ -176,29 +190,25 @@ fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race:
     let first = f.partners[0].0 as usize;
     let second = f.second.0 as usize;
     Some(Witness {
-        schedule: super::Schedule(ex.schedule.to_vec()).to_string(),
+        schedule: super::Schedule(ex.schedule.to_vec()),
         threads: thread_names(ex),
         initial_heap: ex.state.initial_facts.clone(),
-        events: rows(m, ex.state, ex.trace, &[first, second]),
-        address: ex.state.addr_name(m, f.addr),
-        definition: "happens-before (first race)".into(),
+        events: rows(ex.trace, &[first, second]),
+        address: Some(f.addr),
+        definition: RaceDefinition::HappensBeforeFirstRace,
+        names: Names::of(m, ex.state),
     })
 }
 
 fn def36_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>) -> Option<Witness> {
-    let d = ex.def36.first()?;
-    let mut events = rows(m, ex.state, &ex.trace[..d.at], &[]);
-    for (t, kind, addr, line) in d.pair {
-        let text = event_text(m, ex.state, EventKind::Access(kind, addr));
-        events.push(WitnessEvent { index: None, thread: t.0 as usize, line, text, racing: true });
-    }
-    debug_assert!(d.pair.iter().any(|p| p.1 == AccessKind::Write));
+    let d = ex.state_races.first()?;
     Some(Witness {
-        schedule: super::Schedule(ex.schedule[..d.choices].to_vec()).to_string(),
+        schedule: super::Schedule(ex.schedule[..d.choices].to_vec()),
         threads: thread_names(ex),
         initial_heap: ex.state.initial_facts[..d.facts].to_vec(),
-        events,
-        address: ex.state.addr_name(m, d.pair[0].2),
-        definition: "Def. 3.6 (both accesses enabled in the same state)".into(),
+        events: def36_rows(&ex.trace[..d.at], &d.pair),
+        address: Some(d.pair.0[0].addr),
+        definition: RaceDefinition::Def36,
+        names: Names::of(m, ex.state),
     })
 }

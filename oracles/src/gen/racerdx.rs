@@ -186,6 +186,42 @@ pub fn build(bytes: &[u8], k: RacerDxKnobs) -> Program {
     parse(&text).expect("racefuzz internal bug: the racerdx generator printed an unparsable program")
 }
 
+/// Bytes [`swarm`] reads for its knobs before the program.
+pub const SWARM_HEADER: usize = 8;
+
+impl RacerDxKnobs {
+    /// Swarm knobs (each feature on or off, each size drawn anew) from eight bytes, with
+    /// the distributions the campaigns have used since issue 4: 1–3 methods, 1–8
+    /// statements, paths of 1–2 fields, 1–3 fields, 1–2 formals, locks in 85% of programs
+    /// (nesting 1–2), control flow in 75% (nesting 1–2), calls in 70%.
+    pub fn swarm(h: [u8; SWARM_HEADER], relax: Relax) -> RacerDxKnobs {
+        let pick = |b: u8, lo: usize, hi: usize| lo + usize::from(b) % (hi - lo + 1);
+        let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
+        RacerDxKnobs {
+            max_methods: pick(h[0], 1, 3),
+            max_stmts: pick(h[1], 1, 8),
+            max_path: pick(h[2], 1, 2),
+            fields: pick(h[3], 1, 3),
+            max_formals: pick(h[4], 1, 2),
+            max_lock_nesting: if chance(h[5], 85) { pick(h[5] >> 4, 1, 2) } else { 0 },
+            max_control_nesting: if chance(h[6], 75) { pick(h[6] >> 4, 1, 2) } else { 0 },
+            calls: chance(h[7], 70),
+            unmatched_unlock: relax.balanced_locking,
+        }
+    }
+}
+
+/// The registry's generator for racerdx oracles: swarm knobs from the first
+/// [`SWARM_HEADER`] bytes (zeros past the end), then [`build`] from the rest. A stray
+/// `unlock` appears only when `relax` lifts balanced locking.
+pub fn swarm(bytes: &[u8], relax: Relax) -> Program {
+    let mut h = [0u8; SWARM_HEADER];
+    for (d, s) in h.iter_mut().zip(bytes) {
+        *d = *s;
+    }
+    build(bytes.get(SWARM_HEADER..).unwrap_or(&[]), RacerDxKnobs::swarm(h, relax))
+}
+
 /// The proptest strategy: bytes, shrunk by proptest, built into a program.
 pub fn racerdx_program(k: RacerDxKnobs) -> impl Strategy<Value = Program> {
     proptest::collection::vec(any::<u8>(), 0..160).prop_map(move |b| build(&b, k))

@@ -1,7 +1,8 @@
-//! Race ground truth per trace: vector-clock happens-before, data races, check races and the
-//! first race. RacerDX's Definition 3.6 is a property of states and lives in the explorer
-//! (`explore::naive`, `Def36Race`).
+//! The race definitions of the ground truth: per trace, vector-clock happens-before, data
+//! races, check races and the first race; per state, RacerDX's Definition 3.6 ([`def36`]),
+//! which the explorer evaluates through its state-predicate hook.
 
+pub mod def36;
 pub mod first_race;
 pub mod hb;
 pub mod vclock;

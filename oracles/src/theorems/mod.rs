@@ -1,14 +1,29 @@
-//! Oracles, one per published theorem, and their three-valued verdicts.
+//! Oracles, one per published theorem, the seams their systems under test plug into, and
+//! their three-valued verdicts.
 //!
-//! Oracles arrive with later issues (`racerdx-tp`, `bigfoot-precise`, …); what they share is
-//! here: a [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
+//! - [`registry`]: every oracle ([`Oracle`], [`Registry::builtin`]) and the one dispatch.
+//! - The seams (conventions §6; at most two required methods each, and no implementation
+//!   here): [`StaticRaceAnalysis`], [`DynamicDetector`] (with [`DetectorFactory`]),
+//!   [`CheckPlacer`]; the explorer seam is [`crate::explore::Explorer`].
+//! - [`result`]: the one result type, [`OracleResult`].
+//! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15).
+//!
+//! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
 
+pub mod detector;
+pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_tp;
+pub mod registry;
+pub mod result;
 pub mod static_race;
 
-pub use static_race::{AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+pub use detector::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
+pub use placer::{CheckPlacer, PlaceError};
+pub use registry::{Budget, Oracle, Registry, Sut, SutKind};
+pub use result::{Item, ItemStatus, OracleResult};
+pub use static_race::{summaries, AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
 
 /// The result of checking one property on one program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

@@ -9,9 +9,42 @@
 //! use plain arithmetic (no L̂), which equals the paper's α whenever L̂ is at least the
 //! nesting depth, the regime the theorem needs.
 
+use super::registry::{Budget, Oracle, Sut, SutKind};
+use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{AccessPath, StaticRaceAnalysis, Summary};
 use super::Verdict;
 use crate::lang::{validate_relaxed, AccessKind, Block, Cond, Dialect, Expr, Place, Program, Relax, StmtKind};
+
+/// The registry entry. Under A2 one unrolling of each loop realizes every contribution
+/// (spec §4.1), so α unrolls each `while *` 0 or 1 times whatever the budget's loop bound.
+pub const ORACLE: Oracle = Oracle {
+    id: "racerdx-complete",
+    claim: "RacerDX summaries equal α of the bounded syntactic traces (Theorem 5.15)",
+    spec: "spec/racerdx.md §4.1–4.2",
+    dialect: Dialect::RacerDx,
+    sut: SutKind::StaticRaceAnalysis,
+    item_kind: "method",
+    generate: crate::gen::racerdx::swarm,
+    check: check_entry,
+};
+
+fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    let Sut::Static(a) = sut else { return ORACLE.wrong_sut(sut) };
+    let r = check(p, *a, 1, b.relax);
+    let items = r
+        .methods
+        .into_iter()
+        .map(|c| {
+            let (status, mark) = if c.equal { (ItemStatus::Holds, "=") } else { (ItemStatus::Violated, "≠") };
+            Item { subject: c.method, status, explanation: vec![format!("analysis {}", c.analysis), format!("{mark} α      {}", c.alpha)], witness: None }
+        })
+        .collect();
+    let mut out = OracleResult::from_items(ORACLE.id, a.name(), ORACLE.item_kind, items, r.note);
+    if r.verdict == Verdict::Inconclusive {
+        out.verdict = Verdict::Inconclusive;
+    }
+    out
+}
 
 
 /// One command of a syntactic trace.

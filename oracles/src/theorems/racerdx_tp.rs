@@ -26,12 +26,53 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+use super::registry::{Budget, Oracle, Sut, SutKind};
+use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{RaceReport, ReportSide, StaticRaceAnalysis};
 use super::Verdict;
-use crate::explore::truth::{event_text, rows, Witness, WitnessEvent};
-use crate::explore::{explore, search_thread, Config, Reached, Schedule};
+use crate::explore::witness::{def36_rows, Names, RaceDefinition};
+use crate::explore::{search_thread, Config, Reached, Schedule, Witness};
 use crate::lang::{validate_relaxed, AccessKind, Dialect, Program, Relax};
 use crate::machine::*;
+use crate::race::def36::{self, EnabledAccess, EnabledPair};
+
+/// The registry entry.
+pub const ORACLE: Oracle = Oracle {
+    id: "racerdx-tp",
+    claim: "every RacerDX report is a true race (True Positives Theorem 6.10)",
+    spec: "spec/racerdx.md §4.4–4.5",
+    dialect: Dialect::RacerDx,
+    sut: SutKind::StaticRaceAnalysis,
+    item_kind: "report",
+    generate: crate::gen::racerdx::swarm,
+    check: check_entry,
+};
+
+fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    let Sut::Static(a) = sut else { return ORACLE.wrong_sut(sut) };
+    let r = check(p, *a, &TpConfig { explore: b.explore, relax: b.relax });
+    let sut = a.name();
+    if let Some(pre) = r.precondition {
+        return OracleResult::inconclusive(ORACLE.id, sut, ORACLE.item_kind, format!("precondition unmet: {pre}"));
+    }
+    let items = r
+        .reports
+        .into_iter()
+        .map(|(rep, o)| {
+            let subject = rep.to_string();
+            match o {
+                ReportOutcome::Confirmed { how, witness } => Item { subject, status: ItemStatus::Holds, explanation: vec![format!("true positive, {how}")], witness: Some(witness) },
+                ReportOutcome::Refuted { reason } => Item { subject, status: ItemStatus::Violated, explanation: vec![format!("FALSE POSITIVE: {reason}")], witness: None },
+                ReportOutcome::Unknown { reason } => Item { subject, status: ItemStatus::Unknown, explanation: vec![format!("unknown: {reason}")], witness: None },
+            }
+        })
+        .collect();
+    let mut out = OracleResult::from_items(ORACLE.id, sut, ORACLE.item_kind, items, None);
+    if out.verdict == Verdict::Fail {
+        out.context = super::static_race::summaries(*a, p);
+    }
+    out
+}
 
 /// How a report was confirmed, or why not.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -78,7 +119,7 @@ pub struct TpConfig {
 
 impl Default for TpConfig {
     fn default() -> TpConfig {
-        TpConfig { explore: Config { heap_bound: 3, max_executions: 100_000, def36: true, ..Config::default() }, relax: Relax::default() }
+        TpConfig { explore: Config { heap_bound: 3, max_executions: 100_000, ..Config::default() }, relax: Relax::default() }
     }
 }
 
@@ -168,12 +209,14 @@ fn directed(m: &Machine<'_>, r: &RaceReport, cfg: &Config) -> Result<Witness, St
     let rb = search_thread(m, ra.clone(), tb, cfg, &mut |st| at_access(m, st, tb, sb, target)).ok_or_else(|| {
         format!("after T{}'s prefix, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, b + 1, sb.method, sb.kind.letter(), sb.path, addr_text(fields), sb.level)
     })?;
-    let both = [ta, tb].map(|t| m.next_access(&rb.state, t));
-    match both {
-        [Some((k1, a1, l1)), Some((k2, a2, l2))] if a1 == a2 && (k1 == AccessKind::Write || k2 == AccessKind::Write) => {
-            Ok(witness(m, &rb, &[(ta, k1, a1, l1), (tb, k2, a2, l2)], &[&s0.method, &s1.method], "Def. 3.6 from the Lemma B.7 state"))
+    let pair = def36::enabled_pairs(m, &rb.state).into_iter().find(|p| p.0.iter().any(|x| x.thread == ta) && p.0.iter().any(|x| x.thread == tb));
+    match pair {
+        Some(EnabledPair([x, y])) => {
+            // Rows in the order the directed search ran the threads: the lock-free side first.
+            let pair = if x.thread == ta { EnabledPair([x, y]) } else { EnabledPair([y, x]) };
+            Ok(witness(m, &rb, &pair, &[&s0.method, &s1.method], RaceDefinition::Def36FromLemmaB7))
         }
-        _ => Err("the two accesses are not enabled together on one address".into()),
+        None => Err("the two accesses are not enabled together on one address".into()),
     }
 }
 
@@ -181,18 +224,15 @@ fn addr_text(fields: &[String]) -> String {
     format!("l{}.{}", fields.len(), fields.last().map_or("?", |f| f.as_str()))
 }
 
-fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &[(ThreadId, AccessKind, Addr, u32)], methods: &[&str], definition: &str) -> Witness {
-    let mut events = rows(m, &r.state, &r.trace, &[]);
-    for &(t, k, a, line) in pair {
-        events.push(WitnessEvent { index: None, thread: t.0 as usize, line, text: event_text(m, &r.state, EventKind::Access(k, a)), racing: true });
-    }
+fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &EnabledPair, methods: &[&str], definition: RaceDefinition) -> Witness {
     Witness {
-        schedule: Schedule(r.choices.clone()).to_string(),
+        schedule: Schedule(r.choices.clone()),
         threads: methods.iter().enumerate().map(|(i, m)| format!("T{} ({m})", i + 1)).collect(),
         initial_heap: r.state.initial_facts.clone(),
-        events,
-        address: r.state.addr_name(m, pair[0].2),
-        definition: definition.into(),
+        events: def36_rows(&r.trace, pair),
+        address: Some(pair.0[0].addr),
+        definition,
+        names: Names::of(m, &r.state),
     }
 }
 
@@ -212,15 +252,15 @@ fn search_pair(m: &Machine<'_>, m1: &str, m2: &str, cfg: &Config) -> PairSearch 
         Ok(s) => s,
         Err(e) => return PairSearch { races: vec![], executions: 0, complete: false, error: Some(e.to_string()) },
     };
-    let cfg = Config { def36: true, ..*cfg };
+    let cfg = Config { state_predicate: Some(def36::enabled_pairs), ..*cfg };
     let mut races: Vec<([(ThreadId, AccessKind, Vec<u32>); 2], Witness)> = vec![];
-    let stats = explore(m, init, &cfg, |ex| {
-        for d in ex.def36 {
-            let key = [0, 1].map(|i| (d.pair[i].0, d.pair[i].1, d.sites[i].clone()));
+    let stats = cfg.explorer.get().explore(m, init, &cfg, &mut |ex| {
+        for d in ex.state_races {
+            let key = d.pair.0.clone().map(|EnabledAccess { thread, kind, site, .. }| (thread, kind, site));
             if !races.iter().any(|(k, _)| *k == key) {
                 let mut reached = Reached { state: ex.state.clone(), choices: ex.schedule[..d.choices].to_vec(), trace: ex.trace[..d.at].to_vec() };
                 reached.state.initial_facts.truncate(d.facts);
-                races.push((key, witness(m, &reached, &d.pair, &[m1, m2], "Def. 3.6, found by search")));
+                races.push((key, witness(m, &reached, &d.pair, &[m1, m2], RaceDefinition::Def36BySearch)));
             }
         }
         ControlFlow::Continue(())

@@ -144,3 +144,9 @@ pub trait StaticRaceAnalysis {
         None
     }
 }
+
+/// `Σ(m) = ⟨W, L, A⟩` for every method the analysis summarizes, one line each: the context
+/// a person needs to read a failure of a static analysis.
+pub fn summaries(a: &dyn StaticRaceAnalysis, p: &Program) -> Vec<String> {
+    p.methods.iter().filter_map(|m| a.summary(p, &m.name).map(|s| format!("Σ({}) = {s}", m.name))).collect()
+}

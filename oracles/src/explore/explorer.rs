@@ -1,0 +1,213 @@
+//! The explorer seam (conventions §6): what every explorer takes ([`Config`]), what it hands
+//! to its visitor ([`Execution`]) and returns ([`Stats`]), and the [`Explorer`] trait that
+//! the ground truth ([`super::ground_truth`]), `racefuzz replay` and the oracles run
+//! through. Explorers form a closed set, [`ExplorerKind`]: the naive DFS today
+//! ([`super::naive`]); stateful search and optimal DPOR come next, each cross-checked
+//! against the naive one (design.md, principle 1).
+//!
+//! A state property such as RacerDX's Definition 3.6 is not computed by an explorer: the
+//! explorer calls [`Config::state_predicate`] at every branching state and records what it
+//! returns ([`StateRace`]); the predicate itself lives in `race/`.
+
+use std::ops::ControlFlow;
+
+use super::schedule::Schedule;
+use super::Choice;
+use crate::machine::{Event, Machine, State};
+use crate::race::def36::EnabledPair;
+
+/// A predicate on states, evaluated by the explorer at every branching state (not at
+/// leaves, nor while the initial heap is being fixed): the conflicting pairs it finds.
+pub type StatePredicate = for<'p> fn(&Machine<'p>, &State<'p>) -> Vec<EnabledPair>;
+
+/// The explorers, a closed set (conventions §6: a closed set is an enum; the trait is the
+/// seam they share).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExplorerKind {
+    /// Depth-first enumeration of every interleaving and choice ([`super::naive`]).
+    #[default]
+    Naive,
+}
+
+impl ExplorerKind {
+    /// The explorer itself.
+    pub fn get(self) -> &'static dyn Explorer {
+        match self {
+            ExplorerKind::Naive => &super::naive::Naive,
+        }
+    }
+}
+
+/// An exhaustive explorer of one program from one initial state. Two required methods;
+/// an implementation must visit every execution within the bounds of its [`Config`] (or
+/// say, in [`Stats::complete`], that it did not), and replay any schedule it printed.
+pub trait Explorer {
+    /// Explores every execution from `init`, calling `visit` on each; `visit` may stop
+    /// the search early with `ControlFlow::Break` (the result is then incomplete).
+    fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats;
+
+    /// Runs the one execution that `schedule` names and calls `visit` on it. With
+    /// `complete_prefix`, a schedule that ends early is completed by always taking the
+    /// first available choice (a Def. 3.6 witness schedule stops at the racing state).
+    ///
+    /// # Errors
+    /// [`ExploreError`] when the schedule does not fit the program ("is the schedule from
+    /// this program and these bounds?").
+    fn replay<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule, complete_prefix: bool, visit: &mut dyn FnMut(&Execution<'_, 'p>)) -> Result<(), ExploreError>;
+}
+
+/// Exploration bounds. Every one is printed with the results.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Config {
+    /// K: iterations of each instance of a nondeterministic loop (`while *`).
+    pub loop_bound: u32,
+    /// Stop after this many executions (incomplete).
+    pub max_executions: u64,
+    /// Cut an execution after this many steps (truncated, incomplete).
+    pub max_steps: u32,
+    /// At most this many lazily created initial objects (RacerDX pair mode).
+    pub heap_bound: u32,
+    /// A state predicate evaluated at every branching state, whose findings each
+    /// [`Execution`] carries (`Some(race::def36::enabled_pairs)` for RacerDX's Def. 3.6).
+    #[serde(skip)]
+    pub state_predicate: Option<StatePredicate>,
+    /// Which explorer runs the search ([`ExplorerKind::get`]).
+    pub explorer: ExplorerKind,
+    /// Run local steps eagerly: when some thread's next step is local
+    /// ([`Machine::is_local`]), only that thread is scheduled. Local steps commute with
+    /// everything, so this keeps every trace (event sequence), every final state and every
+    /// state in which all threads stand at non-local steps (hence every Def. 3.6 race); it
+    /// only drops interleavings that differ in where silent steps sit. `false` gives the
+    /// fully naive enumeration; `tests/explore.rs` checks that both find the same traces.
+    /// Under truncation the two differ: a thread in a long local loop runs alone until the
+    /// step budget cuts it, so other threads' races may not be reached (the result is then
+    /// incomplete, never a pass).
+    pub eager_local: bool,
+    /// Stop (incomplete) once this instant has passed: a campaign's wall-clock budget.
+    #[serde(skip)]
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { loop_bound: 2, max_executions: 200_000, max_steps: 2_000, heap_bound: 3, state_predicate: None, explorer: ExplorerKind::Naive, eager_local: true, deadline: None }
+    }
+}
+
+/// How an execution ended.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every thread finished.
+    Terminated,
+    /// Some thread cannot step and never will by itself (null dereference, unlock at depth 0,
+    /// capsule violation, failed assert, …); the first such thread is named.
+    Stuck {
+        /// The stuck thread.
+        thread: String,
+        /// Its line.
+        line: u32,
+        /// Why.
+        reason: String,
+    },
+    /// Every unfinished thread is blocked waiting.
+    Deadlock {
+        /// `thread: reason` for each blocked thread.
+        blocked: Vec<String>,
+    },
+    /// An `assume` failed.
+    Infeasible,
+    /// The step budget cut the execution.
+    Truncated,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Terminated => f.write_str("terminated"),
+            Outcome::Stuck { thread, line, reason } => write!(f, "stuck: {thread} at line {line}: {reason}"),
+            Outcome::Deadlock { blocked } => write!(f, "deadlock: {}", blocked.join("; ")),
+            Outcome::Infeasible => f.write_str("infeasible (an assume failed)"),
+            Outcome::Truncated => f.write_str("truncated at the step budget"),
+        }
+    }
+}
+
+/// A finding of the state predicate, with the position of its state in the execution.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StateRace {
+    /// The state: after this many events of the trace.
+    pub at: usize,
+    /// … and this many choices of the schedule.
+    pub choices: usize,
+    /// … and this many lazily fixed initial-heap facts (`State::initial_facts`).
+    pub facts: usize,
+    /// The two accesses enabled together.
+    pub pair: EnabledPair,
+}
+
+/// One finished execution, as the visitor sees it.
+#[derive(Debug)]
+pub struct Execution<'a, 'p> {
+    /// The events.
+    pub trace: &'a [Event],
+    /// The choices that reproduce it.
+    pub schedule: &'a [Choice],
+    /// How it ended.
+    pub outcome: &'a Outcome,
+    /// The final state (for object and thread names).
+    pub state: &'a State<'p>,
+    /// What the state predicate found in states along this execution (empty without
+    /// [`Config::state_predicate`]).
+    pub state_races: &'a [StateRace],
+}
+
+/// Counts over a whole exploration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Executions visited.
+    pub executions: u64,
+    /// … that terminated.
+    pub terminated: u64,
+    /// … that got stuck.
+    pub stuck: u64,
+    /// … that deadlocked.
+    pub deadlocked: u64,
+    /// … that were infeasible.
+    pub infeasible: u64,
+    /// … that hit the step budget.
+    pub truncated: u64,
+    /// Steps taken, summed over executions (a shared prefix counts once per execution).
+    pub steps: u64,
+    /// Events (trace entries), summed over executions.
+    pub events: u64,
+    /// Whether the search covered everything within the loop and heap bounds.
+    pub complete: bool,
+    /// Whether some nondeterministic loop was cut at the loop bound.
+    pub loop_bound_hit: bool,
+}
+
+/// Errors of the explorer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExploreError {
+    /// A replayed schedule asked for a choice that is not available.
+    #[error("schedule diverges at position {pos}: `{choice}` is not enabled here (enabled: {enabled}); is the schedule from this program and these bounds?")]
+    Diverged {
+        /// 1-based position in the schedule.
+        pos: usize,
+        /// The choice asked for.
+        choice: String,
+        /// The choices available.
+        enabled: String,
+    },
+    /// A replayed schedule ended before the execution did.
+    #[error("schedule ends after {len} choices but the execution goes on (next: {enabled})")]
+    TooShort {
+        /// Schedule length.
+        len: usize,
+        /// The choices available.
+        enabled: String,
+    },
+}
+

@@ -1,0 +1,132 @@
+//! Structured witnesses: a racing execution (or execution prefix) as data. Events keep their
+//! [`EventKind`] with typed ids, and a [`Names`] table, taken from the execution's final
+//! state, gives the ids their stable names (object ids are per execution; names are not).
+//! Rendering (terminal columns, JSON) lives in the SUT crate's `render` module, never here.
+//!
+//! Accesses are identified by the line of the statement that makes them (`Line`'s equality
+//! is honest), so a witness, a snapshot and a finding's header name the same line when they
+//! are computed on the same text.
+
+use super::schedule::Schedule;
+use crate::machine::{Addr, EventIdx, EventKind, LockId, Machine, ObjId, State, ThreadId};
+
+/// The names an execution gives its ids, for rendering.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Names {
+    /// Object names, by [`ObjId`] (`b`, `l1`, `p@T1.o`).
+    pub objects: Vec<String>,
+    /// Field names, by [`crate::machine::FieldId`].
+    pub fields: Vec<String>,
+    /// Thread names, by [`ThreadId`], in creation order.
+    pub threads: Vec<String>,
+}
+
+impl Names {
+    /// The names of `st`'s objects and threads and of the program's fields.
+    pub fn of(m: &Machine<'_>, st: &State<'_>) -> Names {
+        Names { objects: st.objects.iter().map(|o| o.name.clone()).collect(), fields: m.fields.clone(), threads: st.threads.iter().map(|t| t.name.clone()).collect() }
+    }
+
+    /// An object's name (`#N` if the table does not know it).
+    pub fn object(&self, o: ObjId) -> String {
+        self.objects.get(o.0 as usize).cloned().unwrap_or_else(|| format!("#{}", o.0))
+    }
+
+    /// A readable address (`b.f`, `a[2]`), stable across executions.
+    pub fn addr(&self, a: Addr) -> String {
+        match a {
+            Addr::Field(o, f) => format!("{}.{}", self.object(o), self.fields.get(f.0 as usize).map_or("?", String::as_str)),
+            Addr::Index(o, i) => format!("{}[{i}]", self.object(o)),
+        }
+    }
+
+    /// A readable lock (`lock` for RacerDX's global lock, else the object).
+    pub fn lock(&self, l: LockId) -> String {
+        match l {
+            LockId::Global => "lock".into(),
+            LockId::Obj(o) => self.object(o),
+        }
+    }
+
+    /// A thread's name.
+    pub fn thread(&self, t: ThreadId) -> String {
+        self.threads.get(t.0 as usize).cloned().unwrap_or_else(|| t.to_string())
+    }
+}
+
+/// Which race definition a witness demonstrates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RaceDefinition {
+    /// Two accesses unordered by happens-before; the marked pair is the trace's first race
+    /// (spec/escape_capsule.md §1.5).
+    HappensBeforeFirstRace,
+    /// Every happens-before race of one replayed execution is marked.
+    HappensBefore,
+    /// Def. 3.6: both accesses enabled in the last state (spec/racerdx.md §2.5).
+    Def36,
+    /// Def. 3.6, reached from the Lemma B.7 state by the directed search (spec/racerdx.md §4.5).
+    Def36FromLemmaB7,
+    /// Def. 3.6, found by searching every interleaving over the bounded heap family.
+    Def36BySearch,
+}
+
+/// One row of a witness.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WitnessEvent {
+    /// Trace index, or `None` for the two accesses Def. 3.6 shows as enabled together.
+    pub index: Option<EventIdx>,
+    /// The thread (its column).
+    pub thread: ThreadId,
+    /// The line of the statement that makes the event.
+    pub line: u32,
+    /// What happens.
+    pub kind: EventKind,
+    /// Whether this is one of the racing accesses.
+    pub racing: bool,
+}
+
+/// A racing execution (prefix), as data.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Witness {
+    /// The choices that reproduce it (`racefuzz replay --schedule`).
+    #[serde(serialize_with = "as_text")]
+    pub schedule: Schedule,
+    /// Column headers: every thread of the execution, in creation order (`T1 (zap)`).
+    pub threads: Vec<String>,
+    /// The lazily fixed part of the initial heap (racerdx pairs), as facts.
+    pub initial_heap: Vec<String>,
+    /// The events, in order.
+    pub events: Vec<WitnessEvent>,
+    /// The address raced on (for a replay: the first racing pair's).
+    pub address: Option<Addr>,
+    /// Which definition the race is under.
+    pub definition: RaceDefinition,
+    /// Names of the ids in `events` and `address`.
+    pub names: Names,
+}
+
+fn as_text<S: serde::Serializer>(s: &Schedule, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(&s.to_string())
+}
+
+impl Witness {
+    /// The address raced on, by name (empty if none).
+    pub fn address_name(&self) -> String {
+        self.address.map(|a| self.names.addr(a)).unwrap_or_default()
+    }
+}
+
+/// Rows for the events of `trace`, marking the positions `marked`.
+pub fn rows(trace: &[crate::machine::Event], marked: &[usize]) -> Vec<WitnessEvent> {
+    trace.iter().enumerate().map(|(i, e)| WitnessEvent { index: Some(e.idx), thread: e.thread, line: e.line, kind: e.kind, racing: marked.contains(&i) }).collect()
+}
+
+/// The rows of a Def. 3.6 witness: the prefix, then the two enabled accesses.
+pub fn def36_rows(prefix: &[crate::machine::Event], pair: &crate::race::def36::EnabledPair) -> Vec<WitnessEvent> {
+    let mut events = rows(prefix, &[]);
+    for a in &pair.0 {
+        events.push(WitnessEvent { index: None, thread: a.thread, line: a.line, kind: EventKind::Access(a.kind, a.addr), racing: true });
+    }
+    events
+}

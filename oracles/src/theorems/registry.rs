@@ -1,0 +1,163 @@
+//! The oracle registry: one [`Oracle`] entry per published theorem, each knowing its
+//! dialect, its generator, the kind of system under test it judges, and how to check one
+//! program. `racefuzz check`, `fuzz`, `shrink`, `gen`, the cargo-fuzz targets, the benches
+//! and the tests all go through it, so that an oracle is added by writing one module (its
+//! `pub const ORACLE: Oracle` and its check) and one line in [`Registry::builtin`].
+//!
+//! The registry knows no implementation: an entry names the *kind* of SUT it needs
+//! ([`SutKind`]) and the SUT crate supplies one ([`Sut`]) together with the assumptions
+//! a seeded bug relaxes ([`Budget::relax`]). Mutants and their predictions live with the
+//! SUTs (`racefuzz::mutants`), keyed by oracle id.
+
+use super::detector::DetectorFactory;
+use super::placer::CheckPlacer;
+use super::result::OracleResult;
+use super::static_race::StaticRaceAnalysis;
+use crate::explore::Config;
+use crate::lang::{Dialect, Program, Relax};
+
+/// The kinds of system under test, one per seam.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SutKind {
+    /// A [`StaticRaceAnalysis`] (RacerDX, RacerD-like, later Naik-Aiken).
+    StaticRaceAnalysis,
+    /// A [`super::DynamicDetector`] (FastTrack, the escape and capsule filters).
+    DynamicDetector,
+    /// A [`CheckPlacer`] with the detector that runs its checks (BigFoot + DynamicBF).
+    CheckPlacer,
+}
+
+/// A system under test, as an oracle receives it.
+pub enum Sut<'a> {
+    /// A static race analysis.
+    Static(&'a dyn StaticRaceAnalysis),
+    /// A dynamic detector, fresh per trace.
+    Detector(&'a dyn DetectorFactory),
+    /// A check placer and the detector that runs the placed program.
+    Placer(&'a dyn CheckPlacer, &'a dyn DetectorFactory),
+}
+
+impl Sut<'_> {
+    /// Which seam this SUT plugs into.
+    pub fn kind(&self) -> SutKind {
+        match self {
+            Sut::Static(_) => SutKind::StaticRaceAnalysis,
+            Sut::Detector(_) => SutKind::DynamicDetector,
+            Sut::Placer(..) => SutKind::CheckPlacer,
+        }
+    }
+}
+
+/// The bounds an oracle runs under.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    /// Exploration bounds (and the campaign's deadline).
+    pub explore: Config,
+    /// Hypotheses of the theorem not checked, because a seeded bug feeds programs outside
+    /// them on purpose (spec/racerdx.md §6.3(b)).
+    pub relax: Relax,
+}
+
+/// One oracle: a published claim, checked against the ground truth.
+#[derive(Clone, Copy)]
+pub struct Oracle {
+    /// Its id on the command line and in files (`racerdx-tp`).
+    pub id: &'static str,
+    /// The claim, one line (`every RacerDX report is a true race (Theorem 6.10)`).
+    pub claim: &'static str,
+    /// Where the spec states it.
+    pub spec: &'static str,
+    /// The dialect of the programs it judges.
+    pub dialect: Dialect,
+    /// The kind of SUT it judges.
+    pub sut: SutKind,
+    /// What its items are (`report`, `method`).
+    pub item_kind: &'static str,
+    /// Its generator: a program of `dialect` from any bytes (swarm knobs first, then the
+    /// program), honouring the relaxed assumptions. Deterministic in its input.
+    pub generate: fn(&[u8], Relax) -> Program,
+    /// Checks one program. A SUT of another kind, or a program outside the dialect, is
+    /// `inconclusive` with a note, never a panic.
+    pub check: fn(&Program, &Sut<'_>, &Budget) -> OracleResult,
+}
+
+impl std::fmt::Debug for Oracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oracle").field("id", &self.id).field("dialect", &self.dialect).field("sut", &self.sut).finish_non_exhaustive()
+    }
+}
+
+impl Oracle {
+    /// Checks `p` with `sut`: the one dispatch.
+    pub fn check(&self, p: &Program, sut: &Sut<'_>, budget: &Budget) -> OracleResult {
+        (self.check)(p, sut, budget)
+    }
+
+    /// The result for a SUT of the wrong kind (a caller's mistake, reported as data).
+    pub fn wrong_sut(&self, sut: &Sut<'_>) -> OracleResult {
+        OracleResult::inconclusive(self.id, String::new(), self.item_kind, format!("racefuzz internal bug: {} needs a {:?} SUT, got a {:?}", self.id, self.sut, sut.kind()))
+    }
+}
+
+/// A set of oracles, in the order campaigns run them.
+#[derive(Clone, Debug)]
+pub struct Registry {
+    oracles: Vec<Oracle>,
+}
+
+impl Registry {
+    /// The built-in oracles. Adding one: write its module with a `pub const ORACLE` and
+    /// add it here.
+    pub fn builtin() -> Registry {
+        Registry { oracles: vec![super::racerdx_tp::ORACLE, super::racerdx_complete::ORACLE] }
+    }
+
+    /// This registry with one more oracle (for users' own oracles and for tests).
+    ///
+    /// # Panics
+    /// If the id is taken: two oracles with one id would make findings ambiguous.
+    #[must_use]
+    pub fn with(mut self, o: Oracle) -> Registry {
+        assert!(self.find(o.id).is_none(), "oracle id `{}` registered twice", o.id);
+        self.oracles.push(o);
+        self
+    }
+
+    /// Every oracle.
+    pub fn all(&self) -> &[Oracle] {
+        &self.oracles
+    }
+
+    /// Looks an oracle up by id.
+    pub fn find(&self, id: &str) -> Option<&Oracle> {
+        self.oracles.iter().find(|o| o.id == id)
+    }
+
+    /// The ids, for messages.
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.oracles.iter().map(|o| o.id).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_generators_fit_their_dialect() {
+        let r = Registry::builtin();
+        let mut ids = r.ids();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), r.all().len());
+        for o in r.all() {
+            for seed in 0u8..20 {
+                let bytes: Vec<u8> = (0u8..40).map(|i| seed.wrapping_mul(31).wrapping_add(i.wrapping_mul(7))).collect();
+                let p = (o.generate)(&bytes, Relax::default());
+                assert_eq!(p.dialect, o.dialect, "{}", o.id);
+                crate::lang::validate(&p).unwrap_or_else(|e| panic!("{}: {e}", o.id));
+            }
+        }
+    }
+}

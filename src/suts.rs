@@ -1,0 +1,168 @@
+//! The systems under test, by the seam they plug into and the dialect they analyze, and the
+//! one place where an oracle meets one: [`check`].
+//!
+//! An oracle ([`race_oracles::theorems::Oracle`]) names the kind of SUT it judges and its
+//! dialect; [`SUTS`] holds one entry per implementation, and [`Subject::for_oracle`] picks
+//! the entry of that kind and dialect and applies a mutant (`crate::mutants`). Adding an
+//! oracle over an existing SUT touches nothing here; adding a SUT is its module under
+//! `analyses/` plus one entry in [`SUTS`].
+
+use race_oracles::explore::Config;
+use race_oracles::lang::{Dialect, Program, Relax};
+use race_oracles::theorems::{Budget, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
+
+use crate::analyses::racerdx::RacerDx;
+use crate::mutants::{self, MUTANTS};
+
+/// An SUT implementation, with a seeded bug applied or not.
+pub enum Implementation {
+    /// A static race analysis.
+    Static(Box<dyn StaticRaceAnalysis + Send + Sync>),
+}
+
+/// One SUT implementation in the catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct SutEntry {
+    /// Its name (`racerdx`); mutants name it in [`mutants::Mutant::sut`].
+    pub name: &'static str,
+    /// The seam it plugs into.
+    pub kind: SutKind,
+    /// The dialect it analyzes.
+    pub dialect: Dialect,
+    /// Builds it with the mutants named (empty: the real thing); `None` if one of them is
+    /// not a mutant of this SUT. Returns the assumptions the mutants relax too.
+    pub build: fn(&[&str]) -> Option<(Implementation, Relax)>,
+}
+
+/// Every SUT.
+pub const SUTS: &[SutEntry] = &[SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialect: Dialect::RacerDx, build: build_racerdx }];
+
+fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let (opts, relax) = mutants::racerdx(names)?;
+    Some((Implementation::Static(Box::new(RacerDx::new(opts))), relax))
+}
+
+/// Why no subject could be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SubjectError {
+    /// A mutant name that is not in the catalogue, or not one of this SUT's.
+    #[error("no mutant `{given}` for {sut} (its mutants: {known}; combine with +)")]
+    UnknownMutant {
+        /// What was given.
+        given: String,
+        /// The SUT.
+        sut: &'static str,
+        /// Its mutants.
+        known: String,
+    },
+    /// No SUT of the kind and dialect the oracle needs.
+    #[error("racefuzz internal bug: no {kind:?} SUT for the {dialect} dialect (oracle {oracle})")]
+    NoSut {
+        /// The oracle.
+        oracle: &'static str,
+        /// The kind it needs.
+        kind: SutKind,
+        /// Its dialect.
+        dialect: Dialect,
+    },
+}
+
+/// A SUT ready to be judged: an implementation, its mutant, and what the mutant relaxes.
+pub struct Subject {
+    entry: SutEntry,
+    implementation: Implementation,
+    mutant: Option<String>,
+    relax: Relax,
+}
+
+impl Subject {
+    /// The SUT that `oracle` judges, with `mutant` (`a+b` combines mutants) applied.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the mutant is not one of that SUT's.
+    pub fn for_oracle(oracle: &Oracle, mutant: Option<&str>) -> Result<Subject, SubjectError> {
+        let entry = *SUTS
+            .iter()
+            .find(|e| e.kind == oracle.sut && e.dialect == oracle.dialect)
+            .ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
+        let names: Vec<&str> = mutant.map(|m| m.split('+').collect()).unwrap_or_default();
+        let unknown = || SubjectError::UnknownMutant {
+            given: mutant.unwrap_or_default().to_string(),
+            sut: entry.name,
+            known: MUTANTS.iter().filter(|m| m.sut == entry.name).map(|m| m.name).collect::<Vec<_>>().join(", "),
+        };
+        if names.iter().any(|n| mutants::find(n).is_none_or(|m| m.sut != entry.name)) {
+            return Err(unknown());
+        }
+        let (implementation, relax) = (entry.build)(&names).ok_or_else(unknown)?;
+        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax })
+    }
+
+    /// The SUT, as the oracle receives it.
+    pub fn sut(&self) -> Sut<'_> {
+        match &self.implementation {
+            Implementation::Static(a) => Sut::Static(a.as_ref()),
+        }
+    }
+
+    /// The static analysis, if this is one (for `racefuzz analyze`).
+    pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
+        match &self.implementation {
+            Implementation::Static(a) => Some(a.as_ref()),
+        }
+    }
+
+    /// The assumptions the mutant relaxes.
+    pub fn relax(&self) -> Relax {
+        self.relax
+    }
+
+    /// The mutant, if any.
+    pub fn mutant(&self) -> Option<&str> {
+        self.mutant.as_deref()
+    }
+
+    /// The catalogue entry.
+    pub fn entry(&self) -> &SutEntry {
+        &self.entry
+    }
+}
+
+/// Checks `oracle` on `p` against `subject`: the one dispatch of racefuzz. The result's
+/// `sut` names the mutant too.
+pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -> OracleResult {
+    let mut r = oracle.check(p, &subject.sut(), &Budget { explore, relax: subject.relax });
+    if let Some(m) = &subject.mutant {
+        r.sut = format!("{} (mutant {m})", r.sut);
+    }
+    r
+}
+
+/// The exploration bounds of campaigns, shrinking and regression tests: the defaults, with
+/// a smaller execution budget so that one program never holds a campaign for long.
+pub fn campaign_bounds() -> Config {
+    Config { max_executions: 100_000, ..Config::default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::theorems::Registry;
+
+    use super::*;
+
+    #[test]
+    fn every_oracle_has_a_sut_and_every_mutant_a_home() {
+        for o in Registry::builtin().all() {
+            assert!(Subject::for_oracle(o, None).is_ok(), "{}", o.id);
+        }
+        for m in MUTANTS {
+            let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
+            assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
+            for (oracle, _) in m.predicted {
+                assert!(Registry::builtin().find(oracle).is_some(), "{}: no oracle {oracle}", m.name);
+            }
+        }
+        let o = Registry::builtin().find("racerdx-tp").copied().unwrap();
+        assert!(matches!(Subject::for_oracle(&o, Some("nope")), Err(SubjectError::UnknownMutant { .. })));
+    }
+}
