@@ -4,6 +4,7 @@
 //! Property tests run with a fixed seed and case budget (`proptest_config`); raise the
 //! budget locally with `PROPTEST_CASES=N`.
 
+mod architecture;
 mod cli;
 mod corpus;
 mod explore;

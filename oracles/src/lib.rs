@@ -7,11 +7,15 @@
 //! ## Contents
 //! - [`lang`]: the IR, parser (errors with line:col), canonical printer, dialect validators.
 //! - [`machine`]: one thread step at a time; events; lazy initial heaps.
-//! - [`explore`]: naive DFS over every interleaving and nondeterministic choice; budgets;
-//!   replayable schedules; RacerDX's Definition 3.6.
-//! - [`race`]: vector-clock happens-before, data races, check races, first race.
-//! - [`theorems`]: verdicts (oracles come with later issues).
-//! - [`gen`]: program generators for property tests.
+//! - [`explore`]: the [`explore::Explorer`] seam and the naive DFS over every interleaving
+//!   and nondeterministic choice; budgets; replayable schedules; structured witnesses; the
+//!   ground truth of whole programs.
+//! - [`race`]: vector-clock happens-before, data races, check races, first race, and
+//!   RacerDX's Definition 3.6 as a state predicate.
+//! - [`theorems`]: the oracle registry, the SUT seams (static analyses, dynamic detectors,
+//!   check placers), the one result type and the three-valued verdict.
+//! - [`gen`]: program generators (proptest, `arbitrary`, quickcheck, and the registry's
+//!   byte-driven swarm generators) and the shrinker.
 //!
 //! ## API themes
 //! - Typed ids ([`machine::ThreadId`], [`machine::ObjId`], [`machine::EventIdx`]) across module
@@ -20,6 +24,8 @@
 //!   [`machine::SetupError`], [`explore::ExploreError`]); internal invariants panic with
 //!   "racefuzz internal bug".
 //! - Every bound is explicit ([`explore::Config`]) and reported; an incomplete search says so.
+//! - Adding an oracle is one module under [`theorems`] (its `pub const ORACLE`) and one line
+//!   in [`theorems::Registry::builtin`].
 
 pub mod explore;
 pub mod gen;

@@ -1,0 +1,44 @@
+//! The crate boundary (design.md): the ground truth never depends on the SUT crate, and the
+//! SUTs use the IR and the machine's events, never the ground truth's explorer or race
+//! logic (a FastTrack that called the oracle's vector clocks would share its bugs).
+
+use std::path::Path;
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn ground_truth_does_not_depend_on_the_sut_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("oracles/Cargo.toml")).unwrap();
+    assert!(!manifest.contains("racefuzz"), "oracles/Cargo.toml names racefuzz");
+    let mut files = vec![];
+    rust_files(&root.join("oracles/src"), &mut files);
+    assert!(files.len() > 20);
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        assert!(!src.contains("racefuzz::"), "{} uses the SUT crate", f.display());
+    }
+}
+
+#[test]
+fn suts_do_not_reach_the_explorer_or_the_race_logic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    rust_files(&root.join("src/analyses"), &mut files);
+    assert!(!files.is_empty());
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        for forbidden in ["race_oracles::explore", "race_oracles::race", "race_oracles::theorems::racerdx_", "race_oracles::machine::Machine", "race_oracles::machine::State"] {
+            assert!(!src.contains(forbidden), "{} uses `{forbidden}`", f.display());
+        }
+    }
+}
