@@ -349,8 +349,3 @@ impl StaticRaceAnalysis for RacerDx {
         Some(Summary { w: d.w, l: d.l, a: d.a.into_keys().collect() })
     }
 }
-
-/// Every method's summary, one per line (for reports and failure explanations).
-pub fn summaries_text(a: &RacerDx, p: &Program) -> String {
-    p.methods.iter().filter_map(|m| a.summary(p, &m.name).map(|s| format!("Σ({}) = {s}\n", m.name))).collect()
-}
