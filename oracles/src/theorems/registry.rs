@@ -7,7 +7,7 @@
 //! The registry knows no implementation: an entry names the *kind* of SUT it needs
 //! ([`SutKind`]) and the SUT crate supplies one ([`Sut`]) together with the assumptions
 //! a seeded bug relaxes ([`Budget::relax`]). Mutants and their predictions live with the
-//! SUTs (`racefuzz::mutants`), keyed by oracle id.
+//! SUTs (the SUT crate's `mutants` module), keyed by oracle id.
 
 use super::detector::DetectorFactory;
 use super::placer::CheckPlacer;
