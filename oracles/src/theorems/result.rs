@@ -1,7 +1,7 @@
 //! The one result type every oracle returns ([`OracleResult`]): a verdict, and the items the
 //! oracle judged (reports, methods, traces), each with its status, its explanation and,
 //! where there is one, a structured witness. The SUT crate renders it in one place
-//! (`racefuzz::render`), as text for people and as JSON for machines.
+//! (its `render` module), as text for people and as JSON for machines.
 
 use super::Verdict;
 use crate::explore::Witness;
