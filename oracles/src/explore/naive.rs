@@ -170,7 +170,7 @@ fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn F
                 }
             }
             let ex = Execution { trace: &trace, schedule: &path, outcome, state, state_races: &found };
-            let late = stats.executions % 256 == 0 && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
+            let late = stats.executions.is_multiple_of(256) && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
             if visit(&ex).is_break() || stats.executions >= cfg.max_executions || late {
                 stats.complete = false;
                 break;

@@ -144,7 +144,7 @@ impl Builder<'_, '_> {
                     let args = (0..self.params[callee])
                         .map(|_| {
                             let base = self.formal();
-                            if self.src.next() % 2 == 0 {
+                            if self.src.next().is_multiple_of(2) {
                                 Expr::Var(base)
                             } else {
                                 Expr::Path(Box::new(Place::Field { base, fields: self.path() }))

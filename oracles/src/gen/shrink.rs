@@ -237,8 +237,8 @@ fn canonical(p: &Program) -> Program {
         for (i, f) in fields.iter().enumerate() {
             q = rename_fields(&q, f, &format!("__{i}"));
         }
-        for i in 0..fields.len() {
-            q = rename_fields(&q, &format!("__{i}"), CANON[i]);
+        for (i, canon) in CANON.iter().enumerate().take(fields.len()) {
+            q = rename_fields(&q, &format!("__{i}"), canon);
         }
     }
     q

@@ -236,11 +236,14 @@ fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &EnabledPair, methods: &[&str
     }
 }
 
+/// One side of an enabled pair, as reports name it: thread, kind, site (call chain + line).
+type SideKey = (ThreadId, AccessKind, Vec<u32>);
+
 /// Every state of the bounded heap family's executions that enables two conflicting
 /// accesses, for one method pair: the distinct (thread, kind, line) pairs, each with the
 /// first witness.
 struct PairSearch {
-    races: Vec<([(ThreadId, AccessKind, Vec<u32>); 2], Witness)>,
+    races: Vec<([SideKey; 2], Witness)>,
     executions: u64,
     complete: bool,
     error: Option<String>,
@@ -253,7 +256,7 @@ fn search_pair(m: &Machine<'_>, m1: &str, m2: &str, cfg: &Config) -> PairSearch 
         Err(e) => return PairSearch { races: vec![], executions: 0, complete: false, error: Some(e.to_string()) },
     };
     let cfg = Config { state_predicate: Some(def36::enabled_pairs), ..*cfg };
-    let mut races: Vec<([(ThreadId, AccessKind, Vec<u32>); 2], Witness)> = vec![];
+    let mut races: Vec<([SideKey; 2], Witness)> = vec![];
     let stats = cfg.explorer.get().explore(m, init, &cfg, &mut |ex| {
         for d in ex.state_races {
             let key = d.pair.0.clone().map(|EnabledAccess { thread, kind, site, .. }| (thread, kind, site));
@@ -273,7 +276,7 @@ fn judge(s: &PairSearch, r: &RaceReport, cfg: &Config, directed_failure: &str) -
     if let Some(e) = &s.error {
         return ReportOutcome::Unknown { reason: e.clone() };
     }
-    let side = |i: usize, (t, k, site): &(ThreadId, AccessKind, Vec<u32>)| *t == thread_id(i) && *k == r.sides[i].kind && r.sides[i].sites.contains(site);
+    let side = |i: usize, (t, k, site): &SideKey| *t == thread_id(i) && *k == r.sides[i].kind && r.sides[i].sites.contains(site);
     let found = s.races.iter().find(|([a, b], _)| (side(0, a) && side(1, b)) || (side(0, b) && side(1, a)));
     match found {
         Some((_, w)) => ReportOutcome::Confirmed { how: format!("search over initial heaps (the directed witness failed: {directed_failure})"), witness: w.clone() },
