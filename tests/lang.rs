@@ -11,7 +11,7 @@ fn print_then_parse_round_trips() {
         .run(&any_program(), |p| {
             let text = print(&p);
             let q = parse(&text).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}\n--- printed:\n{text}")))?;
-            proptest::prop_assert_eq!(&p, &q, "printed:\n{}", text);
+            proptest::prop_assert_eq!(p.without_lines(), q.without_lines(), "printed:\n{}", text);
             proptest::prop_assert_eq!(print(&q), text);
             Ok(())
         })

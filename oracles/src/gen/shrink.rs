@@ -129,15 +129,6 @@ fn positions(b: &Block, prefix: &mut Vec<(usize, usize)>, out: &mut Vec<Vec<(usi
     }
 }
 
-fn sub_blocks_mut(k: &mut StmtKind) -> Vec<&mut Block> {
-    match k {
-        StmtKind::Sync { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => vec![body],
-        StmtKind::If { then_b, else_b, .. } => vec![then_b, else_b],
-        StmtKind::Fork { target: ForkTarget::Block(b), .. } => vec![b],
-        _ => vec![],
-    }
-}
-
 /// The block containing the statement at `path`, and its index there. Each step is
 /// (statement index, index of the sub-block the next step descends into).
 fn locate<'a>(b: &'a mut Block, path: &[(usize, usize)]) -> Option<(&'a mut Block, usize)> {
@@ -145,7 +136,7 @@ fn locate<'a>(b: &'a mut Block, path: &[(usize, usize)]) -> Option<(&'a mut Bloc
     if rest.is_empty() {
         return (*i < b.len()).then_some((b, *i));
     }
-    let inner = sub_blocks_mut(&mut b.get_mut(*i)?.kind).into_iter().nth(*k)?;
+    let inner = b.get_mut(*i)?.kind.sub_blocks_mut().into_iter().nth(*k)?;
     locate(inner, rest)
 }
 
@@ -187,7 +178,7 @@ fn rename_fields(p: &Program, from: &str, to: &str) -> Program {
 fn map_stmts(b: &mut Block, f: &mut impl FnMut(&mut Stmt)) {
     for s in b.iter_mut() {
         f(s);
-        for sub in sub_blocks_mut(&mut s.kind) {
+        for sub in s.kind.sub_blocks_mut() {
             map_stmts(sub, f);
         }
     }
@@ -293,7 +284,7 @@ pub fn candidates(p: &Program) -> Vec<Program> {
             for k in 0..2 {
                 out.extend(edit(p, *b, path, |blk, i| {
                     let mut s = blk.remove(i);
-                    let inner = sub_blocks_mut(&mut s.kind).into_iter().nth(k).map(std::mem::take);
+                    let inner = s.kind.sub_blocks_mut().into_iter().nth(k).map(std::mem::take);
                     match inner {
                         Some(inner) => {
                             for (j, t) in inner.into_iter().enumerate() {

@@ -11,8 +11,9 @@
 //! - a heap access appears only as a whole statement (`x = p` or `p = e`): expressions are
 //!   access-free except call actuals, which may be RacerDX paths (evaluated without an access
 //!   event, as `push(ē)` is no access in Def. 3.6);
-//! - `Stmt::line` is not part of a program's identity: two programs that differ only in
-//!   source positions compare equal, so `parse(print(p)) == p` holds.
+//! - `Line` compares honestly (its `Eq`, `Hash` and `Ord` agree), so statements and
+//!   programs at other lines differ; compare programs modulo positions with
+//!   [`Program::without_lines`] (`parse(print(p)).without_lines() == p.without_lines()`).
 
 use std::fmt;
 
@@ -56,15 +57,9 @@ impl fmt::Display for Dialect {
     }
 }
 
-/// A source line (1-based). Equality ignores it on purpose: see the module docs.
-#[derive(Clone, Copy, Debug, Default, Eq, PartialOrd, Ord, Hash)]
+/// A source line (1-based; 0 for a statement built, not parsed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Line(pub u32);
-
-impl PartialEq for Line {
-    fn eq(&self, _other: &Line) -> bool {
-        true
-    }
-}
 
 /// A whole `.race` program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -398,7 +393,43 @@ pub fn walk_block<'a>(block: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
     }
 }
 
+impl Program {
+    /// The same program with every line set to 0: compare two programs modulo source
+    /// positions (the printer/parser round trip) with `a.without_lines() == b.without_lines()`.
+    #[must_use]
+    pub fn without_lines(&self) -> Program {
+        fn block(b: &mut Block) {
+            for s in b {
+                s.line = Line(0);
+                for sub in s.kind.sub_blocks_mut() {
+                    block(sub);
+                }
+            }
+        }
+        let mut p = self.clone();
+        for m in p.methods.iter_mut().chain(p.classes.iter_mut().flat_map(|c| c.methods.iter_mut())) {
+            m.line = Line(0);
+            block(&mut m.body);
+        }
+        for c in &mut p.classes {
+            c.line = Line(0);
+        }
+        p.init.iter_mut().chain(p.threads.iter_mut()).for_each(block);
+        p
+    }
+}
+
 impl StmtKind {
+    /// The nested blocks of a compound statement, mutably.
+    pub fn sub_blocks_mut(&mut self) -> Vec<&mut Block> {
+        match self {
+            StmtKind::Sync { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => vec![body],
+            StmtKind::If { then_b, else_b, .. } => vec![then_b, else_b],
+            StmtKind::Fork { target: ForkTarget::Block(b), .. } => vec![b],
+            _ => vec![],
+        }
+    }
+
     /// The nested blocks of a compound statement.
     pub fn sub_blocks(&self) -> Vec<&Block> {
         match self {

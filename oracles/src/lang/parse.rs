@@ -46,15 +46,25 @@ impl ParseError {
         ParseError { message: message.to_string(), pos, source_line }
     }
 
-    /// Renders the error with a file name, rustc-style.
+    /// Renders the error with a file name, rustc-style. A long source line is cut to a
+    /// window of [`EXCERPT`] characters around the column, marked with `…`.
     pub fn render(&self, file: &str) -> String {
         let ln = self.pos.line.to_string();
         let pad = " ".repeat(ln.len());
-        let caret = " ".repeat(self.pos.col.saturating_sub(1) as usize);
-        format!(
-            "error: {}\n{pad}--> {file}:{}:{}\n{pad} |\n{ln} | {}\n{pad} | {caret}^",
-            self.message, self.pos.line, self.pos.col, self.source_line
-        )
+        let chars: Vec<char> = self.source_line.chars().collect();
+        let col = (self.pos.col.saturating_sub(1) as usize).min(chars.len());
+        let start = col.saturating_sub(EXCERPT / 2);
+        let end = (start + EXCERPT).min(chars.len());
+        let mut excerpt: String = chars[start..end].iter().collect();
+        let mut caret = " ".repeat(col - start);
+        if start > 0 {
+            excerpt.insert(0, '…');
+            caret.insert(0, ' ');
+        }
+        if end < chars.len() {
+            excerpt.push('…');
+        }
+        format!("error: {}\n{pad}--> {file}:{}:{}\n{pad} |\n{ln} | {excerpt}\n{pad} | {caret}^", self.message, self.pos.line, self.pos.col)
     }
 }
 
@@ -73,13 +83,21 @@ const KEYWORDS: &[&str] = &[
 const ANF_MSG: &str =
     "a heap access inside an expression; load it into a local first (`t = x.f`), so that each statement makes at most one access";
 
+/// The most characters of a source line an error shows.
+pub const EXCERPT: usize = 100;
+
+/// The deepest nesting the parser accepts (blocks inside blocks, parentheses, chains of `!`
+/// and `-`). Deeper input is a [`ParseError`], not a stack overflow: everything downstream
+/// (validators, printer, machine) recurses over the same structure.
+pub const MAX_NESTING: u32 = 256;
+
 /// Parses a whole program.
 ///
 /// # Errors
 /// A [`ParseError`] naming the first problem, with its line and column.
 pub fn parse(src: &str) -> Result<Program, ParseError> {
     let toks = lex(src)?;
-    let mut p = Parser { src, toks, i: 0, loop_depth: 0 };
+    let mut p = Parser { src, toks, i: 0, loop_depth: 0, depth: 0 };
     p.program()
 }
 
@@ -88,6 +106,9 @@ struct Parser<'s> {
     toks: Vec<Token>,
     i: usize,
     loop_depth: u32,
+    /// Current nesting of blocks and of unary and parenthesized expressions; at most
+    /// [`MAX_NESTING`].
+    depth: u32,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -303,7 +324,23 @@ impl Parser<'_> {
 
     // ===== statements =====
 
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] levels, an error at the
+    /// current token instead of a stack overflow.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return self.err(&format!("nested deeper than {MAX_NESTING} levels (blocks, parentheses, `!` or `-`); racefuzz programs are small"));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn block(&mut self) -> PResult<Block> {
+        self.nested(Self::block_inner)
+    }
+
+    fn block_inner(&mut self) -> PResult<Block> {
         self.skip_newlines();
         self.expect_punct("{")?;
         let mut out = vec![];
@@ -688,7 +725,7 @@ impl Parser<'_> {
 
     fn unary(&mut self) -> PResult<Expr> {
         if self.eat_punct("!") {
-            return Ok(Expr::Unary(UnOp::Not, Box::new(self.unary()?)));
+            return Ok(Expr::Unary(UnOp::Not, Box::new(self.nested(Self::unary)?)));
         }
         if self.eat_punct("-") {
             // `-5` is a literal; `-(5)` and `-x` are negations.
@@ -696,7 +733,7 @@ impl Parser<'_> {
                 self.bump();
                 return Ok(Expr::Int(-v));
             }
-            return Ok(Expr::Unary(UnOp::Neg, Box::new(self.unary()?)));
+            return Ok(Expr::Unary(UnOp::Neg, Box::new(self.nested(Self::unary)?)));
         }
         self.atom()
     }
@@ -709,7 +746,7 @@ impl Parser<'_> {
             }
             Tok::Punct("(") => {
                 self.bump();
-                let e = self.expr()?;
+                let e = self.nested(Self::expr)?;
                 self.expect_punct(")")?;
                 Ok(e)
             }
@@ -736,6 +773,20 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep_blocks = format!("dialect bfj\nthread {{ {} skip {} }}\n", "if * { ".repeat(10_000), "} ".repeat(10_000));
+        let deep_parens = format!("dialect bfj\nthread {{ x = {}1 }}\n", "(".repeat(100_000));
+        let deep_nots = format!("dialect bfj\nthread {{ x = {}true }}\n", "! ".repeat(100_000));
+        for src in [deep_blocks, deep_parens, deep_nots] {
+            let e = parse(&src).unwrap_err();
+            assert!(e.to_string().contains("nested deeper than 256 levels"), "{e}");
+        }
+        // Up to the limit is fine.
+        let ok = format!("dialect bfj\nthread {{ {} skip {} }}\n", "if * { ".repeat(200), "} ".repeat(200));
+        assert!(parse(&ok).is_ok());
+    }
 
     #[test]
     fn design_sketches_parse() {
