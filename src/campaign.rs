@@ -17,11 +17,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use race_oracles::explore::Config;
 use race_oracles::lang::{parse, print, walk_block, Program, StmtKind};
 use race_oracles::theorems::{Oracle, OracleResult, Verdict};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 use crate::render;
 use crate::suts::{self, Subject};
@@ -213,9 +213,9 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
                             continue;
                         }
                         let tag = format!("{} (job {job}, program {n})", s.seed);
-                        let saved = finding_text(o, subject, &tag, &p).map_err(|e| CampaignError::Write { dir: s.out.clone(), source: std::io::Error::other(e), text: print(&p) }).and_then(|(text, _)| {
-                            write_finding(&s.out, o.id, &p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text })
-                        });
+                        let saved = finding_text(o, subject, &tag, &p)
+                            .map_err(|e| CampaignError::Write { dir: s.out.clone(), source: std::io::Error::other(e), text: print(&p) })
+                            .and_then(|(text, _)| write_finding(&s.out, o.id, &p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text }));
                         match saved {
                             Ok(path) => {
                                 counters.written.fetch_add(1, Ordering::Relaxed);

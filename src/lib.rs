@@ -50,7 +50,13 @@ pub fn fuzz_one(oracle: &str, data: &[u8]) {
     let s = suts::Subject::for_oracle(o, mutant.as_deref()).unwrap_or_else(|e| panic!("RACEFUZZ_MUTANT: {e}"));
     let p = (o.generate)(data, s.relax());
     let r = suts::check(o, &p, &s, suts::campaign_bounds());
-    assert_ne!(r.verdict, race_oracles::theorems::Verdict::Fail, "{oracle} fails on:
+    assert_ne!(
+        r.verdict,
+        race_oracles::theorems::Verdict::Fail,
+        "{oracle} fails on:
 {}
-{}", race_oracles::lang::print(&p), render::result_brief(&r));
+{}",
+        race_oracles::lang::print(&p),
+        render::result_brief(&r)
+    );
 }

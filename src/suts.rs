@@ -81,10 +81,11 @@ impl Subject {
     /// # Errors
     /// [`SubjectError`] when the mutant is not one of that SUT's.
     pub fn for_oracle(oracle: &Oracle, mutant: Option<&str>) -> Result<Subject, SubjectError> {
-        let entry = *SUTS
-            .iter()
-            .find(|e| e.kind == oracle.sut && e.dialect == oracle.dialect)
-            .ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
+        let entry = *SUTS.iter().find(|e| e.kind == oracle.sut && e.dialect == oracle.dialect).ok_or(SubjectError::NoSut {
+            oracle: oracle.id,
+            kind: oracle.sut,
+            dialect: oracle.dialect,
+        })?;
         let names: Vec<&str> = mutant.map(|m| m.split('+').collect()).unwrap_or_default();
         let unknown = || SubjectError::UnknownMutant {
             given: mutant.unwrap_or_default().to_string(),

@@ -1,8 +1,8 @@
 //! The `.race` language: round trip, the design sketches, caret errors, and one test per
 //! dialect assumption showing its message.
 
-use race_oracles::gen::{any_program, racerdx_program, RacerDxKnobs};
 use proptest::strategy::Strategy;
+use race_oracles::gen::{any_program, racerdx_program, RacerDxKnobs};
 use race_oracles::lang::{parse, print, validate};
 
 #[test]
@@ -148,7 +148,41 @@ fn no_program_panics() {
 #[test]
 fn arbitrary_text_never_panics() {
     let text = proptest::collection::vec(
-        proptest::sample::select(&["dialect bfj\n", "thread", "{", "}", "(", ")", "x", "=", ".f", "[", "]", "1", "..", ":", "check", "R:", ";", "\n", "if", "*", "loop", "break", "é", "-", "<-", "@", "new", "method m", "class C", "fields f", ","][..]),
+        proptest::sample::select(
+            &[
+                "dialect bfj\n",
+                "thread",
+                "{",
+                "}",
+                "(",
+                ")",
+                "x",
+                "=",
+                ".f",
+                "[",
+                "]",
+                "1",
+                "..",
+                ":",
+                "check",
+                "R:",
+                ";",
+                "\n",
+                "if",
+                "*",
+                "loop",
+                "break",
+                "é",
+                "-",
+                "<-",
+                "@",
+                "new",
+                "method m",
+                "class C",
+                "fields f",
+                ",",
+            ][..],
+        ),
         0..40,
     )
     .prop_map(|v| v.concat());

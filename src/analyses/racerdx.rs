@@ -315,7 +315,11 @@ impl RacerDx {
 
 impl StaticRaceAnalysis for RacerDx {
     fn name(&self) -> String {
-        if self.opts.stability { "RacerDX".into() } else { "RacerD-like".into() }
+        if self.opts.stability {
+            "RacerDX".into()
+        } else {
+            "RacerD-like".into()
+        }
     }
 
     fn reports(&self, p: &Program) -> Vec<RaceReport> {
@@ -333,7 +337,13 @@ impl StaticRaceAnalysis for RacerDx {
                         let conflict = *k1 == AccessKind::Write || *k2 == AccessKind::Write;
                         let stable = !self.opts.stability || (Self::stable(&s1.w, p1) && Self::stable(&s2.w, p2));
                         if p1.fields == p2.fields && conflict && self.lock_ok(*l1, *l2) && stable {
-                            let side = |m: &str, k: AccessKind, pth: &AccessPath, l: u32, sites: &BTreeSet<Vec<u32>>| ReportSide { method: m.to_string(), kind: k, path: pth.clone(), level: l, sites: sites.clone() };
+                            let side = |m: &str, k: AccessKind, pth: &AccessPath, l: u32, sites: &BTreeSet<Vec<u32>>| ReportSide {
+                                method: m.to_string(),
+                                kind: k,
+                                path: pth.clone(),
+                                level: l,
+                                sites: sites.clone(),
+                            };
                             out.insert(RaceReport { sides: [side(m1, *k1, p1, *l1, lines1), side(m2, *k2, p2, *l2, lines2)] });
                         }
                     }

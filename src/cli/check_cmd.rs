@@ -34,14 +34,17 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
     if prog.dialect != Dialect::RacerDx {
         return Err(CliError::input(format!("error: RacerDX analyzes racerdx programs; {} is {}", file.display(), prog.dialect)));
     }
-    let (opts, _) = crate::mutants::racerdx(&mutant.map(|m| m.split('+').collect::<Vec<_>>()).unwrap_or_default()).ok_or_else(|| CliError::internal("a validated mutant is not a RacerDX mutant"))?;
+    let (opts, _) = crate::mutants::racerdx(&mutant.map(|m| m.split('+').collect::<Vec<_>>()).unwrap_or_default())
+        .ok_or_else(|| CliError::internal("a validated mutant is not a RacerDX mutant"))?;
     let a = RacerDx::new(if matches!(name, AnalysisName::Racerd) { Options { stability: false, ..opts } } else { opts });
     let reports = a.reports(&prog);
     if json {
         let sums: serde_json::Map<String, serde_json::Value> =
             prog.methods.iter().filter_map(|m| a.summary(&prog, &m.name).map(|s| (m.name.clone(), serde_json::json!({ "text": s.to_string(), "summary": s })))).collect();
         let texts: Vec<String> = reports.iter().map(ToString::to_string).collect();
-        print_json(&serde_json::json!({ "analysis": a.name(), "lock_bound": a.lock_bound(&prog), "mutant": mutant, "summaries": sums, "reports": reports, "report_texts": texts }))?;
+        print_json(
+            &serde_json::json!({ "analysis": a.name(), "lock_bound": a.lock_bound(&prog), "mutant": mutant, "summaries": sums, "reports": reports, "report_texts": texts }),
+        )?;
         return Ok(Exit::Ok);
     }
     outln!("{} on {} (L̂ = {}{})", a.name(), file.display(), a.lock_bound(&prog), mutant.map(|m| format!(", mutant {m}")).unwrap_or_default());

@@ -35,7 +35,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "h" => 3600,
         _ => return Err(format!("bad duration unit in `{s}` (s, m or h)")),
     };
-    let secs = n.checked_mul(scale).filter(|&x| x <= MAX_DURATION.as_secs()).ok_or_else(|| format!("duration `{s}` is longer than a year; campaigns that long belong to cargo fuzz"))?;
+    let secs =
+        n.checked_mul(scale).filter(|&x| x <= MAX_DURATION.as_secs()).ok_or_else(|| format!("duration `{s}` is longer than a year; campaigns that long belong to cargo fuzz"))?;
     Ok(Duration::from_secs(secs))
 }
 
@@ -68,7 +69,14 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let deadline = start.checked_add(time).ok_or_else(|| CliError::input("error: --time is too long for this machine's clock"))?;
     let s = Settings { oracles: oracles.clone(), deadline, seed, jobs: jobs.max(1), mutant: mutant.map(str::to_string), out: out.to_path_buf(), max_programs };
     let names: Vec<&str> = oracles.iter().map(|o| o.id).collect();
-    outln!("racefuzz fuzz: {} for {}s, seed {seed}, {} job(s){}; findings go to {}/<oracle>/", names.join(", "), time.as_secs(), s.jobs, mutant.map(|m| format!(", mutant {m}")).unwrap_or_default(), out.display());
+    outln!(
+        "racefuzz fuzz: {} for {}s, seed {seed}, {} job(s){}; findings go to {}/<oracle>/",
+        names.join(", "),
+        time.as_secs(),
+        s.jobs,
+        mutant.map(|m| format!(", mutant {m}")).unwrap_or_default(),
+        out.display()
+    );
     let counters = Counters::new(oracles.len());
     let stop = AtomicBool::new(false);
     let bar = ProgressBar::new(time.as_secs());
@@ -165,7 +173,8 @@ pub(super) struct ShrinkArgs<'a> {
 pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     // A finding names its oracle and mutant; flags override.
     let head = std::fs::read_to_string(a.file).unwrap_or_default();
-    let id = a.oracle.or_else(|| header(&head, "oracle")).ok_or_else(|| CliError::input(format!("error: say which oracle fails: --oracle {}", Registry::builtin().ids().join("|"))))?;
+    let id =
+        a.oracle.or_else(|| header(&head, "oracle")).ok_or_else(|| CliError::input(format!("error: say which oracle fails: --oracle {}", Registry::builtin().ids().join("|"))))?;
     let o = oracle(id)?;
     let mutant = a.mutant.or_else(|| header(&head, "mutant").filter(|m| *m != "none"));
     let s = subject(&o, mutant)?;

@@ -4,12 +4,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use rand::rngs::StdRng;
-use rand::SeedableRng;
 use race_oracles::explore::{ground_truth, Config};
 use race_oracles::gen::shrink::{counts, shrink};
 use race_oracles::lang::{parse, print, walk_block, Program, StmtKind};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 
 use super::fuzz_cmd::parse_duration;
 use super::{emit, CliError, Exit};
@@ -105,7 +105,9 @@ fn tally(p: &Program, t: &mut Tally) {
             StmtKind::While { .. } => with[2] = true,
             StmtKind::If { .. } => with[3] = true,
             StmtKind::New { dst, .. } if dst.starts_with("arg") => with[4] = true,
-            StmtKind::Load { src: race_oracles::lang::Place::Field { fields, .. }, .. } | StmtKind::Store { dst: race_oracles::lang::Place::Field { fields, .. }, .. } => t.path_len.push(fields.len()),
+            StmtKind::Load { src: race_oracles::lang::Place::Field { fields, .. }, .. } | StmtKind::Store { dst: race_oracles::lang::Place::Field { fields, .. }, .. } => {
+                t.path_len.push(fields.len())
+            }
             _ => {}
         });
     }

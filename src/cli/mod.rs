@@ -191,7 +191,14 @@ pub struct BoundArgs {
 impl BoundArgs {
     /// The explorer configuration these flags describe.
     pub fn config(&self) -> Config {
-        Config { loop_bound: self.loop_bound, max_executions: self.max_executions, max_steps: self.max_steps, heap_bound: self.heap_bound, eager_local: !self.all_interleavings, ..Config::default() }
+        Config {
+            loop_bound: self.loop_bound,
+            max_executions: self.max_executions,
+            max_steps: self.max_steps,
+            heap_bound: self.heap_bound,
+            eager_local: !self.all_interleavings,
+            ..Config::default()
+        }
     }
 }
 
@@ -317,7 +324,9 @@ pub fn main() -> ExitCode {
         Cmd::Mutants { json } => check_cmd::list(json),
         Cmd::Gen { generator, count, seed, stats } => gen_cmd::gen(&generator, count, seed, stats),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, out, max_programs } => fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs { ids: &oracles, time: &time, seed, jobs, mutant: mutant.as_deref(), out: &out, max_programs }),
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, out, max_programs } => {
+            fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs { ids: &oracles, time: &time, seed, jobs, mutant: mutant.as_deref(), out: &out, max_programs })
+        }
         Cmd::Shrink { file, oracle, mutant, into_test, root_cause, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
             file: &file,
             oracle: oracle.as_deref(),

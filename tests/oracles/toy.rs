@@ -39,7 +39,15 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
     let reg = Registry::builtin().with(ORACLE);
     let o = *reg.find(ORACLE.id).unwrap();
     let out = std::env::temp_dir().join(format!("racefuzz-toy-{}", std::process::id()));
-    let s = Settings { oracles: vec![o], deadline: std::time::Instant::now() + std::time::Duration::from_secs(3600), seed: 3, jobs: 1, mutant: None, out: out.clone(), max_programs: Some(300) };
+    let s = Settings {
+        oracles: vec![o],
+        deadline: std::time::Instant::now() + std::time::Duration::from_secs(3600),
+        seed: 3,
+        jobs: 1,
+        mutant: None,
+        out: out.clone(),
+        max_programs: Some(300),
+    };
     let counters = Counters::new(1);
     let found = campaign::run(&s, &counters, &AtomicBool::new(false), |_| {}).unwrap();
     assert!(found.is_empty());

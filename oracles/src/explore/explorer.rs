@@ -54,7 +54,15 @@ pub trait Explorer {
     /// # Errors
     /// [`ExploreError`] when the schedule does not fit the program ("is the schedule from
     /// this program and these bounds?").
-    fn replay<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule, complete_prefix: bool, visit: &mut dyn FnMut(&Execution<'_, 'p>)) -> Result<(), ExploreError>;
+    fn replay<'p>(
+        &self,
+        m: &Machine<'p>,
+        init: State<'p>,
+        cfg: &Config,
+        schedule: &Schedule,
+        complete_prefix: bool,
+        visit: &mut dyn FnMut(&Execution<'_, 'p>),
+    ) -> Result<(), ExploreError>;
 }
 
 /// Exploration bounds. Every one is printed with the results.
@@ -210,4 +218,3 @@ pub enum ExploreError {
         enabled: String,
     },
 }
-

@@ -8,7 +8,7 @@ pub mod schedule;
 pub mod truth;
 pub mod witness;
 
-pub use explorer::{Config, ExploreError, Execution, Explorer, ExplorerKind, Outcome, StatePredicate, StateRace, Stats};
+pub use explorer::{Config, Execution, ExploreError, Explorer, ExplorerKind, Outcome, StatePredicate, StateRace, Stats};
 pub use naive::{search_thread, Naive, Reached};
 pub use schedule::{Choice, Schedule, ScheduleParseError};
 pub use truth::{ground_truth, replay, ReplayError, Replayed, Run};

@@ -25,7 +25,7 @@
 
 use std::ops::ControlFlow;
 
-use super::explorer::{Config, ExploreError, Execution, Explorer, Outcome, StateRace, Stats};
+use super::explorer::{Config, Execution, ExploreError, Explorer, Outcome, StateRace, Stats};
 use super::schedule::{Choice, Schedule};
 use crate::machine::*;
 
@@ -38,7 +38,15 @@ impl Explorer for Naive {
         explore(m, init, cfg, visit)
     }
 
-    fn replay<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule, complete_prefix: bool, visit: &mut dyn FnMut(&Execution<'_, 'p>)) -> Result<(), ExploreError> {
+    fn replay<'p>(
+        &self,
+        m: &Machine<'p>,
+        init: State<'p>,
+        cfg: &Config,
+        schedule: &Schedule,
+        complete_prefix: bool,
+        visit: &mut dyn FnMut(&Execution<'_, 'p>),
+    ) -> Result<(), ExploreError> {
         replay(m, init, cfg, schedule, complete_prefix, visit)
     }
 }

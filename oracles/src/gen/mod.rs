@@ -31,12 +31,7 @@ const VARS: &[&str] = &["a", "b", "x", "t", "arg1", "this", "i'"];
 const FIELDS: &[&str] = &["f", "g", "h"];
 
 fn expr() -> impl Strategy<Value = Expr> {
-    let leaf = prop_oneof![
-        (-3i64..5).prop_map(Expr::Int),
-        any::<bool>().prop_map(Expr::Bool),
-        Just(Expr::Null),
-        name(VARS).prop_map(Expr::Var),
-    ];
+    let leaf = prop_oneof![(-3i64..5).prop_map(Expr::Int), any::<bool>().prop_map(Expr::Bool), Just(Expr::Null), name(VARS).prop_map(Expr::Var),];
     leaf.prop_recursive(2, 6, 2, |inner| {
         prop_oneof![
             (proptest::sample::select(&[UnOp::Not, UnOp::Neg][..]), inner.clone()).prop_map(|(o, e)| Expr::Unary(o, Box::new(e))),
@@ -71,8 +66,12 @@ fn check_item() -> impl Strategy<Value = CheckItem> {
     let kind = proptest::sample::select(&[AccessKind::Read, AccessKind::Write][..]);
     let target = prop_oneof![
         (name(VARS), proptest::collection::vec(name(FIELDS), 1..4)).prop_map(|(base, fields)| CheckTarget::Fields { base, fields }),
-        (name(VARS), expr(), proptest::option::of(expr()), proptest::option::of(1i64..3))
-            .prop_map(|(base, lo, hi, stride)| CheckTarget::Range { stride: hi.as_ref().and(stride), base, lo, hi }),
+        (name(VARS), expr(), proptest::option::of(expr()), proptest::option::of(1i64..3)).prop_map(|(base, lo, hi, stride)| CheckTarget::Range {
+            stride: hi.as_ref().and(stride),
+            base,
+            lo,
+            hi
+        }),
     ];
     (kind, target).prop_map(|(kind, target)| CheckItem { kind, target })
 }
@@ -125,8 +124,12 @@ fn block(depth: u32, in_loop: bool) -> BoxedStrategy<Block> {
 }
 
 fn method(names: &'static [&'static str]) -> impl Strategy<Value = Method> {
-    (name(names), proptest::sample::subsequence(&["arg1", "p", "q"][..], 0..3), block(2, false))
-        .prop_map(|(name, params, body)| Method { name, params: params.into_iter().map(str::to_string).collect(), body, line: Line(0) })
+    (name(names), proptest::sample::subsequence(&["arg1", "p", "q"][..], 0..3), block(2, false)).prop_map(|(name, params, body)| Method {
+        name,
+        params: params.into_iter().map(str::to_string).collect(),
+        body,
+        line: Line(0),
+    })
 }
 
 /// Any syntactically valid program (any dialect line; not necessarily dialect-valid).
@@ -143,7 +146,13 @@ pub fn any_program() -> impl Strategy<Value = Program> {
             dialect,
             classes: class
                 .into_iter()
-                .map(|(capsule, fields, m)| Class { name: "C".into(), capsule, fields: fields.into_iter().map(str::to_string).collect(), methods: m.into_iter().collect(), line: Line(0) })
+                .map(|(capsule, fields, m)| Class {
+                    name: "C".into(),
+                    capsule,
+                    fields: fields.into_iter().map(str::to_string).collect(),
+                    methods: m.into_iter().collect(),
+                    line: Line(0),
+                })
                 .collect(),
             methods: m.into_iter().collect(),
             init,

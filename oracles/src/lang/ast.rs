@@ -90,10 +90,7 @@ impl Program {
 
     /// Every method with the class that declares it (`None` for top-level methods).
     pub fn all_methods(&self) -> impl Iterator<Item = (Option<&Class>, &Method)> {
-        self.methods
-            .iter()
-            .map(|m| (None, m))
-            .chain(self.classes.iter().flat_map(|c| c.methods.iter().map(move |m| (Some(c), m))))
+        self.methods.iter().map(|m| (None, m)).chain(self.classes.iter().flat_map(|c| c.methods.iter().map(move |m| (Some(c), m))))
     }
 }
 

@@ -149,7 +149,13 @@ impl<'a> Validator<'a> {
             walk_block(init, &mut |s| {
                 let ok = matches!(
                     s.kind,
-                    StmtKind::Skip | StmtKind::Assign { .. } | StmtKind::New { .. } | StmtKind::NewArray { .. } | StmtKind::Load { .. } | StmtKind::Store { .. } | StmtKind::Rename { .. }
+                    StmtKind::Skip
+                        | StmtKind::Assign { .. }
+                        | StmtKind::New { .. }
+                        | StmtKind::NewArray { .. }
+                        | StmtKind::Load { .. }
+                        | StmtKind::Store { .. }
+                        | StmtKind::Rename { .. }
                 );
                 if !ok && bad.is_none() {
                     bad = Some(s.line);
@@ -169,11 +175,7 @@ impl<'a> Validator<'a> {
                 }
             });
             if let Some(line) = bad {
-                return self.fail(
-                    "well-formed",
-                    format!("`break`/`return` inside a `sync` body would leave the lock held, in {owner}; move it after the block"),
-                    Some(line),
-                );
+                return self.fail("well-formed", format!("`break`/`return` inside a `sync` body would leave the lock held, in {owner}; move it after the block"), Some(line));
             }
         }
         for (owner, b) in self.bodies() {
@@ -284,13 +286,9 @@ impl<'a> Validator<'a> {
             StmtKind::Call { args, .. } => args.iter().any(|a| !matches!(a, Expr::Var(_)) && !matches!(a, Expr::Path(p) if matches!(**p, Place::Field { .. }))),
             _ => false,
         })?;
-        self.forbid("A2", "one global lock: per-object locks (`acq`/`rel`/`sync`) are outside IL", |k| {
-            matches!(k, StmtKind::Acq(_) | StmtKind::Rel(_) | StmtKind::Sync { .. })
-        })?;
+        self.forbid("A2", "one global lock: per-object locks (`acq`/`rel`/`sync`) are outside IL", |k| matches!(k, StmtKind::Acq(_) | StmtKind::Rel(_) | StmtKind::Sync { .. }))?;
         self.forbid("A2", "exactly two threads: `fork`/`join` are outside IL", |k| matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_)))?;
-        self.forbid("A5", "methods return nothing", |k| {
-            matches!(k, StmtKind::Return(_) | StmtKind::Call { dst: Some(_), .. } | StmtKind::Call { recv: Some(_), .. })
-        })?;
+        self.forbid("A5", "methods return nothing", |k| matches!(k, StmtKind::Return(_) | StmtKind::Call { dst: Some(_), .. } | StmtKind::Call { recv: Some(_), .. }))?;
         self.forbid("A6", "`if` and `while` choose nondeterministically: conditions must be `*`", |k| {
             matches!(k, StmtKind::If { cond: Cond::Expr(_), .. } | StmtKind::While { cond: Cond::Expr(_), .. } | StmtKind::Loop { .. })
         })?;
@@ -352,7 +350,8 @@ impl<'a> Validator<'a> {
         walk_block(&m.body, &mut |s| {
             if let StmtKind::Store { src: Expr::Var(v), dst } = &s.kind {
                 if bad.is_none() && m.params.contains(v) {
-                    bad = Some((format!("`{} = {v}` stores a formal into the heap in method {}; copy it into a local first (`t = {v}`)", super::print::place(dst), m.name), s.line));
+                    bad =
+                        Some((format!("`{} = {v}` stores a formal into the heap in method {}; copy it into a local first (`t = {v}`)", super::print::place(dst), m.name), s.line));
                 }
             }
         });
@@ -430,10 +429,8 @@ impl<'a> Validator<'a> {
                         }
                     }
                 }
-                StmtKind::While { body, .. } => {
-                    if self.balance(m, body)? != 0 {
-                        self.fail("A2", format!("locking is unbalanced inside a loop body in method {}", m.name), Some(s.line))?;
-                    }
+                StmtKind::While { body, .. } if self.balance(m, body)? != 0 => {
+                    self.fail("A2", format!("locking is unbalanced inside a loop body in method {}", m.name), Some(s.line))?;
                 }
                 StmtKind::Call { method, .. } => {
                     if let Some(callee) = self.p.method(method) {
@@ -457,12 +454,8 @@ impl<'a> Validator<'a> {
         if self.p.threads.is_empty() {
             return self.fail("BFJ", "a program is classes plus threads `s1 || … || sn`; declare at least one `thread`".into(), None);
         }
-        self.forbid("BFJ", "BFJ has per-object locks only; use `acq(x)`/`rel(x)` instead of `lock`/`unlock`", |k| {
-            matches!(k, StmtKind::Lock | StmtKind::Unlock)
-        })?;
-        self.forbid("A2 (tier 1)", "fork/join are the tier-2 extension, outside Theorem 3.9.4", |k| {
-            matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_))
-        })?;
+        self.forbid("BFJ", "BFJ has per-object locks only; use `acq(x)`/`rel(x)` instead of `lock`/`unlock`", |k| matches!(k, StmtKind::Lock | StmtKind::Unlock))?;
+        self.forbid("A2 (tier 1)", "fork/join are the tier-2 extension, outside Theorem 3.9.4", |k| matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_)))?;
         self.forbid("BFJ", "`assume`/`assert` are not part of BFJ", |k| matches!(k, StmtKind::Assume(_) | StmtKind::Assert(_)))?;
         self.forbid("BFJ", "call arguments are variables (a path actual would read the heap without an access)", has_path_actual)?;
         self.forbid("A9", "`x = x.f` reads into its own designator; read into a temporary first", |k| match k {
@@ -483,11 +476,9 @@ impl<'a> Validator<'a> {
             let mut bad = None;
             walk_block(&m.body, &mut |s| {
                 let dst = match &s.kind {
-                    StmtKind::Assign { dst, .. }
-                    | StmtKind::Rename { dst, .. }
-                    | StmtKind::New { dst, .. }
-                    | StmtKind::NewArray { dst, .. }
-                    | StmtKind::Load { dst, .. } => Some(dst),
+                    StmtKind::Assign { dst, .. } | StmtKind::Rename { dst, .. } | StmtKind::New { dst, .. } | StmtKind::NewArray { dst, .. } | StmtKind::Load { dst, .. } => {
+                        Some(dst)
+                    }
                     StmtKind::Call { dst: Some(dst), .. } => Some(dst),
                     _ => None,
                 };
@@ -521,10 +512,8 @@ impl<'a> Validator<'a> {
         if let Some(m) = self.p.methods.first() {
             return self.fail("§2.1", format!("methods belong to classes (`{}` is top-level)", m.name), Some(m.line));
         }
-        self.forbid("§2.1", "SimpleJava values are objects, null and (extension) ints/booleans: no arrays", |k| match k {
-            StmtKind::NewArray { .. } => true,
-            StmtKind::Load { src: Place::Index { .. }, .. } | StmtKind::Store { dst: Place::Index { .. }, .. } => true,
-            _ => false,
+        self.forbid("§2.1", "SimpleJava values are objects, null and (extension) ints/booleans: no arrays", |k| {
+            matches!(k, StmtKind::NewArray { .. } | StmtKind::Load { src: Place::Index { .. }, .. } | StmtKind::Store { dst: Place::Index { .. }, .. })
         })?;
         self.forbid("§1.2", "happens-before has no join edges in this model: `join` is not allowed", |k| matches!(k, StmtKind::Join(_)))?;
         self.forbid("§2.1", "locks are per object (`acq`/`rel`/`sync`), not the global `lock`", |k| matches!(k, StmtKind::Lock | StmtKind::Unlock))?;
@@ -532,9 +521,7 @@ impl<'a> Validator<'a> {
             matches!(k, StmtKind::Call { recv: None, .. } | StmtKind::Fork { target: ForkTarget::Call { recv: None, .. }, .. })
         })?;
         self.forbid("§2.1", "call arguments are values, not heap paths (load the field into a local first)", has_path_actual)?;
-        self.forbid("§2.1", "`check`, `assume` and `<-` are not part of SimpleJava", |k| {
-            matches!(k, StmtKind::Check(_) | StmtKind::Assume(_) | StmtKind::Rename { .. })
-        })?;
+        self.forbid("§2.1", "`check`, `assume` and `<-` are not part of SimpleJava", |k| matches!(k, StmtKind::Check(_) | StmtKind::Assume(_) | StmtKind::Rename { .. }))?;
         self.forbid("§2.1", "a path through more than one field; load each step into a local", |k| match k {
             StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } => fields.len() > 1,
             _ => false,

@@ -40,10 +40,7 @@ pub struct Token {
 }
 
 // Longest first, so that `..` wins over `.` and `<=` over `<`.
-const PUNCTS: &[&str] = &[
-    "..", "==", "!=", "<=", ">=", "&&", "||", "<-", "{", "}", "(", ")", "[", "]", ";", ",", ".", ":", "/", "*",
-    "+", "-", "%", "=", "<", ">", "!", "@",
-];
+const PUNCTS: &[&str] = &["..", "==", "!=", "<=", ">=", "&&", "||", "<-", "{", "}", "(", ")", "[", "]", ";", ",", ".", ":", "/", "*", "+", "-", "%", "=", "<", ">", "!", "@"];
 
 /// Splits `src` into tokens; `//` starts a comment that runs to the end of the line.
 pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
@@ -70,9 +67,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
                 while i < bytes.len() && bytes[i].is_ascii_digit() {
                     i += 1;
                 }
-                let v = line[start..i]
-                    .parse::<i64>()
-                    .map_err(|_| ParseError::at(src, pos, "integer literal too large"))?;
+                let v = line[start..i].parse::<i64>().map_err(|_| ParseError::at(src, pos, "integer literal too large"))?;
                 out.push(Token { tok: Tok::Int(v), pos });
             } else if let Some(p) = PUNCTS.iter().find(|p| line[i..].starts_with(**p)) {
                 out.push(Token { tok: Tok::Punct(p), pos });

@@ -75,13 +75,38 @@ impl fmt::Display for ParseError {
 }
 
 const KEYWORDS: &[&str] = &[
-    "dialect", "class", "capsule", "fields", "method", "init", "thread", "skip", "lock", "unlock", "acq", "rel",
-    "sync", "if", "else", "while", "loop", "break", "return", "fork", "join", "check", "assume", "assert", "new",
-    "new_array", "true", "false", "null",
+    "dialect",
+    "class",
+    "capsule",
+    "fields",
+    "method",
+    "init",
+    "thread",
+    "skip",
+    "lock",
+    "unlock",
+    "acq",
+    "rel",
+    "sync",
+    "if",
+    "else",
+    "while",
+    "loop",
+    "break",
+    "return",
+    "fork",
+    "join",
+    "check",
+    "assume",
+    "assert",
+    "new",
+    "new_array",
+    "true",
+    "false",
+    "null",
 ];
 
-const ANF_MSG: &str =
-    "a heap access inside an expression; load it into a local first (`t = x.f`), so that each statement makes at most one access";
+const ANF_MSG: &str = "a heap access inside an expression; load it into a local first (`t = x.f`), so that each statement makes at most one access";
 
 /// The most characters of a source line an error shows.
 pub const EXCERPT: usize = 100;

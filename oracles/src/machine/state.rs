@@ -131,15 +131,30 @@ pub enum Disabled {
 
 #[derive(Clone, Debug)]
 enum Cont<'p> {
-    Seq { block: &'p [Stmt], pc: usize },
+    Seq {
+        block: &'p [Stmt],
+        pc: usize,
+    },
     /// Below a loop body; on top, the next action is the loop head.
-    Loop { stmt: &'p Stmt, iters: u32 },
+    Loop {
+        stmt: &'p Stmt,
+        iters: u32,
+    },
     /// Below a `sync` body; on top, the next action releases the lock.
-    Release { lock: ObjId, line: Line },
+    Release {
+        lock: ObjId,
+        line: Line,
+    },
     /// A forked thread's pending entry into a capsule.
-    Enter { capsule: ObjId, line: Line },
+    Enter {
+        capsule: ObjId,
+        line: Line,
+    },
     /// The remaining addresses of a `check`, last first.
-    Checks { rest: Vec<(AccessKind, Addr)>, line: Line },
+    Checks {
+        rest: Vec<(AccessKind, Addr)>,
+        line: Line,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -599,7 +614,15 @@ impl<'p> Machine<'p> {
                 let name = st.fresh_name(t, dst);
                 let id = ObjId(u32::try_from(st.objects.len()).unwrap_or(u32::MAX));
                 let elems = vec![init; usize::try_from(n).unwrap_or(0)];
-                st.objects.push(Object { name, class: None, fields: vec![Cell::Absent; self.fields.len()], elems: Some(elems), lock_owner: None, capsule_holder: None, initial: false });
+                st.objects.push(Object {
+                    name,
+                    class: None,
+                    fields: vec![Cell::Absent; self.fields.len()],
+                    elems: Some(elems),
+                    lock_owner: None,
+                    capsule_holder: None,
+                    initial: false,
+                });
                 st.advance(t);
                 st.set_local(t, dst, Value::Obj(id));
                 Ok(None)
@@ -1043,7 +1066,9 @@ impl<'p> State<'p> {
                 Cell::Absent => fault(format!("{} has no field `{}`", o.name, m.fields[f.0 as usize])),
             },
             Addr::Index(_, i) => match &o.elems {
-                Some(es) => usize::try_from(i).ok().and_then(|i| es.get(i).copied()).ok_or_else(|| Disabled::Fault(format!("index {i} out of bounds of {} (length {})", o.name, es.len()))),
+                Some(es) => {
+                    usize::try_from(i).ok().and_then(|i| es.get(i).copied()).ok_or_else(|| Disabled::Fault(format!("index {i} out of bounds of {} (length {})", o.name, es.len())))
+                }
                 None => fault(format!("{} is not an array", o.name)),
             },
         }

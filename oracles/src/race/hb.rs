@@ -212,11 +212,7 @@ mod tests {
         // and joined at 9.
         assert_eq!(races, vec![(0, 3), (3, 5), (3, 8), (7, 8), (0, 11), (8, 11), (10, 11)]);
         // Check races: the same definition over check events; untyped ignores R/W.
-        let checks = vec![
-            ev(0, 0, EventKind::Check(AccessKind::Read, a)),
-            ev(1, 1, EventKind::Check(AccessKind::Read, a)),
-            ev(2, 1, EventKind::Access(AccessKind::Write, a)),
-        ];
+        let checks = vec![ev(0, 0, EventKind::Check(AccessKind::Read, a)), ev(1, 1, EventKind::Check(AccessKind::Read, a)), ev(2, 1, EventKind::Access(AccessKind::Write, a))];
         assert!(check_races(&checks, true).is_empty());
         assert_eq!(check_races(&checks, false).len(), 1);
         assert!(data_races(&checks).is_empty());

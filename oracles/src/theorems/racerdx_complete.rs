@@ -46,7 +46,6 @@ fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     out
 }
 
-
 /// One command of a syntactic trace.
 #[derive(Clone, Debug)]
 enum Cmd {
@@ -89,7 +88,8 @@ pub const MAX_TRACES: usize = 20_000;
 
 /// Compares the analysis's summaries with α, for every method.
 pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, relax: Relax) -> CompleteResult {
-    let pre = if p.dialect != Dialect::RacerDx { Some("racerdx-complete applies to racerdx programs only".to_string()) } else { validate_relaxed(p, relax).err().map(|e| e.to_string()) };
+    let pre =
+        if p.dialect != Dialect::RacerDx { Some("racerdx-complete applies to racerdx programs only".to_string()) } else { validate_relaxed(p, relax).err().map(|e| e.to_string()) };
     if let Some(note) = pre {
         return CompleteResult { verdict: Verdict::Inconclusive, methods: vec![], note: Some(note) };
     }

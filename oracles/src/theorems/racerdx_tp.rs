@@ -61,7 +61,9 @@ fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         .map(|(rep, o)| {
             let subject = rep.to_string();
             match o {
-                ReportOutcome::Confirmed { how, witness } => Item { subject, status: ItemStatus::Holds, explanation: vec![format!("true positive, {how}")], witness: Some(witness) },
+                ReportOutcome::Confirmed { how, witness } => {
+                    Item { subject, status: ItemStatus::Holds, explanation: vec![format!("true positive, {how}")], witness: Some(witness) }
+                }
                 ReportOutcome::Refuted { reason } => Item { subject, status: ItemStatus::Violated, explanation: vec![format!("FALSE POSITIVE: {reason}")], witness: None },
                 ReportOutcome::Unknown { reason } => Item { subject, status: ItemStatus::Unknown, explanation: vec![format!("unknown: {reason}")], witness: None },
             }
@@ -204,8 +206,9 @@ fn directed(m: &Machine<'_>, r: &RaceReport, cfg: &Config) -> Result<Witness, St
     let sa = &r.sides[a];
     let sb = &r.sides[b];
     let start = Reached { state: init, choices: vec![], trace: vec![] };
-    let ra = search_thread(m, start, ta, cfg, &mut |st| at_access(m, st, ta, sa, target))
-        .ok_or_else(|| format!("from the Lemma B.7 state, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, sa.method, sa.kind.letter(), sa.path, addr_text(fields), sa.level))?;
+    let ra = search_thread(m, start, ta, cfg, &mut |st| at_access(m, st, ta, sa, target)).ok_or_else(|| {
+        format!("from the Lemma B.7 state, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, sa.method, sa.kind.letter(), sa.path, addr_text(fields), sa.level)
+    })?;
     let rb = search_thread(m, ra.clone(), tb, cfg, &mut |st| at_access(m, st, tb, sb, target)).ok_or_else(|| {
         format!("after T{}'s prefix, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, b + 1, sb.method, sb.kind.letter(), sb.path, addr_text(fields), sb.level)
     })?;
