@@ -1,0 +1,370 @@
+//! Parsing statements and blocks (the `.race` grammar of `lang::parse`), with the nesting
+//! limit [`MAX_NESTING`].
+
+use super::*;
+use crate::lang::lexer::Tok;
+
+impl Parser<'_> {
+    // ===== statements =====
+
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] levels, an error at the
+    /// current token instead of a stack overflow.
+    pub(super) fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return self.err(&format!("nested deeper than {MAX_NESTING} levels (blocks, parentheses, `!` or `-`); racefuzz programs are small"));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    pub(super) fn block(&mut self) -> PResult<Block> {
+        self.nested(Self::block_inner)
+    }
+
+    pub(super) fn block_inner(&mut self) -> PResult<Block> {
+        self.skip_newlines();
+        self.expect_punct("{")?;
+        let mut out = vec![];
+        loop {
+            while *self.peek() == Tok::Newline || self.is_punct(";") {
+                self.bump();
+            }
+            if self.eat_punct("}") {
+                return Ok(out);
+            }
+            if *self.peek() == Tok::Eof {
+                return self.expected("`}`");
+            }
+            out.push(self.stmt()?);
+            if !(self.is_punct(";") || self.is_punct("}") || *self.peek() == Tok::Newline) {
+                return self.expected("`;`, a new line or `}` after a statement");
+            }
+        }
+    }
+
+    pub(super) fn stmt(&mut self) -> PResult<Stmt> {
+        let line = Line(self.pos().line);
+        let kind = self.stmt_kind()?;
+        Ok(Stmt { kind, line })
+    }
+
+    pub(super) fn stmt_kind(&mut self) -> PResult<StmtKind> {
+        let Tok::Ident(word) = self.peek().clone() else {
+            return self.expected("a statement");
+        };
+        if KEYWORDS.contains(&word.as_str()) && matches!(self.peek_at(1), Tok::Punct("=") | Tok::Punct("<-")) {
+            return self.err(&format!("`{word}` is a keyword and cannot be assigned"));
+        }
+        match word.as_str() {
+            "skip" => {
+                self.bump();
+                Ok(StmtKind::Skip)
+            }
+            "lock" | "unlock" => {
+                self.bump();
+                if self.eat_punct("(") {
+                    self.expect_punct(")")?;
+                }
+                Ok(if word == "lock" { StmtKind::Lock } else { StmtKind::Unlock })
+            }
+            "acq" => {
+                self.bump();
+                Ok(StmtKind::Acq(self.paren_name("a lock variable")?))
+            }
+            "rel" => {
+                self.bump();
+                Ok(StmtKind::Rel(self.paren_name("a lock variable")?))
+            }
+            "join" => {
+                self.bump();
+                Ok(StmtKind::Join(self.paren_name("a thread handle")?))
+            }
+            "sync" => {
+                self.bump();
+                let lock = self.paren_name("a lock variable")?;
+                Ok(StmtKind::Sync { lock, body: self.block()? })
+            }
+            "break" => {
+                if self.loop_depth == 0 {
+                    return self.err("`break` outside a loop");
+                }
+                self.bump();
+                Ok(StmtKind::Break)
+            }
+            "if" => self.if_stmt(),
+            "while" => {
+                self.bump();
+                let label = self.label()?;
+                let cond = self.cond()?;
+                Ok(StmtKind::While { label, cond, body: self.loop_body()? })
+            }
+            "loop" => {
+                self.bump();
+                let label = self.label()?;
+                Ok(StmtKind::Loop { label, body: self.loop_body()? })
+            }
+            "return" => {
+                self.bump();
+                if matches!(self.peek(), Tok::Newline | Tok::Eof) || self.is_punct(";") || self.is_punct("}") {
+                    Ok(StmtKind::Return(None))
+                } else {
+                    Ok(StmtKind::Return(Some(self.expr()?)))
+                }
+            }
+            "fork" => {
+                self.bump();
+                Ok(StmtKind::Fork { dst: None, target: self.fork_target()? })
+            }
+            "check" => self.check(),
+            "assume" => {
+                self.bump();
+                Ok(StmtKind::Assume(self.expr()?))
+            }
+            "assert" => {
+                self.bump();
+                Ok(StmtKind::Assert(self.expr()?))
+            }
+            _ => self.simple(),
+        }
+    }
+
+    pub(super) fn loop_body(&mut self) -> PResult<Block> {
+        self.loop_depth += 1;
+        let b = self.block();
+        self.loop_depth -= 1;
+        b
+    }
+
+    pub(super) fn if_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump(); // `if`
+        let cond = self.cond()?;
+        if self.is_kw("break") {
+            let line = Line(self.pos().line);
+            let brk = self.stmt()?;
+            debug_assert_eq!(brk.kind, StmtKind::Break);
+            return Ok(StmtKind::If { cond, then_b: vec![Stmt { kind: StmtKind::Break, line }], else_b: vec![] });
+        }
+        let then_b = self.block()?;
+        // `else` may follow on the next line.
+        let save = self.i;
+        self.skip_newlines();
+        let else_b = if self.eat_kw("else") {
+            if self.is_kw("if") {
+                let line = Line(self.pos().line);
+                let nested = self.if_stmt()?;
+                vec![Stmt { kind: nested, line }]
+            } else {
+                self.block()?
+            }
+        } else {
+            self.i = save;
+            vec![]
+        };
+        Ok(StmtKind::If { cond, then_b, else_b })
+    }
+
+    pub(super) fn cond(&mut self) -> PResult<Cond> {
+        if self.eat_punct("*") {
+            Ok(Cond::Star)
+        } else {
+            Ok(Cond::Expr(self.expr()?))
+        }
+    }
+
+    pub(super) fn fork_target(&mut self) -> PResult<ForkTarget> {
+        if self.is_punct("{") {
+            return Ok(ForkTarget::Block(self.block()?));
+        }
+        let first = self.name("a thread object, a method or `{`")?;
+        if self.eat_punct(".") {
+            let method = self.name("a method name")?;
+            let args = self.args()?;
+            Ok(ForkTarget::Call { recv: Some(first), method, args })
+        } else if self.is_punct("(") {
+            let args = self.args()?;
+            Ok(ForkTarget::Call { recv: None, method: first, args })
+        } else {
+            Ok(ForkTarget::Call { recv: Some(first), method: "run".into(), args: vec![] })
+        }
+    }
+
+    pub(super) fn args(&mut self) -> PResult<Vec<Expr>> {
+        self.expect_punct("(")?;
+        let mut args = vec![];
+        if self.eat_punct(")") {
+            return Ok(args);
+        }
+        loop {
+            args.push(self.arg()?);
+            if self.eat_punct(")") {
+                return Ok(args);
+            }
+            self.expect_punct(",")?;
+        }
+    }
+
+    /// A call actual: an expression, or a path (RacerDX passes access paths).
+    pub(super) fn arg(&mut self) -> PResult<Expr> {
+        if matches!(self.peek(), Tok::Ident(_)) && matches!(self.peek_at(1), Tok::Punct(".") | Tok::Punct("[")) {
+            return Ok(Expr::Path(Box::new(self.place()?)));
+        }
+        self.expr()
+    }
+
+    pub(super) fn check(&mut self) -> PResult<StmtKind> {
+        self.bump(); // `check`
+        self.expect_punct("(")?;
+        let mut items = vec![];
+        let mut kind: Option<AccessKind> = None;
+        loop {
+            if let (Tok::Ident(k), Tok::Punct(":")) = (self.peek().clone(), self.peek_at(1).clone()) {
+                kind = match k.as_str() {
+                    "R" => Some(AccessKind::Read),
+                    "W" => Some(AccessKind::Write),
+                    _ => return self.err(&format!("check kind must be `R` or `W`, found `{k}`")),
+                };
+                self.bump();
+                self.bump();
+            }
+            let Some(k) = kind else {
+                return self.expected("`R:` or `W:` before the first checked path");
+            };
+            items.push(CheckItem { kind: k, target: self.check_target()? });
+            if self.eat_punct(")") {
+                return Ok(StmtKind::Check(items));
+            }
+            if !(self.eat_punct(",") || self.eat_punct(";")) {
+                return self.expected("`,`, `;` or `)` in a check");
+            }
+        }
+    }
+
+    pub(super) fn check_target(&mut self) -> PResult<CheckTarget> {
+        let base = self.name("a checked variable")?;
+        if self.eat_punct(".") {
+            let mut fields = vec![self.name("a field name")?];
+            while self.eat_punct("/") {
+                fields.push(self.name("a field name")?);
+            }
+            Ok(CheckTarget::Fields { base, fields })
+        } else if self.eat_punct("[") {
+            let lo = self.expr()?;
+            let (hi, stride) = if self.eat_punct("..") {
+                let hi = self.expr()?;
+                let stride = if self.eat_punct(":") {
+                    match self.bump() {
+                        Tok::Int(k) if k >= 1 => Some(k),
+                        _ => return self.err("a stride must be an integer literal ≥ 1 (spec/bigfoot.md A14)"),
+                    }
+                } else {
+                    None
+                };
+                (Some(hi), stride)
+            } else {
+                (None, None)
+            };
+            self.expect_punct("]")?;
+            Ok(CheckTarget::Range { base, lo, hi, stride })
+        } else {
+            self.expected("`.field` or `[range]` after the checked variable")
+        }
+    }
+
+    /// Statements that start with a variable: assignments, loads, stores, renames, calls.
+    pub(super) fn simple(&mut self) -> PResult<StmtKind> {
+        let start = self.i;
+        let first = self.name("a statement")?;
+        if self.is_punct("(") {
+            let args = self.args()?;
+            return Ok(StmtKind::Call { dst: None, recv: None, method: first, args });
+        }
+        if self.eat_punct("<-") {
+            let src = self.name("a variable")?;
+            return Ok(StmtKind::Rename { dst: first, src });
+        }
+        if self.is_punct(".") && matches!(self.peek_at(1), Tok::Ident(_)) && matches!(self.peek_at(2), Tok::Punct("(")) {
+            self.bump();
+            let method = self.name("a method name")?;
+            let args = self.args()?;
+            return Ok(StmtKind::Call { dst: None, recv: Some(first), method, args });
+        }
+        if self.is_punct(".") || self.is_punct("[") {
+            self.i = start;
+            let dst = self.place()?;
+            self.expect_punct("=")?;
+            let src = self.expr()?;
+            return Ok(StmtKind::Store { dst, src });
+        }
+        if !self.eat_punct("=") {
+            return self.expected("`=`, `<-`, `(`, `.` or `[` after a variable");
+        }
+        self.rhs(first)
+    }
+
+    pub(super) fn rhs(&mut self, dst: String) -> PResult<StmtKind> {
+        if self.eat_kw("new") {
+            if self.eat_punct("(") {
+                self.expect_punct(")")?;
+            }
+            let class = match self.peek() {
+                Tok::Ident(_) => Some(self.name("a class name")?),
+                _ => None,
+            };
+            let site = self.label()?;
+            return Ok(StmtKind::New { dst, class, site });
+        }
+        if self.eat_kw("new_array") {
+            return Ok(StmtKind::NewArray { dst, len: self.expr()? });
+        }
+        if self.eat_kw("fork") {
+            return Ok(StmtKind::Fork { dst: Some(dst), target: self.fork_target()? });
+        }
+        if let Tok::Ident(_) = self.peek() {
+            match self.peek_at(1) {
+                Tok::Punct("(") => {
+                    let method = self.name("a method name")?;
+                    let args = self.args()?;
+                    return Ok(StmtKind::Call { dst: Some(dst), recv: None, method, args });
+                }
+                Tok::Punct(".") if matches!(self.peek_at(3), Tok::Punct("(")) => {
+                    let recv = self.name("a receiver")?;
+                    self.bump();
+                    let method = self.name("a method name")?;
+                    let args = self.args()?;
+                    return Ok(StmtKind::Call { dst: Some(dst), recv: Some(recv), method, args });
+                }
+                Tok::Punct(".") | Tok::Punct("[") => {
+                    let src = self.place()?;
+                    if self.binop().is_some() {
+                        return self.err(ANF_MSG);
+                    }
+                    return Ok(StmtKind::Load { dst, src });
+                }
+                _ => {}
+            }
+        }
+        Ok(StmtKind::Assign { dst, src: self.expr()? })
+    }
+
+    pub(super) fn place(&mut self) -> PResult<Place> {
+        let base = self.name("a variable")?;
+        if self.eat_punct("[") {
+            let index = self.expr()?;
+            self.expect_punct("]")?;
+            return Ok(Place::Index { base, index });
+        }
+        let mut fields = vec![];
+        while self.eat_punct(".") {
+            fields.push(self.name("a field name")?);
+        }
+        if fields.is_empty() {
+            return self.expected("`.field` or `[index]`");
+        }
+        if self.is_punct("[") {
+            return self.err("an index must apply to a variable (`x[i]`); load the array into a local first");
+        }
+        Ok(Place::Field { base, fields })
+    }
+}
