@@ -336,7 +336,7 @@ pub struct CheckItem {
     pub target: CheckTarget,
 }
 
-/// Check paths (spec/bigfoot.md §2.1 [C]).
+/// Check paths (spec/bigfoot.md §2.1 \[C\]).
 // Variant fields are named after the concrete syntax the variant's doc shows.
 #[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -435,5 +435,25 @@ impl StmtKind {
             StmtKind::Fork { target: ForkTarget::Block(b), .. } => vec![b],
             _ => vec![],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::parse;
+
+    #[test]
+    fn lines_count_in_equality_and_without_lines_forgets_them() {
+        let a = parse("dialect bfj\nclass C { fields f; method m() { skip } }\nthread { if * { skip } }\n").unwrap();
+        let b = parse("dialect bfj\n\nclass C { fields f\n method m() {\n skip } }\nthread {\n if * {\n skip } }\n").unwrap();
+        assert_ne!(a, b, "the same program at other lines");
+        assert_ne!(a.threads[0][0], b.threads[0][0]);
+        assert_eq!(a.without_lines(), b.without_lines());
+        let bare = a.without_lines();
+        let mut lines = vec![bare.classes[0].line, bare.classes[0].methods[0].line];
+        walk_block(&bare.threads[0], &mut |s| lines.push(s.line));
+        assert_eq!(lines, [Line(0); 4]);
+        assert_ne!(a.without_lines(), parse("dialect bfj\nclass C { fields f; method m() { skip } }\nthread { if * { skip } else { skip } }\n").unwrap().without_lines());
     }
 }

@@ -240,9 +240,10 @@ pub fn expr(e: &Expr) -> String {
                 UnOp::Not => "!",
                 UnOp::Neg => "-",
             };
-            match (op, &**a) {
-                (UnOp::Neg, Expr::Int(_)) => format!("-({})", expr(a)),
-                _ => format!("{sym}{}", operand(a)),
+            if unary_operand_parens(*op, a) {
+                format!("{sym}({})", expr(a))
+            } else {
+                format!("{sym}{}", expr(a))
             }
         }
         Expr::Binary(op, a, b) => format!("{} {} {}", operand(a), op.symbol(), operand(b)),
@@ -250,9 +251,21 @@ pub fn expr(e: &Expr) -> String {
 }
 
 fn operand(e: &Expr) -> String {
-    match e {
-        Expr::Binary(..) | Expr::Unary(..) => format!("({})", expr(e)),
-        Expr::Int(v) if *v < 0 => format!("({})", expr(e)),
-        _ => expr(e),
+    if operand_parens(e) {
+        format!("({})", expr(e))
+    } else {
+        expr(e)
     }
+}
+
+/// Whether [`expr`] parenthesizes `e` as an operand: compound expressions and negative
+/// literals. The parser uses this to bound the nesting of what it prints.
+pub(crate) fn operand_parens(e: &Expr) -> bool {
+    matches!(e, Expr::Binary(..) | Expr::Unary(..)) || matches!(e, Expr::Int(v) if *v < 0)
+}
+
+/// Whether [`expr`] parenthesizes the operand `e` of unary `op`: as for binary operands, and
+/// a literal after `-` (`-(5)`, since `-5` is a literal itself).
+pub(crate) fn unary_operand_parens(op: UnOp, e: &Expr) -> bool {
+    operand_parens(e) || (op == UnOp::Neg && matches!(e, Expr::Int(_)))
 }

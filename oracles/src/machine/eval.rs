@@ -1,12 +1,44 @@
-//! Expression evaluation and place resolution: locals, access-free expressions, RacerDX path
-//! actuals, the addresses a heap access or a BFJ `check` names, and the cell it reads
-//! (spec/racerdx.md §2.2, spec/bigfoot.md §2.3). Faults (null dereference, overflow, a
+//! Expression evaluation and place resolution: access-free expressions over locals, RacerDX
+//! path actuals, the address a heap access names (Def. 3.1: dereferencing a path's prefix is
+//! no access) and the addresses of a BFJ `check` (E-CHKFIELD, E-CHKINDEX) (spec/racerdx.md
+//! §2.2, spec/bigfoot.md §2.3). Faults (null dereference, overflow, remainder by zero, a
 //! range too long) are [`Disabled::Fault`] values, never panics.
 
 use super::*;
 use crate::lang::*;
 
+/// The most elements one `check` range may name (arrays are at most 1024 long too).
+pub(super) const MAX_CHECK_RANGE: i64 = 1024;
+
+/// A field's id; the program can name at most 65,536 distinct fields.
+pub(super) fn field_id(m: &Machine<'_>, f: &str) -> Step<FieldId> {
+    m.field(f).ok_or_else(|| Disabled::Fault(format!("field `{f}`: more than 65,536 distinct field names")))
+}
+
+/// A binary operator applied to two values; overflow and a zero divisor are faults.
+pub(super) fn binary(op: BinOp, x: Value, y: Value) -> Step<Value> {
+    use Value::*;
+    let overflow = || Disabled::Fault("integer overflow".into());
+    Ok(match (op, x, y) {
+        (BinOp::Eq, a, b) => Bool(a == b),
+        (BinOp::Ne, a, b) => Bool(a != b),
+        (BinOp::And, Bool(a), Bool(b)) => Bool(a && b),
+        (BinOp::Or, Bool(a), Bool(b)) => Bool(a || b),
+        (BinOp::Lt, Int(a), Int(b)) => Bool(a < b),
+        (BinOp::Le, Int(a), Int(b)) => Bool(a <= b),
+        (BinOp::Gt, Int(a), Int(b)) => Bool(a > b),
+        (BinOp::Ge, Int(a), Int(b)) => Bool(a >= b),
+        (BinOp::Add, Int(a), Int(b)) => Int(a.checked_add(b).ok_or_else(overflow)?),
+        (BinOp::Sub, Int(a), Int(b)) => Int(a.checked_sub(b).ok_or_else(overflow)?),
+        (BinOp::Mul, Int(a), Int(b)) => Int(a.checked_mul(b).ok_or_else(overflow)?),
+        (BinOp::Rem, Int(_), Int(0)) => return fault("remainder by zero"),
+        (BinOp::Rem, Int(a), Int(b)) => Int(a.checked_rem_euclid(b).ok_or_else(overflow)?),
+        (op, a, b) => return fault(format!("`{}` applied to {} and {}", op.symbol(), show_value(a), show_value(b))),
+    })
+}
+
 impl<'p> State<'p> {
+    /// Evaluates an access-free expression over `t`'s locals.
     pub(super) fn eval(&self, t: ThreadId, e: &Expr) -> Step<Value> {
         Ok(match e {
             Expr::Int(i) => Value::Int(*i),
@@ -26,99 +58,68 @@ impl<'p> State<'p> {
         })
     }
 
-    /// A call actual: an expression, or a path whose value is read without an access event
-    /// (`push(ē)` is no access in Def. 3.6).
-    pub(super) fn eval_arg(&self, m: &Machine<'p>, t: ThreadId, e: &Expr) -> Step<Value> {
-        match e {
-            Expr::Path(p) => {
-                let a = self.resolve(m, t, p)?;
-                self.check_cell(m, t, a)
-            }
-            e => self.eval(t, e),
-        }
-    }
-
+    /// The object in local `x`; anything else (`null` first of all) is a fault.
     pub(super) fn obj_of(&self, t: ThreadId, x: &str) -> Step<ObjId> {
         match self.local(t, x)? {
             Value::Obj(o) => Ok(o),
             v => fault(format!("`{x}` is {}, not an object", show_value(v))),
         }
     }
+}
+
+impl<'p> Machine<'p> {
+    /// A call actual: an expression, or a path whose value is read without an access event
+    /// (`push(ē)` is no access in Def. 3.6).
+    pub(super) fn eval_arg(&self, st: &State<'p>, t: ThreadId, e: &Expr) -> Step<Value> {
+        match e {
+            Expr::Path(p) => {
+                let a = self.resolve(st, t, p)?;
+                self.read(st, t, a)
+            }
+            e => st.eval(t, e),
+        }
+    }
 
     /// The address a place designates; dereferencing the prefix `x.f1…f(n-1)` reads cells
     /// without access events (Def. 3.1).
-    pub(super) fn resolve(&self, m: &Machine<'p>, t: ThreadId, p: &Place) -> Step<Addr> {
+    pub(super) fn resolve(&self, st: &State<'p>, t: ThreadId, p: &Place) -> Step<Addr> {
         match p {
             Place::Index { base, index } => {
-                let o = self.obj_of(t, base)?;
-                match self.eval(t, index)? {
+                let o = st.obj_of(t, base)?;
+                match st.eval(t, index)? {
                     Value::Int(i) => Ok(Addr::Index(o, i)),
                     v => fault(format!("index {v:?} is not an integer")),
                 }
             }
             Place::Field { base, fields } => {
-                let mut o = self.obj_of(t, base)?;
+                let mut o = st.obj_of(t, base)?;
                 let (last, prefix) = fields.split_last().expect("racefuzz internal bug: empty path");
                 for f in prefix {
-                    let a = Addr::Field(o, field_id(m, f)?);
-                    o = match self.check_cell(m, t, a)? {
+                    let a = Addr::Field(o, field_id(self, f)?);
+                    o = match self.read(st, t, a)? {
                         Value::Obj(n) => n,
                         v => return fault(format!("path prefix `.{f}` is {}, not an object", show_value(v))),
                     };
                 }
-                Ok(Addr::Field(o, field_id(m, last)?))
-            }
-        }
-    }
-
-    /// Reads `a` for thread `t` after checking that the access is allowed: the cell exists,
-    /// and a capsule's fields are touched only from inside it (CAPREAD/CAPWRITE).
-    pub(super) fn check_cell(&self, m: &Machine<'p>, t: ThreadId, a: Addr) -> Step<Value> {
-        let o = &self.objects[idx(a.obj())];
-        if m.is_capsule(self, a.obj()) && self.executor(t) != Some(a.obj()) {
-            return fault(format!("capsule violation: field of capsule {} accessed from outside it", o.name));
-        }
-        match a {
-            Addr::Field(_, f) => match o.fields.get(f.0 as usize).copied().unwrap_or(Cell::Absent) {
-                Cell::Val(v) => Ok(v),
-                Cell::Lazy => Err(Disabled::NeedChoice(LazyRef::Cell(a.obj(), f))),
-                Cell::Absent => fault(format!("{} has no field `{}`", o.name, m.fields[f.0 as usize])),
-            },
-            Addr::Index(_, i) => match &o.elems {
-                Some(es) => {
-                    usize::try_from(i).ok().and_then(|i| es.get(i).copied()).ok_or_else(|| Disabled::Fault(format!("index {i} out of bounds of {} (length {})", o.name, es.len())))
-                }
-                None => fault(format!("{} is not an array", o.name)),
-            },
-        }
-    }
-
-    pub(super) fn write(&mut self, a: Addr, v: Value) {
-        let o = &mut self.objects[idx(a.obj())];
-        match a {
-            Addr::Field(_, f) => o.fields[f.0 as usize] = Cell::Val(v),
-            Addr::Index(_, i) => {
-                if let Some(slot) = o.elems.as_mut().and_then(|es| usize::try_from(i).ok().and_then(|i| es.get_mut(i))) {
-                    *slot = v;
-                }
+                Ok(Addr::Field(o, field_id(self, last)?))
             }
         }
     }
 
     /// The addresses a `check` names, in order (E-CHKFIELD, E-CHKINDEX).
-    pub(super) fn check_addrs(&self, m: &Machine<'p>, t: ThreadId, items: &[CheckItem]) -> Step<Vec<(AccessKind, Addr)>> {
+    pub(super) fn check_addrs(&self, st: &State<'p>, t: ThreadId, items: &[CheckItem]) -> Step<Vec<(AccessKind, Addr)>> {
         let mut out = vec![];
         for it in items {
             match &it.target {
                 CheckTarget::Fields { base, fields } => {
-                    let o = self.obj_of(t, base)?;
+                    let o = st.obj_of(t, base)?;
                     for f in fields {
-                        out.push((it.kind, Addr::Field(o, field_id(m, f)?)));
+                        out.push((it.kind, Addr::Field(o, field_id(self, f)?)));
                     }
                 }
                 CheckTarget::Range { base, lo, hi, stride } => {
-                    let o = self.obj_of(t, base)?;
-                    let int = |e: &Expr| match self.eval(t, e)? {
+                    let o = st.obj_of(t, base)?;
+                    let int = |e: &Expr| match st.eval(t, e)? {
                         Value::Int(i) => Ok(i),
                         v => fault(format!("range bound {v:?} is not an integer")),
                     };
@@ -148,28 +149,69 @@ mod tests {
     use super::*;
     use crate::lang::parse;
 
-    fn steps(src: &str) -> Vec<Step<Option<EventKind>>> {
+    /// The first `n` steps of the only thread of `src`.
+    fn steps(src: &str, n: usize) -> Vec<Step<Option<EventKind>>> {
         let p = parse(src).unwrap();
         let m = Machine::new(&p, 2);
         let mut st = m.initial_state().unwrap();
-        (0..6).map(|_| m.step(&mut st, thread_id(0), 0)).take_while(|r| !matches!(r, Err(Disabled::Fault(w)) if w.contains("finished"))).collect()
+        (0..n).map(|_| m.step(&mut st, thread_id(0), 0)).collect()
+    }
+
+    fn f(msg: &str) -> Step<Option<EventKind>> {
+        Err(Disabled::Fault(msg.into()))
     }
 
     #[test]
-    fn places_resolve_to_addresses_and_null_faults() {
-        let r = steps("dialect bfj\ninit { o = new; a = new_array 4 }\nthread { o.f = 1; i = 2; a[i] = 3; t = a[i] }\n");
-        assert!(matches!(r[0], Ok(Some(EventKind::Access(AccessKind::Write, Addr::Field(_, _))))), "{r:?}");
-        assert!(matches!(r[2], Ok(Some(EventKind::Access(AccessKind::Write, Addr::Index(_, 2))))), "{r:?}");
-        assert!(matches!(r[3], Ok(Some(EventKind::Access(AccessKind::Read, Addr::Index(_, 2))))), "{r:?}");
-        let r = steps("dialect bfj\ninit { n = null }\nthread { t = n.f }\n");
-        assert!(matches!(&r[0], Err(Disabled::Fault(w)) if w.contains("null")), "{r:?}");
+    fn arithmetic_and_comparisons() {
+        use Value::Int;
+        assert_eq!(binary(BinOp::Add, Int(2), Int(3)), Ok(Int(5)));
+        assert_eq!(binary(BinOp::Mul, Int(-4), Int(3)), Ok(Int(-12)));
+        assert_eq!(binary(BinOp::Rem, Int(-7), Int(3)), Ok(Int(2)), "`%` is Euclidean");
+        assert_eq!(binary(BinOp::Le, Int(3), Int(3)), Ok(Value::Bool(true)));
+        assert_eq!(binary(BinOp::Eq, Value::Null, Value::Obj(ObjId(0))), Ok(Value::Bool(false)));
+        let p = parse("dialect bfj\nthread { x = -(2 + 3) * 4 % 7; b = !(x == 1) && true }\n").unwrap();
+        let m = Machine::new(&p, 2);
+        let mut st = m.initial_state().unwrap();
+        m.step(&mut st, thread_id(0), 0).unwrap();
+        m.step(&mut st, thread_id(0), 0).unwrap();
+        assert_eq!(st.threads[0].final_locals, Some(vec![("x", Some(Int(1))), ("b", Some(Value::Bool(false)))]));
     }
 
     #[test]
-    fn out_of_bounds_and_overflow_are_faults() {
-        let r = steps("dialect bfj\ninit { a = new_array 2 }\nthread { a[5] = 1 }\n");
-        assert!(matches!(r[0], Err(Disabled::Fault(_))), "{r:?}");
-        let r = steps("dialect bfj\nthread { x = 9223372036854775807; y = x + 1 }\n");
-        assert!(matches!(r[1], Err(Disabled::Fault(_))), "{r:?}");
+    fn overflow_remainder_by_zero_and_type_errors_are_faults_not_panics() {
+        use Value::Int;
+        let overflow = Err(Disabled::Fault("integer overflow".into()));
+        assert_eq!(binary(BinOp::Add, Int(i64::MAX), Int(1)), overflow);
+        assert_eq!(binary(BinOp::Rem, Int(i64::MIN), Int(-1)), overflow);
+        assert_eq!(binary(BinOp::Rem, Int(1), Int(0)), Err(Disabled::Fault("remainder by zero".into())));
+        assert_eq!(binary(BinOp::Add, Int(1), Value::Bool(true)), Err(Disabled::Fault("`+` applied to 1 and true".into())));
+        let r = steps("dialect bfj\nthread { x = -9223372036854775807 - 1; y = -x }\n", 2);
+        assert_eq!(r, [Ok(None), f("integer overflow")]);
+    }
+
+    #[test]
+    fn places_resolve_to_addresses() {
+        let r = steps("dialect bfj\ninit { o = new; a = new_array 4 }\nthread { o.f = 1; i = 2; a[i] = 3; t = a[i] }\n", 4);
+        let write = |a| Ok(Some(EventKind::Access(AccessKind::Write, a)));
+        assert_eq!(r[0], write(Addr::Field(ObjId(0), FieldId(0))));
+        assert_eq!(r[2], write(Addr::Index(ObjId(1), 2)));
+        assert_eq!(r[3], Ok(Some(EventKind::Access(AccessKind::Read, Addr::Index(ObjId(1), 2)))));
+    }
+
+    #[test]
+    fn null_dereference_bounds_and_paths_are_faults() {
+        assert_eq!(steps("dialect bfj\ninit { n = null }\nthread { t = n.f }\n", 1), [f("`n` is null, not an object")]);
+        assert_eq!(steps("dialect bfj\ninit { a = new_array 2 }\nthread { a[5] = 1 }\n", 1), [f("index 5 out of bounds of a (length 2)")]);
+        assert_eq!(steps("dialect bfj\ninit { o = new }\nthread { t = o.f.g }\n", 1), [f("path prefix `.f` is 0, not an object")]);
+        assert_eq!(steps("dialect bfj\ninit { o = new }\nthread { t = o[0] }\n", 1), [f("o is not an array")]);
+    }
+
+    #[test]
+    fn check_ranges_name_each_element_and_are_bounded() {
+        let r = steps("dialect bfj\ninit { a = new_array 8 }\nthread { check(W: a[1..6:2]) }\n", 3);
+        let ev = |i| Ok(Some(EventKind::Check(AccessKind::Write, Addr::Index(ObjId(0), i))));
+        assert_eq!(r, [ev(1), ev(3), ev(5)]);
+        let r = steps("dialect bfj\ninit { a = new_array 8 }\nthread { check(R: a[0..2000]) }\n", 1);
+        assert_eq!(r, [f("check range 0..2000 names more than 1024 elements")]);
     }
 }

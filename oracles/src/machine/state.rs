@@ -1,32 +1,8 @@
-//! Machine state and the small-step semantics of one thread step.
-//!
-//! One [`State::step`] executes the next statement of one thread and yields at most one
-//! [`EventKind`]. The rules follow, per dialect:
-//! - RacerDX (spec/racerdx.md §2.2–2.3, §7.1–7.2): `new` makes every field a self-loop; a
-//!   store needs an existing cell; `unlock` at depth 0 is stuck; `lock` by thread i is enabled
-//!   only when every other thread's depth is 0 (reentrant).
-//! - BFJ (spec/bigfoot.md §2.3): `acq` blocks while the lock is held, even by the acquirer
-//!   (non-reentrant); `rel` by a non-holder is stuck; fields and array slots start at 0 (A25, §9.3).
-//! - SimpleJava / CapJava (spec/escape_capsule.md §2.2, §7.3): fields start at `null`; locks
-//!   as in BFJ (CapJava's REL needs the holder; we use that for SimpleJava too [C]); capsule
-//!   fields may be accessed only while the innermost executing capsule is that object, and a
-//!   capsule cannot be locked or entered twice.
-//!
-//! Deviations from the papers:
-//! 1. Every statement is one scheduling point, silent ones included (`x = y`, `if *`, a loop
-//!    head). The papers' states are a subset of ours (a branch choice "adds no step" there), and
-//!    every state of ours has the same heap and stores as one of theirs, so the set of
-//!    reachable (heap, next-command) pairs, hence races under either definition, is the same.
-//!    Execution counts are therefore counts of *our* interleavings (see `tests/explore.rs`).
-//! 2. CapJava's `capFree` (§7.4) is enforced with vector clocks kept in the state for
-//!    capjava programs only: an enter whose capsule has an earlier exit that does not
-//!    happen-before it is stuck (a capsule violation), as in the formal model.
-//! 3. `break`/`return` may not leave a `sync` body (validator), so unwinding never releases.
-//!
-//! Lazy initial heaps: for RacerDX's existential initial states (Def. 3.6), a cell or formal
-//! may be *undetermined*. Reading one makes [`State::step`] return
-//! [`Disabled::NeedChoice`] without changing anything; the explorer then fixes its value
-//! (an existing initial object or a fresh one, up to a bound) and retries.
+//! The machine and its state: [`Machine`] holds the program, its field table and the
+//! dialect's [`Semantics`]; [`State`] is a whole-program state (heap, threads, the lazily
+//! fixed part of the initial heap). Initial states: `init` then `thread` blocks (spec/bigfoot.md
+//! §2.3; spec/escape_capsule.md §2.2, one main thread), or RacerDX's two methods over a
+//! possibly undetermined heap (spec/racerdx.md §3.4, Def. 3.6).
 
 use super::*;
 use crate::lang::*;
@@ -75,19 +51,6 @@ pub enum SetupError {
     /// A named method does not exist or has the wrong shape.
     #[error("{0}")]
     BadEntry(String),
-}
-
-pub(super) fn idx(o: ObjId) -> usize {
-    o.0 as usize
-}
-
-pub(super) fn idx_t(t: ThreadId) -> usize {
-    t.0 as usize
-}
-
-/// The id of the thread at position `i`.
-pub fn thread_id(i: usize) -> ThreadId {
-    ThreadId(u32::try_from(i).unwrap_or(u32::MAX))
 }
 
 impl<'p> Machine<'p> {
@@ -146,9 +109,8 @@ impl<'p> Machine<'p> {
     /// [`SetupError::InitStuck`] when `init` faults.
     pub fn initial_state(&self) -> Result<State<'p>, SetupError> {
         let mut st = State::empty();
-        if self.sem.cap_free {
-            st.capfree = Some(CapFree::default());
-        }
+        // RacerDX's method threads never enter capsules; only `init`/`thread` programs may.
+        st.capfree = self.sem.cap_free.then(CapFree::default);
         let mut locals = vec![];
         if let Some(init) = &self.program.init {
             st.threads.push(Thread::new("init".into(), Frame::new(vec![], init, None, Line(0))));
@@ -200,160 +162,12 @@ impl<'p> Machine<'p> {
         }
         Ok(st)
     }
-
-    /// A record object with every program field set to `init` (or undetermined, if `None`).
-    pub fn record(&self, name: String, init: Option<Value>) -> Object {
-        let cell = init.map_or(Cell::Lazy, Cell::Val);
-        Object { name, class: None, fields: vec![cell; self.fields.len()], elems: None, lock_owner: None, capsule_holder: None, initial: true }
-    }
-
-    /// The source line of the thread's next action, if it has one.
-    pub fn next_line(&self, st: &State<'p>, t: ThreadId) -> Option<u32> {
-        st.action(t).map(|a| match a {
-            Action::Stmt(s) | Action::LoopHead(s, _) => s.line.0,
-            Action::Release(_, l) | Action::Enter(_, l) | Action::CapExit(_, l) | Action::Check(_, _, l) => l.0,
-        })
-    }
-
-    /// The alternatives of the thread's next step: two for `if *` and for `while *` below the
-    /// loop bound (0 = then/iterate, 1 = else/exit), only `1` at the bound, otherwise `0`.
-    pub fn alternatives(&self, st: &State<'p>, t: ThreadId) -> &'static [u8] {
-        match st.action(t) {
-            Some(Action::Stmt(Stmt { kind: StmtKind::If { cond: Cond::Star, .. }, .. })) => &[0, 1],
-            Some(Action::Stmt(Stmt { kind: StmtKind::While { cond: Cond::Star, .. }, .. })) => self.loop_alts(0),
-            Some(Action::LoopHead(Stmt { kind: StmtKind::While { cond: Cond::Star, .. }, .. }, iters)) => self.loop_alts(iters),
-            _ => &[0],
-        }
-    }
-
-    pub(super) fn loop_alts(&self, iters: u32) -> &'static [u8] {
-        if iters < self.loop_bound {
-            &[0, 1]
-        } else {
-            &[1]
-        }
-    }
-
-    /// Whether the thread's next step is *local*: it reads and writes only the thread's own
-    /// locals and control (no heap, lock, thread or capsule operation, no event). A local
-    /// step commutes with every step of every other thread, which is what lets the explorer
-    /// run it eagerly (`Config::eager_local`).
-    pub fn is_local(&self, st: &State<'p>, t: ThreadId) -> bool {
-        match st.action(t) {
-            Some(Action::LoopHead(..)) => true,
-            Some(Action::Stmt(s)) => match &s.kind {
-                StmtKind::Skip
-                | StmtKind::Assign { .. }
-                | StmtKind::Rename { .. }
-                | StmtKind::New { .. }
-                | StmtKind::NewArray { .. }
-                | StmtKind::If { .. }
-                | StmtKind::While { .. }
-                | StmtKind::Loop { .. }
-                | StmtKind::Break
-                | StmtKind::Assume(_)
-                | StmtKind::Assert(_) => true,
-                StmtKind::Return(_) => st.frame(t).capsule.is_none(),
-                StmtKind::Call { recv, args, .. } => {
-                    // Path actuals read the heap (without an access event), and capsule
-                    // calls enter a capsule: neither is local.
-                    let receiver_ok = match recv {
-                        None => true,
-                        Some(r) => matches!(st.obj_of(t, r), Ok(o) if !self.is_capsule(st, o)),
-                    };
-                    receiver_ok && !args.iter().any(|a| matches!(a, Expr::Path(_)))
-                }
-                _ => false,
-            },
-            _ => false,
-        }
-    }
-
-    /// The lines of the call statements on the thread's stack, outermost first (the bottom
-    /// frame is the thread's own body and has no call site).
-    pub fn call_sites(&self, st: &State<'p>, t: ThreadId) -> Vec<u32> {
-        st.threads[t.0 as usize].frames.iter().skip(1).map(|f| f.line.0).collect()
-    }
-
-    /// The access the thread's next step makes, if its next statement is a load or store
-    /// whose address resolves now (used for Def. 3.6).
-    pub fn next_access(&self, st: &State<'p>, t: ThreadId) -> Option<(AccessKind, Addr, u32)> {
-        let Some(Action::Stmt(s)) = st.action(t) else { return None };
-        let (kind, place) = match &s.kind {
-            StmtKind::Load { src, .. } => (AccessKind::Read, src),
-            StmtKind::Store { dst, .. } => (AccessKind::Write, dst),
-            _ => return None,
-        };
-        let addr = st.resolve(self, t, place).ok()?;
-        match st.check_cell(self, t, addr) {
-            Ok(_) => {}
-            // A store does not read the cell, so an undetermined initial value is no obstacle.
-            Err(Disabled::NeedChoice(LazyRef::Cell(..))) if kind == AccessKind::Write => {}
-            Err(_) => return None,
-        }
-        Some((kind, addr, s.line.0))
-    }
 }
 
 impl<'p> State<'p> {
-    /// A display name for a new object, unique in this state and the same in every
-    /// execution that allocates it at the same point of the same thread.
-    pub(super) fn fresh_name(&mut self, t: ThreadId, var: &str) -> String {
-        let th = &mut self.threads[idx_t(t)];
-        th.allocs += 1;
-        let base = if th.name == "init" { var.to_string() } else { format!("{var}@{}", th.name) };
-        if !self.objects.iter().any(|o| o.name == base) {
-            return base;
-        }
-        (2..).map(|k| format!("{base}#{k}")).find(|n| !self.objects.iter().any(|o| &o.name == n)).unwrap_or(base)
-    }
-
-    /// Fixes an undetermined initial value to an initial object (an existing one, or a new
-    /// undetermined one named `l<k>`).
-    pub fn resolve_lazy(&mut self, m: &Machine<'p>, r: LazyRef, target: Option<ObjId>) {
-        let o = match target {
-            Some(o) => o,
-            None => {
-                let id = ObjId(u32::try_from(self.objects.len()).unwrap_or(u32::MAX));
-                self.lazy_objects += 1;
-                self.objects.push(m.record(format!("l{}", self.lazy_objects), None));
-                id
-            }
-        };
-        let name = self.objects[idx(o)].name.clone();
-        match r {
-            LazyRef::Cell(c, f) => {
-                self.initial_facts.push(format!("{}.{} = {name}", self.objects[idx(c)].name, m.fields[f.0 as usize]));
-                self.objects[idx(c)].fields[f.0 as usize] = Cell::Val(Value::Obj(o));
-            }
-            LazyRef::Local(t, i) => {
-                let th = &mut self.threads[idx_t(t)];
-                let fr = th.frames.first_mut().expect("racefuzz internal bug: lazy formal without a frame");
-                self.initial_facts.push(format!("{}@{} = {name}", fr.locals[i].0, th.name));
-                fr.locals[i].1 = Some(Value::Obj(o));
-            }
-        }
-    }
-
-    /// The initial objects a lazy value may point to.
-    pub fn initial_objects(&self) -> Vec<ObjId> {
-        self.objects.iter().enumerate().filter(|(_, o)| o.initial).map(|(i, _)| ObjId(u32::try_from(i).unwrap_or(u32::MAX))).collect()
-    }
-
-    /// A readable name for an address (`b.f`, `a[2]`), stable across executions.
-    pub fn addr_name(&self, m: &Machine<'p>, a: Addr) -> String {
-        match a {
-            Addr::Field(o, f) => format!("{}.{}", self.objects[idx(o)].name, m.fields[f.0 as usize]),
-            Addr::Index(o, i) => format!("{}[{i}]", self.objects[idx(o)].name),
-        }
-    }
-
-    /// A readable name for a lock.
-    pub fn lock_name(&self, l: LockId) -> String {
-        match l {
-            LockId::Global => "lock".into(),
-            LockId::Obj(o) => self.objects[idx(o)].name.clone(),
-        }
+    /// No objects, no threads.
+    fn empty() -> State<'p> {
+        State { objects: vec![], threads: vec![], lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false, capfree: None }
     }
 }
 
@@ -363,26 +177,42 @@ mod tests {
     use crate::lang::parse;
 
     #[test]
-    fn racerdx_new_makes_self_loops_and_formals_are_lazy() {
-        let p = parse("dialect racerdx\nmethod m(arg1) { x = new; y = x.f; t = arg1.g }\n").unwrap();
+    fn the_field_table_is_sorted_and_names_every_mentioned_field() {
+        let p = parse("dialect bfj\nclass C { fields z }\ninit { c = new C }\nthread { t = c.b; check(R: c.a/y) }\n").unwrap();
+        let m = Machine::new(&p, 2);
+        assert_eq!(m.fields, ["a", "b", "y", "z"]);
+        assert_eq!((m.field("y"), m.field("nope")), (Some(FieldId(2)), None));
+    }
+
+    #[test]
+    fn racerdx_formals_are_undetermined_until_the_explorer_fixes_them() {
+        let p = parse("dialect racerdx\nmethod m(arg1) { t = arg1.g.h; skip }\n").unwrap();
         let m = Machine::new(&p, 2);
         let mut st = m.method_threads(&["m"], vec![], &[]).unwrap();
         let t = thread_id(0);
-        m.step(&mut st, t, 0).unwrap();
-        // `new` makes every field point back at the object (spec/racerdx.md §7.1).
-        assert!(matches!(m.step(&mut st, t, 0), Ok(Some(EventKind::Access(AccessKind::Read, Addr::Field(o, _)))) if o == ObjId(0)));
-        // The formal (and then the field it reaches) is undetermined: the explorer fixes each
-        // first; the step changes nothing until it can run.
-        let r = m.step(&mut st.clone(), t, 0);
-        assert!(matches!(r, Err(Disabled::NeedChoice(_))), "{r:?}");
+        assert_eq!(m.step(&mut st.clone(), t, 0), Err(Disabled::NeedChoice(LazyRef::Local(t, 0))));
         let read = loop {
             match m.step(&mut st, t, 0) {
                 Err(Disabled::NeedChoice(lazy)) => st.resolve_lazy(&m, lazy, None),
                 other => break other,
             }
         };
-        assert!(matches!(read, Ok(Some(EventKind::Access(AccessKind::Read, _)))), "{read:?}");
-        assert!(!st.initial_facts.is_empty() && st.initial_facts.len() <= 2, "{:?}", st.initial_facts);
+        let h = m.field("h").unwrap();
+        assert_eq!(read, Ok(Some(EventKind::Access(AccessKind::Read, Addr::Field(ObjId(1), h)))));
+        // The formal, the path prefix and the cell read are each fixed to a fresh object.
+        assert_eq!(st.initial_facts, ["arg1@T1 = l1", "l1.g = l2", "l2.h = l3"]);
+        assert_eq!((st.local(t, "t"), st.lazy_objects), (Ok(Value::Obj(ObjId(2))), 3));
+    }
+
+    #[test]
+    fn method_threads_checks_its_entries() {
+        let p = parse("dialect racerdx\nmethod m(arg1) { skip }\n").unwrap();
+        let m = Machine::new(&p, 2);
+        assert_eq!(m.method_threads(&["nope"], vec![], &[]).err(), Some(SetupError::BadEntry("no method `nope`".into())));
+        assert_eq!(m.method_threads(&["m"], vec![], &[vec![]]).err(), Some(SetupError::BadEntry("`m` takes 1 formals".into())));
+        let st = m.method_threads(&["m", "m"], vec![], &[]).unwrap();
+        let names: Vec<&str> = st.threads.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!((names, st.capfree.is_none()), (vec!["T1", "T2"], true));
     }
 
     #[test]
@@ -390,9 +220,12 @@ mod tests {
         let p = parse("dialect bfj\ninit { o = new; o.f = 7 }\nthread { t = o.f }\n").unwrap();
         let m = Machine::new(&p, 2);
         let st = m.initial_state().unwrap();
-        assert_eq!(st.threads.len(), 1);
-        assert_eq!(st.objects.len(), 1);
+        assert_eq!((st.threads.len(), st.objects.len()), (1, 1));
+        assert_eq!(st.objects[0].fields, [Cell::Val(Value::Int(7))]);
         let p = parse("dialect bfj\ninit { n = null; t = n.f }\nthread { skip }\n").unwrap();
-        assert!(matches!(Machine::new(&p, 2).initial_state(), Err(SetupError::InitStuck { line: 2, .. })));
+        let e = Machine::new(&p, 2).initial_state().unwrap_err();
+        assert_eq!(e, SetupError::InitStuck { line: 2, reason: "`n` is null, not an object".into() });
+        let p = parse("dialect capjava\nclass C { method run() { skip } }\nthread { skip }\n").unwrap();
+        assert!(Machine::new(&p, 2).initial_state().unwrap().capfree.is_some(), "capjava states carry happens-before");
     }
 }

@@ -1,5 +1,20 @@
-//! The step function: one statement of one thread, yielding at most one event (the rules
-//! per dialect are listed in the `state` module's docs).
+//! The step function: one action of one thread, yielding at most one event. [`Machine::step`]
+//! dispatches on the thread's next action, [`Machine::exec`] on the statement kind; each
+//! rule is a small function here (local statements, heap accesses, control flow, `check`,
+//! `assume`/`assert`), in `sync` (locks, capsules) or in `call` (calls, returns, fork/join).
+//! Every rule makes all the checks that can fail before its first mutation, so a disabled
+//! step leaves the state unchanged. Nondeterministic `if *` and `while *` take the
+//! alternative the explorer chose (0 = then/iterate, 1 = else/exit; see
+//! [`Machine::alternatives`]); `while *` iterates at most K = [`Machine::loop_bound`] times.
+//!
+//! Deviations from the papers:
+//! 1. Every statement is one scheduling point, silent ones included (`x = y`, `if *`, a loop
+//!    head). The papers' states are a subset of ours (a branch choice "adds no step" there), and
+//!    every state of ours has the same heap and stores as one of theirs, so the set of
+//!    reachable (heap, next-command) pairs, hence races under either definition, is the same.
+//!    Execution counts are therefore counts of *our* interleavings (see `tests/explore.rs`).
+//! 2. A BFJ `check` of several addresses (E-CHKSET) is one step per address: the first event
+//!    comes with the statement, the rest wait in a `Checks` continuation.
 
 use super::*;
 use crate::lang::*;
@@ -14,50 +29,11 @@ impl<'p> Machine<'p> {
         let action = st.action(t).ok_or_else(|| Disabled::Blocked("thread has finished".into()))?;
         let ev = match action {
             Action::Stmt(s) => self.exec(st, t, s, alt)?,
-            Action::LoopHead(s, iters) => {
-                let go = match &s.kind {
-                    StmtKind::While { cond, .. } => self.cond(st, t, cond, alt)?,
-                    _ => true,
-                };
-                let fr = st.frame_mut(t);
-                fr.conts.pop();
-                if go {
-                    let body = loop_body(s);
-                    fr.conts.push(Cont::Loop { stmt: s, iters: iters + 1 });
-                    fr.conts.push(Cont::Seq { block: body, pc: 0 });
-                } else if self.cuts_loop_at(s, iters) {
-                    st.loop_bound_hit = true;
-                }
-                None
-            }
-            Action::Release(lock, _) => {
-                if st.objects[idx(lock)].lock_owner != Some(t) {
-                    return fault("release of a lock the thread does not hold");
-                }
-                st.objects[idx(lock)].lock_owner = None;
-                st.frame_mut(t).conts.pop();
-                Some(EventKind::Release(LockId::Obj(lock)))
-            }
-            Action::Enter(k, _) => {
-                st.enter_capsule(t, k)?;
-                st.frame_mut(t).conts.pop();
-                st.frame_mut(t).capsule = Some(k);
-                Some(EventKind::Enter(k))
-            }
-            Action::CapExit(k, _) => {
-                st.return_from(t, Value::Null);
-                Some(EventKind::Exit(k))
-            }
-            Action::Check(kind, addr, _) => {
-                let fr = st.frame_mut(t);
-                if let Some(Cont::Checks { rest, .. }) = fr.conts.last_mut() {
-                    rest.pop();
-                    if rest.is_empty() {
-                        fr.conts.pop();
-                    }
-                }
-                Some(EventKind::Check(kind, addr))
-            }
+            Action::LoopHead(s, iters) => self.loop_head(st, t, s, iters, alt)?,
+            Action::Release(lock, _) => self.sync_release(st, t, lock)?,
+            Action::Enter(k, _) => self.forked_enter(st, t, k)?,
+            Action::CapExit(k, _) => self.exit(st, t, k)?,
+            Action::Check(kind, addr, _) => st.next_check(t, kind, addr),
         };
         st.settle(t);
         if let (Some(cf), Some(ev)) = (&mut st.capfree, ev) {
@@ -66,10 +42,95 @@ impl<'p> Machine<'p> {
         Ok(ev)
     }
 
-    pub(super) fn cuts_loop_at(&self, s: &Stmt, iters: u32) -> bool {
-        matches!(s.kind, StmtKind::While { cond: Cond::Star, .. }) && iters >= self.loop_bound
+    /// Executes one statement.
+    pub(super) fn exec(&self, st: &mut State<'p>, t: ThreadId, s: &'p Stmt, alt: u8) -> Step<Option<EventKind>> {
+        let line = s.line;
+        match &s.kind {
+            StmtKind::Skip => Ok(st.assign(t, None)),
+            StmtKind::Assign { dst, src } => {
+                let v = st.eval(t, src)?;
+                Ok(st.assign(t, Some((dst, v))))
+            }
+            StmtKind::Rename { dst, src } => {
+                let v = st.local(t, src)?;
+                Ok(st.assign(t, Some((dst, v))))
+            }
+            StmtKind::New { dst, class, .. } => {
+                let o = self.alloc_object(st, t, dst, class.as_deref());
+                Ok(st.assign(t, Some((dst, Value::Obj(o)))))
+            }
+            StmtKind::NewArray { dst, len } => {
+                let n = st.eval(t, len)?;
+                let o = self.alloc_array(st, t, dst, n)?;
+                Ok(st.assign(t, Some((dst, Value::Obj(o)))))
+            }
+            StmtKind::Load { dst, src } => self.load(st, t, dst, src),
+            StmtKind::Store { dst, src } => self.store(st, t, dst, src),
+            StmtKind::Lock => self.lock(st, t),
+            StmtKind::Unlock => self.unlock(st, t),
+            StmtKind::Acq(x) => self.acq(st, t, x),
+            StmtKind::Sync { lock, body } => self.sync(st, t, lock, body, line),
+            StmtKind::Rel(x) => self.rel(st, t, x),
+            StmtKind::If { cond, then_b, else_b } => self.branch(st, t, cond, then_b, else_b, alt),
+            StmtKind::While { cond, .. } => self.while_test(st, t, s, cond, alt),
+            StmtKind::Loop { .. } => Ok(st.enter_loop(t, s)),
+            StmtKind::Break => Ok(st.break_loop(t)),
+            StmtKind::Call { dst, recv, method, args } => self.call(st, t, dst.as_deref(), recv.as_deref(), method, args, line),
+            StmtKind::Return(e) => self.ret(st, t, e.as_ref()),
+            StmtKind::Fork { dst, target } => self.fork(st, t, dst.as_deref(), target, line),
+            StmtKind::Join(h) => self.join(st, t, h),
+            StmtKind::Check(items) => self.check(st, t, items, line),
+            StmtKind::Assume(e) => match st.eval(t, e)? {
+                Value::Bool(true) => Ok(st.assign(t, None)),
+                Value::Bool(false) => Err(Disabled::Infeasible),
+                v => fault(format!("assume of {v:?}, not a boolean")),
+            },
+            StmtKind::Assert(e) => match st.eval(t, e)? {
+                Value::Bool(true) => Ok(st.assign(t, None)),
+                Value::Bool(false) => fault("assertion failed"),
+                v => fault(format!("assert of {v:?}, not a boolean")),
+            },
+        }
     }
 
+    // ===== heap accesses =====
+
+    /// `dst = place`: a read event.
+    fn load(&self, st: &mut State<'p>, t: ThreadId, dst: &'p str, src: &Place) -> Step<Option<EventKind>> {
+        let addr = self.resolve(st, t, src)?;
+        let v = self.read(st, t, addr)?;
+        st.assign(t, Some((dst, v)));
+        Ok(Some(EventKind::Access(AccessKind::Read, addr)))
+    }
+
+    /// `place = e`: a write event.
+    fn store(&self, st: &mut State<'p>, t: ThreadId, dst: &Place, src: &Expr) -> Step<Option<EventKind>> {
+        let v = st.eval(t, src)?;
+        let addr = self.resolve(st, t, dst)?;
+        self.writable(st, t, addr)?;
+        st.advance(t);
+        st.write(addr, v);
+        Ok(Some(EventKind::Access(AccessKind::Write, addr)))
+    }
+
+    /// `check(items)` (E-CHKSET): the first address's event now, the rest one step each.
+    fn check(&self, st: &mut State<'p>, t: ThreadId, items: &[CheckItem], line: Line) -> Step<Option<EventKind>> {
+        let mut addrs = self.check_addrs(st, t, items)?;
+        st.advance(t);
+        if addrs.is_empty() {
+            return Ok(None);
+        }
+        let first = addrs.remove(0);
+        if !addrs.is_empty() {
+            addrs.reverse();
+            st.frame_mut(t).conts.push(Cont::Checks { rest: addrs, line });
+        }
+        Ok(Some(EventKind::Check(first.0, first.1)))
+    }
+
+    // ===== control flow =====
+
+    /// The value of a condition; `*` is the explorer's choice `alt`.
     pub(super) fn cond(&self, st: &State<'p>, t: ThreadId, c: &Cond, alt: u8) -> Step<bool> {
         match c {
             Cond::Star => Ok(alt == 0),
@@ -80,307 +141,94 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Executes one statement. Every check that can fail comes before the first mutation.
-    pub(super) fn exec(&self, st: &mut State<'p>, t: ThreadId, s: &'p Stmt, alt: u8) -> Step<Option<EventKind>> {
-        let line = s.line;
-        match &s.kind {
-            StmtKind::Skip => {
-                st.advance(t);
-                Ok(None)
-            }
-            StmtKind::Assign { dst, src } => {
-                let v = st.eval(t, src)?;
-                st.advance(t);
-                st.set_local(t, dst, v);
-                Ok(None)
-            }
-            StmtKind::Rename { dst, src } => {
-                let v = st.local(t, src)?;
-                st.advance(t);
-                st.set_local(t, dst, v);
-                Ok(None)
-            }
-            StmtKind::New { dst, class, .. } => {
-                let class_idx = class.as_ref().and_then(|c| self.program.classes.iter().position(|d| &d.name == c));
-                let name = st.fresh_name(t, dst);
-                let id = ObjId(u32::try_from(st.objects.len()).unwrap_or(u32::MAX));
-                let init = match self.sem.field_init {
-                    FieldInit::SelfLoop => Value::Obj(id),
-                    FieldInit::Null => Value::Null,
-                    FieldInit::Zero => Value::Int(0),
-                };
-                let fields = match class_idx {
-                    Some(ci) => {
-                        let declared = &self.program.classes[ci].fields;
-                        self.fields.iter().map(|f| if declared.contains(f) { Cell::Val(init) } else { Cell::Absent }).collect()
-                    }
-                    None => vec![Cell::Val(init); self.fields.len()],
-                };
-                st.objects.push(Object { name, class: class_idx, fields, elems: None, lock_owner: None, capsule_holder: None, initial: false });
-                st.advance(t);
-                st.set_local(t, dst, Value::Obj(id));
-                Ok(None)
-            }
-            StmtKind::NewArray { dst, len } => {
-                let n = match st.eval(t, len)? {
-                    Value::Int(n) if (0..=1024).contains(&n) => n,
-                    v => return fault(format!("array length {v:?} is not an integer in 0..=1024")),
-                };
-                let init = match self.sem.field_init {
-                    FieldInit::Null => Value::Null,
-                    _ => Value::Int(0),
-                };
-                let name = st.fresh_name(t, dst);
-                let id = ObjId(u32::try_from(st.objects.len()).unwrap_or(u32::MAX));
-                let elems = vec![init; usize::try_from(n).unwrap_or(0)];
-                st.objects.push(Object {
-                    name,
-                    class: None,
-                    fields: vec![Cell::Absent; self.fields.len()],
-                    elems: Some(elems),
-                    lock_owner: None,
-                    capsule_holder: None,
-                    initial: false,
-                });
-                st.advance(t);
-                st.set_local(t, dst, Value::Obj(id));
-                Ok(None)
-            }
-            StmtKind::Load { dst, src } => {
-                let addr = st.resolve(self, t, src)?;
-                let v = st.check_cell(self, t, addr)?;
-                st.advance(t);
-                st.set_local(t, dst, v);
-                Ok(Some(EventKind::Access(AccessKind::Read, addr)))
-            }
-            StmtKind::Store { dst, src } => {
-                let v = st.eval(t, src)?;
-                let addr = st.resolve(self, t, dst)?;
-                match st.check_cell(self, t, addr) {
-                    // Writing an undetermined initial cell needs no choice: its old value is dead.
-                    Ok(_) | Err(Disabled::NeedChoice(LazyRef::Cell(..))) => {}
-                    Err(e) => return Err(e),
-                }
-                st.advance(t);
-                st.write(addr, v);
-                Ok(Some(EventKind::Access(AccessKind::Write, addr)))
-            }
-            StmtKind::Lock => {
-                if let Some(u) = st.threads.iter().enumerate().find(|(i, u)| u.depth > 0 && *i != idx_t(t)) {
-                    return Err(Disabled::Blocked(format!("global lock held by {}", u.1.name)));
-                }
-                st.advance(t);
-                st.threads[idx_t(t)].depth += 1;
-                Ok(Some(EventKind::Acquire(LockId::Global)))
-            }
-            StmtKind::Unlock => {
-                if st.threads[idx_t(t)].depth == 0 {
-                    return fault("unlock at lock depth 0");
-                }
-                st.advance(t);
-                st.threads[idx_t(t)].depth -= 1;
-                Ok(Some(EventKind::Release(LockId::Global)))
-            }
-            StmtKind::Acq(x) => {
-                let o = st.lockable(self, t, x)?;
-                st.advance(t);
-                st.objects[idx(o)].lock_owner = Some(t);
-                Ok(Some(EventKind::Acquire(LockId::Obj(o))))
-            }
-            StmtKind::Sync { lock, body } => {
-                let o = st.lockable(self, t, lock)?;
-                st.advance(t);
-                st.objects[idx(o)].lock_owner = Some(t);
-                let fr = st.frame_mut(t);
-                fr.conts.push(Cont::Release { lock: o, line });
-                fr.conts.push(Cont::Seq { block: body, pc: 0 });
-                Ok(Some(EventKind::Acquire(LockId::Obj(o))))
-            }
-            StmtKind::Rel(x) => {
-                let o = st.obj_of(t, x)?;
-                if self.is_capsule(st, o) {
-                    return fault("a capsule cannot be used as a lock");
-                }
-                if st.objects[idx(o)].lock_owner != Some(t) {
-                    return fault(format!("rel({x}) of a lock the thread does not hold"));
-                }
-                st.advance(t);
-                st.objects[idx(o)].lock_owner = None;
-                Ok(Some(EventKind::Release(LockId::Obj(o))))
-            }
-            StmtKind::If { cond, then_b, else_b } => {
-                let b = if self.cond(st, t, cond, alt)? { then_b } else { else_b };
-                st.advance(t);
-                st.frame_mut(t).conts.push(Cont::Seq { block: b, pc: 0 });
-                Ok(None)
-            }
-            StmtKind::While { cond, body, .. } => {
-                let go = self.cond(st, t, cond, alt)?;
-                st.advance(t);
-                if go {
-                    let fr = st.frame_mut(t);
-                    fr.conts.push(Cont::Loop { stmt: s, iters: 1 });
-                    fr.conts.push(Cont::Seq { block: body, pc: 0 });
-                } else if self.cuts_loop_at(s, 0) {
-                    st.loop_bound_hit = true;
-                }
-                Ok(None)
-            }
-            StmtKind::Loop { body, .. } => {
-                st.advance(t);
-                let fr = st.frame_mut(t);
-                fr.conts.push(Cont::Loop { stmt: s, iters: 1 });
-                fr.conts.push(Cont::Seq { block: body, pc: 0 });
-                Ok(None)
-            }
-            StmtKind::Break => {
-                let fr = st.frame_mut(t);
-                while let Some(c) = fr.conts.pop() {
-                    if matches!(c, Cont::Loop { .. }) {
-                        break;
-                    }
-                }
-                Ok(None)
-            }
-            StmtKind::Call { dst, recv, method, args } => self.call(st, t, dst.as_deref(), recv.as_deref(), method, args, line),
-            StmtKind::Return(e) => {
-                let v = match e {
-                    Some(e) => st.eval(t, e)?,
-                    None => Value::Null,
-                };
-                let cap = st.frame(t).capsule;
-                st.return_from(t, v);
-                Ok(cap.map(EventKind::Exit))
-            }
-            StmtKind::Fork { dst, target } => self.fork(st, t, dst.as_deref(), target, line),
-            StmtKind::Join(h) => {
-                let u = match st.local(t, h)? {
-                    Value::Thread(u) => u,
-                    v => return fault(format!("join of {v:?}, not a thread handle")),
-                };
-                if st.threads[idx_t(u)].status != Status::Done {
-                    return Err(Disabled::Blocked(format!("waiting for {} to finish", st.threads[idx_t(u)].name)));
-                }
-                st.advance(t);
-                Ok(Some(EventKind::Join(u)))
-            }
-            StmtKind::Check(items) => {
-                // E-CHKSET: one check event per address, each its own step; the rest wait
-                // in a `Checks` continuation.
-                let mut addrs = st.check_addrs(self, t, items)?;
-                st.advance(t);
-                if addrs.is_empty() {
-                    return Ok(None);
-                }
-                let first = addrs.remove(0);
-                if !addrs.is_empty() {
-                    addrs.reverse();
-                    st.frame_mut(t).conts.push(Cont::Checks { rest: addrs, line });
-                }
-                Ok(Some(EventKind::Check(first.0, first.1)))
-            }
-            StmtKind::Assume(e) => match st.eval(t, e)? {
-                Value::Bool(true) => {
-                    st.advance(t);
-                    Ok(None)
-                }
-                Value::Bool(false) => Err(Disabled::Infeasible),
-                v => fault(format!("assume of {v:?}, not a boolean")),
-            },
-            StmtKind::Assert(e) => match st.eval(t, e)? {
-                Value::Bool(true) => {
-                    st.advance(t);
-                    Ok(None)
-                }
-                Value::Bool(false) => fault("assertion failed"),
-                v => fault(format!("assert of {v:?}, not a boolean")),
-            },
-        }
+    /// `if c { then_b } else { else_b }`.
+    fn branch(&self, st: &mut State<'p>, t: ThreadId, c: &Cond, then_b: &'p [Stmt], else_b: &'p [Stmt], alt: u8) -> Step<Option<EventKind>> {
+        let b = if self.cond(st, t, c, alt)? { then_b } else { else_b };
+        st.advance(t);
+        st.frame_mut(t).conts.push(Cont::Seq { block: b, pc: 0 });
+        Ok(None)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn call(&self, st: &mut State<'p>, t: ThreadId, dst: Option<&'p str>, recv: Option<&'p str>, method: &str, args: &'p [Expr], line: Line) -> Step<Option<EventKind>> {
-        let this = match recv {
-            Some(r) => Some(st.obj_of(t, r)?),
-            None => None,
-        };
-        let m = self.lookup_arity(st, this, method, args.len())?;
-        let mut vals = Vec::with_capacity(args.len());
-        for a in args {
-            vals.push(st.eval_arg(self, t, a)?);
-        }
-        let capsule = this.filter(|o| self.is_capsule(st, *o));
-        if let Some(k) = capsule {
-            st.enter_capsule(t, k)?;
+    /// The first test of `while c { .. }`.
+    fn while_test(&self, st: &mut State<'p>, t: ThreadId, s: &'p Stmt, c: &Cond, alt: u8) -> Step<Option<EventKind>> {
+        let go = self.cond(st, t, c, alt)?;
+        if go {
+            return Ok(st.enter_loop(t, s));
         }
         st.advance(t);
-        let mut locals: Vec<(&str, Option<Value>)> = m.params.iter().map(|p| p.as_str()).zip(vals.into_iter().map(Some)).collect();
-        if let Some(o) = this {
-            locals.push(("this", Some(Value::Obj(o))));
+        if self.cuts_loop_at(s, 0) {
+            st.loop_bound_hit = true;
         }
-        let mut fr = Frame::new(locals, &m.body, dst, line);
-        fr.capsule = capsule;
-        st.threads[idx_t(t)].frames.push(fr);
-        Ok(capsule.map(EventKind::Enter))
+        Ok(None)
     }
 
-    pub(super) fn fork(&self, st: &mut State<'p>, t: ThreadId, dst: Option<&'p str>, target: &'p ForkTarget, line: Line) -> Step<Option<EventKind>> {
-        let frame = match target {
-            ForkTarget::Block(b) => Frame::new(st.frame(t).locals.clone(), b, None, line),
-            ForkTarget::Call { recv, method, args } => {
-                let this = match recv {
-                    Some(r) => Some(st.obj_of(t, r)?),
-                    None => None,
-                };
-                let m = self.lookup_arity(st, this, method, args.len())?;
-                let mut locals: Vec<(&str, Option<Value>)> = vec![];
-                for (p, a) in m.params.iter().zip(args) {
-                    locals.push((p.as_str(), Some(st.eval_arg(self, t, a)?)));
-                }
-                if let Some(o) = this {
-                    locals.push(("this", Some(Value::Obj(o))));
-                }
-                let mut fr = Frame::new(locals, &m.body, None, m.line);
-                if let Some(k) = this.filter(|o| self.is_capsule(st, *o)) {
-                    fr.conts.push(Cont::Enter { capsule: k, line });
-                }
-                fr
-            }
+    /// A loop head after `iters` iterations: `loop` always iterates, `while` tests again.
+    fn loop_head(&self, st: &mut State<'p>, t: ThreadId, s: &'p Stmt, iters: u32, alt: u8) -> Step<Option<EventKind>> {
+        let go = match &s.kind {
+            StmtKind::While { cond, .. } => self.cond(st, t, cond, alt)?,
+            _ => true,
         };
-        st.advance(t);
-        let parent = &mut st.threads[idx_t(t)];
-        parent.forks += 1;
-        let name = format!("{}.{}", parent.name, parent.forks);
-        let child = thread_id(st.threads.len());
-        st.threads.push(Thread::new(name, frame));
-        st.settle(child);
-        if let Some(d) = dst {
-            st.set_local(t, d, Value::Thread(child));
+        let fr = st.frame_mut(t);
+        fr.conts.pop();
+        if go {
+            fr.conts.push(Cont::Loop { stmt: s, iters: iters + 1 });
+            fr.conts.push(Cont::Seq { block: loop_body(s), pc: 0 });
+        } else if self.cuts_loop_at(s, iters) {
+            st.loop_bound_hit = true;
         }
-        Ok(Some(EventKind::Fork(child)))
+        Ok(None)
     }
 
-    pub(super) fn lookup(&self, st: &State<'p>, this: Option<ObjId>, method: &str) -> Step<&'p Method> {
-        let found = match this {
-            Some(o) => st.objects[idx(o)].class.and_then(|c| self.program.classes[c].methods.iter().find(|m| m.name == method)),
-            None => self.program.method(method),
-        };
-        match found {
-            Some(m) => Ok(m),
-            None => fault(format!("no method `{method}` for this receiver")),
-        }
-    }
-
-    /// `lookup`, also checking the number of arguments against the method found.
-    pub(super) fn lookup_arity(&self, st: &State<'p>, this: Option<ObjId>, method: &str, nargs: usize) -> Step<&'p Method> {
-        let m = self.lookup(st, this, method)?;
-        if m.params.len() != nargs {
-            return fault(format!("`{method}` takes {} argument(s) but is called with {nargs}", m.params.len()));
-        }
-        Ok(m)
+    /// Whether leaving `while *` after `iters` iterations is the bound's doing, not a choice.
+    pub(super) fn cuts_loop_at(&self, s: &Stmt, iters: u32) -> bool {
+        matches!(s.kind, StmtKind::While { cond: Cond::Star, .. }) && iters >= self.loop_bound
     }
 }
 
+impl<'p> State<'p> {
+    /// Moves past a silent statement, assigning a local if asked.
+    fn assign(&mut self, t: ThreadId, local: Option<(&'p str, Value)>) -> Option<EventKind> {
+        self.advance(t);
+        if let Some((x, v)) = local {
+            self.set_local(t, x, v);
+        }
+        None
+    }
+
+    /// Starts the first iteration of the loop statement `s`.
+    fn enter_loop(&mut self, t: ThreadId, s: &'p Stmt) -> Option<EventKind> {
+        self.advance(t);
+        let fr = self.frame_mut(t);
+        fr.conts.push(Cont::Loop { stmt: s, iters: 1 });
+        fr.conts.push(Cont::Seq { block: loop_body(s), pc: 0 });
+        None
+    }
+
+    /// `break`: pops continuations up to and including the innermost loop.
+    fn break_loop(&mut self, t: ThreadId) -> Option<EventKind> {
+        let fr = self.frame_mut(t);
+        while let Some(c) = fr.conts.pop() {
+            if matches!(c, Cont::Loop { .. }) {
+                break;
+            }
+        }
+        None
+    }
+
+    /// The next address of a multi-address `check`.
+    fn next_check(&mut self, t: ThreadId, kind: AccessKind, addr: Addr) -> Option<EventKind> {
+        let fr = self.frame_mut(t);
+        if let Some(Cont::Checks { rest, .. }) = fr.conts.last_mut() {
+            rest.pop();
+            if rest.is_empty() {
+                fr.conts.pop();
+            }
+        }
+        Some(EventKind::Check(kind, addr))
+    }
+}
+
+/// The body of a `while` or `loop` statement.
 pub(super) fn loop_body(s: &Stmt) -> &[Stmt] {
     match &s.kind {
         StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => body,
@@ -393,32 +241,80 @@ mod tests {
     use super::*;
     use crate::lang::parse;
 
-    #[test]
-    fn nondeterministic_statements_have_two_alternatives_and_loops_stop_at_k() {
-        let p = parse("dialect bfj\ninit { o = new }\nthread { while * { o.f = 1 } }\n").unwrap();
-        let m = Machine::new(&p, 1);
+    fn machine_run(src: &str, k: u32, alts: &[u8]) -> (Vec<Step<Option<EventKind>>>, bool, Status) {
+        let p = parse(src).unwrap();
+        let m = Machine::new(&p, k);
         let mut st = m.initial_state().unwrap();
-        let t = thread_id(0);
-        assert_eq!(m.alternatives(&st, t), &[0, 1]);
-        assert_eq!(m.step(&mut st, t, 0), Ok(None));
-        assert!(matches!(m.step(&mut st, t, 0), Ok(Some(EventKind::Access(AccessKind::Write, _)))));
-        // K = 1: the loop head now only exits.
-        assert_eq!(m.alternatives(&st, t), &[1]);
-        assert_eq!(m.step(&mut st, t, 1), Ok(None));
-        assert_eq!(st.threads[0].status, Status::Done);
+        let evs = alts.iter().map(|a| m.step(&mut st, thread_id(0), *a)).collect();
+        (evs, st.loop_bound_hit, st.threads[0].status.clone())
+    }
+
+    const W: Step<Option<EventKind>> = Ok(Some(EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(0)))));
+    const G: Step<Option<EventKind>> = Ok(Some(EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(1)))));
+
+    #[test]
+    fn if_star_takes_the_chosen_branch() {
+        let src = "dialect bfj\ninit { o = new }\nthread { if * { o.f = 1 } else { o.g = 1 } }\n";
+        assert_eq!(machine_run(src, 2, &[0, 0]).0, [Ok(None), W]);
+        assert_eq!(machine_run(src, 2, &[1, 0]).0, [Ok(None), G]);
     }
 
     #[test]
-    fn fork_and_join_are_events_and_join_waits() {
-        let p = parse("dialect simplejava\nclass R { fields f; method run() { skip } }\ninit { r = new R }\nthread { h = fork r; join(h) }\n").unwrap();
+    fn while_star_iterates_at_most_k_times() {
+        let src = "dialect bfj\ninit { o = new }\nthread { while * { o.f = 1 } }\n";
+        // K = 1: iterate once, then the head may only exit, and the cut is recorded.
+        let (evs, hit, status) = machine_run(src, 1, &[0, 0, 1]);
+        assert_eq!((evs, hit, status), (vec![Ok(None), W, Ok(None)], true, Status::Done));
+        // Leaving before the bound is a choice, not a cut.
+        let (evs, hit, status) = machine_run(src, 2, &[0, 0, 1]);
+        assert_eq!((evs, hit, status), (vec![Ok(None), W, Ok(None)], false, Status::Done));
+        // K = 0: the loop is cut at once.
+        assert!(machine_run(src, 0, &[1]).1);
+    }
+
+    #[test]
+    fn loops_break_and_conditions() {
+        let src = "dialect bfj\ninit { o = new }\nthread { i = 0; loop { if i >= 2 break; o.f = i; i = i + 1 }; o.g = i }\n";
+        let p = parse(src).unwrap();
+        let m = Machine::new(&p, 0);
+        let mut st = m.initial_state().unwrap();
+        let mut evs = vec![];
+        while st.threads[0].status == Status::Running {
+            if let Some(e) = m.step(&mut st, thread_id(0), 0).unwrap() {
+                evs.push(e);
+            }
+        }
+        assert_eq!(evs.len(), 3, "{evs:?}");
+        assert_eq!((st.objects[0].fields.clone(), st.loop_bound_hit), (vec![Cell::Val(Value::Int(1)), Cell::Val(Value::Int(2))], false));
+        let (evs, ..) = machine_run("dialect bfj\nthread { if 1 { skip } }\n", 2, &[0]);
+        assert_eq!(evs, [Err(Disabled::Fault("condition is Int(1), not a boolean".into()))]);
+    }
+
+    #[test]
+    fn check_is_one_event_per_address() {
+        let src = "dialect bfj\ninit { o = new }\nthread { check(R: o.f/g, W: o.g) }\n";
+        let (evs, _, status) = machine_run(src, 2, &[0, 0, 0]);
+        let c = |k, f| Ok(Some(EventKind::Check(k, Addr::Field(ObjId(0), FieldId(f)))));
+        assert_eq!(evs, [c(AccessKind::Read, 0), c(AccessKind::Read, 1), c(AccessKind::Write, 1)]);
+        assert_eq!(status, Status::Done);
+    }
+
+    #[test]
+    fn assume_and_assert() {
+        let (evs, ..) = machine_run("dialect bfj\nthread { assume true; assume false }\n", 2, &[0, 0]);
+        assert_eq!(evs, [Ok(None), Err(Disabled::Infeasible)]);
+        let (evs, ..) = machine_run("dialect bfj\nthread { assert 1 == 1; assert false }\n", 2, &[0, 0]);
+        assert_eq!(evs, [Ok(None), Err(Disabled::Fault("assertion failed".into()))]);
+    }
+
+    #[test]
+    fn a_disabled_step_changes_nothing() {
+        let p = parse("dialect bfj\ninit { o = new; n = null }\nthread { o.f = 1; t = n.f }\n").unwrap();
         let m = Machine::new(&p, 2);
         let mut st = m.initial_state().unwrap();
-        let t = thread_id(0);
-        assert!(matches!(m.step(&mut st, t, 0), Ok(Some(EventKind::Fork(u))) if u == thread_id(1)));
-        assert!(matches!(m.step(&mut st.clone(), t, 0), Err(Disabled::Blocked(_))), "join waits for the child");
-        while st.threads[1].status != Status::Done {
-            m.step(&mut st, thread_id(1), 0).unwrap();
-        }
-        assert!(matches!(m.step(&mut st, t, 0), Ok(Some(EventKind::Join(u))) if u == thread_id(1)));
+        m.step(&mut st, thread_id(0), 0).unwrap();
+        let before = format!("{st:?}");
+        assert!(m.step(&mut st, thread_id(0), 0).is_err());
+        assert_eq!(format!("{st:?}"), before);
     }
 }

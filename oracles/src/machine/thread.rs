@@ -1,44 +1,49 @@
-//! Threads, their frames and continuations: what a thread runs next ([`Action`]), and how
-//! a finished block, loop iteration or call hands control back (`advance`, `settle`,
-//! `return_from`). Data only; the rules that use it are in `step`.
+//! Threads, their frames and continuations (spec/racerdx.md §2.2 stacks of frames;
+//! spec/bigfoot.md §2.3 `s1 || … || sn`; spec/escape_capsule.md §2.2, §7.3 frames that run
+//! inside a capsule): what a thread runs next ([`Action`]), and how a finished block, loop
+//! iteration or call hands control back (`advance`, `settle`, `return_from`). Data only: the
+//! rules that push and pop frames are in `step` and `call`.
 
 use super::*;
 use crate::lang::*;
 
-#[derive(Clone, Debug)]
-pub(super) enum Cont<'p> {
-    Seq {
-        block: &'p [Stmt],
-        pc: usize,
-    },
-    /// Below a loop body; on top, the next action is the loop head.
-    Loop {
-        stmt: &'p Stmt,
-        iters: u32,
-    },
-    /// Below a `sync` body; on top, the next action releases the lock.
-    Release {
-        lock: ObjId,
-        line: Line,
-    },
-    /// A forked thread's pending entry into a capsule.
-    Enter {
-        capsule: ObjId,
-        line: Line,
-    },
-    /// The remaining addresses of a `check`, last first.
-    Checks {
-        rest: Vec<(AccessKind, Addr)>,
-        line: Line,
-    },
+/// The id of the thread at position `i`.
+pub fn thread_id(i: usize) -> ThreadId {
+    ThreadId(u32::try_from(i).unwrap_or(u32::MAX))
 }
 
+/// The position of `t` in [`State::threads`].
+pub(super) fn idx_t(t: ThreadId) -> usize {
+    t.0 as usize
+}
+
+/// A continuation: what a frame does once the innermost running part is done.
+#[derive(Clone, Debug)]
+pub(super) enum Cont<'p> {
+    /// The statements of a block, from `pc` on.
+    Seq { block: &'p [Stmt], pc: usize },
+    /// Below a loop body; on top, the next action is the loop head.
+    Loop { stmt: &'p Stmt, iters: u32 },
+    /// Below a `sync` body; on top, the next action releases the lock.
+    Release { lock: ObjId, line: Line },
+    /// A forked thread's pending entry into a capsule.
+    Enter { capsule: ObjId, line: Line },
+    /// The remaining addresses of a `check`, last first.
+    Checks { rest: Vec<(AccessKind, Addr)>, line: Line },
+}
+
+/// A method activation (or a thread's body).
 #[derive(Clone, Debug)]
 pub(super) struct Frame<'p> {
+    /// Locals by name; `None` is an undetermined formal of the lazy initial heap.
     pub(super) locals: Vec<(&'p str, Option<Value>)>,
+    /// Continuations, innermost last; empty when the body is done.
     pub(super) conts: Vec<Cont<'p>>,
+    /// The caller's local that receives the return value.
     pub(super) ret: Option<&'p str>,
+    /// The capsule this frame runs inside (CapJava), left when the frame returns.
     pub(super) capsule: Option<ObjId>,
+    /// The line of the call (or fork) that made the frame.
     pub(super) line: Line,
 }
 
@@ -71,11 +76,17 @@ pub struct Thread<'p> {
 /// The next thing a thread will do.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Action<'p> {
+    /// A statement.
     Stmt(&'p Stmt),
+    /// The head of a loop after `iters` iterations.
     LoopHead(&'p Stmt, u32),
+    /// The release at the end of a `sync` body.
     Release(ObjId, Line),
+    /// A forked thread's entry into its capsule.
     Enter(ObjId, Line),
+    /// The exit from a capsule whose method body is done.
     CapExit(ObjId, Line),
+    /// The next address of a multi-address `check`.
     Check(AccessKind, Addr, Line),
 }
 
@@ -92,10 +103,6 @@ impl<'p> Thread<'p> {
 }
 
 impl<'p> State<'p> {
-    pub(super) fn empty() -> State<'p> {
-        State { objects: vec![], threads: vec![], lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false, capfree: None }
-    }
-
     pub(super) fn frame(&self, t: ThreadId) -> &Frame<'p> {
         self.threads[idx_t(t)].frames.last().expect("racefuzz internal bug: running thread without a frame")
     }
@@ -188,15 +195,42 @@ mod tests {
     use crate::lang::parse;
 
     #[test]
-    fn calls_push_frames_and_returns_pop_them() {
-        let p = parse("dialect bfj\nclass C { fields f; method get() { return 5 } }\ninit { c = new C }\nthread { x = c.get(); y = x }\n").unwrap();
+    fn settle_pops_finished_blocks_and_marks_the_thread_done() {
+        let p = parse("dialect bfj\nthread { if true { skip } }\n").unwrap();
         let m = Machine::new(&p, 2);
         let mut st = m.initial_state().unwrap();
         let t = thread_id(0);
+        assert!(matches!(st.action(t), Some(Action::Stmt(Stmt { kind: StmtKind::If { .. }, line: Line(2) }))));
         m.step(&mut st, t, 0).unwrap();
-        assert_eq!(st.threads[0].frames.len(), 2, "the call pushed a frame");
+        assert_eq!(st.frame(t).conts.len(), 2, "the `then` block runs above the thread's body");
+        assert!(matches!(st.action(t), Some(Action::Stmt(Stmt { kind: StmtKind::Skip, .. }))));
         m.step(&mut st, t, 0).unwrap();
-        assert_eq!(st.threads[0].frames.len(), 1, "the return popped it");
-        assert_eq!(st.local(t, "x"), Ok(Value::Int(5)));
+        // Both sequences are finished: settling popped them and the bottom frame.
+        assert!(st.action(t).is_none());
+        assert_eq!((st.threads[0].status.clone(), st.threads[0].frames.len()), (Status::Done, 0));
+        assert_eq!(m.step(&mut st, t, 0), Err(Disabled::Blocked("thread has finished".into())));
+    }
+
+    #[test]
+    fn unassigned_locals_are_nil_and_set_local_overwrites() {
+        let p = parse("dialect bfj\nthread { skip }\n").unwrap();
+        let m = Machine::new(&p, 2);
+        let mut st = m.initial_state().unwrap();
+        let t = thread_id(0);
+        assert_eq!(st.local(t, "x"), Ok(Value::Null));
+        st.set_local(t, "x", Value::Int(1));
+        st.set_local(t, "x", Value::Int(2));
+        assert_eq!((st.local(t, "x"), st.frame(t).locals.len()), (Ok(Value::Int(2)), 1));
+        assert_eq!(thread_id(3), ThreadId(3));
+        assert_eq!(idx_t(ThreadId(3)), 3);
+    }
+
+    #[test]
+    fn a_finished_init_hands_its_locals_to_every_thread() {
+        let p = parse("dialect bfj\ninit { x = 1 }\nthread { skip }\nthread { skip }\n").unwrap();
+        let st = Machine::new(&p, 2).initial_state().unwrap();
+        let names: Vec<&str> = st.threads.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["T1", "T2"]);
+        assert_eq!((st.local(thread_id(0), "x"), st.local(thread_id(1), "x")), (Ok(Value::Int(1)), Ok(Value::Int(1))));
     }
 }

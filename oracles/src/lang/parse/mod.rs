@@ -20,9 +20,8 @@ use std::fmt;
 use super::ast::*;
 use super::lexer::{lex, Tok, Token};
 
-#[path = "parse_expr.rs"]
 mod expr;
-#[path = "parse_stmt.rs"]
+mod item;
 mod stmt;
 
 /// A 1-based line and column.
@@ -144,6 +143,24 @@ pub(super) struct Parser<'s> {
 pub(super) type PResult<T> = Result<T, ParseError>;
 
 impl Parser<'_> {
+    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] levels, an error at the
+    /// current token instead of a stack overflow.
+    pub(super) fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.check_nesting(self.depth + 1, self.pos())?;
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// An error at `pos` if `level` is past [`MAX_NESTING`].
+    pub(super) fn check_nesting(&self, level: u32, pos: Pos) -> PResult<()> {
+        if level > MAX_NESTING {
+            return Err(ParseError::at(self.src, pos, &format!("nested deeper than {MAX_NESTING} levels (blocks, parentheses, `!` or `-`); racefuzz programs are small")));
+        }
+        Ok(())
+    }
+
     // ===== token helpers =====
 
     pub(super) fn peek(&self) -> &Tok {
@@ -237,142 +254,75 @@ impl Parser<'_> {
             Ok(None)
         }
     }
-
-    // ===== items =====
-
-    pub(super) fn program(&mut self) -> PResult<Program> {
-        self.skip_newlines();
-        if !self.eat_kw("dialect") {
-            return self.expected("`dialect NAME` as the first line");
-        }
-        let dialect = match self.peek().clone() {
-            Tok::Ident(s) => match Dialect::from_name(&s) {
-                Some(d) => {
-                    self.bump();
-                    d
-                }
-                None => return self.err(&format!("unknown dialect `{s}` (known: racerdx, bfj, simplejava, capjava)")),
-            },
-            _ => return self.expected("a dialect name"),
-        };
-        let mut prog = Program { dialect, classes: vec![], methods: vec![], init: None, threads: vec![] };
-        loop {
-            self.skip_newlines();
-            let line = Line(self.pos().line);
-            if *self.peek() == Tok::Eof {
-                break;
-            } else if self.is_kw("class") || self.is_kw("capsule") {
-                let c = self.class()?;
-                if prog.classes.iter().any(|d| d.name == c.name) {
-                    return Err(ParseError::at(self.src, Pos { line: c.line.0, col: 1 }, &format!("class `{}` is declared twice", c.name)));
-                }
-                prog.classes.push(c);
-            } else if self.is_kw("method") {
-                prog.methods.push(self.method()?);
-            } else if self.eat_kw("init") {
-                if prog.init.is_some() {
-                    return Err(ParseError::at(self.src, Pos { line: line.0, col: 1 }, "a program has at most one `init` block"));
-                }
-                prog.init = Some(self.block()?);
-            } else if self.eat_kw("thread") {
-                prog.threads.push(self.block()?);
-            } else {
-                return self.expected("`class`, `method`, `init` or `thread`");
-            }
-        }
-        let scopes = std::iter::once(&prog.methods).chain(prog.classes.iter().map(|c| &c.methods));
-        for methods in scopes {
-            for (i, m) in methods.iter().enumerate() {
-                if methods[..i].iter().any(|n| n.name == m.name) {
-                    let pos = Pos { line: m.line.0, col: 1 };
-                    return Err(ParseError::at(self.src, pos, &format!("method `{}` is declared twice in the same scope", m.name)));
-                }
-            }
-        }
-        Ok(prog)
-    }
-
-    pub(super) fn class(&mut self) -> PResult<Class> {
-        let line = Line(self.pos().line);
-        let capsule = self.eat_kw("capsule");
-        if !self.eat_kw("class") {
-            return self.expected("`class`");
-        }
-        let name = self.name("a class name")?;
-        self.skip_newlines();
-        self.expect_punct("{")?;
-        let mut class = Class { name, capsule, fields: vec![], methods: vec![], line };
-        loop {
-            self.skip_newlines();
-            while self.eat_punct(";") {
-                self.skip_newlines();
-            }
-            if self.eat_punct("}") {
-                return Ok(class);
-            } else if self.eat_kw("fields") {
-                loop {
-                    let f = self.name("a field name")?;
-                    if class.fields.contains(&f) {
-                        return self.err(&format!("field `{f}` is declared twice"));
-                    }
-                    class.fields.push(f);
-                    if !self.eat_punct(",") {
-                        break;
-                    }
-                }
-            } else if self.is_kw("method") {
-                class.methods.push(self.method()?);
-            } else {
-                return self.expected("`fields`, `method` or `}`");
-            }
-        }
-    }
-
-    pub(super) fn method(&mut self) -> PResult<Method> {
-        let line = Line(self.pos().line);
-        self.bump(); // `method`
-        let name = self.name("a method name")?;
-        self.expect_punct("(")?;
-        let mut params = vec![];
-        if !self.eat_punct(")") {
-            loop {
-                let p = self.name("a parameter name")?;
-                if params.contains(&p) {
-                    return self.err(&format!("parameter `{p}` is declared twice"));
-                }
-                params.push(p);
-                if self.eat_punct(")") {
-                    break;
-                }
-                self.expect_punct(",")?;
-            }
-        }
-        self.skip_newlines();
-        let body = self.block()?;
-        Ok(Method { name, params, body, line })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::print;
 
+    fn nesting_error(src: &str) -> Option<(u32, u32)> {
+        let e = parse(src).err()?;
+        assert_eq!(e.message, "nested deeper than 256 levels (blocks, parentheses, `!` or `-`); racefuzz programs are small");
+        Some((e.pos.line, e.pos.col))
+    }
+
+    /// Runs on the normal test thread: the limit must hold before the stack runs out.
     #[test]
-    pub(super) fn deep_nesting_is_an_error_not_a_crash() {
-        let deep_blocks = format!("dialect bfj\nthread {{ {} skip {} }}\n", "if * { ".repeat(10_000), "} ".repeat(10_000));
-        let deep_parens = format!("dialect bfj\nthread {{ x = {}1 }}\n", "(".repeat(100_000));
-        let deep_nots = format!("dialect bfj\nthread {{ x = {}true }}\n", "! ".repeat(100_000));
-        for src in [deep_blocks, deep_parens, deep_nots] {
-            let e = parse(&src).unwrap_err();
-            assert!(e.to_string().contains("nested deeper than 256 levels"), "{e}");
-        }
-        // Up to the limit is fine.
-        let ok = format!("dialect bfj\nthread {{ {} skip {} }}\n", "if * { ".repeat(200), "} ".repeat(200));
-        assert!(parse(&ok).is_ok());
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let blocks = |n: usize| format!("dialect bfj\nthread {{ {}skip {}}}\n", "if * { ".repeat(n), "} ".repeat(n));
+        // The thread's block is level 1; the 256th `if`'s block would be level 257.
+        assert_eq!(nesting_error(&blocks(255)), None);
+        assert_eq!(nesting_error(&blocks(256)), Some((2, 15 + 7 * 255)));
+        assert_eq!(nesting_error(&blocks(10_000)), Some((2, 15 + 7 * 255)));
+        let parens = |n: usize| format!("dialect bfj\nthread {{ x = {}1{} }}\n", "(".repeat(n), ")".repeat(n));
+        assert_eq!(nesting_error(&parens(255)), None);
+        assert_eq!(nesting_error(&parens(100_000)), Some((2, 14 + 255)), "at the 256th `(`, level 257");
+        let nots = format!("dialect bfj\nthread {{ x = {}true }}\n", "! ".repeat(100_000));
+        assert_eq!(nesting_error(&nots), Some((2, 14 + 2 * 255)));
+        let negs = format!("dialect bfj\nthread {{ x = {}y }}\n", "- ".repeat(100_000));
+        assert_eq!(nesting_error(&negs), Some((2, 14 + 2 * 255)));
+        let else_ifs = format!("dialect bfj\nthread {{ if * {{ skip }}{} }}\n", " else if * { skip }".repeat(10_000));
+        assert!(nesting_error(&else_ifs).is_some());
+        let forks = format!("dialect bfj\nthread {{ {}skip{} }}\n", "fork { ".repeat(10_000), " }".repeat(10_000));
+        assert!(nesting_error(&forks).is_some());
     }
 
     #[test]
-    pub(super) fn design_sketches_parse() {
+    fn long_operator_chains_are_deep_trees_and_count_as_nesting() {
+        let chain = |n: usize| format!("dialect bfj\nthread {{ x = 1{} }}\n", " + 1".repeat(n));
+        // `((1 + 1) + 1) + …` as printed: n operators nest n - 1 levels inside the thread's block.
+        assert_eq!(nesting_error(&chain(256)), None);
+        assert_eq!(nesting_error(&chain(257)), Some((2, 16 + 4 * 256)), "at the 257th `+`");
+        assert_eq!(nesting_error(&chain(100_000)), Some((2, 16 + 4 * 256)));
+        // `!!x` prints as `!(!x)`: each `!` after the first costs two levels.
+        let nots = |n: usize| format!("dialect bfj\nthread {{ x = {}y }}\n", "!".repeat(n));
+        assert_eq!(nesting_error(&nots(128)), None);
+        assert_eq!(nesting_error(&nots(129)), Some((2, 15)), "the second `!`: it would print at level 257");
+    }
+
+    /// Whatever parses prints to text that parses to the same program, up to the limit.
+    #[test]
+    fn programs_at_the_nesting_limit_round_trip() {
+        let deepest = [
+            format!("dialect bfj\nthread {{ {}skip {}}}\n", "if * { ".repeat(255), "} ".repeat(255)),
+            format!("dialect bfj\nthread {{ {}skip {}}}\n", "loop { ".repeat(254), "; if * break } ".repeat(254)),
+            format!("dialect bfj\nthread {{ if * {{ skip }}{} }}\n", " else if * { skip }".repeat(254)),
+            format!("dialect bfj\nthread {{ x = 1{} }}\n", " + 1".repeat(256)),
+            format!("dialect bfj\nthread {{ x = {}y }}\n", "!".repeat(128)),
+            format!("dialect bfj\nthread {{ x = {}1 }}\n", "- ".repeat(127)),
+            format!("dialect bfj\nthread {{ x = {}1{} }}\n", "(-(".repeat(85), "))".repeat(85)),
+        ];
+        for src in deepest {
+            let p = parse(&src).unwrap_or_else(|e| panic!("{e}"));
+            let printed = print::print(&p);
+            let q = parse(&printed).unwrap_or_else(|e| panic!("printed program does not parse: {e}"));
+            assert_eq!(p.without_lines(), q.without_lines());
+        }
+    }
+
+    #[test]
+    fn design_sketches_parse() {
         let a = "// Dodo\ndialect racerdx\nmethod zap(arg1) { lock; t = arg1.dee; unlock }\nmethod zup(arg1) { y = new; arg1.dee = y }\n";
         let p = parse(a).unwrap();
         assert_eq!(p.methods.len(), 2);
@@ -385,7 +335,7 @@ mod tests {
     }
 
     #[test]
-    pub(super) fn errors_have_positions() {
+    fn errors_have_positions() {
         let e = parse("dialect racerdx\nmethod m(a) { t = a.f + 1 }").unwrap_err();
         assert_eq!((e.pos.line, e.pos.col), (2, 23));
         assert!(e.message.contains("heap access inside an expression"));

@@ -1,24 +1,11 @@
-//! Parsing statements and blocks (the `.race` grammar of `lang::parse`), with the nesting
-//! limit [`MAX_NESTING`].
+//! Parsing statements and blocks (the `stmt` rule of the grammar in `lang::parse`). Every
+//! block, and every `else if` (an `if` nested in the `else` block), is one nesting level
+//! ([`MAX_NESTING`]).
 
 use super::*;
 use crate::lang::lexer::Tok;
 
 impl Parser<'_> {
-    // ===== statements =====
-
-    /// Runs `f` one nesting level deeper; past [`MAX_NESTING`] levels, an error at the
-    /// current token instead of a stack overflow.
-    pub(super) fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        if self.depth >= MAX_NESTING {
-            return self.err(&format!("nested deeper than {MAX_NESTING} levels (blocks, parentheses, `!` or `-`); racefuzz programs are small"));
-        }
-        self.depth += 1;
-        let r = f(self);
-        self.depth -= 1;
-        r
-    }
-
     pub(super) fn block(&mut self) -> PResult<Block> {
         self.nested(Self::block_inner)
     }
@@ -50,14 +37,34 @@ impl Parser<'_> {
         Ok(Stmt { kind, line })
     }
 
+    /// A statement: a small dispatcher, so that the frames on the recursion path of nested
+    /// blocks stay small (an unoptimized build runs [`MAX_NESTING`] levels in well under the
+    /// 2 MiB of a test thread).
     pub(super) fn stmt_kind(&mut self) -> PResult<StmtKind> {
-        let Tok::Ident(word) = self.peek().clone() else {
+        let Tok::Ident(word) = self.peek() else {
             return self.expected("a statement");
         };
-        if KEYWORDS.contains(&word.as_str()) && matches!(self.peek_at(1), Tok::Punct("=") | Tok::Punct("<-")) {
-            return self.err(&format!("`{word}` is a keyword and cannot be assigned"));
+        let Some(kw) = KEYWORDS.iter().copied().find(|k| *k == word.as_str()) else {
+            return self.simple();
+        };
+        if matches!(self.peek_at(1), Tok::Punct("=") | Tok::Punct("<-")) {
+            return self.err(&format!("`{kw}` is a keyword and cannot be assigned"));
         }
-        match word.as_str() {
+        match kw {
+            "if" => self.if_stmt(),
+            "while" | "loop" => self.loop_stmt(kw == "while"),
+            "sync" => self.sync_stmt(),
+            "fork" => {
+                self.bump();
+                Ok(StmtKind::Fork { dst: None, target: self.fork_target()? })
+            }
+            _ => self.leaf_stmt(kw),
+        }
+    }
+
+    /// Statements that start with a keyword and contain no block.
+    fn leaf_stmt(&mut self, kw: &str) -> PResult<StmtKind> {
+        match kw {
             "skip" => {
                 self.bump();
                 Ok(StmtKind::Skip)
@@ -67,7 +74,7 @@ impl Parser<'_> {
                 if self.eat_punct("(") {
                     self.expect_punct(")")?;
                 }
-                Ok(if word == "lock" { StmtKind::Lock } else { StmtKind::Unlock })
+                Ok(if kw == "lock" { StmtKind::Lock } else { StmtKind::Unlock })
             }
             "acq" => {
                 self.bump();
@@ -81,29 +88,12 @@ impl Parser<'_> {
                 self.bump();
                 Ok(StmtKind::Join(self.paren_name("a thread handle")?))
             }
-            "sync" => {
-                self.bump();
-                let lock = self.paren_name("a lock variable")?;
-                Ok(StmtKind::Sync { lock, body: self.block()? })
-            }
             "break" => {
                 if self.loop_depth == 0 {
                     return self.err("`break` outside a loop");
                 }
                 self.bump();
                 Ok(StmtKind::Break)
-            }
-            "if" => self.if_stmt(),
-            "while" => {
-                self.bump();
-                let label = self.label()?;
-                let cond = self.cond()?;
-                Ok(StmtKind::While { label, cond, body: self.loop_body()? })
-            }
-            "loop" => {
-                self.bump();
-                let label = self.label()?;
-                Ok(StmtKind::Loop { label, body: self.loop_body()? })
             }
             "return" => {
                 self.bump();
@@ -112,10 +102,6 @@ impl Parser<'_> {
                 } else {
                     Ok(StmtKind::Return(Some(self.expr()?)))
                 }
-            }
-            "fork" => {
-                self.bump();
-                Ok(StmtKind::Fork { dst: None, target: self.fork_target()? })
             }
             "check" => self.check(),
             "assume" => {
@@ -126,8 +112,27 @@ impl Parser<'_> {
                 self.bump();
                 Ok(StmtKind::Assert(self.expr()?))
             }
+            // Other keywords cannot start a statement; `simple` says so.
             _ => self.simple(),
         }
+    }
+
+    /// `sync(x) { .. }`.
+    fn sync_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let lock = self.paren_name("a lock variable")?;
+        Ok(StmtKind::Sync { lock, body: self.block()? })
+    }
+
+    /// `while [@w] cond { .. }` or `loop [@w] { .. }`.
+    fn loop_stmt(&mut self, is_while: bool) -> PResult<StmtKind> {
+        self.bump();
+        let label = self.label()?;
+        if !is_while {
+            return Ok(StmtKind::Loop { label, body: self.loop_body()? });
+        }
+        let cond = self.cond()?;
+        Ok(StmtKind::While { label, cond, body: self.loop_body()? })
     }
 
     pub(super) fn loop_body(&mut self) -> PResult<Block> {
@@ -141,28 +146,35 @@ impl Parser<'_> {
         self.bump(); // `if`
         let cond = self.cond()?;
         if self.is_kw("break") {
-            let line = Line(self.pos().line);
-            let brk = self.stmt()?;
-            debug_assert_eq!(brk.kind, StmtKind::Break);
-            return Ok(StmtKind::If { cond, then_b: vec![Stmt { kind: StmtKind::Break, line }], else_b: vec![] });
+            return self.if_break(cond);
         }
         let then_b = self.block()?;
-        // `else` may follow on the next line.
+        let else_b = self.else_branch()?;
+        Ok(StmtKind::If { cond, then_b, else_b })
+    }
+
+    /// `if c break`, printed as `if c { break }`: a block, so one level like any other.
+    fn if_break(&mut self, cond: Cond) -> PResult<StmtKind> {
+        let line = Line(self.pos().line);
+        let brk = self.nested(Self::stmt)?;
+        debug_assert_eq!(brk.kind, StmtKind::Break);
+        Ok(StmtKind::If { cond, then_b: vec![Stmt { kind: StmtKind::Break, line }], else_b: vec![] })
+    }
+
+    /// The `else` block (or `else if`), if any; `else` may follow on the next line.
+    fn else_branch(&mut self) -> PResult<Block> {
         let save = self.i;
         self.skip_newlines();
-        let else_b = if self.eat_kw("else") {
-            if self.is_kw("if") {
-                let line = Line(self.pos().line);
-                let nested = self.if_stmt()?;
-                vec![Stmt { kind: nested, line }]
-            } else {
-                self.block()?
-            }
-        } else {
+        if !self.eat_kw("else") {
             self.i = save;
-            vec![]
-        };
-        Ok(StmtKind::If { cond, then_b, else_b })
+            return Ok(vec![]);
+        }
+        if self.is_kw("if") {
+            let line = Line(self.pos().line);
+            let nested = self.nested(Self::if_stmt)?;
+            return Ok(vec![Stmt { kind: nested, line }]);
+        }
+        self.block()
     }
 
     pub(super) fn cond(&mut self) -> PResult<Cond> {
@@ -177,6 +189,11 @@ impl Parser<'_> {
         if self.is_punct("{") {
             return Ok(ForkTarget::Block(self.block()?));
         }
+        self.fork_call()
+    }
+
+    /// `fork y.m(args)`, `fork m(args)` or `fork y` (`y.run()`).
+    fn fork_call(&mut self) -> PResult<ForkTarget> {
         let first = self.name("a thread object, a method or `{`")?;
         if self.eat_punct(".") {
             let method = self.name("a method name")?;
@@ -276,6 +293,14 @@ impl Parser<'_> {
     pub(super) fn simple(&mut self) -> PResult<StmtKind> {
         let start = self.i;
         let first = self.name("a statement")?;
+        if self.eat_punct("=") {
+            return self.rhs(first);
+        }
+        self.simple_no_rhs(start, first)
+    }
+
+    /// Calls, renames and stores: [`Parser::simple`] without `x = ..`.
+    fn simple_no_rhs(&mut self, start: usize, first: String) -> PResult<StmtKind> {
         if self.is_punct("(") {
             let args = self.args()?;
             return Ok(StmtKind::Call { dst: None, recv: None, method: first, args });
@@ -297,13 +322,19 @@ impl Parser<'_> {
             let src = self.expr()?;
             return Ok(StmtKind::Store { dst, src });
         }
-        if !self.eat_punct("=") {
-            return self.expected("`=`, `<-`, `(`, `.` or `[` after a variable");
-        }
-        self.rhs(first)
+        self.expected("`=`, `<-`, `(`, `.` or `[` after a variable")
     }
 
-    pub(super) fn rhs(&mut self, dst: String) -> PResult<StmtKind> {
+    /// The right-hand side of `dst = ..`.
+    fn rhs(&mut self, dst: String) -> PResult<StmtKind> {
+        if self.eat_kw("fork") {
+            return Ok(StmtKind::Fork { dst: Some(dst), target: self.fork_target()? });
+        }
+        self.rhs_value(dst)
+    }
+
+    /// `new`, `new_array`, a call, a load or an expression.
+    fn rhs_value(&mut self, dst: String) -> PResult<StmtKind> {
         if self.eat_kw("new") {
             if self.eat_punct("(") {
                 self.expect_punct(")")?;
@@ -317,9 +348,6 @@ impl Parser<'_> {
         }
         if self.eat_kw("new_array") {
             return Ok(StmtKind::NewArray { dst, len: self.expr()? });
-        }
-        if self.eat_kw("fork") {
-            return Ok(StmtKind::Fork { dst: Some(dst), target: self.fork_target()? });
         }
         if let Tok::Ident(_) = self.peek() {
             match self.peek_at(1) {

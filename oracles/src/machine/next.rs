@@ -1,0 +1,141 @@
+//! What the explorer asks about a thread's next step without taking it: its line and call
+//! sites (for witnesses), its alternatives (`if *`, `while *` up to the loop bound K), whether
+//! it is local (for eager execution), and the access it makes (RacerDX's Def. 3.6 enabled
+//! pairs, spec/racerdx.md §3.4).
+
+use super::*;
+use crate::lang::*;
+
+impl<'p> Machine<'p> {
+    /// The source line of the thread's next action, if it has one.
+    pub fn next_line(&self, st: &State<'p>, t: ThreadId) -> Option<u32> {
+        st.action(t).map(|a| match a {
+            Action::Stmt(s) | Action::LoopHead(s, _) => s.line.0,
+            Action::Release(_, l) | Action::Enter(_, l) | Action::CapExit(_, l) | Action::Check(_, _, l) => l.0,
+        })
+    }
+
+    /// The alternatives of the thread's next step: two for `if *` and for `while *` below the
+    /// loop bound (0 = then/iterate, 1 = else/exit), only `1` at the bound, otherwise `0`.
+    pub fn alternatives(&self, st: &State<'p>, t: ThreadId) -> &'static [u8] {
+        match st.action(t) {
+            Some(Action::Stmt(Stmt { kind: StmtKind::If { cond: Cond::Star, .. }, .. })) => &[0, 1],
+            Some(Action::Stmt(Stmt { kind: StmtKind::While { cond: Cond::Star, .. }, .. })) => self.loop_alts(0),
+            Some(Action::LoopHead(Stmt { kind: StmtKind::While { cond: Cond::Star, .. }, .. }, iters)) => self.loop_alts(iters),
+            _ => &[0],
+        }
+    }
+
+    fn loop_alts(&self, iters: u32) -> &'static [u8] {
+        if iters < self.loop_bound {
+            &[0, 1]
+        } else {
+            &[1]
+        }
+    }
+
+    /// Whether the thread's next step is *local*: it reads and writes only the thread's own
+    /// locals and control (no heap, lock, thread or capsule operation, no event). A local
+    /// step commutes with every step of every other thread, which is what lets the explorer
+    /// run it eagerly (`Config::eager_local`).
+    pub fn is_local(&self, st: &State<'p>, t: ThreadId) -> bool {
+        match st.action(t) {
+            Some(Action::LoopHead(..)) => true,
+            Some(Action::Stmt(s)) => match &s.kind {
+                StmtKind::Skip
+                | StmtKind::Assign { .. }
+                | StmtKind::Rename { .. }
+                | StmtKind::New { .. }
+                | StmtKind::NewArray { .. }
+                | StmtKind::If { .. }
+                | StmtKind::While { .. }
+                | StmtKind::Loop { .. }
+                | StmtKind::Break
+                | StmtKind::Assume(_)
+                | StmtKind::Assert(_) => true,
+                StmtKind::Return(_) => st.frame(t).capsule.is_none(),
+                StmtKind::Call { recv, args, .. } => {
+                    // Path actuals read the heap (without an access event), and capsule
+                    // calls enter a capsule: neither is local.
+                    let receiver_ok = match recv {
+                        None => true,
+                        Some(r) => matches!(st.obj_of(t, r), Ok(o) if !self.is_capsule(st, o)),
+                    };
+                    receiver_ok && !args.iter().any(|a| matches!(a, Expr::Path(_)))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The lines of the call statements on the thread's stack, outermost first (the bottom
+    /// frame is the thread's own body and has no call site).
+    pub fn call_sites(&self, st: &State<'p>, t: ThreadId) -> Vec<u32> {
+        st.threads[idx_t(t)].frames.iter().skip(1).map(|f| f.line.0).collect()
+    }
+
+    /// The access the thread's next step makes, if its next statement is a load or store
+    /// whose address resolves now (used for Def. 3.6).
+    pub fn next_access(&self, st: &State<'p>, t: ThreadId) -> Option<(AccessKind, Addr, u32)> {
+        let Some(Action::Stmt(s)) = st.action(t) else { return None };
+        let (kind, place) = match &s.kind {
+            StmtKind::Load { src, .. } => (AccessKind::Read, src),
+            StmtKind::Store { dst, .. } => (AccessKind::Write, dst),
+            _ => return None,
+        };
+        let addr = self.resolve(st, t, place).ok()?;
+        match self.read(st, t, addr) {
+            Ok(_) => {}
+            // A store does not read the cell, so an undetermined initial value is no obstacle.
+            Err(Disabled::NeedChoice(LazyRef::Cell(..))) if kind == AccessKind::Write => {}
+            Err(_) => return None,
+        }
+        Some((kind, addr, s.line.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::parse;
+
+    #[test]
+    fn alternatives_of_if_star_and_while_star_up_to_the_bound() {
+        let p = parse("dialect bfj\ninit { o = new }\nthread { if * { skip }; while * { o.f = 1 }; if true { skip } }\n").unwrap();
+        let m = Machine::new(&p, 1);
+        let mut st = m.initial_state().unwrap();
+        let t = thread_id(0);
+        assert_eq!(m.alternatives(&st, t), [0, 1], "if *");
+        m.step(&mut st, t, 1).unwrap();
+        assert_eq!(m.alternatives(&st, t), [0, 1], "while * below K");
+        m.step(&mut st, t, 0).unwrap();
+        assert_eq!(m.alternatives(&st, t), [0], "the store");
+        m.step(&mut st, t, 0).unwrap();
+        assert_eq!(m.alternatives(&st, t), [1], "the loop head at K = 1 only exits");
+        m.step(&mut st, t, 1).unwrap();
+        assert_eq!(m.alternatives(&st, t), [0], "if with a condition");
+    }
+
+    #[test]
+    fn local_steps_and_next_accesses() {
+        let p = parse("dialect racerdx\nmethod m(arg1) { x = arg1; lock; x.f = x; t = x.g; unlock }\n").unwrap();
+        let m = Machine::new(&p, 2);
+        let o = m.record("b".into(), None);
+        let mut st = m.method_threads(&["m"], vec![o], &[vec![Some(Value::Obj(ObjId(0)))]]).unwrap();
+        let t = thread_id(0);
+        let (f, g) = (m.field("f").unwrap(), m.field("g").unwrap());
+        assert!(m.is_local(&st, t) && m.next_access(&st, t).is_none());
+        m.step(&mut st, t, 0).unwrap();
+        assert!(!m.is_local(&st, t), "lock");
+        m.step(&mut st, t, 0).unwrap();
+        // A store to an undetermined cell is an access now; a load of one needs a choice first.
+        assert_eq!(m.next_access(&st, t), Some((AccessKind::Write, Addr::Field(ObjId(0), f), 2)));
+        assert!(!m.is_local(&st, t));
+        m.step(&mut st, t, 0).unwrap();
+        assert_eq!(m.next_access(&st, t), None);
+        st.resolve_lazy(&m, LazyRef::Cell(ObjId(0), g), Some(ObjId(0)));
+        assert_eq!(m.next_access(&st, t), Some((AccessKind::Read, Addr::Field(ObjId(0), g), 2)));
+        assert_eq!((m.next_line(&st, t), m.call_sites(&st, t)), (Some(2), vec![]));
+    }
+}
