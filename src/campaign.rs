@@ -129,6 +129,22 @@ pub enum CampaignError {
     /// The SUT could not be built (an unknown mutant).
     #[error(transparent)]
     Subject(#[from] suts::SubjectError),
+    /// An internal invariant broke while saving a finding; the program is kept here.
+    #[error("{message}; the campaign stops so that nothing is lost. The program:\n{program}")]
+    Internal {
+        /// Which invariant (starts with "racefuzz internal bug").
+        message: String,
+        /// The failing program, printed.
+        program: String,
+    },
+}
+
+impl CampaignError {
+    /// Whether this is a bug in racefuzz rather than a problem with the input or the
+    /// environment (the CLI's exit 4 against exit 2).
+    pub fn is_internal(&self) -> bool {
+        matches!(self, CampaignError::Internal { .. } | CampaignError::Subject(suts::SubjectError::NoSut { .. }))
+    }
 }
 
 /// The text of a finding: a fixed header, the program, then the oracle's explanation as
@@ -214,7 +230,7 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
                         }
                         let tag = format!("{} (job {job}, program {n})", s.seed);
                         let saved = finding_text(o, subject, &tag, &p)
-                            .map_err(|e| CampaignError::Write { dir: s.out.clone(), source: std::io::Error::other(e), text: print(&p) })
+                            .map_err(|message| CampaignError::Internal { message, program: print(&p) })
                             .and_then(|(text, _)| write_finding(&s.out, o.id, &p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text }));
                         match saved {
                             Ok(path) => {

@@ -105,7 +105,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     emit(&summary(&counters, &oracles, start.elapsed()));
     let findings = match result {
         Ok(Ok(f)) => f,
-        Ok(Err(e)) => return Err(CliError { message: format!("error: {e}"), code: Exit::BadInput }),
+        Ok(Err(e)) => return Err(super::campaign_error(&e)),
         Err(_) => return Err(CliError::internal("a campaign job panicked")),
     };
     if findings.is_empty() {

@@ -131,7 +131,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             let s = Settings { oracles: vec![o], deadline, seed, jobs: 1, mutant: Some(m.name.to_string()), out: out.clone(), max_programs: None };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
-            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| CliError::input(format!("error: {e}")))?;
+            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::campaign_error(&e))?;
             let took = start.elapsed();
             let n = counters.programs.load(Ordering::Relaxed);
             let (time, shrunk) = match found.first() {

@@ -282,6 +282,16 @@ impl CliError {
     }
 }
 
+/// A campaign's early stop in the right voice: exit 4 for an internal bug, exit 2 otherwise
+/// (an unknown mutant, an unwritable output folder).
+pub fn campaign_error(e: &crate::campaign::CampaignError) -> CliError {
+    if e.is_internal() {
+        CliError::internal(e)
+    } else {
+        CliError::input(format!("error: {e}"))
+    }
+}
+
 /// Prints a JSON document; a value that does not serialize is an internal bug, never an
 /// empty document with exit 0.
 ///
