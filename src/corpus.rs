@@ -5,9 +5,22 @@
 //! - `// expect: no race` — no execution races;
 //! - `// expect m1,m2: race on l1.f` / `// expect m1,m2: no race` — one racerdx pair.
 //!
-//! `tests/corpus.rs` and `racefuzz corpus` compare them with the explorer.
+//! and the reports RacerDX must make, from the paper's text (spec/racerdx.md §6.1):
+//! - `// report m1,m2: f, x.g.f` — RacerDX reports `m1 ∥ m2` on exactly these field
+//!   sequences;
+//! - `// report: none` — RacerDX reports nothing on this program.
+//!
+//! A file with `report` lines pins *every* report: a pair it does not name must have none,
+//! so a missing report and an extra one both fail (issue 8: an analysis that drops reports
+//! must fail somewhere that does not depend on the generator).
+//!
+//! `tests/corpus.rs` and `racefuzz corpus` compare them with the explorer and RacerDX.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use race_oracles::lang::Program;
+use race_oracles::theorems::StaticRaceAnalysis;
 
 /// The curated corpus, relative to the repository root: the papers' examples and the
 /// negative tests. `cargo test` and `racefuzz corpus` read only these; findings of
@@ -77,6 +90,68 @@ pub fn relax(src: &str) -> Result<race_oracles::lang::Relax, String> {
     Ok(r)
 }
 
+/// Reads the `// report` lines of a `.race` source: per method pair (sorted by name), the
+/// expected report field sequences (`f.g`). `None` when the file pins no reports.
+///
+/// # Errors
+/// A message naming the line of a malformed `report` comment.
+pub fn report_expectations(src: &str) -> Result<Option<BTreeMap<(String, String), BTreeSet<String>>>, String> {
+    let mut out: Option<BTreeMap<(String, String), BTreeSet<String>>> = None;
+    for (i, l) in src.lines().enumerate() {
+        let Some(rest) = l.trim().strip_prefix("// report") else { continue };
+        let Some((who, what)) = rest.split_once(':') else {
+            return Err(format!("line {}: `// report` needs a `:`", i + 1));
+        };
+        let all = out.get_or_insert_with(BTreeMap::new);
+        match (who.trim(), what.trim()) {
+            ("", "none") => {}
+            ("", _) => return Err(format!("line {}: expected `// report: none` or `// report m1,m2: FIELDS`", i + 1)),
+            (pair, fields) => {
+                let Some((a, b)) = pair.split_once(',') else { return Err(format!("line {}: expected `// report m1,m2: …`", i + 1)) };
+                let key = sorted_pair(a.trim(), b.trim());
+                let entry = all.entry(key).or_default();
+                entry.extend(fields.split(',').map(|f| f.trim().to_string()).filter(|f| !f.is_empty() && f != "none"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn sorted_pair(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
+}
+
+/// Compares an analysis's reports on `p` with the file's `// report` lines: one message per
+/// missing or extra report (empty when they agree, or when the file pins no reports).
+///
+/// # Errors
+/// A malformed `report` line.
+pub fn report_mismatches(src: &str, p: &Program, a: &dyn StaticRaceAnalysis) -> Result<Vec<String>, String> {
+    let Some(expected) = report_expectations(src)? else { return Ok(vec![]) };
+    let mut actual: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    for r in a.reports(p) {
+        let [s0, s1] = &r.sides;
+        actual.entry(sorted_pair(&s0.method, &s1.method)).or_default().insert(s0.path.fields.join("."));
+    }
+    let mut out = vec![];
+    let empty = BTreeSet::new();
+    let pairs: BTreeSet<&(String, String)> = expected.keys().chain(actual.keys()).collect();
+    for pair in pairs {
+        let (e, got) = (expected.get(pair).unwrap_or(&empty), actual.get(pair).unwrap_or(&empty));
+        for f in e.difference(got) {
+            out.push(format!("{} misses the expected report {} ∥ {} on {f}", a.name(), pair.0, pair.1));
+        }
+        for f in got.difference(e) {
+            out.push(format!("{} reports {} ∥ {} on {f}, which no `// report` line expects", a.name(), pair.0, pair.1));
+        }
+    }
+    Ok(out)
+}
+
 /// A header value (`// key: value`) of a `.race` file, if present.
 pub fn header<'a>(src: &'a str, key: &str) -> Option<&'a str> {
     src.lines().find_map(|l| l.trim().strip_prefix("//")?.trim().strip_prefix(key)?.strip_prefix(':').map(str::trim))
@@ -111,5 +186,14 @@ mod tests {
         assert_eq!(e[0].racy_addresses, vec!["b.f", "p.o"]);
         assert_eq!(e[1].pair, Some(("zap".into(), "zup".into())));
         assert!(expectations("// expect: maybe").is_err());
+    }
+
+    #[test]
+    fn parses_report_lines() {
+        assert_eq!(report_expectations("x").unwrap(), None);
+        assert_eq!(report_expectations("// report: none").unwrap(), Some(BTreeMap::new()));
+        let r = report_expectations("// report zup,zap: dee, x.g.f\n// report zup,zup: dee").unwrap().unwrap();
+        assert_eq!(r[&("zap".to_string(), "zup".to_string())], BTreeSet::from(["dee".to_string(), "x.g.f".to_string()]));
+        assert!(report_expectations("// report zap: f").is_err());
     }
 }

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use race_oracles::explore::{ground_truth, Config};
 use race_oracles::lang::{parse, validate_relaxed, Dialect};
-use racefuzz::corpus::{expectations, race_files, relax, CURATED};
+use racefuzz::analyses::racerdx::RacerDx;
+use racefuzz::corpus::{expectations, race_files, relax, report_expectations, report_mismatches, CURATED};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,6 +20,7 @@ fn corpus_matches_the_spec_and_snapshots() {
         assert!(files.iter().any(|f| f.parent().is_some_and(|p| p.ends_with(dir))), "corpus/{dir} is empty");
     }
     let mut checked = 0;
+    let mut reports_pinned = 0;
     for f in &files {
         let src = std::fs::read_to_string(f).unwrap();
         let prog = parse(&src).unwrap_or_else(|e| panic!("{}", e.render(&f.display().to_string())));
@@ -38,9 +40,35 @@ fn corpus_matches_the_spec_and_snapshots() {
             assert_eq!(run.racy_addresses, e.racy_addresses, "{}:{}: {}", f.display(), e.line, run.setup);
             checked += 1;
         }
+        if prog.dialect == Dialect::RacerDx && report_expectations(&src).unwrap().is_some() {
+            let mismatches = report_mismatches(&src, &prog, &RacerDx::default()).unwrap();
+            assert!(mismatches.is_empty(), "{}:\n{}", f.display(), mismatches.join("\n"));
+            reports_pinned += 1;
+        }
         let text: String = runs.iter().map(racefuzz::render::run).collect::<Vec<_>>().join("\n");
         let name = f.strip_prefix(root().join("corpus")).unwrap().with_extension("").display().to_string().replace('/', "__");
         insta::assert_snapshot!(name, text);
     }
     assert!(checked >= 30, "only {checked} expectations checked");
+    assert!(reports_pinned >= 7, "only {reports_pinned} files pin RacerDX's reports");
+}
+
+/// The pinned reports catch analyses that report too little or too much, independently of
+/// any generator: each of these seeded bugs misses or adds a report on some paper program.
+#[test]
+fn pinned_reports_catch_report_bugs() {
+    let files: Vec<_> = CURATED.iter().flat_map(|d| race_files(&root().join(d))).collect();
+    for mutant in ["reports-nothing", "drop-0-1-pairs", "no-self-pairs", "write-write-only", "stability-non-strict", "no-stability-filter"] {
+        let (opts, _) = racefuzz::mutants::racerdx(&[mutant]).unwrap();
+        let a = RacerDx::new(opts);
+        let caught: Vec<String> = files
+            .iter()
+            .filter_map(|f| {
+                let src = std::fs::read_to_string(f).unwrap();
+                let prog = parse(&src).unwrap();
+                (prog.dialect == Dialect::RacerDx).then(|| report_mismatches(&src, &prog, &a).unwrap()).filter(|m| !m.is_empty()).map(|m| format!("{}: {}", f.display(), m[0]))
+            })
+            .collect();
+        assert!(!caught.is_empty(), "{mutant}: no pinned report differs");
+    }
 }

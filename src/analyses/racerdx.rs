@@ -64,11 +64,42 @@ pub struct Options {
     pub simultaneous: bool,
     /// The lock condition for reports.
     pub lock_rule: LockRule,
+    /// Seeded bugs (all off in the paper's analysis).
+    pub bugs: Bugs,
+}
+
+/// Seeded bugs that are not a choice the paper discusses: each is a realistic slip in one
+/// transfer function or in the reporting step (`crate::mutants` says what each breaks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)] // one switch per seeded bug, each read in one place
+pub struct Bugs {
+    /// The reporting step returns nothing.
+    pub reports_nothing: bool,
+    /// Pairs at lock levels (0, 1) are dropped: only `L1 = L2 = 0` is reported.
+    pub drop_0_1_pairs: bool,
+    /// A method is never paired with itself.
+    pub no_self_pairs: bool,
+    /// Read/write pairs are dropped: only write/write is reported.
+    pub write_write_only: bool,
+    /// Stability with `≼` instead of `≺`: touching π itself destabilizes π.
+    pub stability_non_strict: bool,
+    /// `x := y` adds nothing to W.
+    pub copy_not_wobbly: bool,
+    /// `arg_i := new()` adds nothing to W.
+    pub new_not_wobbly: bool,
+    /// At call sites, accesses whose substituted path is rooted at a caller local are kept.
+    pub no_fml_after_call: bool,
+    /// `Pre(ē)` symmetric (Lemma 5.13's `WB(ē)`): the longer actual is wobbly too.
+    pub prefix_rule_symmetric: bool,
+    /// A callee's accesses keep the callee's lock level, without the caller's.
+    pub call_level_not_added: bool,
+    /// A loop body is analysed once, without iterating to the fixpoint.
+    pub loop_single_pass: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { lock_bound: None, stability: true, join: Join::Max, call_prefix_rule: true, simultaneous: true, lock_rule: LockRule::SumAtMostOne }
+        Options { lock_bound: None, stability: true, join: Join::Max, call_prefix_rule: true, simultaneous: true, lock_rule: LockRule::SumAtMostOne, bugs: Bugs::default() }
     }
 }
 
@@ -170,7 +201,7 @@ impl Ctx<'_> {
         for s in b {
             let line = s.line.0;
             match &s.kind {
-                StmtKind::Assign { dst, src: Expr::Var(y) } => {
+                StmtKind::Assign { dst, src: Expr::Var(y) } if !self.opts.bugs.copy_not_wobbly => {
                     d.w.extend(fml(var(dst)));
                     d.w.extend(fml(var(y)));
                 }
@@ -194,7 +225,7 @@ impl Ctx<'_> {
                         }
                     }
                 }
-                StmtKind::New { dst, .. } => {
+                StmtKind::New { dst, .. } if !self.opts.bugs.new_not_wobbly => {
                     d.w.extend(fml(var(dst)));
                 }
                 StmtKind::Lock => d.l = self.add(d.l, 1),
@@ -207,7 +238,8 @@ impl Ctx<'_> {
                 StmtKind::While { cond: Cond::Star, body, .. } => loop {
                     let once = self.block(body, d.clone());
                     let next = self.join(d.clone(), once);
-                    if next == d {
+                    if next == d || self.opts.bugs.loop_single_pass {
+                        d = next;
                         break;
                     }
                     d = next;
@@ -268,14 +300,17 @@ impl Ctx<'_> {
         }
         if self.opts.call_prefix_rule {
             for (i, ei) in theta.iter().enumerate() {
-                if theta.iter().enumerate().any(|(j, ej)| j != i && ei.prefix_of(ej)) {
+                let symmetric = self.opts.bugs.prefix_rule_symmetric;
+                if theta.iter().enumerate().any(|(j, ej)| j != i && (ei.prefix_of(ej) || (symmetric && ej.prefix_of(ei)))) {
                     d.w.extend(fml(ei.clone()));
                 }
             }
         }
         for ((k, pi, l), sites) in &callee.a {
-            if let Some(pi) = fml(self.subst(pi, &theta)) {
-                let level = self.add(d.l, *l);
+            let pi = self.subst(pi, &theta);
+            let kept = if self.opts.bugs.no_fml_after_call { Some(pi) } else { fml(pi) };
+            if let Some(pi) = kept {
+                let level = if self.opts.bugs.call_level_not_added { *l } else { self.add(d.l, *l) };
                 let via = sites.iter().map(|s| std::iter::once(line).chain(s.iter().copied()).collect::<Vec<u32>>());
                 d.a.entry((*k, pi, level)).or_default().extend(via);
             }
@@ -300,11 +335,17 @@ impl RacerDx {
         Ctx { p, opts: self.opts, bound: self.lock_bound(p), summaries: BTreeMap::new() }
     }
 
-    fn stable(w: &BTreeSet<AccessPath>, pi: &AccessPath) -> bool {
+    fn stable(&self, w: &BTreeSet<AccessPath>, pi: &AccessPath) -> bool {
+        if self.opts.bugs.stability_non_strict {
+            return !w.iter().any(|e| e.prefix_of(pi));
+        }
         !w.iter().any(|e| e.proper_prefix_of(pi))
     }
 
     fn lock_ok(&self, l1: u32, l2: u32) -> bool {
+        if self.opts.bugs.drop_0_1_pairs && l1 + l2 > 0 {
+            return false;
+        }
         match self.opts.lock_rule {
             LockRule::SumAtMostOne => l1 + l2 <= 1,
             LockRule::MinZero => l1.min(l2) == 0,
@@ -326,16 +367,26 @@ impl StaticRaceAnalysis for RacerDx {
         let mut ctx = self.ctx(p);
         let sums: Vec<(String, Dom)> = p.methods.iter().map(|m| (m.name.clone(), ctx.summary(&m.name))).collect();
         let mut out = BTreeSet::new();
+        if self.opts.bugs.reports_nothing {
+            return vec![];
+        }
         for (i, (m1, s1)) in sums.iter().enumerate() {
             for (m2, s2) in &sums[i..] {
+                if self.opts.bugs.no_self_pairs && m1 == m2 {
+                    continue;
+                }
                 let a1: Vec<_> = s1.a.iter().collect();
                 let a2: Vec<_> = s2.a.iter().collect();
                 for (x, ((k1, p1, l1), lines1)) in a1.iter().enumerate() {
                     // A self-pair considers each unordered pair of accesses once.
                     let from = if m1 == m2 { x } else { 0 };
                     for ((k2, p2, l2), lines2) in &a2[from..] {
-                        let conflict = *k1 == AccessKind::Write || *k2 == AccessKind::Write;
-                        let stable = !self.opts.stability || (Self::stable(&s1.w, p1) && Self::stable(&s2.w, p2));
+                        let conflict = if self.opts.bugs.write_write_only {
+                            *k1 == AccessKind::Write && *k2 == AccessKind::Write
+                        } else {
+                            *k1 == AccessKind::Write || *k2 == AccessKind::Write
+                        };
+                        let stable = !self.opts.stability || (self.stable(&s1.w, p1) && self.stable(&s2.w, p2));
                         if p1.fields == p2.fields && conflict && self.lock_ok(*l1, *l2) && stable {
                             let side = |m: &str, k: AccessKind, pth: &AccessPath, l: u32, sites: &BTreeSet<Vec<u32>>| ReportSide {
                                 method: m.to_string(),

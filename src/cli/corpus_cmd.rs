@@ -1,12 +1,14 @@
 //! `racefuzz corpus [DIR…]`: explore every program of the curated corpus (by default
-//! `corpus/paper` and `corpus/negative`) and print a table; it checks `// expect:` headers.
+//! `corpus/paper` and `corpus/negative`) and print a table; it checks `// expect:` headers
+//! against the ground truth and `// report` lines against RacerDX.
 
 use std::path::PathBuf;
 
 use race_oracles::lang::Dialect;
 
 use super::{ground_truth, load, BoundArgs, CliError, Exit};
-use crate::corpus::{expectations, race_files};
+use crate::analyses::racerdx::RacerDx;
+use crate::corpus::{expectations, race_files, report_mismatches};
 
 pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<Exit, CliError> {
     let mut files = vec![];
@@ -45,6 +47,12 @@ pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<Exit, CliErro
             let execs = if r.executions.complete { r.executions.executions.to_string() } else { format!("{}+", r.executions.executions) };
             let addrs = if r.racy { r.racy_addresses.join(", ") } else { "no race".into() };
             crate::outln!("{:<56} {:<10} {:<14} {:>10}  {:<8} {}", f.display().to_string(), prog.dialect.name(), r.setup, execs, status, addrs);
+        }
+        if prog.dialect == Dialect::RacerDx {
+            for m in report_mismatches(&src, &prog, &RacerDx::default()).map_err(|e| CliError::input(format!("error: {}: {e}", f.display())))? {
+                mismatches += 1;
+                crate::outln!("{:<56} REPORT MISMATCH: {m}", f.display().to_string());
+            }
         }
     }
     crate::outln!("{} programs; {mismatches} expectation mismatches; {incomplete} incomplete runs", files.len());

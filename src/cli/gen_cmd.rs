@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use race_oracles::explore::{ground_truth, Config};
+use race_oracles::gen::grammar::{Coverage, FLOOR_PERCENT};
 use race_oracles::gen::shrink::{counts, shrink};
 use race_oracles::lang::{parse, print, walk_block, Program, StmtKind};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
@@ -35,7 +36,6 @@ struct Tally {
     methods: Vec<usize>,
     stmts: Vec<usize>,
     path_len: Vec<usize>,
-    with: [usize; 5],
     racy: usize,
     race_free: usize,
     incomplete: usize,
@@ -56,6 +56,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
     let subject = Subject::for_oracle(&o, None).map_err(CliError::internal)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
+    let mut cov = Coverage::new(o.grammar);
     // The ground truth of a generated program: does some pair of its methods race (Def. 3.6)?
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
     for i in 0..count {
@@ -67,6 +68,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
             continue;
         }
         tally(&p, &mut t);
+        cov.add(o.grammar, &p);
         match ground_truth(&p, &cfg, None) {
             Ok(runs) if runs.iter().any(|r| r.racy) => t.racy += 1,
             Ok(runs) if runs.iter().all(|r| r.executions.complete) => t.race_free += 1,
@@ -78,8 +80,10 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
         outln!("methods per program     {}", describe(&t.methods));
         outln!("statements per program  {}", describe(&t.stmts));
         outln!("fields per access path  {}", describe(&t.path_len));
-        for (k, f) in ["lock", "call", "while *", "if *", "arg = new (destabilizing)"].iter().enumerate() {
-            outln!("programs with {f:<26} {:>5.1}%", 100.0 * t.with[k] as f64 / count.max(1) as f64);
+        outln!("grammar coverage: programs using each production of the {} grammar (floor {FLOOR_PERCENT}%)", o.dialect);
+        for (prod, pct) in cov.percents() {
+            let flag = if pct < FLOOR_PERCENT { "  BELOW FLOOR" } else { "" };
+            outln!("  {:<36} {:>5.1}%  {}{flag}", prod.name, pct, prod.rule);
         }
         let judged = t.racy + t.race_free;
         outln!(
@@ -97,22 +101,13 @@ fn tally(p: &Program, t: &mut Tally) {
     let (stmts, methods) = counts(p);
     t.methods.push(methods);
     t.stmts.push(stmts);
-    let mut with = [false; 5];
     for m in &p.methods {
         walk_block(&m.body, &mut |s| match &s.kind {
-            StmtKind::Lock => with[0] = true,
-            StmtKind::Call { .. } => with[1] = true,
-            StmtKind::While { .. } => with[2] = true,
-            StmtKind::If { .. } => with[3] = true,
-            StmtKind::New { dst, .. } if dst.starts_with("arg") => with[4] = true,
             StmtKind::Load { src: race_oracles::lang::Place::Field { fields, .. }, .. } | StmtKind::Store { dst: race_oracles::lang::Place::Field { fields, .. }, .. } => {
                 t.path_len.push(fields.len())
             }
             _ => {}
         });
-    }
-    for (k, w) in with.into_iter().enumerate() {
-        t.with[k] += usize::from(w);
     }
 }
 

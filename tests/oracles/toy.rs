@@ -17,6 +17,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
     generate: race_oracles::gen::racerdx::swarm,
+    grammar: &race_oracles::gen::racerdx::GRAMMAR,
     check,
 };
 

@@ -12,6 +12,7 @@
 
 use proptest::prelude::*;
 
+pub mod grammar;
 pub mod racerdx;
 pub mod shrink;
 

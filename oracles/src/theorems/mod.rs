@@ -14,6 +14,7 @@
 pub mod detector;
 pub mod placer;
 pub mod racerdx_complete;
+pub mod racerdx_reports;
 pub mod racerdx_tp;
 pub mod registry;
 pub mod result;

@@ -9,9 +9,11 @@
 //! use plain arithmetic (no L̂), which equals the paper's α whenever L̂ is at least the
 //! nesting depth, the regime the theorem needs.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
-use super::static_race::{AccessPath, StaticRaceAnalysis, Summary};
+use super::static_race::{Access, AccessPath, StaticRaceAnalysis, Summary};
 use super::Verdict;
 use crate::lang::{validate_relaxed, AccessKind, Block, Cond, Dialect, Expr, Place, Program, Relax, StmtKind};
 
@@ -25,6 +27,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "method",
     generate: crate::gen::racerdx::swarm,
+    grammar: &crate::gen::racerdx::GRAMMAR,
     check: check_entry,
 };
 
@@ -50,12 +53,12 @@ fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
 #[derive(Clone, Debug)]
 enum Cmd {
     Copy(String, String),
-    Load(String, AccessPath),
-    Store(AccessPath, String),
+    Load(String, AccessPath, u32),
+    Store(AccessPath, String, u32),
     New(String),
     Lock,
     Unlock,
-    Push(Vec<AccessPath>),
+    Push(Vec<AccessPath>, u32),
     Pop,
 }
 
@@ -108,22 +111,32 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, re
 }
 
 /// α of the syntactic traces of `body` (`None` past [`MAX_TRACES`]).
+pub fn alpha(p: &Program, body: &Block, k: u32) -> Option<Summary> {
+    alpha_with_sites(p, body, k).map(|(s, _)| s)
+}
+
+/// The sites of each access of α: the call lines of the trace's open `push`es, then the
+/// access line (the convention of [`super::static_race::ReportSide::sites`]).
+pub type Sites = BTreeMap<Access, BTreeSet<Vec<u32>>>;
+
+/// α with the sites of each access (`None` past [`MAX_TRACES`]).
 ///
 /// The traces are enumerated depth-first and folded into α as each one ends, so memory
 /// stays proportional to one trace, not to their number.
-pub fn alpha(p: &Program, body: &Block, k: u32) -> Option<Summary> {
+pub fn alpha_with_sites(p: &Program, body: &Block, k: u32) -> Option<(Summary, Sites)> {
     let mut out = Summary::default();
+    let mut sites = Sites::new();
     let mut traces = 0;
     let mut trace = vec![];
     walk(p, vec![Work::Block(body)], k, &mut trace, &mut |t| {
         traces += 1;
-        let s = exec(t);
+        let s = exec(t, &mut sites);
         out.w.extend(s.w);
         out.l = out.l.max(s.l);
         out.a.extend(s.a);
         traces <= MAX_TRACES
     })?;
-    Some(out)
+    Some((out, sites))
 }
 
 fn path(p: &Place) -> AccessPath {
@@ -159,8 +172,8 @@ fn walk<'a>(p: &'a Program, mut work: Vec<Work<'a>>, k: u32, trace: &mut Vec<Cmd
         work.push(Work::Block(rest));
         match &s.kind {
             StmtKind::Assign { dst, src: Expr::Var(y) } => trace.push(Cmd::Copy(dst.clone(), y.clone())),
-            StmtKind::Load { dst, src } => trace.push(Cmd::Load(dst.clone(), path(src))),
-            StmtKind::Store { dst, src: Expr::Var(x) } => trace.push(Cmd::Store(path(dst), x.clone())),
+            StmtKind::Load { dst, src } => trace.push(Cmd::Load(dst.clone(), path(src), s.line.0)),
+            StmtKind::Store { dst, src: Expr::Var(x) } => trace.push(Cmd::Store(path(dst), x.clone(), s.line.0)),
             StmtKind::New { dst, .. } => trace.push(Cmd::New(dst.clone())),
             StmtKind::Lock => trace.push(Cmd::Lock),
             StmtKind::Unlock => trace.push(Cmd::Unlock),
@@ -190,7 +203,7 @@ fn walk<'a>(p: &'a Program, mut work: Vec<Work<'a>>, k: u32, trace: &mut Vec<Cmd
                         _ => AccessPath::new("?", &[]),
                     })
                     .collect();
-                trace.push(Cmd::Push(actuals));
+                trace.push(Cmd::Push(actuals, s.line.0));
                 work.push(Work::Pop);
                 work.push(Work::Block(&callee.body));
             }
@@ -215,31 +228,39 @@ fn under(e: &AccessPath, stack: &[Vec<AccessPath>]) -> Option<AccessPath> {
     }
 }
 
-/// `exec` of one syntactic trace from `(⊥, ε)`.
-fn exec(t: &[Cmd]) -> Summary {
+/// `exec` of one syntactic trace from `(⊥, ε)`, adding the site of each access to `sites`.
+fn exec(t: &[Cmd], sites: &mut Sites) -> Summary {
     let mut s = Summary::default();
     let mut stack: Vec<Vec<AccessPath>> = vec![];
+    let mut calls: Vec<u32> = vec![];
+    let mut record = |s: &mut Summary, access: Access, calls: &[u32], line: u32| {
+        sites.entry(access.clone()).or_default().insert(calls.iter().copied().chain([line]).collect());
+        s.a.insert(access);
+    };
     let var = |x: &str| AccessPath::new(x, &[]);
     for c in t {
         let mut wob: Vec<AccessPath> = vec![];
         match c {
             Cmd::Copy(x, y) => wob.extend([var(x), var(y)]),
-            Cmd::Load(x, pi) => {
+            Cmd::Load(x, pi, line) => {
                 wob.extend([var(x), pi.clone()]);
                 if let Some(q) = under(pi, &stack) {
-                    s.a.insert((AccessKind::Read, q, s.l));
+                    let level = s.l;
+                    record(&mut s, (AccessKind::Read, q, level), &calls, *line);
                 }
             }
-            Cmd::Store(pi, x) => {
+            Cmd::Store(pi, x, line) => {
                 wob.extend([var(x), pi.clone()]);
                 if let Some(q) = under(pi, &stack) {
-                    s.a.insert((AccessKind::Write, q, s.l));
+                    let level = s.l;
+                    record(&mut s, (AccessKind::Write, q, level), &calls, *line);
                 }
             }
             Cmd::New(x) => wob.push(var(x)),
             Cmd::Lock => s.l += 1,
             Cmd::Unlock => s.l = s.l.saturating_sub(1),
-            Cmd::Push(actuals) => {
+            Cmd::Push(actuals, line) => {
+                calls.push(*line);
                 for (i, ei) in actuals.iter().enumerate() {
                     if actuals.iter().enumerate().any(|(j, ej)| j != i && ei.prefix_of(ej)) {
                         wob.push(ei.clone());
@@ -250,6 +271,7 @@ fn exec(t: &[Cmd]) -> Summary {
                 stack.push(actuals.clone());
             }
             Cmd::Pop => {
+                calls.pop();
                 stack.pop();
             }
         }

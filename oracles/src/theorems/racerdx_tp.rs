@@ -45,6 +45,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
     generate: crate::gen::racerdx::swarm,
+    grammar: &crate::gen::racerdx::GRAMMAR,
     check: check_entry,
 };
 
@@ -134,20 +135,8 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> 
         return TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some(e.to_string()) };
     }
     let m = Machine::new(p, cfg.explore.loop_bound);
-    let mut reports = vec![];
-    // The fallback explores a method pair once, whatever the number of reports on it.
-    let mut searched: BTreeMap<(String, String), PairSearch> = BTreeMap::new();
-    for r in analysis.reports(p) {
-        let outcome = match directed(&m, &r, &cfg.explore) {
-            Ok(w) => ReportOutcome::Confirmed { how: "directed (Lemma B.7 state, spec §4.5)".into(), witness: w },
-            Err(why) => {
-                let key = (r.sides[0].method.clone(), r.sides[1].method.clone());
-                let pair = searched.entry(key).or_insert_with(|| search_pair(&m, &r.sides[0].method, &r.sides[1].method, &cfg.explore));
-                judge(pair, &r, &cfg.explore, &why)
-            }
-        };
-        reports.push((r, outcome));
-    }
+    let mut confirmer = Confirmer::new(&m, cfg.explore);
+    let reports: Vec<_> = analysis.reports(p).into_iter().map(|r| (r.clone(), confirmer.confirm(&r))).collect();
     let verdict = if reports.iter().any(|(_, o)| matches!(o, ReportOutcome::Refuted { .. })) {
         Verdict::Fail
     } else if reports.iter().any(|(_, o)| matches!(o, ReportOutcome::Unknown { .. })) {
@@ -156,6 +145,33 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> 
         Verdict::Pass
     };
     TpResult { verdict, reports, precondition: None }
+}
+
+/// Confirms reports one by one: the directed witness first, then the fallback search, which
+/// explores each method pair once whatever the number of reports on it.
+pub(crate) struct Confirmer<'m, 'p> {
+    m: &'m Machine<'p>,
+    cfg: Config,
+    searched: BTreeMap<(String, String), PairSearch>,
+}
+
+impl<'m, 'p> Confirmer<'m, 'p> {
+    pub(crate) fn new(m: &'m Machine<'p>, cfg: Config) -> Self {
+        Confirmer { m, cfg, searched: BTreeMap::new() }
+    }
+
+    /// Whether `r` is a true race (Def. 3.6), with its witness.
+    pub(crate) fn confirm(&mut self, r: &RaceReport) -> ReportOutcome {
+        match directed(self.m, r, &self.cfg) {
+            Ok(w) => ReportOutcome::Confirmed { how: "directed (Lemma B.7 state, spec §4.5)".into(), witness: w },
+            Err(why) => {
+                let key = (r.sides[0].method.clone(), r.sides[1].method.clone());
+                let (m, cfg) = (self.m, &self.cfg);
+                let pair = self.searched.entry(key).or_insert_with(|| search_pair(m, &r.sides[0].method, &r.sides[1].method, cfg));
+                judge(pair, r, cfg, &why)
+            }
+        }
+    }
 }
 
 /// Lemma B.7: the sink `l0` and the chain `l1 … ln` for the field sequence `fields`.

@@ -14,6 +14,7 @@ use super::placer::CheckPlacer;
 use super::result::OracleResult;
 use super::static_race::StaticRaceAnalysis;
 use crate::explore::Config;
+use crate::gen::grammar::Grammar;
 use crate::lang::{Dialect, Program, Relax};
 
 /// The kinds of system under test, one per seam.
@@ -77,6 +78,9 @@ pub struct Oracle {
     /// Its generator: a program of `dialect` from any bytes (swarm knobs first, then the
     /// program), honouring the relaxed assumptions. Deterministic in its input.
     pub generate: fn(&[u8], Relax) -> Program,
+    /// The grammar of `dialect` that `generate` must cover: every production in at least
+    /// 1% of programs at default settings (`crate::gen::grammar`, enforced by `tests/gen.rs`).
+    pub grammar: &'static Grammar,
     /// Checks one program. A SUT of another kind, or a program outside the dialect, is
     /// `inconclusive` with a note, never a panic.
     pub check: fn(&Program, &Sut<'_>, &Budget) -> OracleResult,
@@ -110,7 +114,7 @@ impl Registry {
     /// The built-in oracles. Adding one: write its module with a `pub const ORACLE` and
     /// add it here.
     pub fn builtin() -> Registry {
-        Registry { oracles: vec![super::racerdx_tp::ORACLE, super::racerdx_complete::ORACLE] }
+        Registry { oracles: vec![super::racerdx_tp::ORACLE, super::racerdx_complete::ORACLE, super::racerdx_reports::ORACLE] }
     }
 
     /// This registry with one more oracle (for users' own oracles and for tests).

@@ -58,6 +58,9 @@ impl fmt::Display for AccessPath {
     }
 }
 
+/// An abstract access `⟨c, L⟩` (Def. 4.2): kind, path, lock level.
+pub type Access = (AccessKind, AccessPath, u32);
+
 /// One side of a report.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct ReportSide {
@@ -120,7 +123,7 @@ pub struct Summary {
     /// Lock level at the end.
     pub l: u32,
     /// Accesses: kind, path, level.
-    pub a: BTreeSet<(AccessKind, AccessPath, u32)>,
+    pub a: BTreeSet<Access>,
 }
 
 impl fmt::Display for Summary {
