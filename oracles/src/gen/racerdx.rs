@@ -191,7 +191,8 @@ impl Builder<'_, '_> {
         let b = self.src.next();
         let callee = if b % 2 == 0 { self.me - 1 } else { usize::from(b / 2) % self.me };
         let mut args: Vec<Expr> = vec![];
-        for _ in 0..self.params[callee] {
+        let n = self.params[callee];
+        for i in 0..n {
             let b = self.src.next();
             let arg = match args.last() {
                 // One actual a prefix of another (Fig. 7's Pre(ē)): the same actual again,
@@ -216,7 +217,9 @@ impl Builder<'_, '_> {
                 _ => {
                     // A local actual whatever `local_roots` says: passing a local is not an
                     // access through it here, and its accesses in the callee drop out by fml.
-                    let base = self.readable(true);
+                    // One time in four, the caller's formal in the mirrored position
+                    // (`m(arg2, arg1)`): θ must then substitute simultaneously (§3.2).
+                    let base = if self.src.next() % 4 == 0 { format!("arg{}", (n - 1 - i) % self.formals + 1) } else { self.readable(true) };
                     if b % 2 == 0 {
                         Expr::Var(base)
                     } else {
