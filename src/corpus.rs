@@ -90,13 +90,16 @@ pub fn relax(src: &str) -> Result<race_oracles::lang::Relax, String> {
     Ok(r)
 }
 
+/// Per method pair (sorted by name), the reported field sequences (`f.g`).
+pub type PinnedReports = BTreeMap<(String, String), BTreeSet<String>>;
+
 /// Reads the `// report` lines of a `.race` source: per method pair (sorted by name), the
 /// expected report field sequences (`f.g`). `None` when the file pins no reports.
 ///
 /// # Errors
 /// A message naming the line of a malformed `report` comment.
-pub fn report_expectations(src: &str) -> Result<Option<BTreeMap<(String, String), BTreeSet<String>>>, String> {
-    let mut out: Option<BTreeMap<(String, String), BTreeSet<String>>> = None;
+pub fn report_expectations(src: &str) -> Result<Option<PinnedReports>, String> {
+    let mut out: Option<PinnedReports> = None;
     for (i, l) in src.lines().enumerate() {
         let Some(rest) = l.trim().strip_prefix("// report") else { continue };
         let Some((who, what)) = rest.split_once(':') else {
@@ -132,7 +135,7 @@ fn sorted_pair(a: &str, b: &str) -> (String, String) {
 /// A malformed `report` line.
 pub fn report_mismatches(src: &str, p: &Program, a: &dyn StaticRaceAnalysis) -> Result<Vec<String>, String> {
     let Some(expected) = report_expectations(src)? else { return Ok(vec![]) };
-    let mut actual: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    let mut actual = PinnedReports::new();
     for r in a.reports(p) {
         let [s0, s1] = &r.sides;
         actual.entry(sorted_pair(&s0.method, &s1.method)).or_default().insert(s0.path.fields.join("."));

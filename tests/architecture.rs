@@ -42,3 +42,17 @@ fn suts_do_not_reach_the_explorer_or_the_race_logic() {
         }
     }
 }
+
+/// Every registered oracle has its cargo-fuzz target (`fuzz/fuzz_targets/<id>.rs` with `-`
+/// as `_`, declared in `fuzz/Cargo.toml`), whose body is the registry's `fuzz_one`.
+#[test]
+fn every_oracle_has_a_fuzz_target() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    for o in race_oracles::theorems::Registry::builtin().all() {
+        let name = o.id.replace('-', "_");
+        let src = std::fs::read_to_string(root.join(format!("fuzz_targets/{name}.rs"))).unwrap_or_else(|_| panic!("{}: no fuzz/fuzz_targets/{name}.rs", o.id));
+        assert!(src.contains(&format!("racefuzz::fuzz_one(\"{}\", data)", o.id)), "{}: the target does not run fuzz_one", o.id);
+        assert!(manifest.contains(&format!("name = \"{name}\"")), "{}: fuzz/Cargo.toml does not declare {name}", o.id);
+    }
+}

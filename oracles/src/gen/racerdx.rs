@@ -135,7 +135,7 @@ impl Builder<'_, '_> {
     /// otherwise a formal.
     fn readable(&mut self, locals: bool) -> String {
         let b = self.src.next();
-        if locals && !self.assigned.is_empty() && b % 2 == 0 {
+        if locals && !self.assigned.is_empty() && b.is_multiple_of(2) {
             self.assigned[usize::from(b / 2) % self.assigned.len()].clone()
         } else {
             format!("arg{}", usize::from(b / 2) % self.formals + 1)
@@ -145,7 +145,7 @@ impl Builder<'_, '_> {
     /// A variable to assign: a local, or a formal one time in three (when formals are written).
     fn writable(&mut self) -> String {
         let b = self.src.next();
-        if self.k.formal_writes && b % 3 == 0 {
+        if self.k.formal_writes && b.is_multiple_of(3) {
             format!("arg{}", usize::from(b / 3) % self.formals + 1)
         } else {
             LOCAL_NAMES[usize::from(b) % self.k.locals.clamp(1, 3)].to_string()
@@ -189,7 +189,7 @@ impl Builder<'_, '_> {
     fn call(&mut self, out: &mut Block) {
         // The previous method half of the time, so that calls chain (m3 → m2 → m1).
         let b = self.src.next();
-        let callee = if b % 2 == 0 { self.me - 1 } else { usize::from(b / 2) % self.me };
+        let callee = if b.is_multiple_of(2) { self.me - 1 } else { usize::from(b / 2) % self.me };
         let mut args: Vec<Expr> = vec![];
         let n = self.params[callee];
         for i in 0..n {
@@ -197,9 +197,9 @@ impl Builder<'_, '_> {
             let arg = match args.last() {
                 // One actual a prefix of another (Fig. 7's Pre(ē)): the same actual again,
                 // or an earlier one extended by a field.
-                Some(prev) if b % 4 == 0 => {
+                Some(prev) if b.is_multiple_of(4) => {
                     let prev = prev.clone();
-                    if b % 8 == 0 {
+                    if b.is_multiple_of(8) {
                         prev
                     } else {
                         let (base, mut fields) = match prev {
@@ -219,8 +219,8 @@ impl Builder<'_, '_> {
                     // access through it here, and its accesses in the callee drop out by fml.
                     // One time in four, the caller's formal in the mirrored position
                     // (`m(arg2, arg1)`): θ must then substitute simultaneously (§3.2).
-                    let base = if self.src.next() % 4 == 0 { format!("arg{}", (n - 1 - i) % self.formals + 1) } else { self.readable(true) };
-                    if b % 2 == 0 {
+                    let base = if self.src.next().is_multiple_of(4) { format!("arg{}", (n - 1 - i) % self.formals + 1) } else { self.readable(true) };
+                    if b.is_multiple_of(2) {
                         Expr::Var(base)
                     } else {
                         Expr::Path(Box::new(Place::Field { base, fields: self.path() }))
@@ -262,7 +262,7 @@ impl Builder<'_, '_> {
                     let src = self.readable(true);
                     // A local copied into a formal half of the time (`arg_i := x` rebinds a
                     // formal to a caller-invisible object, the form issue 8 found unwritten).
-                    let dst = if !is_formal(&src) && self.k.formal_writes && self.src.next() % 2 == 0 { self.formal() } else { self.writable() };
+                    let dst = if !is_formal(&src) && self.k.formal_writes && self.src.next().is_multiple_of(2) { self.formal() } else { self.writable() };
                     self.assign(&dst);
                     out.push(stmt(StmtKind::Assign { dst, src: Expr::Var(src) }));
                 }
@@ -408,7 +408,7 @@ pub const GRAMMAR: Grammar = Grammar {
         prod("call inside control", "m(ē) inside if/while"),
         prod("nested call", "m(ē) where m calls"),
     ],
-    uses: uses,
+    uses,
 };
 
 /// Where a statement sits.
