@@ -120,6 +120,22 @@ fn fuzz_finds_shrinks_and_keeps_a_counterexample() {
     assert!(!work.join("tests/snapshots").exists());
 }
 
+/// Issue 8: an analysis that only drops reports fails the default campaign (every oracle),
+/// through `racerdx-reports`; before it, both racerdx oracles passed such a bug.
+#[test]
+fn a_campaign_fails_an_analysis_that_drops_reports() {
+    for mutant in ["reports-nothing", "drop-0-1-pairs"] {
+        let out = temp_dir(mutant);
+        let (code, stdout, _) = racefuzz(&["fuzz", "--mutant", mutant, "--time", "1h", "--max-programs", "200", "--out", &out.display().to_string()]);
+        assert_eq!(code, 1, "{mutant}: {stdout}");
+        let found = racefuzz::corpus::race_files(&out.join("racerdx-reports"));
+        assert!(!found.is_empty(), "{mutant}: no racerdx-reports finding\n{stdout}");
+        assert!(racefuzz::corpus::race_files(&out.join("racerdx-tp")).is_empty(), "{mutant}: racerdx-tp cannot see a dropped report");
+        let text = std::fs::read_to_string(&found[0]).unwrap();
+        assert!(text.contains("MISSING"), "{text}");
+    }
+}
+
 /// A campaign whose output folder cannot be written stops with an error that carries the
 /// finding; nothing is lost.
 #[test]
