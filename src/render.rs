@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use race_oracles::explore::{Config, Names, RaceDefinition, Run, Stats, Witness, WitnessEvent};
+use race_oracles::explore::{Config, ExplorerKind, Names, RaceDefinition, Run, Stats, Witness, WitnessEvent};
 use race_oracles::machine::{EventKind, LockId};
 use race_oracles::theorems::{ItemStatus, OracleResult, Verdict};
 
@@ -13,6 +13,9 @@ use race_oracles::theorems::{ItemStatus, OracleResult, Verdict};
 pub fn bounds(cfg: &Config, racerdx: bool) -> String {
     let mut s = format!("bounds: loop bound K={} (nondeterministic loops), max {} executions, max {} steps per execution", cfg.loop_bound, cfg.max_executions, cfg.max_steps);
     s.push_str(if cfg.eager_local { ", local steps run eagerly" } else { ", every step interleaved" });
+    if cfg.explorer != ExplorerKind::Naive {
+        let _ = write!(s, ", {} explorer", cfg.explorer.name());
+    }
     if racerdx {
         let _ = write!(s, ", initial heaps with ≤ {} objects (every aliasing of formals and reached fields)", cfg.heap_bound);
     }
@@ -27,7 +30,13 @@ pub fn stats(s: &Stats) -> String {
             parts.push(format!("{n} {what}"));
         }
     }
+    if s.merged > 0 {
+        parts.push(format!("{} merged into explored states", s.merged));
+    }
     let mut out = format!("{} executions ({})", s.executions, parts.join(", "));
+    if s.states > 0 {
+        let _ = write!(out, ", {} distinct states", s.states);
+    }
     if !s.complete {
         out.push_str(" — INCOMPLETE: a budget was hit; raise --max-executions or --max-steps");
     }

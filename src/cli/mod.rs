@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use race_oracles::explore::{self, Config, Run};
+use race_oracles::explore::{self, Config, ExplorerKind, Property, Run};
 use race_oracles::lang::{self, Dialect, Program};
 
 mod check_cmd;
@@ -186,6 +186,19 @@ pub struct BoundArgs {
     /// Interleave local steps too (fully naive; same races, many more executions).
     #[arg(long)]
     pub all_interleavings: bool,
+    /// The explorer: `naive` (every execution) or `stateful` (every state once; racerdx
+    /// programs only, whose races are a property of states).
+    #[arg(long, env = "RACEFUZZ_EXPLORER", value_enum, default_value_t = ExplorerArg::Naive)]
+    pub explorer: ExplorerArg,
+}
+
+/// `--explorer`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExplorerArg {
+    /// Depth-first, every execution.
+    Naive,
+    /// Depth-first with a visited set of states.
+    Stateful,
 }
 
 impl BoundArgs {
@@ -197,6 +210,10 @@ impl BoundArgs {
             max_steps: self.max_steps,
             heap_bound: self.heap_bound,
             eager_local: !self.all_interleavings,
+            explorer: match self.explorer {
+                ExplorerArg::Naive => ExplorerKind::Naive,
+                ExplorerArg::Stateful => ExplorerKind::Stateful,
+            },
             ..Config::default()
         }
     }
@@ -408,6 +425,15 @@ fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
     let (_, prog) = load(&a.file)?;
     let pair = parse_pair(&prog, a.pair.as_deref())?;
     let cfg = a.bounds.config();
+    // Thread programs race by happens-before, a property of traces (spec/dpor.md): only an
+    // explorer that preserves traces may answer it.
+    if prog.dialect != Dialect::RacerDx && !cfg.explorer.preserves(Property::Traces) {
+        return Err(CliError::input(format!(
+            "error: the {} explorer visits each state once and cuts traces short, so it cannot decide happens-before races of a {} program; use --explorer naive",
+            cfg.explorer.name(),
+            prog.dialect
+        )));
+    }
     let runs = ground_truth(&prog, &cfg, pair)?;
     let complete = runs.iter().all(|r| r.executions.complete);
     if a.json {

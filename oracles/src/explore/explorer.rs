@@ -28,6 +28,21 @@ pub enum ExplorerKind {
     /// Depth-first enumeration of every interleaving and choice ([`super::naive`]).
     #[default]
     Naive,
+    /// The same search with a visited set of states ([`super::stateful`]): a path that
+    /// reaches an explored state stops there ([`Outcome::Merged`]).
+    Stateful,
+}
+
+/// What a caller asks of an exploration, to choose an explorer that preserves it
+/// ([`ExplorerKind::preserves`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// The findings of [`Config::state_predicate`] (Def. 3.6 races): a property of states.
+    StateRaces,
+    /// The set of final states and of how executions end (terminated, stuck, deadlocked).
+    Outcomes,
+    /// Anything read off whole traces: happens-before races, the first race, event orders.
+    Traces,
 }
 
 impl ExplorerKind {
@@ -35,6 +50,32 @@ impl ExplorerKind {
     pub fn get(self) -> &'static dyn Explorer {
         match self {
             ExplorerKind::Naive => &super::naive::Naive,
+            ExplorerKind::Stateful => &super::stateful::Stateful,
+        }
+    }
+
+    /// Whether this explorer's visits answer `p` exactly (within the bounds). The naive
+    /// explorer preserves everything. The stateful one visits every reachable state once,
+    /// so it preserves state properties and outcomes, but a path that merges into an
+    /// explored state is cut short: its trace is a prefix, so trace properties are not
+    /// preserved (a race found on a prefix is real; a missing one proves nothing).
+    pub fn preserves(self, p: Property) -> bool {
+        match self {
+            ExplorerKind::Naive => true,
+            ExplorerKind::Stateful => matches!(p, Property::StateRaces | Property::Outcomes),
+        }
+    }
+
+    /// The fastest explorer that preserves `p`: how oracles choose (issue 9, item 4).
+    pub fn fastest_for(p: Property) -> ExplorerKind {
+        [ExplorerKind::Stateful, ExplorerKind::Naive].into_iter().find(|e| e.preserves(p)).unwrap_or_default()
+    }
+
+    /// The name printed with the bounds.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExplorerKind::Naive => "naive",
+            ExplorerKind::Stateful => "stateful",
         }
     }
 }
@@ -128,6 +169,9 @@ pub enum Outcome {
     Infeasible,
     /// The step budget cut the execution.
     Truncated,
+    /// The path reached a state explored before (stateful search only): what follows was
+    /// visited from there.
+    Merged,
 }
 
 impl std::fmt::Display for Outcome {
@@ -138,6 +182,7 @@ impl std::fmt::Display for Outcome {
             Outcome::Deadlock { blocked } => write!(f, "deadlock: {}", blocked.join("; ")),
             Outcome::Infeasible => f.write_str("infeasible (an assume failed)"),
             Outcome::Truncated => f.write_str("truncated at the step budget"),
+            Outcome::Merged => f.write_str("merged into an explored state"),
         }
     }
 }
@@ -186,6 +231,10 @@ pub struct Stats {
     pub infeasible: u64,
     /// … that hit the step budget.
     pub truncated: u64,
+    /// … that merged into an explored state (stateful search).
+    pub merged: u64,
+    /// Distinct states in the visited set (stateful search; 0 otherwise).
+    pub states: u64,
     /// Steps taken, summed over executions (a shared prefix counts once per execution).
     pub steps: u64,
     /// Events (trace entries), summed over executions.

@@ -1,14 +1,15 @@
 //! Enumeration of interleavings and nondeterministic choices: the [`Explorer`] seam and its
-//! implementations (the naive DFS today), budgets ([`Config`]), replayable schedules, and
+//! implementations (the naive DFS, and the stateful search with a visited set), budgets ([`Config`]), replayable schedules, and
 //! the ground truth of whole programs ([`ground_truth`]) with structured witnesses.
 
 mod explorer;
 pub mod naive;
 pub mod schedule;
+pub mod stateful;
 pub mod truth;
 pub mod witness;
 
-pub use explorer::{Config, Execution, ExploreError, Explorer, ExplorerKind, Outcome, StatePredicate, StateRace, Stats};
+pub use explorer::{Config, Execution, ExploreError, Explorer, ExplorerKind, Outcome, Property, StatePredicate, StateRace, Stats};
 pub use naive::{search_thread, Naive, Reached};
 pub use schedule::{Choice, Schedule, ScheduleParseError};
 pub use truth::{ground_truth, replay, ReplayError, Replayed, Run};

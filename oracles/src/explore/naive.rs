@@ -35,7 +35,7 @@ pub struct Naive;
 
 impl Explorer for Naive {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
-        explore(m, init, cfg, visit)
+        explore(m, init, cfg, visit, None)
     }
 
     fn replay<'p>(
@@ -151,7 +151,20 @@ fn watch<'p>(m: &Machine<'p>, cfg: &Config, node: &Node<'p>, st: &State<'p>, at:
 
 /// Explores every execution from `init`, calling `visit` on each; `visit` may stop the
 /// search early with `ControlFlow::Break` (the result is then incomplete).
-fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
+///
+/// With `visited` (the stateful explorer, `super::stateful`), a child whose key is already
+/// in the set is not expanded: its path ends as [`Outcome::Merged`]. Without it, this is
+/// the plain enumeration.
+pub(super) fn explore<'p>(
+    m: &Machine<'p>,
+    init: State<'p>,
+    cfg: &Config,
+    visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>,
+    mut visited: Option<&mut std::collections::HashSet<u128>>,
+) -> Stats {
+    if let Some(v) = visited.as_deref_mut() {
+        v.insert(init.key());
+    }
     let mut stats = Stats { complete: true, ..Stats::default() };
     let mut trace: Vec<Event> = vec![];
     let mut path: Vec<Choice> = vec![];
@@ -176,6 +189,7 @@ fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn F
                     stats.truncated += 1;
                     stats.complete = false;
                 }
+                Outcome::Merged => stats.merged += 1,
             }
             let ex = Execution { trace: &trace, schedule: &path, outcome, state, state_races: &found };
             let late = stats.executions.is_multiple_of(256) && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
@@ -200,10 +214,12 @@ fn explore<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn F
         path.push(choice);
         record(m, state, choice, ev, &mut trace);
         let steps = path.iter().filter(|c| matches!(c, Choice::Step { .. })).count();
-        let n = expand(m, &child, cfg, steps);
+        let seen = visited.as_deref_mut().is_some_and(|v| !v.insert(child.key()));
+        let n = if seen { Node { succs: vec![], next: 0, leaf: Some(Outcome::Merged) } } else { expand(m, &child, cfg, steps) };
         watch(m, cfg, &n, &child, trace.len(), path.len(), &mut found);
         stack.push((n, child, tl, dl));
     }
+    stats.states = visited.map_or(0, |v| v.len() as u64);
     stats
 }
 
@@ -231,7 +247,14 @@ fn unwind(trace: &mut Vec<Event>, path: &mut Vec<Choice>, found: &mut Vec<StateR
 ///
 /// # Errors
 /// [`ExploreError`] when the schedule does not fit the program.
-fn replay<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule, complete_prefix: bool, visit: &mut dyn FnMut(&Execution<'_, 'p>)) -> Result<(), ExploreError> {
+pub(super) fn replay<'p>(
+    m: &Machine<'p>,
+    init: State<'p>,
+    cfg: &Config,
+    schedule: &Schedule,
+    complete_prefix: bool,
+    visit: &mut dyn FnMut(&Execution<'_, 'p>),
+) -> Result<(), ExploreError> {
     let mut trace = vec![];
     let mut found = vec![];
     let mut state = init;

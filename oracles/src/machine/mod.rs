@@ -24,6 +24,7 @@
 //! - `call`: calls, returns, `fork` and `join`;
 //! - `step`: the step function, one small function per statement kind;
 //! - `next`: what the explorer asks about a thread's next step without taking it;
+//! - `key`: a state's identity for the stateful explorer's visited set;
 //! - [`event`]: what a step yields.
 //!
 //! Layering: [`State`] owns the data and has data-only helpers (locals, frames, cells); the
@@ -35,6 +36,7 @@ mod call;
 mod eval;
 pub mod event;
 mod heap;
+mod key;
 mod next;
 mod semantics;
 mod state;

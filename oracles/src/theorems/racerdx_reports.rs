@@ -142,6 +142,8 @@ fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
 /// itself included, an access with itself included) with equal field sequences, at least
 /// one write, `L1 + L2 ≤ 1`, and both paths stable in their own method's W.
 fn rule(alphas: &[(&str, (Summary, Sites))]) -> BTreeSet<Key> {
+    // Def. 6.1's ≺ written out, rather than `AccessPath::proper_prefix_of`, which the SUT
+    // uses too: a bug there must not cancel out.
     let stable = |w: &BTreeSet<AccessPath>, pi: &AccessPath| w.iter().all(|e| !(e.root == pi.root && e.fields.len() < pi.fields.len() && pi.fields.starts_with(&e.fields)));
     let mut out = BTreeSet::new();
     for (m1, (s1, _)) in alphas {

@@ -31,7 +31,7 @@ use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{RaceReport, ReportSide, StaticRaceAnalysis};
 use super::Verdict;
 use crate::explore::witness::{def36_rows, Names, RaceDefinition};
-use crate::explore::{search_thread, Config, Reached, Schedule, Witness};
+use crate::explore::{search_thread, Config, ExplorerKind, Property, Reached, Schedule, Witness};
 use crate::lang::{validate_relaxed, AccessKind, Dialect, Program, Relax};
 use crate::machine::*;
 use crate::race::def36::{self, EnabledAccess, EnabledPair};
@@ -264,6 +264,7 @@ type SideKey = (ThreadId, AccessKind, Vec<u32>);
 struct PairSearch {
     races: Vec<([SideKey; 2], Witness)>,
     executions: u64,
+    states: u64,
     complete: bool,
     error: Option<String>,
 }
@@ -272,9 +273,10 @@ struct PairSearch {
 fn search_pair(m: &Machine<'_>, m1: &str, m2: &str, cfg: &Config) -> PairSearch {
     let init = match m.method_threads(&[m1, m2], vec![], &[]) {
         Ok(s) => s,
-        Err(e) => return PairSearch { races: vec![], executions: 0, complete: false, error: Some(e.to_string()) },
+        Err(e) => return PairSearch { races: vec![], executions: 0, states: 0, complete: false, error: Some(e.to_string()) },
     };
-    let cfg = Config { state_predicate: Some(def36::enabled_pairs), ..*cfg };
+    // Def. 3.6 is a property of states: the stateful explorer answers it exactly.
+    let cfg = Config { state_predicate: Some(def36::enabled_pairs), explorer: ExplorerKind::fastest_for(Property::StateRaces), ..*cfg };
     let mut races: Vec<([SideKey; 2], Witness)> = vec![];
     let stats = cfg.explorer.get().explore(m, init, &cfg, &mut |ex| {
         for d in ex.state_races {
@@ -287,7 +289,7 @@ fn search_pair(m: &Machine<'_>, m1: &str, m2: &str, cfg: &Config) -> PairSearch 
         }
         ControlFlow::Continue(())
     });
-    PairSearch { races, executions: stats.executions, complete: stats.complete, error: None }
+    PairSearch { races, executions: stats.executions, states: stats.states, complete: stats.complete, error: None }
 }
 
 /// Whether the pair search found a state enabling the two reported statements together.
@@ -301,8 +303,8 @@ fn judge(s: &PairSearch, r: &RaceReport, cfg: &Config, directed_failure: &str) -
         Some((_, w)) => ReportOutcome::Confirmed { how: format!("search over initial heaps (the directed witness failed: {directed_failure})"), witness: w.clone() },
         None if s.complete => ReportOutcome::Refuted {
             reason: format!(
-                "{directed_failure}; and no state of the {} executions from initial heaps with ≤ {} objects (loop bound {}) enables both accesses together",
-                s.executions, cfg.heap_bound, cfg.loop_bound
+                "{directed_failure}; and none of the {} reachable states from initial heaps with ≤ {} objects (loop bound {}) enables both accesses together",
+                s.states, cfg.heap_bound, cfg.loop_bound
             ),
         },
         None => ReportOutcome::Unknown { reason: format!("{directed_failure}; the search hit a budget after {} executions (raise --max-executions or --max-steps)", s.executions) },

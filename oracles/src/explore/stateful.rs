@@ -1,0 +1,51 @@
+//! The stateful explorer (issue 9, item 1): the naive depth-first search of
+//! [`super::naive`] with a visited set of states ([`State::key`]). A path that reaches a
+//! state explored before stops there, as an execution that ends [`Outcome::Merged`]: every
+//! continuation of that state was, or is being, explored from its first visit.
+//!
+//! What it preserves ([`ExplorerKind::preserves`]): every reachable state is expanded once,
+//! so the state predicate ([`Config::state_predicate`], Def. 3.6) sees every reachable
+//! branching state and every final state and outcome is reached; witnesses stay replayable
+//! schedules (the search path to the state). Traces are not preserved: a merged path is a
+//! prefix. The state space of a racerdx pair is finite (bounded loops, a bounded lazy heap),
+//! so the search ends where the naive one can spend its whole budget inside nested loops of
+//! one initial heap (issue 9 measured it). `tests/explore.rs` cross-checks it against the
+//! naive explorer.
+//!
+//! Bounds: `max_executions` counts visited paths (merged ones included), `max_steps` cuts a
+//! path as before; either makes the result incomplete, never a pass.
+//!
+//! [`ExplorerKind::preserves`]: super::ExplorerKind::preserves
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+#[cfg(doc)]
+use super::explorer::Outcome;
+use super::explorer::{Config, Execution, ExploreError, Explorer, Stats};
+use super::schedule::Schedule;
+use crate::machine::{Machine, State};
+
+/// The stateful explorer (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stateful;
+
+impl Explorer for Stateful {
+    fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
+        let mut visited = HashSet::new();
+        super::naive::explore(m, init, cfg, visit, Some(&mut visited))
+    }
+
+    fn replay<'p>(
+        &self,
+        m: &Machine<'p>,
+        init: State<'p>,
+        cfg: &Config,
+        schedule: &Schedule,
+        complete_prefix: bool,
+        visit: &mut dyn FnMut(&Execution<'_, 'p>),
+    ) -> Result<(), ExploreError> {
+        // A schedule is a path of the search tree, the same for both explorers.
+        super::naive::replay(m, init, cfg, schedule, complete_prefix, visit)
+    }
+}
