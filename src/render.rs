@@ -46,13 +46,15 @@ pub fn stats(s: &Stats) -> String {
 /// One run: its counts, the verdict, problems, and the witness.
 pub fn run(r: &Run) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}: {}", r.setup, stats(&r.executions));
+    let classes = r.classes.map(|c| format!(", {c} class(es)")).unwrap_or_default();
+    let _ = writeln!(out, "{}: {}{classes}", r.setup, stats(&r.executions));
     if r.racy {
         let _ = writeln!(out, "  RACE on {}", r.racy_addresses.join(", "));
     } else {
         let _ = writeln!(out, "  no race");
     }
-    if r.hb_racy_addresses != r.racy_addresses {
+    // Without classes the explorer cut traces short: happens-before races are partial.
+    if r.classes.is_some() && r.hb_racy_addresses != r.racy_addresses {
         let _ = writeln!(out, "  happens-before races on: {}", if r.hb_racy_addresses.is_empty() { "none".into() } else { r.hb_racy_addresses.join(", ") });
     }
     for p in &r.problems {

@@ -258,3 +258,26 @@ fn stateful_agrees_with_naive() {
     let (compared, racy, merged) = (compared.get(), racy.get(), merged.get());
     assert!(compared > 100 && racy > 10 && racy < compared && merged > 0, "vacuous: {racy} racy of {compared} compared, {merged} merged paths");
 }
+
+/// Mazurkiewicz classes (`explore::classes`): two threads writing four distinct fields
+/// each interleave C(8,4) = 70 ways, all one class; two threads with two critical sections
+/// each on one lock have C(4,2) = 6 lock orders, and the naive explorer (local steps eager)
+/// runs exactly one execution per class.
+#[test]
+fn golden_class_counts() {
+    let count = |src: &str| {
+        let runs = ground_truth(&parse(src).unwrap(), &Config::default(), None).unwrap();
+        (runs[0].executions.executions, runs[0].classes)
+    };
+    let fields = "dialect bfj\nclass C { fields a, b, c, d, e, f, g, h }\ninit { o = new C }\nthread { o.a = 1; o.b = 1; o.c = 1; o.d = 1 }\nthread { o.e = 1; o.f = 1; o.g = 1; o.h = 1 }\n";
+    assert_eq!(count(fields), (70, Some(1)));
+    let inc = "acq(o); t = o.a; o.a = t + 1; rel(o)";
+    let locks = format!("dialect bfj\nclass C {{ fields a }}\ninit {{ o = new C }}\nthread {{ {inc}; {inc} }}\nthread {{ {inc}; {inc} }}\n");
+    assert_eq!(count(&locks), (6, Some(6)));
+    // The same writes to one field: every order is its own class.
+    let same = "dialect bfj\nclass C { fields a }\ninit { o = new C }\nthread { o.a = 1; o.a = 2 }\nthread { o.a = 3; o.a = 4 }\n";
+    assert_eq!(count(same), (6, Some(6)));
+    // The stateful explorer cuts traces, so it counts no classes.
+    let stateful = Config { explorer: race_oracles::explore::ExplorerKind::Stateful, ..Config::default() };
+    assert_eq!(ground_truth(&parse(fields).unwrap(), &stateful, None).unwrap()[0].classes, None);
+}

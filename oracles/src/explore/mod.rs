@@ -2,6 +2,7 @@
 //! implementations (the naive DFS, and the stateful search with a visited set), budgets ([`Config`]), replayable schedules, and
 //! the ground truth of whole programs ([`ground_truth`]) with structured witnesses.
 
+pub mod classes;
 mod explorer;
 pub mod naive;
 pub mod schedule;

@@ -17,7 +17,8 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::explorer::{Config, Execution, Outcome, Stats};
+use super::classes::class_key;
+use super::explorer::{Config, Execution, Outcome, Property, Stats};
 use super::witness::{def36_rows, rows, Names, RaceDefinition, Witness};
 use crate::lang::{Dialect, Program};
 use crate::machine::*;
@@ -36,8 +37,13 @@ pub struct Run {
     pub racy: bool,
     /// Every address some execution races on, sorted.
     pub racy_addresses: Vec<String>,
-    /// The happens-before racy addresses (equal to `racy_addresses` outside racerdx).
+    /// The happens-before racy addresses (equal to `racy_addresses` outside racerdx). Only
+    /// races found on visited prefixes when the explorer does not preserve traces
+    /// (`classes` is then `None`).
     pub hb_racy_addresses: Vec<String>,
+    /// Mazurkiewicz classes among the executions ([`super::classes`]); `None` when the
+    /// explorer does not preserve traces.
+    pub classes: Option<u64>,
     /// Distinct stuck/deadlock descriptions, sorted.
     pub problems: Vec<String>,
     /// One racing execution, the first in exploration order.
@@ -145,7 +151,13 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
     let mut hb_racy = BTreeSet::new();
     let mut problems = BTreeSet::new();
     let mut witness = None;
+    // Classes are a property of whole traces: counted only where traces are preserved.
+    let traces = cfg.explorer.preserves(Property::Traces);
+    let mut classes = std::collections::HashSet::new();
     let stats = cfg.explorer.get().explore(m, init, cfg, &mut |ex: &Execution<'_, 'p>| {
+        if traces {
+            classes.insert(class_key(m, ex));
+        }
         let races = data_races(ex.trace);
         for r in &races {
             hb_racy.insert(ex.state.addr_name(m, r.addr));
@@ -176,6 +188,7 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
         racy: !racy.is_empty(),
         racy_addresses: racy.into_iter().collect(),
         hb_racy_addresses: hb_racy.into_iter().collect(),
+        classes: traces.then_some(classes.len() as u64),
         problems: problems.into_iter().collect(),
         witness,
     }

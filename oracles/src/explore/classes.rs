@@ -1,0 +1,101 @@
+//! Mazurkiewicz classes of executions (issue 9, item 3; spec/dpor.md on trace equivalence):
+//! a canonical key per execution, so that an exploration can report how many executions it
+//! ran per class (`explored / classes`; exactly 1 is what optimal DPOR promises).
+//!
+//! Two executions are equivalent when one becomes the other by swapping adjacent
+//! independent events. The canonical representative is the Foata normal form: each event's
+//! level is one more than the highest level of an earlier event it depends on; events are
+//! listed by level, and within a level by thread. Dependence, from the machine's events:
+//! - two events of one thread;
+//! - two accesses (or checks) of one address, at least one a write;
+//! - two operations on one lock (acquire or release);
+//! - a fork or join of thread t and any event of t;
+//! - two capsule entries or exits of one capsule.
+//!
+//! An execution is more than its events: the key also holds each thread's sequence of
+//! alternatives (branch and loop choices, which may leave no event) and the fixed initial
+//! heap (its facts, as a set). Events name objects and threads by their display names,
+//! which do not depend on the interleaving, never by allocation numbers, which do.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use super::explorer::Execution;
+use super::schedule::Choice;
+use crate::machine::{Event, EventKind, Machine, State};
+
+/// An event with interleaving-independent names: thread, line, what it does.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Named {
+    thread: String,
+    line: u32,
+    kind: String,
+    /// The address (accesses, checks), lock, capsule or thread it touches.
+    on: String,
+    write: bool,
+}
+
+fn named(m: &Machine<'_>, st: &State<'_>, e: &Event) -> Named {
+    let thread = |t: crate::machine::ThreadId| st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.clone());
+    let obj = |o: crate::machine::ObjId| st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.clone());
+    let (kind, on, write) = match e.kind {
+        EventKind::Access(k, a) => ("access", st.addr_name(m, a), k == crate::lang::AccessKind::Write),
+        EventKind::Check(k, a) => ("check", st.addr_name(m, a), k == crate::lang::AccessKind::Write),
+        EventKind::Acquire(l) => ("acquire", st.lock_name(l), true),
+        EventKind::Release(l) => ("release", st.lock_name(l), true),
+        EventKind::Fork(t) => ("fork", thread(t), true),
+        EventKind::Join(t) => ("join", thread(t), true),
+        EventKind::Enter(o) => ("enter", obj(o), true),
+        EventKind::Exit(o) => ("exit", obj(o), true),
+    };
+    Named { thread: thread(e.thread), line: e.line, kind: kind.to_string(), on, write }
+}
+
+fn dependent(a: &Named, b: &Named) -> bool {
+    let family = |k: &str| match k {
+        "access" | "check" => 0,
+        "acquire" | "release" => 1,
+        "fork" | "join" => 2,
+        _ => 3,
+    };
+    if a.thread == b.thread {
+        return true;
+    }
+    // A fork or join of thread t orders every event of t.
+    if (family(&a.kind) == 2 && a.on == b.thread) || (family(&b.kind) == 2 && b.on == a.thread) {
+        return true;
+    }
+    family(&a.kind) == family(&b.kind) && family(&a.kind) != 2 && a.on == b.on && (family(&a.kind) != 0 || a.write || b.write)
+}
+
+/// The key of `ex`'s class (see the module docs): equal for equivalent executions, and
+/// different otherwise except on a 64-bit hash collision.
+pub fn class_key(m: &Machine<'_>, ex: &Execution<'_, '_>) -> u64 {
+    let events: Vec<Named> = ex.trace.iter().map(|e| named(m, ex.state, e)).collect();
+    let mut level = vec![0usize; events.len()];
+    for i in 0..events.len() {
+        level[i] = (0..i).filter(|&j| dependent(&events[j], &events[i])).map(|j| level[j] + 1).max().unwrap_or(0);
+    }
+    let mut order: Vec<usize> = (0..events.len()).collect();
+    order.sort_by(|&a, &b| (level[a], &events[a].thread).cmp(&(level[b], &events[b].thread)));
+    let mut h = DefaultHasher::new();
+    for i in order {
+        (level[i], &events[i]).hash(&mut h);
+    }
+    // Each thread's own choices, in its own order.
+    let mut alts: Vec<(String, Vec<u8>)> = ex.state.threads.iter().map(|t| (t.name.clone(), vec![])).collect();
+    for c in ex.schedule {
+        if let Choice::Step { thread, alt } = c {
+            if let Some(slot) = alts.get_mut(thread.0 as usize) {
+                slot.1.push(*alt);
+            }
+        }
+    }
+    alts.sort();
+    alts.hash(&mut h);
+    let mut facts: Vec<&String> = ex.state.initial_facts.iter().collect();
+    facts.sort_unstable();
+    facts.hash(&mut h);
+    ex.outcome.to_string().hash(&mut h);
+    h.finish()
+}
