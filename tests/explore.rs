@@ -281,3 +281,61 @@ fn golden_class_counts() {
     let stateful = Config { explorer: race_oracles::explore::ExplorerKind::Stateful, ..Config::default() };
     assert_eq!(ground_truth(&parse(fields).unwrap(), &stateful, None).unwrap()[0].classes, None);
 }
+
+/// Skipping dead loads (`machine::liveness`) keeps every Def. 3.6 race as (thread, kind,
+/// site) sides, and every race it finds translates into a replayable schedule of the plain
+/// machine (`replay_filling_heap`) that reaches the same racing pair. Stateful search on
+/// both machines, generated racerdx pairs; counts what it compared.
+#[test]
+fn skipping_dead_loads_keeps_the_race_sides() {
+    use race_oracles::explore::{replay_filling_heap, ExplorerKind, Schedule};
+    use race_oracles::race::def36::{self, EnabledAccess};
+    type Side = (race_oracles::machine::ThreadId, race_oracles::lang::AccessKind, Vec<u32>);
+    let cfg = Config { heap_bound: 2, max_executions: 50_000, explorer: ExplorerKind::Stateful, state_predicate: Some(def36::enabled_pairs), ..Config::default() };
+    let (compared, racy, translated) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    let knobs = RacerDxKnobs { max_methods: 2, max_stmts: 5, ..RacerDxKnobs::default() };
+    crate::runner(40)
+        .run(&racerdx_program(knobs), |p| {
+            let plain = Machine::new(&p, cfg.loop_bound);
+            let fast = Machine::new(&p, cfg.loop_bound).skipping_dead_loads();
+            let names: Vec<&str> = p.methods.iter().map(|m| m.name.as_str()).collect();
+            for (i, a) in names.iter().enumerate() {
+                for b in &names[i..] {
+                    let sides = |m: &Machine<'_>, schedules: &mut Vec<(Schedule, [Side; 2])>| {
+                        let mut out = BTreeSet::new();
+                        let init = m.method_threads(&[a, b], vec![], &[]).unwrap();
+                        let s = cfg.explorer.get().explore(m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+                            for d in ex.state_races {
+                                let key = d.pair.0.clone().map(|EnabledAccess { thread, kind, site, .. }| (thread, kind, site));
+                                if out.insert(key.clone()) {
+                                    schedules.push((Schedule(ex.schedule[..d.choices].to_vec()), key));
+                                }
+                            }
+                            ControlFlow::Continue(())
+                        });
+                        (out, s.complete)
+                    };
+                    let (want, c1) = sides(&plain, &mut vec![]);
+                    let mut found = vec![];
+                    let (got, c2) = sides(&fast, &mut found);
+                    if !(c1 && c2) {
+                        continue;
+                    }
+                    proptest::prop_assert_eq!(&want, &got, "{} ∥ {}\n{}", a, b, print(&p));
+                    for (schedule, key) in found {
+                        let init = plain.method_threads(&[a, b], vec![], &[]).unwrap();
+                        let r = replay_filling_heap(&plain, &fast, init, &cfg, &schedule).unwrap();
+                        let again = def36::enabled_pairs(&plain, &r.state).into_iter().any(|pr| pr.0.map(|EnabledAccess { thread, kind, site, .. }| (thread, kind, site)) == key);
+                        proptest::prop_assert!(again, "{} ∥ {}: schedule {} does not reach the race on the plain machine\n{}", a, b, schedule, print(&p));
+                        translated.set(translated.get() + 1);
+                    }
+                    compared.set(compared.get() + 1);
+                    racy.set(racy.get() + usize::from(!want.is_empty()));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let (compared, racy, translated) = (compared.get(), racy.get(), translated.get());
+    assert!(compared > 80 && racy > 15 && translated >= racy, "vacuous: {racy} racy of {compared} pairs, {translated} schedules translated");
+}

@@ -11,7 +11,7 @@ pub mod truth;
 pub mod witness;
 
 pub use explorer::{Config, Execution, ExploreError, Explorer, ExplorerKind, Outcome, Property, StatePredicate, StateRace, Stats};
-pub use naive::{search_thread, Naive, Reached};
+pub use naive::{replay_filling_heap, search_thread, Naive, Reached};
 pub use schedule::{Choice, Schedule, ScheduleParseError};
 pub use truth::{ground_truth, replay, ReplayError, Replayed, Run};
 pub use witness::{Names, RaceDefinition, Witness, WitnessEvent};

@@ -55,6 +55,8 @@ struct Node<'p> {
     succs: Vec<(Choice, State<'p>, Option<EventKind>)>,
     next: usize,
     leaf: Option<Outcome>,
+    /// The lazy initial value this node fixes (its children are `Choice::Heap`).
+    need: Option<LazyRef>,
 }
 
 /// Expands a state into its children (or classifies it as a leaf).
@@ -62,7 +64,7 @@ fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> No
     // A run that has finished exactly at the budget is terminated, not truncated.
     let done = st.threads.iter().all(|t| t.status == Status::Done);
     if steps >= cfg.max_steps as usize && !done {
-        return Node { succs: vec![], next: 0, leaf: Some(Outcome::Truncated) };
+        return Node { succs: vec![], next: 0, leaf: Some(Outcome::Truncated), need: None };
     }
     if cfg.eager_local {
         if let Some(t) = (0..st.threads.len()).map(thread_id).find(|&t| st.threads[t.0 as usize].status == Status::Running && m.is_local(st, t)) {
@@ -78,7 +80,7 @@ fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> No
                 }
             }
             if !local.is_empty() {
-                return Node { succs: local, next: 0, leaf: None };
+                return Node { succs: local, next: 0, leaf: None, need: None };
             }
         }
     }
@@ -117,7 +119,7 @@ fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> No
     } else {
         Some(Outcome::Terminated)
     };
-    Node { succs, next: 0, leaf }
+    Node { succs, next: 0, leaf, need: None }
 }
 
 fn heap_node<'p>(m: &Machine<'p>, st: &State<'p>, r: LazyRef, cfg: &Config) -> Node<'p> {
@@ -136,7 +138,7 @@ fn heap_node<'p>(m: &Machine<'p>, st: &State<'p>, r: LazyRef, cfg: &Config) -> N
     }
     // No candidate at all (heap bound 0): the execution cannot go on within the bounds.
     let leaf = succs.is_empty().then_some(Outcome::Truncated);
-    Node { succs, next: 0, leaf }
+    Node { succs, next: 0, leaf, need: Some(r) }
 }
 
 /// Records what the state predicate finds in a state, unless it is a leaf or still fixing
@@ -215,7 +217,7 @@ pub(super) fn explore<'p>(
         record(m, state, choice, ev, &mut trace);
         let steps = path.iter().filter(|c| matches!(c, Choice::Step { .. })).count();
         let seen = visited.as_deref_mut().is_some_and(|v| !v.insert(child.key()));
-        let n = if seen { Node { succs: vec![], next: 0, leaf: Some(Outcome::Merged) } } else { expand(m, &child, cfg, steps) };
+        let n = if seen { Node { succs: vec![], next: 0, leaf: Some(Outcome::Merged), need: None } } else { expand(m, &child, cfg, steps) };
         watch(m, cfg, &n, &child, trace.len(), path.len(), &mut found);
         stack.push((n, child, tl, dl));
     }
@@ -293,6 +295,82 @@ pub(super) fn replay<'p>(
     let outcome = node.leaf.unwrap_or(Outcome::Truncated);
     visit(&Execution { trace: &trace, schedule: &path, outcome: &outcome, state: &state, state_races: &found });
     Ok(())
+}
+
+/// Translates a schedule of `fast`, a machine that skips dead loads
+/// (`Machine::skipping_dead_loads`), into a schedule of `plain`, the same program's plain
+/// machine. Both follow the schedule side by side from the same initial state. Where
+/// `plain` must fix a lazy cell that `fast` does not fix now (a dead load), `plain` gives it
+/// the value `fast` gives that cell later in the schedule, if it does, and otherwise the
+/// first candidate (an existing initial object: a cell belongs to one); where `fast` then
+/// fixes a cell that `plain` has fixed already, only `fast` takes the choice. Object numbers
+/// stay aligned as long as no filled value is a fresh object; that case is refused.
+/// Past the schedule's end, `plain` fixes what it still needs (a state that needs a choice
+/// enables nothing). Returns the state `plain` reaches, with the completed schedule and the
+/// trace.
+///
+/// # Errors
+/// [`ExploreError::Diverged`] when a step of the schedule is not enabled, or a filled value
+/// would be a fresh object.
+pub fn replay_filling_heap<'p>(plain: &Machine<'p>, fast: &Machine<'p>, init: State<'p>, cfg: &Config, schedule: &Schedule) -> Result<Reached<'p>, ExploreError> {
+    let diverged = |pos: usize, want: &Choice, n: &Node<'p>| ExploreError::Diverged {
+        pos,
+        choice: want.to_string(),
+        enabled: n.succs.iter().map(|s| s.0.to_string()).collect::<Vec<_>>().join(", "),
+    };
+    let cell = |st: &State<'p>, r: LazyRef| match r {
+        LazyRef::Cell(o, f) => st.objects.get(o.0 as usize).and_then(|x| x.fields.get(f.0 as usize)).copied(),
+        LazyRef::Local(..) => None,
+    };
+    // Pass 1: the values `fast` gives lazy cells, and whether each is a fresh object.
+    let mut fixed: Vec<(LazyRef, Option<Cell>, bool)> = vec![];
+    let (mut st, mut steps) = (init.clone(), 0);
+    for (i, want) in schedule.0.iter().enumerate() {
+        let node = expand(fast, &st, cfg, steps);
+        let (_, child, _) = node.succs.iter().find(|s| s.0 == *want).cloned().ok_or_else(|| diverged(i + 1, want, &node))?;
+        if let Some(r) = node.need {
+            fixed.push((r, cell(&child, r), child.lazy_objects > st.lazy_objects));
+        }
+        steps += usize::from(matches!(want, Choice::Step { .. }));
+        st = child;
+    }
+    // Pass 2: side by side.
+    let mut r = Reached { state: init.clone(), choices: vec![], trace: vec![] };
+    let (mut other, mut steps, mut pos) = (init, 0, 0);
+    loop {
+        let node = expand(plain, &r.state, cfg, steps);
+        let twin = expand(fast, &other, cfg, steps);
+        // Past the schedule's end, `plain` still fixes what `fast` never needed, so that
+        // the racing access is enabled there too (a state needing a choice enables nothing).
+        let Some(want) = schedule.0.get(pos).or((node.need.is_some() && node.need != twin.need).then_some(&Choice::Heap(0))) else { break };
+        if twin.need.is_some() && node.need != twin.need && node.need.is_none() {
+            // `plain` fixed this cell at a dead load already: only `fast` chooses.
+            other = twin.succs.iter().find(|s| s.0 == *want).map(|s| s.1.clone()).ok_or_else(|| diverged(pos + 1, want, &twin))?;
+            pos += 1;
+            continue;
+        }
+        let (choice, child, ev) = match node.need {
+            Some(need) if node.need != twin.need => {
+                let later = fixed.iter().find(|(r, ..)| *r == need);
+                match later {
+                    Some((_, _, true)) => return Err(diverged(pos + 1, want, &node)),
+                    Some((_, v, false)) => node.succs.iter().find(|s| cell(&s.1, need) == *v).cloned(),
+                    None => node.succs.first().cloned(),
+                }
+                .ok_or_else(|| diverged(pos + 1, want, &node))?
+            }
+            _ => {
+                other = twin.succs.iter().find(|s| s.0 == *want).map(|s| s.1.clone()).ok_or_else(|| diverged(pos + 1, want, &twin))?;
+                pos += 1;
+                node.succs.iter().find(|s| s.0 == *want).cloned().ok_or_else(|| diverged(pos, want, &node))?
+            }
+        };
+        record(plain, &r.state, choice, ev, &mut r.trace);
+        steps += usize::from(matches!(choice, Choice::Step { .. }));
+        r.choices.push(choice);
+        r.state = child;
+    }
+    Ok(r)
 }
 
 /// A state reached by stepping one thread alone, with the choices and events that led there.

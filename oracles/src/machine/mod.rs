@@ -25,6 +25,7 @@
 //! - `step`: the step function, one small function per statement kind;
 //! - `next`: what the explorer asks about a thread's next step without taking it;
 //! - `key`: a state's identity for the stateful explorer's visited set;
+//! - `liveness`: loads whose value nobody reads (they need not fix lazy initial values);
 //! - [`event`]: what a step yields.
 //!
 //! Layering: [`State`] owns the data and has data-only helpers (locals, frames, cells); the
@@ -37,6 +38,7 @@ mod eval;
 pub mod event;
 mod heap;
 mod key;
+mod liveness;
 mod next;
 mod semantics;
 mod state;

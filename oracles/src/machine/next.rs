@@ -87,8 +87,9 @@ impl<'p> Machine<'p> {
         let addr = self.resolve(st, t, place).ok()?;
         match self.read(st, t, addr) {
             Ok(_) => {}
-            // A store does not read the cell, so an undetermined initial value is no obstacle.
-            Err(Disabled::NeedChoice(LazyRef::Cell(..))) if kind == AccessKind::Write => {}
+            // A store does not read the cell, nor a dead load (`liveness`) its value, so an
+            // undetermined initial value is no obstacle.
+            Err(Disabled::NeedChoice(LazyRef::Cell(..))) if kind == AccessKind::Write || self.dead_load(s) => {}
             Err(_) => return None,
         }
         Some((kind, addr, s.line.0))

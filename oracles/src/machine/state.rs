@@ -18,6 +18,8 @@ pub struct Machine<'p> {
     pub fields: Vec<String>,
     /// Bound K on iterations of each instance of a nondeterministic loop.
     pub loop_bound: u32,
+    /// Loads that need not fix the value they read (`liveness`), when asked for.
+    pub(super) dead_loads: Option<std::collections::HashSet<usize>>,
 }
 
 /// A whole-program state: heap, threads, and the lazily fixed part of the initial heap.
@@ -93,7 +95,21 @@ impl<'p> Machine<'p> {
             });
         }
         fields.sort();
-        Machine { program, sem: Semantics::of(program.dialect), fields, loop_bound }
+        Machine { program, sem: Semantics::of(program.dialect), fields, loop_bound, dead_loads: None }
+    }
+
+    /// This machine, with loads whose value is dead not fixing lazy initial values
+    /// (`liveness`): it keeps every Def. 3.6 race as (thread, kind, site) pairs but not
+    /// object names or dead locals' values, so only searches for race sides may use it.
+    #[must_use]
+    pub fn skipping_dead_loads(mut self) -> Machine<'p> {
+        self.dead_loads = Some(super::liveness::dead_loads(self.program));
+        self
+    }
+
+    /// Whether `s` is a load whose lazily undetermined value need not be fixed.
+    pub(super) fn dead_load(&self, s: &Stmt) -> bool {
+        self.dead_loads.as_ref().is_some_and(|d| super::liveness::is_dead(d, s))
     }
 
     /// The id of a field name, if the program mentions it.

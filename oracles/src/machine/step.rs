@@ -64,7 +64,7 @@ impl<'p> Machine<'p> {
                 let o = self.alloc_array(st, t, dst, n)?;
                 Ok(st.assign(t, Some((dst, Value::Obj(o)))))
             }
-            StmtKind::Load { dst, src } => self.load(st, t, dst, src),
+            StmtKind::Load { dst, src } => self.load(st, t, dst, src, self.dead_load(s)),
             StmtKind::Store { dst, src } => self.store(st, t, dst, src),
             StmtKind::Lock => self.lock(st, t),
             StmtKind::Unlock => self.unlock(st, t),
@@ -96,9 +96,13 @@ impl<'p> Machine<'p> {
     // ===== heap accesses =====
 
     /// `dst = place`: a read event.
-    fn load(&self, st: &mut State<'p>, t: ThreadId, dst: &'p str, src: &Place) -> Step<Option<EventKind>> {
+    fn load(&self, st: &mut State<'p>, t: ThreadId, dst: &'p str, src: &Place, dead: bool) -> Step<Option<EventKind>> {
         let addr = self.resolve(st, t, src)?;
-        let v = self.read(st, t, addr)?;
+        let v = match self.read(st, t, addr) {
+            // Nobody reads the value (`liveness`): the cell stays undetermined.
+            Err(Disabled::NeedChoice(LazyRef::Cell(..))) if dead => Value::Null,
+            r => r?,
+        };
         st.assign(t, Some((dst, v)));
         Ok(Some(EventKind::Access(AccessKind::Read, addr)))
     }
