@@ -47,7 +47,10 @@ pub fn stats(s: &Stats) -> String {
 pub fn run(r: &Run) -> String {
     let mut out = String::new();
     let classes = r.classes.map(|c| format!(", {c} class(es)")).unwrap_or_default();
-    let _ = writeln!(out, "{}: {}{classes}", r.setup, stats(&r.executions));
+    // The classes belong to the counts, before an INCOMPLETE warning.
+    let counts = stats(&r.executions);
+    let (head, warning) = counts.split_once(" — ").map_or((counts.as_str(), String::new()), |(h, w)| (h, format!(" — {w}")));
+    let _ = writeln!(out, "{}: {head}{classes}{warning}", r.setup);
     if r.racy {
         let _ = writeln!(out, "  RACE on {}", r.racy_addresses.join(", "));
     } else {
