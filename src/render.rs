@@ -22,8 +22,8 @@ pub fn bounds(cfg: &Config, racerdx: bool) -> String {
     s
 }
 
-/// `12 executions (10 terminated, 2 deadlocked)`.
-pub fn stats(s: &Stats) -> String {
+/// `12 executions (10 terminated, 2 deadlocked), 5 class(es)`, then a warning if incomplete.
+pub fn stats(s: &Stats, classes: Option<u64>) -> String {
     let mut parts = vec![format!("{} terminated", s.terminated)];
     for (n, what) in [(s.stuck, "stuck"), (s.deadlocked, "deadlocked"), (s.infeasible, "infeasible"), (s.truncated, "truncated")] {
         if n > 0 {
@@ -37,6 +37,9 @@ pub fn stats(s: &Stats) -> String {
     if s.states > 0 {
         let _ = write!(out, ", {} distinct states", s.states);
     }
+    if let Some(c) = classes {
+        let _ = write!(out, ", {c} class(es)");
+    }
     if !s.complete {
         out.push_str(" — INCOMPLETE: a budget was hit; raise --max-executions or --max-steps");
     }
@@ -46,11 +49,7 @@ pub fn stats(s: &Stats) -> String {
 /// One run: its counts, the verdict, problems, and the witness.
 pub fn run(r: &Run) -> String {
     let mut out = String::new();
-    let classes = r.classes.map(|c| format!(", {c} class(es)")).unwrap_or_default();
-    // The classes belong to the counts, before an INCOMPLETE warning.
-    let counts = stats(&r.executions);
-    let (head, warning) = counts.split_once(" — ").map_or((counts.as_str(), String::new()), |(h, w)| (h, format!(" — {w}")));
-    let _ = writeln!(out, "{}: {head}{classes}{warning}", r.setup);
+    let _ = writeln!(out, "{}: {}", r.setup, stats(&r.executions, r.classes));
     if r.racy {
         let _ = writeln!(out, "  RACE on {}", r.racy_addresses.join(", "));
     } else {

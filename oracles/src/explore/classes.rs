@@ -29,7 +29,7 @@ use crate::machine::{Event, EventKind, Machine, State};
 struct Named {
     thread: String,
     line: u32,
-    kind: String,
+    kind: &'static str,
     /// The address (accesses, checks), lock, capsule or thread it touches.
     on: String,
     write: bool,
@@ -48,11 +48,11 @@ fn named(m: &Machine<'_>, st: &State<'_>, e: &Event) -> Named {
         EventKind::Enter(o) => ("enter", obj(o), true),
         EventKind::Exit(o) => ("exit", obj(o), true),
     };
-    Named { thread: thread(e.thread), line: e.line, kind: kind.to_string(), on, write }
+    Named { thread: thread(e.thread), line: e.line, kind, on, write }
 }
 
 fn dependent(a: &Named, b: &Named) -> bool {
-    let family = |k: &str| match k {
+    let family = |k: &'static str| match k {
         "access" | "check" => 0,
         "acquire" | "release" => 1,
         "fork" | "join" => 2,
@@ -62,10 +62,11 @@ fn dependent(a: &Named, b: &Named) -> bool {
         return true;
     }
     // A fork or join of thread t orders every event of t.
-    if (family(&a.kind) == 2 && a.on == b.thread) || (family(&b.kind) == 2 && b.on == a.thread) {
+    let (fa, fb) = (family(a.kind), family(b.kind));
+    if (fa == 2 && a.on == b.thread) || (fb == 2 && b.on == a.thread) {
         return true;
     }
-    family(&a.kind) == family(&b.kind) && family(&a.kind) != 2 && a.on == b.on && (family(&a.kind) != 0 || a.write || b.write)
+    fa == fb && fa != 2 && a.on == b.on && (fa != 0 || a.write || b.write)
 }
 
 /// The key of `ex`'s class (see the module docs): equal for equivalent executions, and

@@ -343,7 +343,7 @@ pub fn replay_filling_heap<'p>(plain: &Machine<'p>, fast: &Machine<'p>, init: St
         // Past the schedule's end, `plain` still fixes what `fast` never needed, so that
         // the racing access is enabled there too (a state needing a choice enables nothing).
         let Some(want) = schedule.0.get(pos).or((node.need.is_some() && node.need != twin.need).then_some(&Choice::Heap(0))) else { break };
-        if twin.need.is_some() && node.need != twin.need && node.need.is_none() {
+        if node.need.is_none() && twin.need.is_some() {
             // `plain` fixed this cell at a dead load already: only `fast` chooses.
             other = twin.succs.iter().find(|s| s.0 == *want).map(|s| s.1.clone()).ok_or_else(|| diverged(pos + 1, want, &twin))?;
             pos += 1;

@@ -29,6 +29,7 @@ use proptest::prelude::*;
 
 use super::grammar::{Grammar, Production};
 use crate::lang::*;
+use crate::theorems::static_race::is_formal;
 
 /// Knobs of the racerdx generator.
 #[derive(Clone, Copy, Debug)]
@@ -299,10 +300,6 @@ impl Builder<'_, '_> {
         }
         out
     }
-}
-
-fn is_formal(x: &str) -> bool {
-    x.strip_prefix("arg").is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Builds a racerdx program from `bytes` (deterministic; a prefix gives a smaller program).

@@ -349,7 +349,7 @@ pub enum CheckTarget {
 
 impl Expr {
     /// Calls `f` on every variable the expression reads.
-    pub fn for_each_var(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_var<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         match self {
             Expr::Int(_) | Expr::Bool(_) | Expr::Null => {}
             Expr::Var(v) => f(v),
@@ -372,7 +372,7 @@ impl Place {
     }
 
     /// Calls `f` on every variable the place reads (its root and index).
-    pub fn for_each_var(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_var<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         f(self.base());
         if let Place::Index { index, .. } = self {
             index.for_each_var(f);

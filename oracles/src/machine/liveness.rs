@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use crate::lang::{Block, Dialect, Expr, Program, Stmt, StmtKind};
+use crate::lang::{Block, Dialect, Program, Stmt, StmtKind};
 
 /// The addresses of the load statements of `p` whose destination is dead afterwards.
 pub(super) fn dead_loads(p: &Program) -> HashSet<usize> {
@@ -44,23 +44,6 @@ pub(super) fn is_dead(dead: &HashSet<usize>, s: &Stmt) -> bool {
 
 type Live<'a> = BTreeSet<&'a str>;
 
-fn expr_vars<'a>(e: &'a Expr, live: &mut Live<'a>) {
-    match e {
-        Expr::Var(v) => {
-            live.insert(v);
-        }
-        Expr::Path(p) => {
-            live.insert(p.base());
-        }
-        Expr::Unary(_, a) => expr_vars(a, live),
-        Expr::Binary(_, a, b) => {
-            expr_vars(a, live);
-            expr_vars(b, live);
-        }
-        _ => {}
-    }
-}
-
 /// A statement the analysis does not know.
 struct Unknown;
 
@@ -76,20 +59,32 @@ fn live_before<'a>(b: &'a Block, mut live: Live<'a>, dead: &mut Option<&mut Hash
                     }
                 }
                 live.remove(dst.as_str());
-                live.insert(src.base());
+                src.for_each_var(&mut |v| {
+                    live.insert(v);
+                });
             }
             StmtKind::Store { dst, src } => {
-                live.insert(dst.base());
-                expr_vars(src, &mut live);
+                dst.for_each_var(&mut |v| {
+                    live.insert(v);
+                });
+                src.for_each_var(&mut |v| {
+                    live.insert(v);
+                });
             }
             StmtKind::Assign { dst, src } => {
                 live.remove(dst.as_str());
-                expr_vars(src, &mut live);
+                src.for_each_var(&mut |v| {
+                    live.insert(v);
+                });
             }
             StmtKind::New { dst, .. } => {
                 live.remove(dst.as_str());
             }
-            StmtKind::Call { dst: None, recv: None, args, .. } => args.iter().for_each(|a| expr_vars(a, &mut live)),
+            StmtKind::Call { dst: None, recv: None, args, .. } => args.iter().for_each(|a| {
+                a.for_each_var(&mut |v| {
+                    live.insert(v);
+                });
+            }),
             StmtKind::If { then_b, else_b, .. } => {
                 let a = live_before(then_b, live.clone(), dead)?;
                 let b2 = live_before(else_b, live, dead)?;

@@ -134,8 +134,7 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> 
     if let Err(e) = validate_relaxed(p, cfg.relax) {
         return TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some(e.to_string()) };
     }
-    let m = Machine::new(p, cfg.explore.loop_bound);
-    let mut confirmer = Confirmer::new(&m, cfg.explore);
+    let mut confirmer = Confirmer::new(p, cfg.explore);
     let reports: Vec<_> = analysis.reports(p).into_iter().map(|r| (r.clone(), confirmer.confirm(&r))).collect();
     let verdict = if reports.iter().any(|(_, o)| matches!(o, ReportOutcome::Refuted { .. })) {
         Verdict::Fail
@@ -153,29 +152,30 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> 
 /// The fallback first runs on a machine that skips dead loads (`machine::liveness`: the
 /// same Def. 3.6 race sides, far fewer lazy heaps), which is what refuting a false report
 /// costs. Its schedules do not replay on the plain machine, so when it finds the reported
-/// race, the plain machine's search is run for a replayable witness.
-pub(crate) struct Confirmer<'m, 'p> {
-    m: &'m Machine<'p>,
-    fast: Machine<'p>,
+/// race, the plain machine's search is run for a replayable witness. The fast machine (and
+/// its liveness analysis) is built only when a report needs the fallback.
+pub(crate) struct Confirmer<'p> {
+    m: Machine<'p>,
+    fast: std::cell::OnceCell<Machine<'p>>,
     cfg: Config,
     searched: BTreeMap<(String, String), PairSearch>,
     plain: BTreeMap<(String, String), PairSearch>,
 }
 
-impl<'m, 'p> Confirmer<'m, 'p> {
-    pub(crate) fn new(m: &'m Machine<'p>, cfg: Config) -> Self {
-        let fast = Machine::new(m.program, m.loop_bound).skipping_dead_loads();
-        Confirmer { m, fast, cfg, searched: BTreeMap::new(), plain: BTreeMap::new() }
+impl<'p> Confirmer<'p> {
+    pub(crate) fn new(p: &'p Program, cfg: Config) -> Self {
+        Confirmer { m: Machine::new(p, cfg.loop_bound), fast: std::cell::OnceCell::new(), cfg, searched: BTreeMap::new(), plain: BTreeMap::new() }
     }
 
     /// Whether `r` is a true race (Def. 3.6), with its witness.
     pub(crate) fn confirm(&mut self, r: &RaceReport) -> ReportOutcome {
-        let why = match directed(self.m, r, &self.cfg) {
+        let why = match directed(&self.m, r, &self.cfg) {
             Ok(w) => return ReportOutcome::Confirmed { how: "directed (Lemma B.7 state, spec §4.5)".into(), witness: w },
             Err(why) => why,
         };
         let key = (r.sides[0].method.clone(), r.sides[1].method.clone());
-        let (fast, m, cfg) = (&self.fast, self.m, &self.cfg);
+        let (m, cfg) = (&self.m, &self.cfg);
+        let fast = self.fast.get_or_init(|| Machine::new(m.program, m.loop_bound).skipping_dead_loads());
         let quick = self.searched.entry(key.clone()).or_insert_with(|| search_pair(fast, &r.sides[0].method, &r.sides[1].method, cfg));
         match judge(quick, r, cfg, &why) {
             ReportOutcome::Confirmed { how, witness } => {
@@ -195,17 +195,17 @@ impl<'m, 'p> Confirmer<'m, 'p> {
     }
 }
 
-impl Confirmer<'_, '_> {
+impl Confirmer<'_> {
     /// The fast search's witness as a witness of the plain machine: its schedule completed
     /// with the values the plain machine fixes at dead loads, replayed, and the racing pair
     /// found again in the state it reaches (`None` if any of that fails).
     fn replayable(&self, r: &RaceReport, w: &Witness) -> Option<Witness> {
         let methods = [r.sides[0].method.as_str(), r.sides[1].method.as_str()];
         let init = self.m.method_threads(&methods, vec![], &[]).ok()?;
-        let reached = replay_filling_heap(self.m, &self.fast, init, &self.cfg, &w.schedule).ok()?;
+        let reached = replay_filling_heap(&self.m, self.fast.get()?, init, &self.cfg, &w.schedule).ok()?;
         let side = |i: usize, a: &EnabledAccess| a.thread == thread_id(i) && a.kind == r.sides[i].kind && r.sides[i].sites.contains(&a.site);
-        let pair = def36::enabled_pairs(self.m, &reached.state).into_iter().find(|EnabledPair([a, b])| (side(0, a) && side(1, b)) || (side(0, b) && side(1, a)))?;
-        Some(witness(self.m, &reached, &pair, &methods, RaceDefinition::Def36BySearch))
+        let pair = def36::enabled_pairs(&self.m, &reached.state).into_iter().find(|EnabledPair([a, b])| (side(0, a) && side(1, b)) || (side(0, b) && side(1, a)))?;
+        Some(witness(&self.m, &reached, &pair, &methods, RaceDefinition::Def36BySearch))
     }
 }
 
