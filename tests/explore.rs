@@ -339,3 +339,62 @@ fn skipping_dead_loads_keeps_the_race_sides() {
     let (compared, racy, translated) = (compared.get(), racy.get(), translated.get());
     assert!(compared > 80 && racy > 15 && translated >= racy, "vacuous: {racy} racy of {compared} pairs, {translated} schedules translated");
 }
+
+/// Optimal DPOR and stateful search against the naive explorer on generated thread
+/// programs (`gen::threads`): the same Mazurkiewicz classes, exactly one DPOR execution per
+/// class, the same happens-before racy addresses, and the same final states and outcomes
+/// (stuck, deadlocked) for both. Counts what it compared.
+#[test]
+fn dpor_agrees_with_naive() {
+    use race_oracles::explore::classes::{class_key, final_state};
+    use race_oracles::explore::ExplorerKind;
+    use race_oracles::lang::Relax;
+    let naive = Config::default();
+    let (compared, racy, reduced, deadlocks, optimal) =
+        (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    use proptest::strategy::Strategy;
+    let programs = proptest::collection::vec(proptest::num::u8::ANY, 0..48).prop_map(|b| race_oracles::gen::threads::swarm(&b, Relax::default()));
+    crate::runner(300)
+        .run(&programs, |p| {
+            let m = Machine::new(&p, naive.loop_bound);
+            let run = |e: ExplorerKind| {
+                let (mut keys, mut finals, mut hb) = (vec![], BTreeSet::new(), BTreeSet::new());
+                let stats = explore(&m, &Config { explorer: e, ..naive }, |ex| {
+                    keys.push(class_key(&m, ex));
+                    if *ex.outcome != race_oracles::explore::Outcome::Merged {
+                        finals.insert(final_state(&m, ex));
+                    }
+                    hb.extend(data_races(ex.trace).iter().map(|r| ex.state.addr_name(&m, r.addr)));
+                });
+                (keys, finals, hb, stats)
+            };
+            let (a, fa, ha, sa) = run(ExplorerKind::Naive);
+            let (b, fb, hb, sb) = run(ExplorerKind::Dpor);
+            let (_, fs, _, ss) = run(ExplorerKind::Stateful);
+            let a_set: BTreeSet<u64> = a.iter().copied().collect();
+            let b_set: BTreeSet<u64> = b.iter().copied().collect();
+            proptest::prop_assert!(sa.complete && sb.complete && ss.complete, "{}", print(&p));
+            proptest::prop_assert_eq!(&a_set, &b_set, "classes differ\n{}", print(&p));
+            // Classes are read off events; a path's prefix read is no event, so with paths DPOR
+            // may run two executions that only such a read tells apart.
+            if !p.reads_silently() {
+                proptest::prop_assert_eq!(b.len(), b_set.len(), "DPOR ran a class twice\n{}", print(&p));
+                optimal.set(optimal.get() + 1);
+            }
+            proptest::prop_assert_eq!(&ha, &hb, "racy addresses\n{}", print(&p));
+            proptest::prop_assert_eq!(&fa, &fb, "DPOR final states\n{}", print(&p));
+            proptest::prop_assert_eq!(&fa, &fs, "stateful final states\n{}", print(&p));
+            compared.set(compared.get() + 1);
+            racy.set(racy.get() + usize::from(!ha.is_empty()));
+            reduced.set(reduced.get() + usize::from(b.len() < a.len()));
+            deadlocks.set(deadlocks.get() + usize::from(sa.deadlocked > 0));
+            Ok(())
+        })
+        .unwrap();
+    let (compared, racy, reduced, deadlocks, optimal) = (compared.get(), racy.get(), reduced.get(), deadlocks.get(), optimal.get());
+    eprintln!("dpor: {compared} compared, {racy} racy, {reduced} reduced, {deadlocks} with deadlocks, {optimal} checked for optimality");
+    assert!(
+        compared >= 250 && racy > 50 && reduced > 100 && deadlocks > 3 && optimal > 100,
+        "vacuous: {compared} compared, {racy} racy, {reduced} reduced, {deadlocks} with deadlocks, {optimal} optimal"
+    );
+}

@@ -186,10 +186,21 @@ pub struct BoundArgs {
     /// Interleave local steps too (fully naive; same races, many more executions).
     #[arg(long)]
     pub all_interleavings: bool,
-    /// The explorer: `naive` (every execution) or `stateful` (every state once; racerdx
-    /// programs only, whose races are a property of states).
-    #[arg(long, env = "RACEFUZZ_EXPLORER", value_enum, default_value_t = ExplorerArg::Naive)]
-    pub explorer: ExplorerArg,
+    /// The explorer: `naive` (every execution), `stateful` (every state once; racerdx
+    /// programs, whose races are a property of states) or `dpor` (one execution per
+    /// Mazurkiewicz class; thread programs). `explore` picks the fastest one that answers
+    /// its question when none is given; other commands default to `naive`.
+    #[arg(long, env = "RACEFUZZ_EXPLORER", value_enum)]
+    pub explorer: Option<ExplorerArg>,
+    /// Shorthand for `--explorer naive`.
+    #[arg(long, conflicts_with_all = ["explorer", "stateful", "dpor"])]
+    pub naive: bool,
+    /// Shorthand for `--explorer stateful`.
+    #[arg(long, conflicts_with_all = ["explorer", "dpor"])]
+    pub stateful: bool,
+    /// Shorthand for `--explorer dpor`.
+    #[arg(long, conflicts_with = "explorer")]
+    pub dpor: bool,
 }
 
 /// `--explorer`.
@@ -199,10 +210,23 @@ pub enum ExplorerArg {
     Naive,
     /// Depth-first with a visited set of states.
     Stateful,
+    /// Optimal dynamic partial-order reduction.
+    Dpor,
 }
 
 impl BoundArgs {
-    /// The explorer configuration these flags describe.
+    /// The explorer these flags name, if any.
+    pub fn explorer(&self) -> Option<ExplorerKind> {
+        let flag = [(self.naive, ExplorerKind::Naive), (self.stateful, ExplorerKind::Stateful), (self.dpor, ExplorerKind::Dpor)].into_iter().find(|f| f.0).map(|f| f.1);
+        flag.or(self.explorer.map(|e| match e {
+            ExplorerArg::Naive => ExplorerKind::Naive,
+            ExplorerArg::Stateful => ExplorerKind::Stateful,
+            ExplorerArg::Dpor => ExplorerKind::Dpor,
+        }))
+    }
+
+    /// The explorer configuration these flags describe (the naive explorer unless one is
+    /// named).
     pub fn config(&self) -> Config {
         Config {
             loop_bound: self.loop_bound,
@@ -210,10 +234,7 @@ impl BoundArgs {
             max_steps: self.max_steps,
             heap_bound: self.heap_bound,
             eager_local: !self.all_interleavings,
-            explorer: match self.explorer {
-                ExplorerArg::Naive => ExplorerKind::Naive,
-                ExplorerArg::Stateful => ExplorerKind::Stateful,
-            },
+            explorer: self.explorer().unwrap_or_default(),
             ..Config::default()
         }
     }
@@ -427,7 +448,7 @@ fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
     let cfg = a.bounds.config();
     // Thread programs race by happens-before, a property of traces (spec/dpor.md): only an
     // explorer that preserves traces may answer it.
-    if prog.dialect != Dialect::RacerDx && !cfg.explorer.preserves(Property::Traces) {
+    if prog.dialect != Dialect::RacerDx && !cfg.explorer.preserves(Property::Classes) {
         return Err(CliError::input(format!(
             "error: the {} explorer visits each state once and cuts traces short, so it cannot decide happens-before races of a {} program; use --explorer naive",
             cfg.explorer.name(),

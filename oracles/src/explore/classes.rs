@@ -100,3 +100,43 @@ pub fn class_key(m: &Machine<'_>, ex: &Execution<'_, '_>) -> u64 {
     ex.outcome.to_string().hash(&mut h);
     h.finish()
 }
+
+/// How `ex` ended and its final state, with every object and thread named by its display
+/// name (never by creation number), so that equal final states reached by different
+/// interleavings give equal text: the outcome, each object's cells and array elements (by
+/// name, sorted), each thread's status, and the fixed initial facts as a set. Thread locals
+/// are left out: they are not shared, and a thread's observations show in the heap it
+/// wrote.
+pub fn final_state(m: &Machine<'_>, ex: &Execution<'_, '_>) -> String {
+    use crate::machine::{Cell, Value};
+    let st = ex.state;
+    let show = |v: &Value| match v {
+        Value::Obj(o) => st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.clone()),
+        Value::Thread(t) => st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.clone()),
+        v => format!("{v:?}"),
+    };
+    let mut objects: Vec<String> = st
+        .objects
+        .iter()
+        .map(|o| {
+            let cells: Vec<String> = o
+                .fields
+                .iter()
+                .zip(&m.fields)
+                .filter_map(|(c, f)| match c {
+                    Cell::Absent => None,
+                    Cell::Lazy => Some(format!("{f}=?")),
+                    Cell::Val(v) => Some(format!("{f}={}", show(v))),
+                })
+                .chain(o.elems.iter().flatten().map(&show))
+                .collect();
+            format!("{}{{{}}}", o.name, cells.join(","))
+        })
+        .collect();
+    objects.sort();
+    let mut threads: Vec<String> = st.threads.iter().map(|t| format!("{}:{:?}", t.name, t.status)).collect();
+    threads.sort();
+    let mut facts: Vec<&String> = st.initial_facts.iter().collect();
+    facts.sort();
+    format!("{} | {} | {} | {facts:?}", ex.outcome, objects.join(" "), threads.join(" "))
+}

@@ -1,8 +1,9 @@
 //! Enumeration of interleavings and nondeterministic choices: the [`Explorer`] seam and its
-//! implementations (the naive DFS, and the stateful search with a visited set), budgets ([`Config`]), replayable schedules, and
+//! implementations (the naive DFS, the stateful search with a visited set, optimal DPOR), budgets ([`Config`]), replayable schedules, and
 //! the ground truth of whole programs ([`ground_truth`]) with structured witnesses.
 
 pub mod classes;
+pub mod dpor;
 mod explorer;
 pub mod naive;
 pub mod schedule;

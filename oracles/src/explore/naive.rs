@@ -59,6 +59,16 @@ struct Node<'p> {
     need: Option<LazyRef>,
 }
 
+/// How an execution that stands at `st` ends, if it ends there (no thread can step).
+pub(super) fn classify<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> Option<Outcome> {
+    let n = expand(m, st, cfg, steps);
+    if n.succs.is_empty() {
+        n.leaf
+    } else {
+        None
+    }
+}
+
 /// Expands a state into its children (or classifies it as a leaf).
 fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> Node<'p> {
     // A run that has finished exactly at the budget is terminated, not truncated.
@@ -226,7 +236,7 @@ pub(super) fn explore<'p>(
 }
 
 /// Appends the event of a step taken from `parent`, with the line of its statement.
-fn record<'p>(m: &Machine<'p>, parent: &State<'p>, choice: Choice, ev: Option<EventKind>, trace: &mut Vec<Event>) {
+pub(super) fn record<'p>(m: &Machine<'p>, parent: &State<'p>, choice: Choice, ev: Option<EventKind>, trace: &mut Vec<Event>) {
     if let (Choice::Step { thread, .. }, Some(kind)) = (choice, ev) {
         let line = m.next_line(parent, thread).unwrap_or(0);
         let idx = EventIdx(u32::try_from(trace.len()).unwrap_or(u32::MAX));

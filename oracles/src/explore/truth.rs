@@ -152,7 +152,7 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
     let mut problems = BTreeSet::new();
     let mut witness = None;
     // Classes are a property of whole traces: counted only where traces are preserved.
-    let traces = cfg.explorer.preserves(Property::Traces);
+    let traces = cfg.explorer.preserves(Property::Classes);
     let mut classes = std::collections::HashSet::new();
     let stats = cfg.explorer.get().explore(m, init, cfg, &mut |ex: &Execution<'_, 'p>| {
         if traces {

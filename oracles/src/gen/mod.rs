@@ -15,6 +15,7 @@ use proptest::prelude::*;
 pub mod grammar;
 pub mod racerdx;
 pub mod shrink;
+pub mod threads;
 
 pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 

@@ -391,6 +391,29 @@ pub fn walk_block<'a>(block: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
 }
 
 impl Program {
+    /// Whether some step reads the heap without an event of its own: a path of two or more
+    /// fields reads its prefix (`x.f` of `x.f.g`), and a path actual reads its whole path
+    /// (Def. 3.1/3.6: neither is an access). Mazurkiewicz classes read off the events
+    /// (`explore::classes`) cannot see these reads; DPOR does (`explore::dpor`).
+    pub fn reads_silently(&self) -> bool {
+        let multi = |p: &Place| matches!(p, Place::Field { fields, .. } if fields.len() > 1);
+        let mut found = false;
+        let mut bodies: Vec<&Block> = self.all_methods().map(|(_, m)| &m.body).collect();
+        bodies.extend(self.init.iter());
+        bodies.extend(self.threads.iter());
+        for b in bodies {
+            walk_block(b, &mut |s| {
+                found |= match &s.kind {
+                    StmtKind::Load { src: p, .. } | StmtKind::Store { dst: p, .. } => multi(p),
+                    StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().any(|a| matches!(a, Expr::Path(_))),
+                    StmtKind::Check(items) => items.iter().any(|i| matches!(&i.target, CheckTarget::Fields { fields, .. } if fields.len() > 1)),
+                    _ => false,
+                };
+            });
+        }
+        found
+    }
+
     /// The same program with every line set to 0: compare two programs modulo source
     /// positions (the printer/parser round trip) with `a.without_lines() == b.without_lines()`.
     #[must_use]

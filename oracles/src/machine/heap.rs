@@ -109,6 +109,9 @@ impl<'p> Machine<'p> {
     /// Reads `a` for thread `t` after checking that the access is allowed: the cell exists,
     /// and a capsule's fields are touched only from inside it (CAPREAD/CAPWRITE).
     pub(super) fn read(&self, st: &State<'p>, t: ThreadId, a: Addr) -> Step<Value> {
+        if let Some(reads) = self.reads.borrow_mut().as_mut() {
+            reads.push(a);
+        }
         self.capsule_guard(st, t, a.obj())?;
         let o = &st.objects[idx(a.obj())];
         match a {
@@ -187,6 +190,11 @@ impl<'p> State<'p> {
                 fr.locals[i].1 = Some(Value::Obj(o));
             }
         }
+    }
+
+    /// Whether some initial value is still undetermined (a lazy formal or field).
+    pub fn has_lazy_values(&self) -> bool {
+        self.objects.iter().any(|o| o.fields.contains(&Cell::Lazy)) || self.threads.iter().any(|t| t.frames.iter().any(|f| f.locals.iter().any(|l| l.1.is_none())))
     }
 
     /// The initial objects a lazy value may point to.

@@ -75,6 +75,23 @@ impl<'p> Machine<'p> {
         st.threads[idx_t(t)].frames.iter().skip(1).map(|f| f.line.0).collect()
     }
 
+    /// The lock acquire or capsule entry the thread's next step attempts, whether or not it
+    /// is enabled now: a step that waits for a lock or a capsule (or, under CapJava's
+    /// capFree, faults for want of an ordering) still conflicts with the sections that
+    /// disable it, and DPOR must be able to reverse them (`explore::dpor`).
+    pub fn next_sync(&self, st: &State<'p>, t: ThreadId) -> Option<EventKind> {
+        match st.action(t)? {
+            Action::Enter(k, _) => Some(EventKind::Enter(k)),
+            Action::Stmt(s) => match &s.kind {
+                StmtKind::Lock => Some(EventKind::Acquire(LockId::Global)),
+                StmtKind::Acq(x) | StmtKind::Sync { lock: x, .. } => st.obj_of(t, x).ok().map(|o| EventKind::Acquire(LockId::Obj(o))),
+                StmtKind::Call { recv: Some(r), .. } => st.obj_of(t, r).ok().filter(|&o| self.is_capsule(st, o)).map(EventKind::Enter),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The access the thread's next step makes, if its next statement is a load or store
     /// whose address resolves now (used for Def. 3.6).
     pub fn next_access(&self, st: &State<'p>, t: ThreadId) -> Option<(AccessKind, Addr, u32)> {

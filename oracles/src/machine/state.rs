@@ -20,6 +20,9 @@ pub struct Machine<'p> {
     pub loop_bound: u32,
     /// Loads that need not fix the value they read (`liveness`), when asked for.
     pub(super) dead_loads: Option<std::collections::HashSet<usize>>,
+    /// While [`Machine::step_reading`] runs: every address the step reads (path prefixes
+    /// and actuals included, which yield no event). `None` otherwise.
+    pub(super) reads: std::cell::RefCell<Option<Vec<Addr>>>,
 }
 
 /// A whole-program state: heap, threads, and the lazily fixed part of the initial heap.
@@ -95,7 +98,7 @@ impl<'p> Machine<'p> {
             });
         }
         fields.sort();
-        Machine { program, sem: Semantics::of(program.dialect), fields, loop_bound, dead_loads: None }
+        Machine { program, sem: Semantics::of(program.dialect), fields, loop_bound, dead_loads: None, reads: std::cell::RefCell::new(None) }
     }
 
     /// This machine, with loads whose value is dead not fixing lazy initial values

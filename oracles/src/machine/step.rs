@@ -20,6 +20,18 @@ use super::*;
 use crate::lang::*;
 
 impl<'p> Machine<'p> {
+    /// [`Machine::step`], also returning every heap address the step read, including what
+    /// yields no event: path prefixes (`x.f` of `x.f.g`) and path actuals. An explorer that
+    /// reorders steps (`explore::dpor`) needs the whole footprint, not just the event.
+    ///
+    /// # Errors
+    /// As [`Machine::step`].
+    pub fn step_reading(&self, st: &mut State<'p>, t: ThreadId, alt: u8) -> (Step<Option<EventKind>>, Vec<Addr>) {
+        *self.reads.borrow_mut() = Some(vec![]);
+        let r = self.step(st, t, alt);
+        (r, self.reads.borrow_mut().take().unwrap_or_default())
+    }
+
     /// Executes thread `t`'s next action with alternative `alt`, returning its event.
     /// On `Err`, the state is unchanged.
     ///

@@ -311,7 +311,7 @@ fn search_pair(m: &Machine<'_>, m1: &str, m2: &str, cfg: &Config) -> PairSearch 
         Err(e) => return PairSearch { races: vec![], executions: 0, states: 0, complete: false, error: Some(e.to_string()) },
     };
     // Def. 3.6 is a property of states: the stateful explorer answers it exactly.
-    let cfg = Config { state_predicate: Some(def36::enabled_pairs), explorer: ExplorerKind::fastest_for(Property::StateRaces), ..*cfg };
+    let cfg = Config { state_predicate: Some(def36::enabled_pairs), explorer: ExplorerKind::fastest_for(&[Property::StateRaces]), ..*cfg };
     let mut races: Vec<([SideKey; 2], Witness)> = vec![];
     let stats = cfg.explorer.get().explore(m, init, &cfg, &mut |ex| {
         for d in ex.state_races {

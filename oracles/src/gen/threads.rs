@@ -1,0 +1,326 @@
+//! The thread-program generator: small BFJ programs (spec/bigfoot.md §2) whose point is to
+//! exercise the *explorers* (issue 9, item 5: the `explorer-agree` oracle), so every form
+//! that creates or hides a dependence between threads appears: reads and writes of shared
+//! fields, paths through a link field (`o.f.g`: the prefix `o.f` is read without an
+//! event, and another thread may redirect it), publication of fresh objects into the link,
+//! critical sections on two locks (nested in both orders: lock-order deadlocks), `sync`
+//! blocks, `if *` and `while *` (choices inside a thread), conditions on loaded values,
+//! and two or three threads.
+//!
+//! Built deterministically from bytes, like the racerdx generator: swarm knobs from a
+//! header, then the program; a byte 0 or the end of the input means "stop adding". Every
+//! program validates as BFJ and has no null dereference: `init` links `o1.f = o2` and
+//! `o2.f = o1`, the link field `f` only ever holds objects, and paths go through it.
+//! Programs stay small (at most 10 statements in all) so that the naive enumeration, the
+//! ground truth the fast explorers are compared with, finishes.
+
+use std::collections::BTreeSet;
+
+use super::grammar::{Grammar, Production};
+use crate::lang::*;
+
+/// Knobs of the thread-program generator.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadKnobs {
+    /// Threads (2 or 3).
+    pub threads: usize,
+    /// Statements in all threads together, counting nested ones.
+    pub stmts: usize,
+    /// Locks (0–2).
+    pub locks: usize,
+    /// Whether `if *`, `while *` and data conditions appear.
+    pub control: bool,
+    /// Whether paths through the link field appear.
+    pub paths: bool,
+    /// Whether fresh objects are published into the link field.
+    pub publish: bool,
+}
+
+impl Default for ThreadKnobs {
+    fn default() -> ThreadKnobs {
+        ThreadKnobs { threads: 2, stmts: 8, locks: 2, control: true, paths: true, publish: true }
+    }
+}
+
+/// Bytes [`swarm`] reads for its knobs before the program.
+pub const SWARM_HEADER: usize = 4;
+
+impl ThreadKnobs {
+    /// Swarm knobs: 3 threads in a third of the programs, 3–10 statements in all (at most
+    /// 7 with 3 threads), 1–2 locks in 85% of programs, control flow in 70%, paths in 70%,
+    /// publication in 50%.
+    pub fn swarm(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
+        let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
+        let threads = if h[0] % 3 == 0 { 3 } else { 2 };
+        let max = if threads == 3 { 7 } else { 10 };
+        ThreadKnobs {
+            threads,
+            stmts: 3 + usize::from(h[1]) % (max - 2),
+            locks: if chance(h[2], 85) { 1 + usize::from(h[2] % 2) } else { 0 },
+            control: chance(h[3], 70),
+            paths: chance(h[3].rotate_left(3), 70),
+            publish: chance(h[1].rotate_left(4), 50),
+        }
+    }
+}
+
+struct Bytes<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Bytes<'_> {
+    fn next(&mut self) -> u8 {
+        let v = self.b.get(self.i).copied().unwrap_or(0);
+        self.i += 1;
+        v
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::from(self.next()) % n.max(1)
+    }
+}
+
+const OBJECTS: [&str; 2] = ["o1", "o2"];
+const INTS: [&str; 2] = ["g", "h"];
+
+struct Builder<'a, 'b> {
+    src: &'a mut Bytes<'b>,
+    k: ThreadKnobs,
+    budget: usize,
+    fresh: usize,
+    /// Locks held here, innermost last (no lock is taken twice: BFJ locks are not
+    /// reentrant, and a self-deadlock would teach the explorers nothing).
+    held: Vec<usize>,
+    /// The thread being written: its outermost sections mostly take lock `thread % locks`
+    /// first, so that two threads nesting both locks take them in opposite orders.
+    thread: usize,
+}
+
+impl Builder<'_, '_> {
+    fn block(&mut self, depth: usize, out: &mut Vec<String>) {
+        loop {
+            if self.budget == 0 {
+                return;
+            }
+            let b = self.src.next();
+            if b == 0 {
+                return;
+            }
+            self.budget -= 1;
+            let o = OBJECTS[self.src.below(2)];
+            let fld = INTS[self.src.below(2)];
+            // Inside a section, a third of the statements open a section on the other lock:
+            // that is where lock-order deadlocks come from.
+            let nest = !self.held.is_empty() && self.held.len() < self.k.locks && b % 3 == 0;
+            match if nest { 7 + b % 2 } else { b % 12 } {
+                0 | 1 => out.push(format!("r = {o}.{fld}")),
+                2 | 3 => out.push(format!("{o}.{fld} = {}", self.src.below(3))),
+                4 if self.k.paths => out.push(format!("r = {o}.f.{fld}")),
+                5 if self.k.paths => out.push(format!("{o}.f.{fld} = {}", self.src.below(3))),
+                6 if self.k.publish => {
+                    self.fresh += 1;
+                    out.push(format!("n{} = new C; n{}.f = {o}; {o}.f = n{}", self.fresh, self.fresh, self.fresh));
+                }
+                6 => out.push(format!("{o}.f = {}", OBJECTS[self.src.below(2)])),
+                7 | 8 if self.k.locks > 0 && depth < 2 => {
+                    let free: Vec<usize> = (0..self.k.locks).filter(|l| !self.held.contains(l)).collect();
+                    if free.is_empty() {
+                        out.push("skip".into());
+                        continue;
+                    }
+                    let pick = self.src.next();
+                    let own = self.thread % self.k.locks;
+                    let l = if self.held.is_empty() && pick % 4 != 0 && free.contains(&own) { own } else { free[usize::from(pick) % free.len()] };
+                    self.held.push(l);
+                    let mut body = vec![];
+                    if self.held.len() == 1 && self.k.locks == 2 && pick % 4 != 1 {
+                        // Both locks, this thread's first: opposite orders in two threads.
+                        let inner = 1 - l;
+                        self.held.push(inner);
+                        let mut b2 = vec![];
+                        self.block(depth + 1, &mut b2);
+                        self.held.pop();
+                        body.push(format!("acq(m{inner}); {}rel(m{inner})", b2.iter().map(|s| format!("{s}; ")).collect::<String>()));
+                    }
+                    self.block(depth + 1, &mut body);
+                    self.held.pop();
+                    if b % 2 == 1 {
+                        out.push(format!("acq(m{l}); {}rel(m{l})", body.iter().map(|s| format!("{s}; ")).collect::<String>()));
+                    } else {
+                        out.push(format!("sync(m{l}) {{ {} }}", body.join("; ")));
+                    }
+                }
+                9 if self.k.control && depth < 2 => {
+                    let (mut a, mut e) = (vec![], vec![]);
+                    self.block(depth + 1, &mut a);
+                    self.block(depth + 1, &mut e);
+                    out.push(format!("if * {{ {} }} else {{ {} }}", a.join("; "), e.join("; ")));
+                }
+                10 if self.k.control && depth < 2 => {
+                    let mut a = vec![];
+                    self.block(depth + 1, &mut a);
+                    out.push(format!("while * {{ {} }}", a.join("; ")));
+                }
+                11 if self.k.control && depth < 2 => {
+                    let mut a = vec![];
+                    self.block(depth + 1, &mut a);
+                    out.push(format!("r = {o}.{fld}; if r > 0 {{ {} }}", a.join("; ")));
+                }
+                _ => out.push("skip".into()),
+            }
+        }
+    }
+}
+
+/// Builds a thread program from `bytes` with knobs `k` (deterministic).
+pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
+    let mut src = Bytes { b: bytes, i: 0 };
+    let mut b = Builder { src: &mut src, k, budget: k.stmts, fresh: 0, held: vec![], thread: 0 };
+    let mut threads = vec![];
+    for t in 0..k.threads.clamp(2, 3) {
+        let mut body = vec![];
+        b.thread = t;
+        // Each thread gets its share of the statement budget, the last one the rest.
+        let share = if t + 1 == k.threads { b.budget } else { k.stmts / k.threads };
+        let rest = b.budget.saturating_sub(share);
+        b.budget = share;
+        b.block(0, &mut body);
+        b.budget += rest;
+        threads.push(body);
+    }
+    let locks: String = (0..k.locks).map(|l| format!("; m{l} = new C")).collect();
+    let mut text = format!("dialect bfj\nclass C {{ fields f, g, h }}\ninit {{ o1 = new C; o2 = new C; o1.f = o2; o2.f = o1{locks} }}\n");
+    for body in threads {
+        text.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
+    }
+    // The builder writes only forms it knows to be valid; a failure is its bug.
+    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the thread generator wrote an unparsable program ({e}):\n{text}"))
+}
+
+/// The registry's generator for thread-program oracles: swarm knobs from the first
+/// [`SWARM_HEADER`] bytes, then [`build`] from the rest.
+pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
+    let mut h = [0u8; SWARM_HEADER];
+    for (d, s) in h.iter_mut().zip(bytes) {
+        *d = *s;
+    }
+    build(bytes.get(SWARM_HEADER..).unwrap_or(&[]), ThreadKnobs::swarm(h))
+}
+
+const fn prod(name: &'static str, rule: &'static str) -> Production {
+    Production { name, rule }
+}
+
+/// The productions of the thread programs, one per form that creates, hides or orders a
+/// dependence between threads.
+pub const GRAMMAR: Grammar = Grammar {
+    productions: &[
+        prod("read", "r = o.g"),
+        prod("write", "o.g = k"),
+        prod("path read", "r = o.f.g (o.f read without an event)"),
+        prod("path write", "o.f.g = k"),
+        prod("link redirected", "o.f = p"),
+        prod("publication", "n = new C; n.f = o; o.f = n"),
+        prod("acq/rel", "acq(m); C; rel(m)"),
+        prod("sync", "sync(m) { C }"),
+        prod("two locks nested", "a section on one lock inside a section on the other"),
+        prod("if *", "if * { C1 } else { C2 }"),
+        prod("while *", "while * { C }"),
+        prod("data condition", "if r > 0 { C }"),
+        prod("three threads", "thread { … } × 3"),
+        prod("skip", "skip"),
+    ],
+    uses,
+};
+
+fn uses(p: &Program) -> BTreeSet<&'static str> {
+    let mut u = BTreeSet::new();
+    if p.threads.len() == 3 {
+        u.insert("three threads");
+    }
+    for t in &p.threads {
+        stmts(t, 0, &mut u);
+    }
+    u
+}
+
+/// Classifies `block`, inside `locks` sections.
+fn stmts(block: &[Stmt], locks: usize, u: &mut BTreeSet<&'static str>) {
+    let mut open = locks;
+    for s in block {
+        match &s.kind {
+            StmtKind::Skip => {
+                u.insert("skip");
+            }
+            StmtKind::Load { src: Place::Field { fields, .. }, .. } => {
+                u.insert(if fields.len() > 1 { "path read" } else { "read" });
+            }
+            StmtKind::Store { dst: Place::Field { fields, .. }, src } => {
+                u.insert(match (fields.len() > 1, fields.first().map(String::as_str), src) {
+                    (true, ..) => "path write",
+                    (false, Some("f"), Expr::Var(v)) if v.starts_with('n') => "publication",
+                    (false, Some("f"), _) => "link redirected",
+                    _ => "write",
+                });
+            }
+            StmtKind::Acq(_) => {
+                u.insert("acq/rel");
+                if open > 0 {
+                    u.insert("two locks nested");
+                }
+                open += 1;
+            }
+            StmtKind::Rel(_) => open = open.saturating_sub(1),
+            StmtKind::Sync { body, .. } => {
+                u.insert("sync");
+                if open > 0 {
+                    u.insert("two locks nested");
+                }
+                stmts(body, open + 1, u);
+            }
+            StmtKind::If { cond, then_b, else_b } => {
+                u.insert(if *cond == Cond::Star { "if *" } else { "data condition" });
+                stmts(then_b, open, u);
+                stmts(else_b, open, u);
+            }
+            StmtKind::While { body, .. } => {
+                u.insert("while *");
+                stmts(body, open, u);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_validate_and_zero_means_stop() {
+        let p = build(&[], ThreadKnobs::default());
+        assert!(p.threads.iter().all(Vec::is_empty));
+        for seed in 0..300u32 {
+            let bytes: Vec<u8> = (0..40u32).map(|i| (seed.wrapping_mul(2_654_435_761).wrapping_add(i * 40_503) >> 11) as u8).collect();
+            let p = swarm(&bytes, Relax::default());
+            crate::lang::validate(&p).unwrap_or_else(|e| panic!("{e}\n{}", print(&p)));
+        }
+    }
+
+    /// The classifier can fail: a hand-written program uses every production, an empty one
+    /// none.
+    #[test]
+    fn the_classifier_sees_every_production() {
+        let src = "dialect bfj\nclass C { fields f, g, h }\ninit { o1 = new C; o2 = new C; o1.f = o2; o2.f = o1; m0 = new C; m1 = new C }
+thread { r = o1.g; o1.g = 1; r = o1.f.g; o1.f.h = 2; o1.f = o2; n1 = new C; n1.f = o1; o1.f = n1; skip }
+thread { acq(m0); sync(m1) { skip }; rel(m0); if * { skip } else { skip }; while * { skip }; r = o2.g; if r > 0 { skip } }
+thread { skip }\n";
+        let p = parse(src).unwrap();
+        crate::lang::validate(&p).unwrap();
+        let used = uses(&p);
+        let missing: Vec<&str> = GRAMMAR.productions.iter().map(|q| q.name).filter(|n| !used.contains(n)).collect();
+        assert!(missing.is_empty(), "not seen: {missing:?}");
+        assert!(uses(&parse("dialect bfj\nthread { }\nthread { }\n").unwrap()).is_empty());
+    }
+}
