@@ -51,7 +51,7 @@ impl ThreadKnobs {
     /// publication in 50%.
     pub fn swarm(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
         let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
-        let threads = if h[0] % 3 == 0 { 3 } else { 2 };
+        let threads = if h[0].is_multiple_of(3) { 3 } else { 2 };
         let max = if threads == 3 { 7 } else { 10 };
         ThreadKnobs {
             threads,
@@ -112,7 +112,7 @@ impl Builder<'_, '_> {
             let fld = INTS[self.src.below(2)];
             // Inside a section, a third of the statements open a section on the other lock:
             // that is where lock-order deadlocks come from.
-            let nest = !self.held.is_empty() && self.held.len() < self.k.locks && b % 3 == 0;
+            let nest = !self.held.is_empty() && self.held.len() < self.k.locks && b.is_multiple_of(3);
             match if nest { 7 + b % 2 } else { b % 12 } {
                 0 | 1 => out.push(format!("r = {o}.{fld}")),
                 2 | 3 => out.push(format!("{o}.{fld} = {}", self.src.below(3))),
@@ -131,7 +131,7 @@ impl Builder<'_, '_> {
                     }
                     let pick = self.src.next();
                     let own = self.thread % self.k.locks;
-                    let l = if self.held.is_empty() && pick % 4 != 0 && free.contains(&own) { own } else { free[usize::from(pick) % free.len()] };
+                    let l = if self.held.is_empty() && !pick.is_multiple_of(4) && free.contains(&own) { own } else { free[usize::from(pick) % free.len()] };
                     self.held.push(l);
                     let mut body = vec![];
                     if self.held.len() == 1 && self.k.locks == 2 && pick % 4 != 1 {
