@@ -1,8 +1,11 @@
 //! Explorer throughput: executions/s and steps/s of the naive explorer on fixed programs
-//! (2 and 3 threads, 4–8 accesses each), so later work (DPOR, oracles) has a baseline; and
-//! naive against stateful search on the same families plus a racerdx pair with nested
-//! loops (Def. 3.6 as the state predicate), with the executions and states of each printed
-//! once. Run with `cargo bench --bench explore`.
+//! (2 and 3 threads, 4–8 accesses each); and every explorer (naive, stateful, optimal DPOR)
+//! against loom, the model checker Rust programmers use, on the families of issue 9: n
+//! threads × k independent writes; lock-protected increments; a read/write-heavy family;
+//! a racerdx pair with nested loops (ours only: loom has no Def. 3.6). Each family is
+//! written twice, as a `.race` program and as a loom model with the same threads, locks and
+//! shared cells; the executions of each (loom's model iterations, counted) and the classes
+//! are printed once, before the timings. Run with `cargo bench --bench explore`.
 
 use std::ops::ControlFlow;
 
@@ -59,23 +62,133 @@ fn run_pair(p: &Program, cfg: &Config) -> Stats {
     cfg.explorer.get().explore(&m, init, &cfg, &mut |_| ControlFlow::Continue(()))
 }
 
-/// Naive against stateful, same programs, same bounds.
+/// The loom side of a family: a model run to completion, returning its iterations.
+type LoomModel = fn() -> usize;
+
+/// `threads` threads, each storing to its own `k` atomics (every pair independent).
+fn loom_independent(threads: usize, k: usize) -> usize {
+    use loom::sync::atomic::{AtomicUsize, Ordering};
+    use loom::sync::Arc;
+    let iterations = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let it = iterations.clone();
+    loom::model(move || {
+        it.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let cells: Arc<Vec<AtomicUsize>> = Arc::new((0..threads * k).map(|_| AtomicUsize::new(0)).collect());
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                let cells = cells.clone();
+                loom::thread::spawn(move || (0..k).for_each(|i| cells[t * k + i].store(1, Ordering::SeqCst)))
+            })
+            .collect();
+        hs.into_iter().for_each(|h| h.join().expect("thread"));
+    });
+    iterations.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Two threads, each `k` lock-protected increments of one shared counter.
+fn loom_increments(k: usize) -> usize {
+    use loom::sync::{Arc, Mutex};
+    let iterations = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let it = iterations.clone();
+    loom::model(move || {
+        it.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let m = Arc::new(Mutex::new(0usize));
+        let hs: Vec<_> = (0..2)
+            .map(|_| {
+                let m = m.clone();
+                loom::thread::spawn(move || (0..k).for_each(|_| *m.lock().expect("lock") += 1))
+            })
+            .collect();
+        hs.into_iter().for_each(|h| h.join().expect("thread"));
+    });
+    iterations.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Two threads reading and writing two shared cells, unsynchronized (SeqCst atomics on
+/// loom's side, so that loom explores the interleavings instead of stopping at the race).
+fn loom_read_write() -> usize {
+    use loom::sync::atomic::{AtomicUsize, Ordering};
+    use loom::sync::Arc;
+    let iterations = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let it = iterations.clone();
+    loom::model(move || {
+        it.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let c: Arc<[AtomicUsize; 2]> = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        let hs: Vec<_> = (0..2)
+            .map(|t| {
+                let c = c.clone();
+                loom::thread::spawn(move || {
+                    let x = c[t].load(Ordering::SeqCst);
+                    c[1 - t].store(x + 1, Ordering::SeqCst);
+                    let y = c[1 - t].load(Ordering::SeqCst);
+                    c[t].store(y + 1, Ordering::SeqCst);
+                })
+            })
+            .collect();
+        hs.into_iter().for_each(|h| h.join().expect("thread"));
+    });
+    iterations.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn increments(k: usize) -> Program {
+    let inc = "acq(m); t = o.f; o.f = t + 1; rel(m)";
+    let body = vec![inc; k].join("; ");
+    parse(&format!("dialect bfj\nclass C {{ fields f }}\ninit {{ o = new C; m = new C }}\nthread {{ {body} }}\nthread {{ {body} }}\n")).expect("benchmark program parses")
+}
+
+const READ_WRITE: &str = "dialect bfj
+class C { fields a, b }
+init { o = new C }
+thread { x = o.a; o.b = x + 1; y = o.b; o.a = y + 1 }
+thread { x = o.b; o.a = x + 1; y = o.a; o.b = y + 1 }
+";
+
+/// Every explorer and loom on the issue's families, same run.
 fn compare(c: &mut Criterion) {
-    let mut g = c.benchmark_group("explore-naive-vs-stateful");
+    let mut g = c.benchmark_group("explorers-vs-loom");
     g.sample_size(10);
-    let pair = parse(NESTED_LOOPS).expect("benchmark program parses");
-    let mut cases: Vec<(String, Program, bool)> = programs().into_iter().map(|(n, p)| (n, p, false)).collect();
-    cases.push(("racerdx-nested-loops".into(), pair, true));
-    for (name, p, is_pair) in &cases {
-        for kind in [ExplorerKind::Naive, ExplorerKind::Stateful] {
+    let families: Vec<(&str, Program, Option<LoomModel>, bool)> = vec![
+        ("2x8-independent", independent_threads(2, 8), Some(|| loom_independent(2, 8)), false),
+        ("3x3-independent", independent_threads(3, 3), Some(|| loom_independent(3, 3)), false),
+        ("2x5-locked-increments", increments(5), Some(|| loom_increments(5)), false),
+        ("2x7-locked-increments", increments(7), Some(|| loom_increments(7)), false),
+        ("2x4-read-write", parse(READ_WRITE).expect("benchmark program parses"), Some(loom_read_write), false),
+        ("2x6-shared-locked", shared(2, 6), None, false),
+        ("racerdx-nested-loops", parse(NESTED_LOOPS).expect("benchmark program parses"), None, true),
+    ];
+    for (name, p, loom_model, is_pair) in &families {
+        let mut line = format!("{name}:");
+        for kind in [ExplorerKind::Naive, ExplorerKind::Stateful, ExplorerKind::Dpor] {
             let cfg = Config { explorer: kind, ..Config::default() };
             let go = |p: &Program| if *is_pair { run_pair(p, &cfg) } else { run(p, &cfg) };
             let s = go(p);
-            eprintln!("{name} {}: {} executions, {} merged, {} states, complete {}", kind.name(), s.executions, s.merged, s.states, s.complete);
+            line.push_str(&format!(" {} {}{}", kind.name(), s.executions, if s.complete { "" } else { " (incomplete)" }));
+            if kind == ExplorerKind::Stateful {
+                line.push_str(&format!(" ({} states)", s.states));
+            }
             g.bench_with_input(BenchmarkId::new(kind.name(), name), p, |b, p| b.iter(|| go(p)));
         }
+        if !is_pair {
+            line.push_str(&format!(" | classes {}", classes(p)));
+        }
+        if let Some(model) = loom_model {
+            line.push_str(&format!(" | loom {}", model()));
+            g.bench_function(BenchmarkId::new("loom", name), |b| b.iter(model));
+        }
+        eprintln!("{line}");
     }
     g.finish();
+}
+
+/// Mazurkiewicz classes among the naive explorer's executions.
+fn classes(p: &Program) -> usize {
+    let m = Machine::new(p, 2);
+    let mut keys = std::collections::HashSet::new();
+    ExplorerKind::Naive.get().explore(&m, m.initial_state().expect("init runs"), &Config::default(), &mut |ex| {
+        keys.insert(race_oracles::explore::classes::class_key(&m, ex));
+        ControlFlow::Continue(())
+    });
+    keys.len()
 }
 
 fn bench(c: &mut Criterion) {

@@ -209,46 +209,53 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
             let (seen, findings, failure, on_finding, subjects) = (&seen, &findings, &failure, &on_finding, &subjects);
             scope.spawn(move || {
                 let seed = s.seed.wrapping_add(job as u64);
-                let mut rng = StdRng::seed_from_u64(seed);
-                let mut n: u64 = 0;
-                while Instant::now() < s.deadline && !stop.load(Ordering::Relaxed) && s.max_programs.is_none_or(|m| n < m) {
-                    n += 1;
+                // One stream per oracle: its k-th program depends on the seed alone, however
+                // the scheduler interleaves the oracles.
+                let mut rngs: Vec<StdRng> = (0..s.oracles.len()).map(|i| StdRng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
+                let mut spent = vec![0f64; s.oracles.len()];
+                let mut done = vec![0u64; s.oracles.len()];
+                while Instant::now() < s.deadline && !stop.load(Ordering::Relaxed) {
+                    // Time-fair: the oracle with the least time per unit of share goes next.
+                    let next = (0..s.oracles.len()).filter(|&i| s.max_programs.is_none_or(|m| done[i] < m)).min_by(|&a, &b| {
+                        let key = |i: usize| spent[i] / share(&s.oracles[i]);
+                        key(a).total_cmp(&key(b)).then(a.cmp(&b))
+                    });
+                    let Some(i) = next else { break };
+                    let (o, subject) = (&s.oracles[i], &subjects[i]);
+                    done[i] += 1;
+                    let n = done[i];
                     counters.programs.fetch_add(1, Ordering::Relaxed);
-                    let mut used = [false; 5];
-                    for (i, (o, subject)) in s.oracles.iter().zip(subjects).enumerate() {
-                        let p = generate(o, subject, &mut rng);
-                        for (u, f) in used.iter_mut().zip(features(&p)) {
-                            *u |= f;
-                        }
-                        let r = suts::check(o, &p, subject, explore);
-                        counters.verdicts[i][slot(r.verdict)].fetch_add(1, Ordering::Relaxed);
-                        if !r.items.is_empty() {
-                            counters.judged[i].fetch_add(1, Ordering::Relaxed);
-                        }
-                        if r.verdict != Verdict::Fail || !lock(seen).insert(fnv(&format!("{}{}", o.id, print(&p)))) {
-                            continue;
-                        }
-                        let tag = format!("{} (job {job}, program {n})", s.seed);
-                        let saved = finding_text(o, subject, &tag, &p)
-                            .map_err(|message| CampaignError::Internal { message, program: print(&p) })
-                            .and_then(|(text, _)| write_finding(&s.out, o.id, &p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text }));
-                        match saved {
-                            Ok(path) => {
-                                counters.written.fetch_add(1, Ordering::Relaxed);
-                                let f = Finding { oracle: o.id, path };
-                                on_finding(&f);
-                                lock(findings).push(f);
-                            }
-                            Err(e) => {
-                                stop.store(true, Ordering::Relaxed);
-                                lock(failure).get_or_insert(e);
-                                return;
-                            }
-                        }
-                    }
-                    for (k, on) in used.into_iter().enumerate() {
+                    let started = Instant::now();
+                    let p = generate(o, subject, &mut rngs[i]);
+                    for (k, on) in features(&p).into_iter().enumerate() {
                         if on {
                             counters.features[k].fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    let r = suts::check(o, &p, subject, explore);
+                    spent[i] += started.elapsed().as_secs_f64();
+                    counters.verdicts[i][slot(r.verdict)].fetch_add(1, Ordering::Relaxed);
+                    if !r.items.is_empty() {
+                        counters.judged[i].fetch_add(1, Ordering::Relaxed);
+                    }
+                    if r.verdict != Verdict::Fail || !lock(seen).insert(fnv(&format!("{}{}", o.id, print(&p)))) {
+                        continue;
+                    }
+                    let tag = format!("{} (job {job}, program {n})", s.seed);
+                    let saved = finding_text(o, subject, &tag, &p)
+                        .map_err(|message| CampaignError::Internal { message, program: print(&p) })
+                        .and_then(|(text, _)| write_finding(&s.out, o.id, &p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text }));
+                    match saved {
+                        Ok(path) => {
+                            counters.written.fetch_add(1, Ordering::Relaxed);
+                            let f = Finding { oracle: o.id, path };
+                            on_finding(&f);
+                            lock(findings).push(f);
+                        }
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            lock(failure).get_or_insert(e);
+                            return;
                         }
                     }
                 }
@@ -259,6 +266,18 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
         return Err(e);
     }
     Ok(findings.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))
+}
+
+/// An oracle's share of a campaign's time. The explorer self-checks (`explorer-agree`)
+/// run the naive enumeration on every program, hundreds of times slower than an analysis
+/// oracle's check; they get a ninth of an analysis oracle's share, so that a campaign
+/// still spends nearly all its time on the analyses while the self-checks keep running.
+fn share(o: &Oracle) -> f64 {
+    if o.sut == race_oracles::theorems::SutKind::Explorers {
+        1.0
+    } else {
+        9.0
+    }
 }
 
 /// The subject an oracle runs in a campaign hunting `mutant`: the mutant where it belongs

@@ -7,9 +7,11 @@
 //! oracle over an existing SUT touches nothing here; adding a SUT is its module under
 //! `analyses/` plus one entry in [`SUTS`].
 
+use race_oracles::explore::dpor::Dpor;
+use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
-use race_oracles::theorems::{Budget, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
+use race_oracles::theorems::{Budget, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
 use crate::analyses::racerdx::RacerDx;
 use crate::mutants::{self, MUTANTS};
@@ -18,6 +20,8 @@ use crate::mutants::{self, MUTANTS};
 pub enum Implementation {
     /// A static race analysis.
     Static(Box<dyn StaticRaceAnalysis + Send + Sync>),
+    /// The fast explorers, each real or with a seeded bug.
+    Explorers(Stateful, Dpor),
 }
 
 /// One SUT implementation in the catalogue.
@@ -27,19 +31,27 @@ pub struct SutEntry {
     pub name: &'static str,
     /// The seam it plugs into.
     pub kind: SutKind,
-    /// The dialect it analyzes.
-    pub dialect: Dialect,
+    /// The dialects it analyzes.
+    pub dialects: &'static [Dialect],
     /// Builds it with the mutants named (empty: the real thing); `None` if one of them is
     /// not a mutant of this SUT. Returns the assumptions the mutants relax too.
     pub build: fn(&[&str]) -> Option<(Implementation, Relax)>,
 }
 
 /// Every SUT.
-pub const SUTS: &[SutEntry] = &[SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialect: Dialect::RacerDx, build: build_racerdx }];
+pub const SUTS: &[SutEntry] = &[
+    SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx },
+    SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::RacerDx], build: build_explorers },
+];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
     let (opts, relax) = mutants::racerdx(names)?;
     Some((Implementation::Static(Box::new(RacerDx::new(opts))), relax))
+}
+
+fn build_explorers(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let (stateful, dpor) = mutants::explorers(names)?;
+    Some((Implementation::Explorers(stateful, dpor), Relax::default()))
 }
 
 /// Why no subject could be built.
@@ -81,7 +93,7 @@ impl Subject {
     /// # Errors
     /// [`SubjectError`] when the mutant is not one of that SUT's.
     pub fn for_oracle(oracle: &Oracle, mutant: Option<&str>) -> Result<Subject, SubjectError> {
-        let entry = *SUTS.iter().find(|e| e.kind == oracle.sut && e.dialect == oracle.dialect).ok_or(SubjectError::NoSut {
+        let entry = *SUTS.iter().find(|e| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect)).ok_or(SubjectError::NoSut {
             oracle: oracle.id,
             kind: oracle.sut,
             dialect: oracle.dialect,
@@ -103,6 +115,7 @@ impl Subject {
     pub fn sut(&self) -> Sut<'_> {
         match &self.implementation {
             Implementation::Static(a) => Sut::Static(a.as_ref()),
+            Implementation::Explorers(s, d) => Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d }),
         }
     }
 
@@ -110,6 +123,7 @@ impl Subject {
     pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
         match &self.implementation {
             Implementation::Static(a) => Some(a.as_ref()),
+            Implementation::Explorers(..) => None,
         }
     }
 

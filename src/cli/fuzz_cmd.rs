@@ -136,11 +136,11 @@ fn status(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
 fn summary(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
     let n = load(&c.programs);
     let mut out = format!("\n{n} programs in {:.1}s ({:.0} programs/s)\n", elapsed.as_secs_f64(), n as f64 / elapsed.as_secs_f64().max(0.001));
-    out.push_str(&format!("{:<18} {:>9} {:>9} {:>6} {:>13}  {}\n", "oracle", "checked", "pass", "fail", "inconclusive", "judged something"));
+    out.push_str(&format!("{:<22} {:>9} {:>9} {:>6} {:>13}  {}\n", "oracle", "checked", "pass", "fail", "inconclusive", "judged something"));
     for (i, o) in oracles.iter().enumerate() {
         let [p, f, u] = &c.verdicts[i];
         let (p, f, u) = (load(p), load(f), load(u));
-        out.push_str(&format!("{:<18} {:>9} {:>9} {:>6} {:>13}  {:.0}% (≥ 1 {})\n", o.id, p + f + u, p, f, u, pct(load(&c.judged[i]), p + f + u), o.item_kind));
+        out.push_str(&format!("{:<22} {:>9} {:>9} {:>6} {:>13}  {:.0}% (≥ 1 {})\n", o.id, p + f + u, p, f, u, pct(load(&c.judged[i]), p + f + u), o.item_kind));
     }
     let cov: Vec<String> = FEATURES.iter().zip(&c.features).map(|(f, k)| format!("{f} {:.0}%", pct(load(k), n))).collect();
     out.push_str(&format!("feature coverage (programs with …): {}\n", cov.join(", ")));

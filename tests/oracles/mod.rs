@@ -1,5 +1,6 @@
-//! One module per oracle, mirroring `oracles/src/theorems/`, and a toy oracle that shows
+//! One module per oracle (or family), mirroring `oracles/src/theorems/`, and a toy oracle that shows
 //! how one is added.
 
+mod explorer_agree;
 mod racerdx;
 mod toy;

@@ -8,7 +8,7 @@ use std::path::Path;
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use race_oracles::gen::RacerDxInput;
 use race_oracles::lang::{parse, print, Program};
-use race_oracles::theorems::{summaries, ItemStatus, Oracle, OracleResult, Registry, Verdict};
+use race_oracles::theorems::{summaries, ItemStatus, Oracle, OracleResult, Registry, SutKind, Verdict};
 use racefuzz::mutants::{Prediction, MUTANTS};
 use racefuzz::render;
 use racefuzz::suts::{self, Subject};
@@ -38,7 +38,7 @@ fn describe(p: &Program) -> String {
         for l in summaries(a, p) {
             out.push_str(&format!("{l}\n"));
         }
-        for o in Registry::builtin().all() {
+        for o in Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis) {
             out.push_str(&render::result_brief(&check(o.id, p, mutant)));
         }
     }
@@ -127,7 +127,7 @@ fn mutants_are_caught_as_predicted() {
     let mut table = String::new();
     let mut wrong = vec![];
     let mut breaking = 0;
-    for m in MUTANTS {
+    for m in MUTANTS.iter().filter(|m| m.sut == "racerdx") {
         for (id, predicted) in m.predicted {
             let found = hunt(m.name, id, BUDGET);
             match (predicted, &found) {
@@ -164,7 +164,10 @@ fn real_analysis_passes_generated_programs() {
                 Ok(())
             })
             .unwrap();
-        assert!(conclusive.get() > 250 && judged.get() > 60, "{}: vacuous: {} conclusive, {} judged something", o.id, conclusive.get(), judged.get());
+        // The explorer self-checks are inconclusive wherever the naive enumeration they
+        // compare with hits its budget, by design (`theorems::explorer_agree`).
+        let floor = if o.sut == SutKind::Explorers { 180 } else { 250 };
+        assert!(conclusive.get() > floor && judged.get() > 60, "{}: vacuous: {} conclusive, {} judged something", o.id, conclusive.get(), judged.get());
     }
 }
 

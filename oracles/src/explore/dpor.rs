@@ -62,19 +62,44 @@ use crate::lang::AccessKind;
 use crate::machine::*;
 
 /// The optimal DPOR explorer (see the module docs).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Dpor;
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dpor {
+    /// A seeded bug, for the `explorer-agree` oracles' mutants (`None`: the real explorer,
+    /// the only one [`super::ExplorerKind::get`] hands out).
+    pub seeded: Option<DporBug>,
+}
+
+/// Seeded bugs of the DPOR explorer, each a mistake the literature or this module's docs
+/// warn about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DporBug {
+    /// Dependence forgets locks (and capsules): critical sections never conflict.
+    ForgetsLocks,
+    /// A child keeps its parent's whole sleep set instead of the threads independent of the
+    /// step taken (sleep sets never cleared).
+    SleepKeptWhole,
+    /// Footprints are the events only: a path's prefix read conflicts with nothing.
+    NoPrefixReads,
+    /// Attempts blocked at the end of an execution are not reversed (deadlocks and capFree
+    /// faults behind a critical section are missed).
+    NoBlockedAttempts,
+}
+
+impl Dpor {
+    /// The real DPOR explorer.
+    pub const REAL: Dpor = Dpor { seeded: None };
+}
 
 impl Explorer for Dpor {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
         if init.has_lazy_values() {
-            return super::naive::explore(m, init, cfg, visit, None);
+            return super::naive::explore(m, init, cfg, visit, None, &State::key);
         }
         Search {
             m,
             cfg,
             visit,
-            names: Names::default(),
+            names: Names { bug: self.seeded, ..Names::default() },
             stats: Stats { complete: true, ..Stats::default() },
             trace: vec![],
             path: vec![],
@@ -184,6 +209,8 @@ fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Label>) {
 /// Interned names of threads and objects.
 #[derive(Default)]
 struct Names {
+    /// The seeded bug, if any (it changes footprints, sleep sets and blocked attempts).
+    bug: Option<DporBug>,
     threads: HashMap<String, u32>,
     objects: HashMap<String, u32>,
 }
@@ -322,8 +349,10 @@ impl Names {
     fn label(&mut self, st: &State<'_>, t: ThreadId, after: &State<'_>, ev: Option<EventKind>, reads: &[Addr]) -> Label {
         let thread = intern(&mut self.threads, &st.threads[t.0 as usize].name);
         let mut fp = vec![(Res::Thread(thread), true)];
-        for &a in reads {
-            fp.push((self.res(st, a), false));
+        if self.bug != Some(DporBug::NoPrefixReads) {
+            for &a in reads {
+                fp.push((self.res(st, a), false));
+            }
         }
         // The global lock is reentrant: only the outermost acquire and release bound a section.
         let (outer_acq, outer_rel) = (st.threads[t.0 as usize].depth == 0, after.threads[t.0 as usize].depth == 0);
@@ -357,6 +386,10 @@ impl Names {
             }
             Some(EventKind::Fork(c)) => fp.push((Res::Thread(intern(&mut self.threads, &after.threads[c.0 as usize].name)), true)),
             Some(EventKind::Join(c)) => fp.push((Res::Thread(intern(&mut self.threads, &after.threads[c.0 as usize].name)), false)),
+        }
+        if self.bug == Some(DporBug::ForgetsLocks) {
+            fp.retain(|(r, _)| !matches!(r, Res::Lock(_) | Res::Capsule(_)));
+            sync = Sync::None;
         }
         Label { thread, alts: vec![], fp, sync }
     }
@@ -572,7 +605,7 @@ impl<'p> Search<'_, '_, 'p> {
                 continue;
             };
             let label = &top.next[e].label;
-            top.child_sleep = top.sleep.iter().filter(|s| !dependent(label, s)).cloned().collect();
+            top.child_sleep = top.sleep.iter().filter(|s| self.names.bug == Some(DporBug::SleepKeptWhole) || !dependent(label, s)).cloned().collect();
             let mut subtrees: Vec<(Vec<u8>, Vec<WNode>)> = vec![];
             for w in &mut top.wut {
                 if w.label.thread == t {
@@ -627,7 +660,7 @@ impl<'p> Search<'_, '_, 'p> {
             self.stop = true;
             return;
         }
-        let pending = self.names.pending(self.m, st);
+        let pending = if self.names.bug == Some(DporBug::NoBlockedAttempts) { vec![] } else { self.names.pending(self.m, st) };
         let (races, hb) = races(&self.events, &pending);
         let all: Vec<&Label> = self.events.iter().chain(&pending).collect();
         for (i, j) in races {

@@ -57,8 +57,8 @@ impl ExplorerKind {
     pub fn get(self) -> &'static dyn Explorer {
         match self {
             ExplorerKind::Naive => &super::naive::Naive,
-            ExplorerKind::Stateful => &super::stateful::Stateful,
-            ExplorerKind::Dpor => &super::dpor::Dpor,
+            ExplorerKind::Stateful => &super::stateful::Stateful::REAL,
+            ExplorerKind::Dpor => &super::dpor::Dpor::REAL,
         }
     }
 

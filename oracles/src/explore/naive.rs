@@ -35,7 +35,7 @@ pub struct Naive;
 
 impl Explorer for Naive {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
-        explore(m, init, cfg, visit, None)
+        explore(m, init, cfg, visit, None, &State::key)
     }
 
     fn replay<'p>(
@@ -164,7 +164,7 @@ fn watch<'p>(m: &Machine<'p>, cfg: &Config, node: &Node<'p>, st: &State<'p>, at:
 /// Explores every execution from `init`, calling `visit` on each; `visit` may stop the
 /// search early with `ControlFlow::Break` (the result is then incomplete).
 ///
-/// With `visited` (the stateful explorer, `super::stateful`), a child whose key is already
+/// With `visited` (the stateful explorer, `super::stateful`), a child whose `key` is already
 /// in the set is not expanded: its path ends as [`Outcome::Merged`]. Without it, this is
 /// the plain enumeration.
 pub(super) fn explore<'p>(
@@ -173,9 +173,10 @@ pub(super) fn explore<'p>(
     cfg: &Config,
     visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>,
     mut visited: Option<&mut std::collections::HashSet<u128>>,
+    key: &dyn Fn(&State<'p>) -> u128,
 ) -> Stats {
     if let Some(v) = visited.as_deref_mut() {
-        v.insert(init.key());
+        v.insert(key(&init));
     }
     let mut stats = Stats { complete: true, ..Stats::default() };
     let mut trace: Vec<Event> = vec![];
@@ -226,7 +227,7 @@ pub(super) fn explore<'p>(
         path.push(choice);
         record(m, state, choice, ev, &mut trace);
         let steps = path.iter().filter(|c| matches!(c, Choice::Step { .. })).count();
-        let seen = visited.as_deref_mut().is_some_and(|v| !v.insert(child.key()));
+        let seen = visited.as_deref_mut().is_some_and(|v| !v.insert(key(&child)));
         let n = if seen { Node { succs: vec![], next: 0, leaf: Some(Outcome::Merged), need: None } } else { expand(m, &child, cfg, steps) };
         watch(m, cfg, &n, &child, trace.len(), path.len(), &mut found);
         stack.push((n, child, tl, dl));

@@ -27,13 +27,51 @@ use super::schedule::Schedule;
 use crate::machine::{Machine, State};
 
 /// The stateful explorer (see the module docs).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Stateful;
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stateful {
+    /// A seeded bug, for the `explorer-agree` oracles' mutants (`None`: the real explorer,
+    /// the only one [`super::ExplorerKind::get`] hands out).
+    pub seeded: Option<StatefulBug>,
+}
+
+/// Seeded bugs of the stateful explorer: parts of the state left out of the visited set's
+/// key, so that states which differ there are merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatefulBug {
+    /// The key leaves out the lazily fixed initial facts.
+    KeyWithoutFacts,
+    /// The key leaves out every object's cells and array elements.
+    KeyWithoutHeap,
+}
+
+impl Stateful {
+    /// The real stateful explorer.
+    pub const REAL: Stateful = Stateful { seeded: None };
+
+    fn key(&self, st: &State<'_>) -> u128 {
+        match self.seeded {
+            None => st.key(),
+            Some(StatefulBug::KeyWithoutFacts) => {
+                let mut s = st.clone();
+                s.initial_facts.clear();
+                s.key()
+            }
+            Some(StatefulBug::KeyWithoutHeap) => {
+                let mut s = st.clone();
+                for o in &mut s.objects {
+                    o.fields.clear();
+                    o.elems = None;
+                }
+                s.key()
+            }
+        }
+    }
+}
 
 impl Explorer for Stateful {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
         let mut visited = HashSet::new();
-        super::naive::explore(m, init, cfg, visit, Some(&mut visited))
+        super::naive::explore(m, init, cfg, visit, Some(&mut visited), &|s| self.key(s))
     }
 
     fn replay<'p>(

@@ -6,12 +6,15 @@
 //!   here): [`StaticRaceAnalysis`], [`DynamicDetector`] (with [`DetectorFactory`]),
 //!   [`CheckPlacer`]; the explorer seam is [`crate::explore::Explorer`].
 //! - [`result`]: the one result type, [`OracleResult`].
-//! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15).
+//! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
+//!   [`racerdx_reports`] (§3.4 on α), [`explorer_agree`] (the fast explorers against the
+//!   naive one, issue 9).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
 
 pub mod detector;
+pub mod explorer_agree;
 pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_reports;
@@ -21,6 +24,7 @@ pub mod result;
 pub mod static_race;
 
 pub use detector::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
+pub use explorer_agree::FastExplorers;
 pub use placer::{CheckPlacer, PlaceError};
 pub use registry::{Budget, Oracle, Registry, Sut, SutKind};
 pub use result::{Item, ItemStatus, OracleResult};

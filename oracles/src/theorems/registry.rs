@@ -10,6 +10,7 @@
 //! SUTs (the SUT crate's `mutants` module), keyed by oracle id.
 
 use super::detector::DetectorFactory;
+use super::explorer_agree::FastExplorers;
 use super::placer::CheckPlacer;
 use super::result::OracleResult;
 use super::static_race::StaticRaceAnalysis;
@@ -27,6 +28,8 @@ pub enum SutKind {
     DynamicDetector,
     /// A [`CheckPlacer`] with the detector that runs its checks (BigFoot + DynamicBF).
     CheckPlacer,
+    /// The fast explorers ([`FastExplorers`]), judged against the naive enumeration.
+    Explorers,
 }
 
 /// A system under test, as an oracle receives it.
@@ -37,6 +40,8 @@ pub enum Sut<'a> {
     Detector(&'a dyn DetectorFactory),
     /// A check placer and the detector that runs the placed program.
     Placer(&'a dyn CheckPlacer, &'a dyn DetectorFactory),
+    /// A stateful search and a DPOR.
+    Explorers(FastExplorers<'a>),
 }
 
 impl Sut<'_> {
@@ -46,6 +51,7 @@ impl Sut<'_> {
             Sut::Static(_) => SutKind::StaticRaceAnalysis,
             Sut::Detector(_) => SutKind::DynamicDetector,
             Sut::Placer(..) => SutKind::CheckPlacer,
+            Sut::Explorers(_) => SutKind::Explorers,
         }
     }
 }
@@ -114,7 +120,15 @@ impl Registry {
     /// The built-in oracles. Adding one: write its module with a `pub const ORACLE` and
     /// add it here.
     pub fn builtin() -> Registry {
-        Registry { oracles: vec![super::racerdx_tp::ORACLE, super::racerdx_complete::ORACLE, super::racerdx_reports::ORACLE] }
+        Registry {
+            oracles: vec![
+                super::racerdx_tp::ORACLE,
+                super::racerdx_complete::ORACLE,
+                super::racerdx_reports::ORACLE,
+                super::explorer_agree::ORACLE,
+                super::explorer_agree::RACERDX,
+            ],
+        }
     }
 
     /// This registry with one more oracle (for users' own oracles and for tests).
