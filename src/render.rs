@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use race_oracles::explore::{Config, ExplorerKind, Names, RaceDefinition, Run, Stats, Witness, WitnessEvent};
+use race_oracles::explore::{Config, Names, RaceDefinition, Run, Stats, Witness, WitnessEvent};
 use race_oracles::machine::{EventKind, LockId};
 use race_oracles::theorems::{ItemStatus, OracleResult, Verdict};
 
@@ -13,9 +13,7 @@ use race_oracles::theorems::{ItemStatus, OracleResult, Verdict};
 pub fn bounds(cfg: &Config, racerdx: bool) -> String {
     let mut s = format!("bounds: loop bound K={} (nondeterministic loops), max {} executions, max {} steps per execution", cfg.loop_bound, cfg.max_executions, cfg.max_steps);
     s.push_str(if cfg.eager_local { ", local steps run eagerly" } else { ", every step interleaved" });
-    if cfg.explorer != ExplorerKind::Naive {
-        let _ = write!(s, ", {} explorer", cfg.explorer.name());
-    }
+    let _ = write!(s, ", {} explorer", cfg.explorer.name());
     if racerdx {
         let _ = write!(s, ", initial heaps with ≤ {} objects (every aliasing of formals and reached fields)", cfg.heap_bound);
     }

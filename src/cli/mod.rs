@@ -445,14 +445,19 @@ pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) ->
 fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
     let (_, prog) = load(&a.file)?;
     let pair = parse_pair(&prog, a.pair.as_deref())?;
-    let cfg = a.bounds.config();
-    // Thread programs race by happens-before, a property of traces (spec/dpor.md): only an
-    // explorer that preserves traces may answer it.
-    if prog.dialect != Dialect::RacerDx && !cfg.explorer.preserves(Property::Classes) {
+    let racerdx = prog.dialect == Dialect::RacerDx;
+    // What `explore` answers: Def. 3.6 races (a property of states) for racerdx pairs,
+    // happens-before races (a property of classes) for thread programs, and outcomes.
+    let asked = if racerdx { [Property::StateRaces, Property::Outcomes] } else { [Property::Classes, Property::Outcomes] };
+    // Interleaving local steps too is a request for the plain enumeration.
+    let named = a.bounds.explorer().or(a.bounds.all_interleavings.then_some(ExplorerKind::Naive));
+    let cfg = Config { explorer: named.unwrap_or_else(|| ExplorerKind::fastest_for(&asked)), ..a.bounds.config() };
+    if !asked.iter().all(|&p| cfg.explorer.preserves(p)) {
         return Err(CliError::input(format!(
-            "error: the {} explorer visits each state once and cuts traces short, so it cannot decide happens-before races of a {} program; use --explorer naive",
+            "error: the {} explorer cannot decide the races of a {} program (it does not preserve {}); use --naive, or leave the explorer out for the fastest one that can",
             cfg.explorer.name(),
-            prog.dialect
+            prog.dialect,
+            if racerdx { "states" } else { "happens-before races" }
         )));
     }
     let runs = ground_truth(&prog, &cfg, pair)?;
