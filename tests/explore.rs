@@ -398,3 +398,60 @@ fn dpor_agrees_with_naive() {
         "vacuous: {compared} compared, {racy} racy, {reduced} reduced, {deadlocks} with deadlocks, {optimal} optimal"
     );
 }
+
+/// Issue 9 asks that no racerdx pair of the generator at its largest settings (3 methods
+/// × 8 statements, paths of 3 fields, 3 formals, 3 locals, nested locks and control) end
+/// incomplete under the stateful search at the default bounds. Not met yet: a few pairs
+/// (nested loops over three lazily fixed objects) exceed the execution budget. This test
+/// pins the share at most 5% and prints the distribution of states per pair and the
+/// slowest pair; `RACEFUZZ_PAIR_PROGRAMS` programs (20 by default; the issue note reports
+/// a larger run, in release).
+#[test]
+fn racerdx_pairs_at_the_largest_settings_complete() {
+    use race_oracles::explore::ExplorerKind;
+    use race_oracles::race::def36;
+    let n: usize = std::env::var("RACEFUZZ_PAIR_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+    let knobs = RacerDxKnobs { max_methods: 3, max_stmts: 8, max_path: 3, fields: 3, max_formals: 3, locals: 3, ..RacerDxKnobs::default() };
+    let cfg = Config { explorer: ExplorerKind::Stateful, state_predicate: Some(def36::enabled_pairs), ..Config::default() };
+    let mut rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &[9; 32]);
+    let mut states = vec![];
+    let mut slowest = (std::time::Duration::ZERO, String::new());
+    let mut incomplete = vec![];
+    for _ in 0..n {
+        let mut bytes = vec![0u8; 160];
+        proptest::prelude::Rng::fill_bytes(&mut rng, &mut bytes);
+        let p = race_oracles::gen::racerdx::build(&bytes, knobs);
+        let m = Machine::new(&p, cfg.loop_bound);
+        for (i, a) in p.methods.iter().enumerate() {
+            for b in &p.methods[i..] {
+                let init = m.method_threads(&[&a.name, &b.name], vec![], &[]).unwrap();
+                let t = std::time::Instant::now();
+                let s = cfg.explorer.get().explore(&m, init, &cfg, &mut |_| ControlFlow::Continue(()));
+                let took = t.elapsed();
+                if !s.complete {
+                    incomplete.push(format!("{} ∥ {} ({} states)", a.name, b.name, s.states));
+                }
+                if took > slowest.0 {
+                    slowest = (took, format!("{} ∥ {} ({} states)\n{}", a.name, b.name, s.states, print(&p)));
+                }
+                states.push(s.states);
+            }
+        }
+    }
+    states.sort_unstable();
+    let q = |f: f64| states[((states.len() - 1) as f64 * f) as usize];
+    eprintln!(
+        "{} pairs, {} incomplete; states per pair: min {}, median {}, p90 {}, p99 {}, max {}; slowest {:?}: {}",
+        states.len(),
+        incomplete.len(),
+        q(0.0),
+        q(0.5),
+        q(0.9),
+        q(0.99),
+        q(1.0),
+        slowest.0,
+        slowest.1
+    );
+    assert!(states.len() >= n, "vacuous: {} pairs", states.len());
+    assert!(incomplete.len() * 20 <= states.len(), "incomplete: {}", incomplete.join(", "));
+}

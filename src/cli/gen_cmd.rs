@@ -86,8 +86,9 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
             outln!("  {:<36} {:>5.1}%  {}{flag}", prod.name, pct, prod.rule);
         }
         let judged = t.racy + t.race_free;
+        let definition = if o.dialect == race_oracles::lang::Dialect::RacerDx { "Def. 3.6, heaps ≤ 2 objects" } else { "happens-before" };
         outln!(
-            "ground truth (Def. 3.6, heaps ≤ 2 objects): {} racy, {} race-free, {} incomplete; racy fraction {:.1}%",
+            "ground truth ({definition}): {} racy, {} race-free, {} incomplete; racy fraction {:.1}%",
             t.racy,
             t.race_free,
             t.incomplete,

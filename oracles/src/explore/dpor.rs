@@ -55,6 +55,7 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
 use super::explorer::{Config, Execution, ExploreError, Explorer, Outcome, Stats};
 use super::schedule::{Choice, Schedule};
@@ -166,14 +167,14 @@ fn dependent(a: &Label, b: &Label) -> bool {
 /// A node of a wakeup tree: an event, and what to run after it.
 #[derive(Debug)]
 struct WNode {
-    label: Label,
+    label: Rc<Label>,
     children: Vec<WNode>,
 }
 
 /// Whether `c` is a weak initial of `v` (J.ACM 2017, Def. 6.1 `WI`): `v` has an event of
 /// `c`'s thread with no earlier dependent event in `v` (and, with `alts`, the same closure
 /// choices), or `c`'s thread is absent from `v` and independent of all of it.
-fn weak_initial(c: &Label, v: &[Label], alts: bool) -> bool {
+fn weak_initial(c: &Label, v: &[Rc<Label>], alts: bool) -> bool {
     match v.iter().position(|e| e.thread == c.thread) {
         Some(k) => (!alts || v[k].alts == c.alts) && !v[..k].iter().any(|e| dependent(e, &v[k])),
         None => v.iter().all(|e| !dependent(c, e)),
@@ -182,7 +183,7 @@ fn weak_initial(c: &Label, v: &[Label], alts: bool) -> bool {
 
 /// `insert[E](v, wut(E))`: walks down the leftmost compatible children; a leaf reached means
 /// `v` is covered already, otherwise the rest of `v` becomes the new rightmost branch.
-fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Label>) {
+fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Rc<Label>>) {
     loop {
         if v.is_empty() {
             return;
@@ -238,7 +239,7 @@ struct Closed<'p> {
 fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: usize) -> Vec<Closed<'p>> {
     let mut out = vec![];
     let mut work = vec![Closed { alts: vec![], state: st, choices: vec![], steps }];
-    'work: while let Some(c) = work.pop() {
+    'work: while let Some(mut c) = work.pop() {
         if at_budget(cfg, &c.state, c.steps) {
             out.push(c);
             continue;
@@ -249,14 +250,22 @@ fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: usize) -> Ve
                 continue;
             }
             let alts = m.alternatives(&c.state, t);
+            if let [alt] = alts {
+                // One way on: step in place (a disabled step leaves the state unchanged).
+                if m.step(&mut c.state, t, *alt).is_ok() {
+                    c.choices.push(Choice::Step { thread: t, alt: *alt });
+                    c.steps += 1;
+                    work.push(c);
+                    continue 'work;
+                }
+                continue;
+            }
             let mut succ = vec![];
             for &alt in alts {
                 let mut s = c.state.clone();
                 if m.step(&mut s, t, alt).is_ok() {
                     let mut a = c.alts.clone();
-                    if alts.len() > 1 {
-                        a.push(alt);
-                    }
+                    a.push(alt);
                     let mut choices = c.choices.clone();
                     choices.push(Choice::Step { thread: t, alt });
                     succ.push(Closed { alts: a, state: s, choices, steps: c.steps + 1 });
@@ -281,9 +290,10 @@ fn at_budget(cfg: &Config, st: &State<'_>, steps: usize) -> bool {
 /// its visible step.
 struct Next<'p> {
     tid: ThreadId,
-    label: Label,
+    label: Rc<Label>,
     ev: Option<EventKind>,
-    after: State<'p>,
+    /// Taken when the thread is explored (once per node).
+    after: Option<State<'p>>,
 }
 
 impl Names {
@@ -301,7 +311,7 @@ impl Names {
             let mut after = st.clone();
             if let (Ok(ev), reads) = m.step_reading(&mut after, t, 0) {
                 let label = self.label(st, t, &after, ev, &reads);
-                next.push(Next { tid: t, label, ev, after });
+                next.push(Next { tid: t, label: Rc::new(label), ev, after: Some(after) });
             }
         }
         next
@@ -309,7 +319,7 @@ impl Names {
 
     /// The section-beginning attempts of the threads that cannot step in `st` (see
     /// [`races`]).
-    fn pending<'p>(&mut self, m: &Machine<'p>, st: &State<'p>) -> Vec<Label> {
+    fn pending<'p>(&mut self, m: &Machine<'p>, st: &State<'p>) -> Vec<Rc<Label>> {
         let mut out = vec![];
         for ti in 0..st.threads.len() {
             let t = thread_id(ti);
@@ -320,7 +330,7 @@ impl Names {
                 let mut label = self.label(st, t, st, Some(ev), &[]);
                 if matches!(label.sync, Sync::Begin(_)) {
                     label.alts.clear();
-                    out.push(label);
+                    out.push(Rc::new(label));
                 }
             }
         }
@@ -401,14 +411,14 @@ struct Node<'p> {
     steps: usize,
     next: Vec<Next<'p>>,
     /// `sleep(E)`: events explored from here already (or from an earlier sibling).
-    sleep: Vec<Label>,
+    sleep: Vec<Rc<Label>>,
     /// `wut(E)`: the wakeup tree, children of its root.
     wut: Vec<WNode>,
     /// The thread being explored (index into `next`), its closure outcomes still to run
     /// with their wakeup subtrees, and the sleep set they get.
     exploring: Option<usize>,
     pending: Vec<(Closed<'p>, Vec<WNode>)>,
-    child_sleep: Vec<Label>,
+    child_sleep: Vec<Rc<Label>>,
     /// Lengths of the trace and path before the node's event (to unwind to).
     lens: (usize, usize),
 }
@@ -422,7 +432,7 @@ struct Hb {
 
 impl Hb {
     /// Whether event `i` happens before (or is) event `k`.
-    fn before(&self, events: &[Label], i: usize, k: usize) -> bool {
+    fn before(&self, events: &[Rc<Label>], i: usize, k: usize) -> bool {
         self.clock[k][events[i].thread as usize] >= self.pos[i]
     }
 }
@@ -434,7 +444,7 @@ impl Hb {
 /// entry refused by capFree): each is treated as an event after `E` that begins a section,
 /// so that the section which disables it can be reversed (lock-order deadlocks are found
 /// this way). Races with a pending event have `j ≥ events.len()`.
-fn races(events: &[Label], pending: &[Label]) -> (Vec<(usize, usize)>, Hb) {
+fn races(events: &[Rc<Label>], pending: &[Rc<Label>]) -> (Vec<(usize, usize)>, Hb) {
     let nt = events.iter().chain(pending).map(|e| e.thread as usize + 1).max().unwrap_or(0);
     let mut hb = Hb { clock: Vec::with_capacity(events.len()), pos: Vec::with_capacity(events.len()) };
     let mut last_of: HashMap<u32, usize> = HashMap::new();
@@ -521,7 +531,7 @@ struct Search<'a, 'c, 'p> {
     trace: Vec<Event>,
     path: Vec<Choice>,
     /// `E`: the event taken at each node of the stack.
-    events: Vec<Label>,
+    events: Vec<Rc<Label>>,
     stack: Vec<Node<'p>>,
     stop: bool,
 }
@@ -543,7 +553,7 @@ impl<'p> Search<'_, '_, 'p> {
     }
 
     /// Builds the node for a closed state, or visits it as a leaf (then `None`).
-    fn node(&mut self, c: Closed<'p>, sleep: Vec<Label>, mut wut: Vec<WNode>, lens: (usize, usize)) -> Option<Node<'p>> {
+    fn node(&mut self, c: Closed<'p>, sleep: Vec<Rc<Label>>, mut wut: Vec<WNode>, lens: (usize, usize)) -> Option<Node<'p>> {
         let next = self.names.enabled(self.m, self.cfg, &c.state, c.steps);
         if next.is_empty() {
             self.leaf(&c.state, c.steps);
@@ -567,8 +577,9 @@ impl<'p> Search<'_, '_, 'p> {
             if let Some(e) = top.exploring {
                 if let Some((c, wut)) = top.pending.pop() {
                     let (tid, ev) = (top.next[e].tid, top.next[e].ev);
-                    let mut label = top.next[e].label.clone();
+                    let mut label = (*top.next[e].label).clone();
                     label.alts.clone_from(&c.alts);
+                    let label = Rc::new(label);
                     let sleep = top.child_sleep.clone();
                     let lens = (self.trace.len(), self.path.len());
                     let choice = Choice::Step { thread: tid, alt: 0 };
@@ -612,7 +623,13 @@ impl<'p> Search<'_, '_, 'p> {
                     subtrees.push((w.label.alts.clone(), std::mem::take(&mut w.children)));
                 }
             }
-            let outcomes = closure(self.m, self.cfg, top.next[e].after.clone(), top.steps + 1);
+            let Some(after) = top.next[e].after.take() else {
+                // Explored here already: a wakeup sequence for a thread that sleeps.
+                self.stats.redundant += 1;
+                top.wut.remove(0);
+                continue;
+            };
+            let outcomes = closure(self.m, self.cfg, after, top.steps + 1);
             let mut pending: Vec<(Closed<'p>, Vec<WNode>)> = outcomes
                 .into_iter()
                 .map(|c| {
@@ -662,10 +679,10 @@ impl<'p> Search<'_, '_, 'p> {
         }
         let pending = if self.names.bug == Some(DporBug::NoBlockedAttempts) { vec![] } else { self.names.pending(self.m, st) };
         let (races, hb) = races(&self.events, &pending);
-        let all: Vec<&Label> = self.events.iter().chain(&pending).collect();
+        let all: Vec<&Rc<Label>> = self.events.iter().chain(&pending).collect();
         for (i, j) in races {
             // v = notdep(e_i, E) . e_j
-            let mut v: Vec<Label> = (i + 1..self.events.len()).filter(|&k| k != j && !hb.before(&self.events, i, k)).map(|k| self.events[k].clone()).collect();
+            let mut v: Vec<Rc<Label>> = (i + 1..self.events.len()).filter(|&k| k != j && !hb.before(&self.events, i, k)).map(|k| self.events[k].clone()).collect();
             v.push(all[j].clone());
             let node = &mut self.stack[i];
             if !node.sleep.iter().any(|s| weak_initial(s, &v, false)) {
