@@ -399,20 +399,28 @@ fn dpor_agrees_with_naive() {
     );
 }
 
-/// Issue 9 asks that no racerdx pair of the generator at its largest settings (3 methods
-/// × 8 statements, paths of 3 fields, 3 formals, 3 locals, nested locks and control) end
-/// incomplete under the stateful search at the default bounds. Not met yet: a few pairs
-/// (nested loops over three lazily fixed objects) exceed the execution budget. This test
-/// pins the share at most 5% and prints the distribution of states per pair and the
-/// slowest pair; `RACEFUZZ_PAIR_PROGRAMS` programs (20 by default; the issue note reports
-/// a larger run, in release).
+/// Issue 9's open target, kept as a test that fails until it is met: no racerdx pair of
+/// the generator at its largest settings (3 methods × 8 statements, paths of 3 fields, 3
+/// formals, 3 locals, nested locks and control) ends incomplete under the stateful search
+/// at the default bounds. Not met: most such pairs need more than the default 200,000
+/// paths (see the issue note), so it is ignored in CI; run it with
+/// `cargo test --release -- --ignored racerdx_pairs`. Prints the distribution of states per
+/// pair and the slowest pair; `RACEFUZZ_PAIR_PROGRAMS` programs (10 by default) and
+/// `RACEFUZZ_PAIR_BUDGET` executions (the default bound by default).
 #[test]
+#[ignore = "open target of issue 9: pairs at the largest generator settings exceed the default budget"]
 fn racerdx_pairs_at_the_largest_settings_complete() {
     use race_oracles::explore::ExplorerKind;
     use race_oracles::race::def36;
-    let n: usize = std::env::var("RACEFUZZ_PAIR_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let n = env("RACEFUZZ_PAIR_PROGRAMS", 10) as usize;
     let knobs = RacerDxKnobs { max_methods: 3, max_stmts: 8, max_path: 3, fields: 3, max_formals: 3, locals: 3, ..RacerDxKnobs::default() };
-    let cfg = Config { explorer: ExplorerKind::Stateful, state_predicate: Some(def36::enabled_pairs), ..Config::default() };
+    let cfg = Config {
+        explorer: ExplorerKind::Stateful,
+        state_predicate: Some(def36::enabled_pairs),
+        max_executions: env("RACEFUZZ_PAIR_BUDGET", Config::default().max_executions),
+        ..Config::default()
+    };
     let mut rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &[9; 32]);
     let mut states = vec![];
     let mut slowest = (std::time::Duration::ZERO, String::new());
@@ -453,5 +461,5 @@ fn racerdx_pairs_at_the_largest_settings_complete() {
         slowest.1
     );
     assert!(states.len() >= n, "vacuous: {} pairs", states.len());
-    assert!(incomplete.len() * 20 <= states.len(), "incomplete: {}", incomplete.join(", "));
+    assert!(incomplete.is_empty(), "incomplete: {}", incomplete.join(", "));
 }
