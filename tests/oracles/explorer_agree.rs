@@ -7,7 +7,6 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use proptest::test_runner::{RngAlgorithm, TestRng};
 use race_oracles::explore::{classes::class_key, Config, ExplorerKind};
 use race_oracles::lang::{parse, print, Dialect, Program};
 use race_oracles::machine::Machine;
@@ -72,24 +71,6 @@ fn racerdx_paper_programs() {
     assert!(passed >= 4, "only {passed} paper programs conclusive");
 }
 
-fn seeded_bytes(rng: &mut TestRng, len: usize) -> Vec<u8> {
-    use proptest::prelude::Rng;
-    let mut b = vec![0u8; len];
-    rng.fill_bytes(&mut b);
-    b
-}
-
-/// The first generated program (fixed seed) on which the oracle fails for `mutant`.
-fn hunt(mutant: &str, id: &str, budget: usize) -> Option<(usize, Program)> {
-    let o = oracle(id);
-    let s = Subject::for_oracle(&o, Some(mutant)).unwrap();
-    let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[13; 32]);
-    (1..=budget).find_map(|i| {
-        let p = (o.generate)(&seeded_bytes(&mut rng, 8 + (i % 40)), s.relax());
-        (suts::check(&o, &p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).then_some((i, p))
-    })
-}
-
 /// Every seeded explorer bug predicted to break agreement is caught within a fixed budget;
 /// every one predicted equivalent survives it.
 #[test]
@@ -99,7 +80,7 @@ fn explorer_mutants_are_caught_as_predicted() {
     let mut wrong = vec![];
     for m in MUTANTS.iter().filter(|m| m.sut == "explorers") {
         for (id, predicted) in m.predicted {
-            let found = hunt(m.name, id, BUDGET);
+            let found = super::hunt(m.name, id, BUDGET, 13, 8, 40);
             match (predicted, &found) {
                 (Prediction::BreaksTheorem, None) => wrong.push(format!("{} not caught by {id} in {BUDGET} programs", m.name)),
                 (Prediction::Equivalent, Some((n, p))) => wrong.push(format!("{} predicted equivalent under {id}, but program {n} fails:\n{}", m.name, print(p))),

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 
-use proptest::test_runner::{RngAlgorithm, TestRng};
 use race_oracles::gen::RacerDxInput;
 use race_oracles::lang::{parse, print, Program};
 use race_oracles::theorems::{summaries, ItemStatus, Oracle, OracleResult, Registry, SutKind, Verdict};
@@ -100,25 +99,6 @@ fn negative_tests_catch_their_mutants() {
     assert!(checked >= 4, "only {checked} negative checks");
 }
 
-fn seeded_bytes(rng: &mut TestRng, len: usize) -> Vec<u8> {
-    use proptest::prelude::Rng;
-    let mut b = vec![0u8; len];
-    rng.fill_bytes(&mut b);
-    b
-}
-
-/// The first program of the oracle's generator (fixed seed) on which it fails for
-/// `mutant`, and how many programs that took.
-fn hunt(mutant: &str, id: &str, budget: usize) -> Option<(usize, Program)> {
-    let o = oracle(id);
-    let s = Subject::for_oracle(&o, Some(mutant)).unwrap();
-    let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[11; 32]);
-    (1..=budget).find_map(|i| {
-        let p = (o.generate)(&seeded_bytes(&mut rng, 16 + (i % 48)), s.relax());
-        (suts::check(&o, &p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).then_some((i, p))
-    })
-}
-
 /// Every mutant the spec says breaks a theorem is caught by that theorem's oracle within a
 /// fixed budget of generated programs; every mutant it calls equivalent is not.
 #[test]
@@ -129,7 +109,7 @@ fn mutants_are_caught_as_predicted() {
     let mut breaking = 0;
     for m in MUTANTS.iter().filter(|m| m.sut == "racerdx") {
         for (id, predicted) in m.predicted {
-            let found = hunt(m.name, id, BUDGET);
+            let found = super::hunt(m.name, id, BUDGET, 11, 16, 48);
             match (predicted, &found) {
                 (Prediction::BreaksTheorem, None) => wrong.push(format!("{} not caught by {id} in {BUDGET} programs", m.name)),
                 (Prediction::Equivalent, Some((n, p))) => wrong.push(format!("{} predicted equivalent under {id}, but program {n} fails:\n{}", m.name, print(p))),

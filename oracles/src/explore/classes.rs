@@ -16,6 +16,12 @@
 //! alternatives (branch and loop choices, which may leave no event) and the fixed initial
 //! heap (its facts, as a set). Events name objects and threads by their display names,
 //! which do not depend on the interleaving, never by allocation numbers, which do.
+//!
+//! Limit: the key sees events only. A path's prefix (`x.f` of `x.f.g`) and a path actual
+//! are read without an event (`Program::reads_silently`), so two executions that differ
+//! only in the order of such a read and a write of the same cell share a key although
+//! they are different Mazurkiewicz traces. DPOR, whose dependence sees those reads, may
+//! then visit both; `explorer-agree` checks "one per class" only without silent reads.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};

@@ -655,21 +655,10 @@ impl<'p> Search<'_, '_, 'p> {
     fn leaf(&mut self, st: &State<'p>, steps: usize) {
         // `None`: the naive explorer would go on from here, an internal inconsistency.
         let outcome = super::naive::classify(self.m, st, self.cfg, steps).unwrap_or(Outcome::Truncated);
-        self.stats.executions += 1;
+        self.stats.count(&outcome);
         self.stats.steps += self.path.iter().filter(|c| matches!(c, Choice::Step { .. })).count() as u64;
         self.stats.events += self.trace.len() as u64;
         self.stats.loop_bound_hit |= st.loop_bound_hit;
-        match outcome {
-            Outcome::Terminated => self.stats.terminated += 1,
-            Outcome::Stuck { .. } => self.stats.stuck += 1,
-            Outcome::Deadlock { .. } => self.stats.deadlocked += 1,
-            Outcome::Infeasible => self.stats.infeasible += 1,
-            Outcome::Truncated => {
-                self.stats.truncated += 1;
-                self.stats.complete = false;
-            }
-            Outcome::Merged => self.stats.merged += 1,
-        }
         let ex = Execution { trace: &self.trace, schedule: &self.path, outcome: &outcome, state: st, state_races: &[] };
         let late = self.stats.executions.is_multiple_of(256) && self.cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
         if (self.visit)(&ex).is_break() || self.stats.executions >= self.cfg.max_executions || late {

@@ -1,9 +1,11 @@
 //! The explorer seam (conventions §6): what every explorer takes ([`Config`]), what it hands
 //! to its visitor ([`Execution`]) and returns ([`Stats`]), and the [`Explorer`] trait that
 //! the ground truth ([`super::ground_truth`]), `racefuzz replay` and the oracles run
-//! through. Explorers form a closed set, [`ExplorerKind`]: the naive DFS today
-//! ([`super::naive`]); stateful search and optimal DPOR come next, each cross-checked
-//! against the naive one (design.md, principle 1).
+//! through. Explorers form a closed set, [`ExplorerKind`]: the naive DFS
+//! ([`super::naive`]), the stateful search ([`super::stateful`]) and optimal DPOR
+//! ([`super::dpor`]), the fast two cross-checked against the naive one by the
+//! `explorer-agree` oracles (design.md, principle 1). Each states what it preserves
+//! ([`ExplorerKind::preserves`]) and callers choose by [`Property`].
 //!
 //! A state property such as RacerDX's Definition 3.6 is not computed by an explorer: the
 //! explorer calls [`Config::state_predicate`] at every branching state and records what it
@@ -263,6 +265,25 @@ pub struct Stats {
     pub complete: bool,
     /// Whether some nondeterministic loop was cut at the loop bound.
     pub loop_bound_hit: bool,
+}
+
+impl Stats {
+    /// Counts one execution that ended with `outcome` (a truncated one makes the
+    /// exploration incomplete).
+    pub fn count(&mut self, outcome: &Outcome) {
+        self.executions += 1;
+        match outcome {
+            Outcome::Terminated => self.terminated += 1,
+            Outcome::Stuck { .. } => self.stuck += 1,
+            Outcome::Deadlock { .. } => self.deadlocked += 1,
+            Outcome::Infeasible => self.infeasible += 1,
+            Outcome::Truncated => {
+                self.truncated += 1;
+                self.complete = false;
+            }
+            Outcome::Merged => self.merged += 1,
+        }
+    }
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]

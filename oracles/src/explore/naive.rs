@@ -189,21 +189,10 @@ pub(super) fn explore<'p>(
     stack.push((root, init, 0, 0));
     while let Some((node, state, tlen, dlen)) = stack.last_mut() {
         if let Some(outcome) = &node.leaf {
-            stats.executions += 1;
+            stats.count(outcome);
             stats.steps += path.iter().filter(|c| matches!(c, Choice::Step { .. })).count() as u64;
             stats.events += trace.len() as u64;
             stats.loop_bound_hit |= state.loop_bound_hit;
-            match outcome {
-                Outcome::Terminated => stats.terminated += 1,
-                Outcome::Stuck { .. } => stats.stuck += 1,
-                Outcome::Deadlock { .. } => stats.deadlocked += 1,
-                Outcome::Infeasible => stats.infeasible += 1,
-                Outcome::Truncated => {
-                    stats.truncated += 1;
-                    stats.complete = false;
-                }
-                Outcome::Merged => stats.merged += 1,
-            }
             let ex = Execution { trace: &trace, schedule: &path, outcome, state, state_races: &found };
             let late = stats.executions.is_multiple_of(256) && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
             if visit(&ex).is_break() || stats.executions >= cfg.max_executions || late {

@@ -19,6 +19,34 @@ pub mod threads;
 
 pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 
+/// The byte reader of the byte-driven generators: a byte 0, and the end of the input,
+/// mean "stop adding" (`arbitrary` hands out zeros when its input runs out).
+struct Bytes<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Bytes<'a> {
+    fn new(b: &'a [u8]) -> Bytes<'a> {
+        Bytes { b, i: 0 }
+    }
+
+    /// The next byte; 0 once the input is exhausted.
+    fn next(&mut self) -> u8 {
+        let v = self.b.get(self.i).copied().unwrap_or(0);
+        self.i += 1;
+        v
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::from(self.next()) % n.max(1)
+    }
+
+    fn exhausted(&self) -> bool {
+        self.i >= self.b.len()
+    }
+}
+
 use crate::lang::*;
 
 fn stmt(kind: StmtKind) -> Stmt {

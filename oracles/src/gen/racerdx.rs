@@ -28,6 +28,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 
 use super::grammar::{Grammar, Production};
+use super::Bytes;
 use crate::lang::*;
 use crate::theorems::static_race::is_formal;
 
@@ -84,28 +85,6 @@ impl Default for RacerDxKnobs {
 
 const FIELD_NAMES: [&str; 4] = ["f", "g", "h", "k"];
 const LOCAL_NAMES: [&str; 3] = ["x", "y", "z"];
-
-struct Bytes<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl Bytes<'_> {
-    /// The next byte; 0 once the input is exhausted.
-    fn next(&mut self) -> u8 {
-        let v = self.b.get(self.i).copied().unwrap_or(0);
-        self.i += 1;
-        v
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::from(self.next()) % n.max(1)
-    }
-
-    fn exhausted(&self) -> bool {
-        self.i >= self.b.len()
-    }
-}
 
 struct Builder<'a, 'b> {
     src: &'a mut Bytes<'b>,
@@ -304,7 +283,7 @@ impl Builder<'_, '_> {
 
 /// Builds a racerdx program from `bytes` (deterministic; a prefix gives a smaller program).
 pub fn build(bytes: &[u8], k: RacerDxKnobs) -> Program {
-    let mut src = Bytes { b: bytes, i: 0 };
+    let mut src = Bytes::new(bytes);
     let n = k.max_methods.max(1);
     let mut methods: Vec<Method> = vec![];
     let mut params = vec![];

@@ -17,6 +17,7 @@
 use std::collections::BTreeSet;
 
 use super::grammar::{Grammar, Production};
+use super::Bytes;
 use crate::lang::*;
 
 /// Knobs of the thread-program generator.
@@ -61,23 +62,6 @@ impl ThreadKnobs {
             paths: chance(h[3].rotate_left(3), 70),
             publish: chance(h[1].rotate_left(4), 50),
         }
-    }
-}
-
-struct Bytes<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl Bytes<'_> {
-    fn next(&mut self) -> u8 {
-        let v = self.b.get(self.i).copied().unwrap_or(0);
-        self.i += 1;
-        v
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::from(self.next()) % n.max(1)
     }
 }
 
@@ -175,7 +159,7 @@ impl Builder<'_, '_> {
 
 /// Builds a thread program from `bytes` with knobs `k` (deterministic).
 pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
-    let mut src = Bytes { b: bytes, i: 0 };
+    let mut src = Bytes::new(bytes);
     let mut b = Builder { src: &mut src, k, budget: k.stmts, fresh: 0, held: vec![], thread: 0 };
     let mut threads = vec![];
     for t in 0..k.threads.clamp(2, 3) {
