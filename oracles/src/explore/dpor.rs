@@ -36,7 +36,12 @@
 //! acquire of a lock races with the acquire that began the previous critical section of
 //! another thread, unless that acquire happens before the later thread's other
 //! predecessors (a release and the next acquire cannot be swapped; the critical sections
-//! can). Forks and joins only order events.
+//! can). Forks and joins only order events. At the end of an execution, a thread whose
+//! next step is an acquire or a capsule entry it cannot take ([`Machine::next_sync`]) adds
+//! that attempt as a pending event, racing with every earlier section of another thread
+//! that is not ordered before it: that is how a lock-order deadlock (a held lock) and a
+//! CapJava capFree fault (an exit not ordered before the entry) are reached.
+//! [`Config::eager_local`] is ignored: local steps always run in closures.
 //!
 //! **Where it falls back.** A program whose initial heap is fixed lazily (RacerDX pairs)
 //! is explored by the naive enumeration: the names of lazily created objects (`l1`, `l2`)
