@@ -10,7 +10,7 @@
 //! [`Machine::is_local`]) followed by its *closure*: the local steps run eagerly after it,
 //! as the naive explorer runs them ([`Config::eager_local`]), including the first local
 //! steps of a thread it forks. A closure may branch (`if *`, `while *`); its choices are
-//! part of the event ([`Label::alts`]), and every alternative is explored when the thread
+//! part of the event (`Label::alts`), and every alternative is explored when the thread
 //! is. Events are identified across executions by names that do not depend on the
 //! interleaving (thread and object display names), never by creation numbers.
 //!
