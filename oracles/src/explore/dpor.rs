@@ -163,10 +163,16 @@ struct Label {
     /// Footprint: what the step touches, and whether it writes it.
     fp: Vec<(Res, bool)>,
     sync: Sync,
+    /// Cells read to find the address (path prefixes, path actuals): if the event this one
+    /// races with writes one of them, the reversed event touches other cells.
+    addressing: Vec<Res>,
+    /// The footprint is unknown (a reversed event whose address changes): dependent on
+    /// everything, which is sound.
+    wild: bool,
 }
 
 fn dependent(a: &Label, b: &Label) -> bool {
-    a.thread == b.thread || a.fp.iter().any(|(r, w)| b.fp.iter().any(|(s, v)| r == s && (*w || *v)))
+    a.thread == b.thread || a.wild || b.wild || a.fp.iter().any(|(r, w)| b.fp.iter().any(|(s, v)| r == s && (*w || *v)))
 }
 
 /// A node of a wakeup tree: an event, and what to run after it.
@@ -364,9 +370,18 @@ impl Names {
     fn label(&mut self, st: &State<'_>, t: ThreadId, after: &State<'_>, ev: Option<EventKind>, reads: &[Addr]) -> Label {
         let thread = intern(&mut self.threads, &st.threads[t.0 as usize].name);
         let mut fp = vec![(Res::Thread(thread), true)];
+        let own = match ev {
+            Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => Some(a),
+            _ => None,
+        };
+        let mut addressing = vec![];
         if self.bug != Some(DporBug::NoPrefixReads) {
             for &a in reads {
-                fp.push((self.res(st, a), false));
+                let r = self.res(st, a);
+                fp.push((r, false));
+                if Some(a) != own {
+                    addressing.push(r);
+                }
             }
         }
         // The global lock is reentrant: only the outermost acquire and release bound a section.
@@ -406,7 +421,7 @@ impl Names {
             fp.retain(|(r, _)| !matches!(r, Res::Lock(_) | Res::Capsule(_)));
             sync = Sync::None;
         }
-        Label { thread, alts: vec![], fp, sync }
+        Label { thread, alts: vec![], fp, sync, addressing, wild: false }
     }
 }
 
@@ -677,7 +692,14 @@ impl<'p> Search<'_, '_, 'p> {
         for (i, j) in races {
             // v = notdep(e_i, E) . e_j
             let mut v: Vec<Rc<Label>> = (i + 1..self.events.len()).filter(|&k| k != j && !hb.before(&self.events, i, k)).map(|k| self.events[k].clone()).collect();
-            v.push(all[j].clone());
+            // The reversed event reads what e_i has not written yet: where that decides its
+            // address, its footprint after notdep(e_i, E) is not the one recorded in E.
+            let e = &self.events[i];
+            if all[j].addressing.iter().any(|r| e.fp.iter().any(|(s, w)| *w && s == r)) {
+                v.push(Rc::new(Label { wild: true, ..(**all[j]).clone() }));
+            } else {
+                v.push(all[j].clone());
+            }
             let node = &mut self.stack[i];
             if !node.sleep.iter().any(|s| weak_initial(s, &v, false)) {
                 insert(&mut node.wut, v);
