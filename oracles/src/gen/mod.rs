@@ -19,6 +19,15 @@ pub mod threads;
 
 pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 
+/// A swarm header of `N` bytes (zeros past the end of the input) and the bytes after it.
+fn split_header<const N: usize>(bytes: &[u8]) -> ([u8; N], &[u8]) {
+    let mut h = [0u8; N];
+    for (d, s) in h.iter_mut().zip(bytes) {
+        *d = *s;
+    }
+    (h, bytes.get(N..).unwrap_or(&[]))
+}
+
 /// The byte reader of the byte-driven generators: a byte 0, and the end of the input,
 /// mean "stop adding" (`arbitrary` hands out zeros when its input runs out).
 struct Bytes<'a> {

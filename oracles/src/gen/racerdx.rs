@@ -333,23 +333,17 @@ impl RacerDxKnobs {
 /// [`SWARM_HEADER`] bytes (zeros past the end), then [`build`] from the rest. A stray
 /// `unlock` appears only when `relax` lifts balanced locking.
 pub fn swarm(bytes: &[u8], relax: Relax) -> Program {
-    let mut h = [0u8; SWARM_HEADER];
-    for (d, s) in h.iter_mut().zip(bytes) {
-        *d = *s;
-    }
-    build(bytes.get(SWARM_HEADER..).unwrap_or(&[]), RacerDxKnobs::swarm(h, relax))
+    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    build(rest, RacerDxKnobs::swarm(h, relax))
 }
 
 /// [`swarm`] with at most 4 statements per method: small enough that the naive
 /// enumeration of every method pair usually finishes, for the oracles that compare an
 /// explorer with it (`explorer-agree-racerdx`). Every production still appears.
 pub fn swarm_small(bytes: &[u8], relax: Relax) -> Program {
-    let mut h = [0u8; SWARM_HEADER];
-    for (d, s) in h.iter_mut().zip(bytes) {
-        *d = *s;
-    }
+    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
     let k = RacerDxKnobs::swarm(h, relax);
-    build(bytes.get(SWARM_HEADER..).unwrap_or(&[]), RacerDxKnobs { max_stmts: k.max_stmts.min(4), ..k })
+    build(rest, RacerDxKnobs { max_stmts: k.max_stmts.min(4), ..k })
 }
 
 const fn prod(name: &'static str, rule: &'static str) -> Production {

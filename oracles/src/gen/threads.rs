@@ -185,11 +185,8 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
 /// The registry's generator for thread-program oracles: swarm knobs from the first
 /// [`SWARM_HEADER`] bytes, then [`build`] from the rest.
 pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
-    let mut h = [0u8; SWARM_HEADER];
-    for (d, s) in h.iter_mut().zip(bytes) {
-        *d = *s;
-    }
-    build(bytes.get(SWARM_HEADER..).unwrap_or(&[]), ThreadKnobs::swarm(h))
+    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    build(rest, ThreadKnobs::swarm(h))
 }
 
 const fn prod(name: &'static str, rule: &'static str) -> Production {
