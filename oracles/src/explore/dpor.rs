@@ -56,6 +56,11 @@
 //! `tests/explore.rs` and the `explorer-agree` oracle cross-check it against the naive
 //! explorer; `benches/explore.rs` measures `explored / classes`.
 //!
+//! Known open bug: `tests/regress/dpor_open_blocked_attempt_with_path.race` (a lock held
+//! to the end meeting a path-prefix race) loses one class of ten. Until it is fixed, DPOR
+//! answers for programs with both blocked attempts and path prefixes are not trusted;
+//! the naive explorer is the reference there (`--naive`).
+//!
 //! [`Property::Classes`]: super::Property::Classes
 
 use std::collections::HashMap;

@@ -161,11 +161,26 @@ fn setup<'s>(o: &Oracle, p: &Program, sut: &'s Sut<'_>, b: &Budget) -> Result<(F
     Ok((*x, cfg))
 }
 
+/// A campaign's deadline that passed during a check cuts explorations short: that proves
+/// nothing about the explorers, so the result is inconclusive whatever it says.
+fn past_deadline(o: &Oracle, x: &FastExplorers<'_>, b: &Budget, r: OracleResult) -> OracleResult {
+    if b.explore.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+        return OracleResult::inconclusive(o.id, x.name.to_string(), o.item_kind, "the campaign's deadline passed during the check".into());
+    }
+    r
+}
+
 fn check_threads(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let (x, cfg) = match setup(&ORACLE, p, sut, b) {
         Ok(s) => s,
         Err(r) => return *r,
     };
+    let r = threads(p, &x, &cfg);
+    past_deadline(&ORACLE, &x, b, r)
+}
+
+fn threads(p: &Program, x: &FastExplorers<'_>, cfg: &Config) -> OracleResult {
+    let cfg = *cfg;
     let m = Machine::new(p, cfg.loop_bound);
     let init = match m.initial_state() {
         Ok(s) => s,
@@ -208,10 +223,15 @@ fn check_racerdx(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         Ok(s) => s,
         Err(r) => return *r,
     };
+    let r = pairs(p, &x, &cfg);
+    past_deadline(&RACERDX, &x, b, r)
+}
+
+fn pairs(p: &Program, x: &FastExplorers<'_>, cfg: &Config) -> OracleResult {
     // Smaller bounds than a campaign's (loop bound 1, two initial objects): the naive
     // enumeration of a pair explodes with them, and agreement is a claim per bounds.
     let cfg =
-        Config { state_predicate: Some(def36::enabled_pairs), loop_bound: 1, heap_bound: cfg.heap_bound.min(2), max_executions: cfg.max_executions.min(RACERDX_BUDGET), ..cfg };
+        Config { state_predicate: Some(def36::enabled_pairs), loop_bound: 1, heap_bound: cfg.heap_bound.min(2), max_executions: cfg.max_executions.min(RACERDX_BUDGET), ..*cfg };
     let m = Machine::new(p, cfg.loop_bound);
     let names: Vec<&str> = p.methods.iter().map(|m| m.name.as_str()).collect();
     let mut items = vec![];
