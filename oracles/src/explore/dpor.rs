@@ -67,8 +67,8 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::rc::Rc;
 
-use super::explorer::{Config, Execution, ExploreError, Explorer, Outcome, Stats};
-use super::schedule::{Choice, Schedule};
+use super::explorer::{Config, Execution, Explorer, Outcome, Stats};
+use super::schedule::Choice;
 use crate::lang::AccessKind;
 use crate::machine::*;
 
@@ -119,19 +119,6 @@ impl Explorer for Dpor {
             stop: false,
         }
         .run(init)
-    }
-
-    fn replay<'p>(
-        &self,
-        m: &Machine<'p>,
-        init: State<'p>,
-        cfg: &Config,
-        schedule: &Schedule,
-        complete_prefix: bool,
-        visit: &mut dyn FnMut(&Execution<'_, 'p>),
-    ) -> Result<(), ExploreError> {
-        // Its schedules are paths of the naive explorer's tree (local steps run eagerly).
-        super::naive::replay(m, init, cfg, schedule, complete_prefix, visit)
     }
 }
 

@@ -98,7 +98,8 @@ impl ExplorerKind {
     }
 }
 
-/// An exhaustive explorer of one program from one initial state. Two required methods;
+/// An exhaustive explorer of one program from one initial state. One required method and
+/// one provided;
 /// an implementation must visit every execution within the bounds of its [`Config`] (or
 /// say, in [`Stats::complete`], that it did not), and replay any schedule it printed.
 pub trait Explorer {
@@ -109,6 +110,9 @@ pub trait Explorer {
     /// Runs the one execution that `schedule` names and calls `visit` on it. With
     /// `complete_prefix`, a schedule that ends early is completed by always taking the
     /// first available choice (a Def. 3.6 witness schedule stops at the racing state).
+    ///
+    /// The schedules of every built-in explorer are paths of the naive explorer's tree
+    /// (local steps run eagerly in all three), so the provided method replays there.
     ///
     /// # Errors
     /// [`ExploreError`] when the schedule does not fit the program ("is the schedule from
@@ -121,7 +125,9 @@ pub trait Explorer {
         schedule: &Schedule,
         complete_prefix: bool,
         visit: &mut dyn FnMut(&Execution<'_, 'p>),
-    ) -> Result<(), ExploreError>;
+    ) -> Result<(), ExploreError> {
+        super::naive::replay(m, init, cfg, schedule, complete_prefix, visit)
+    }
 }
 
 /// Exploration bounds. Every one is printed with the results.

@@ -37,18 +37,6 @@ impl Explorer for Naive {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
         explore(m, init, cfg, visit, None, &State::key)
     }
-
-    fn replay<'p>(
-        &self,
-        m: &Machine<'p>,
-        init: State<'p>,
-        cfg: &Config,
-        schedule: &Schedule,
-        complete_prefix: bool,
-        visit: &mut dyn FnMut(&Execution<'_, 'p>),
-    ) -> Result<(), ExploreError> {
-        replay(m, init, cfg, schedule, complete_prefix, visit)
-    }
 }
 
 struct Node<'p> {

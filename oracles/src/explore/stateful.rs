@@ -22,8 +22,7 @@ use std::ops::ControlFlow;
 
 #[cfg(doc)]
 use super::explorer::Outcome;
-use super::explorer::{Config, Execution, ExploreError, Explorer, Stats};
-use super::schedule::Schedule;
+use super::explorer::{Config, Execution, Explorer, Stats};
 use crate::machine::{Machine, State};
 
 /// The stateful explorer (see the module docs).
@@ -72,18 +71,5 @@ impl Explorer for Stateful {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
         let mut visited = HashSet::new();
         super::naive::explore(m, init, cfg, visit, Some(&mut visited), &|s| self.key(s))
-    }
-
-    fn replay<'p>(
-        &self,
-        m: &Machine<'p>,
-        init: State<'p>,
-        cfg: &Config,
-        schedule: &Schedule,
-        complete_prefix: bool,
-        visit: &mut dyn FnMut(&Execution<'_, 'p>),
-    ) -> Result<(), ExploreError> {
-        // A schedule is a path of the search tree, the same for both explorers.
-        super::naive::replay(m, init, cfg, schedule, complete_prefix, visit)
     }
 }
