@@ -166,6 +166,9 @@ fn compare(c: &mut Criterion) {
             if kind == ExplorerKind::Stateful {
                 line.push_str(&format!(" ({} states)", s.states));
             }
+            if s.redundant > 0 {
+                line.push_str(&format!(" ({} redundant branches)", s.redundant));
+            }
             g.bench_with_input(BenchmarkId::new(kind.name(), name), p, |b, p| b.iter(|| go(p)));
         }
         if !is_pair {

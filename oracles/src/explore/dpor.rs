@@ -43,6 +43,18 @@
 //! CapJava capFree fault (an exit not ordered before the entry) are reached.
 //! [`Config::eager_local`] is ignored: local steps always run in closures.
 //!
+//! **Blocking.** The paper's processes are always enabled; ours block on a held lock (or a
+//! capsule in use). One place of the algorithm depends on that: a thread absent from a
+//! sequence and independent of all of it counts as a weak initial (Def. 6.1), because every
+//! maximal extension runs it somewhere. A thread about to acquire may instead never run,
+//! when the sequence goes on to take the lock and keep it, and those executions are not
+//! among the ones that begin with it. So an absent section-beginning event is never a weak
+//! initial (`weak_initial`): a sleeping acquire no longer swallows such a reversal, and a
+//! wakeup-tree branch that begins with an acquire no longer claims to cover it. The cost
+//! is a branch that ends with every enabled thread asleep where the lock stays free,
+//! counted in [`Stats::redundant`]; visits stay one per class
+//! (`tests/regress/dpor_sleeping_acquire_disabled.race`, found by `explorer-agree`).
+//!
 //! **Where it falls back.** A program whose initial heap is fixed lazily (RacerDX pairs)
 //! is explored by the naive enumeration: the names of lazily created objects (`l1`, `l2`)
 //! follow the order in which threads first need them, so events could not be identified
@@ -55,11 +67,6 @@
 //! without choices that the tests run).
 //! `tests/explore.rs` and the `explorer-agree` oracle cross-check it against the naive
 //! explorer; `benches/explore.rs` measures `explored / classes`.
-//!
-//! Known open bug: `tests/regress/dpor_open_blocked_attempt_with_path.race` (a lock held
-//! to the end meeting a path-prefix race) loses one class of ten. Until it is fixed, DPOR
-//! answers for programs with both blocked attempts and path prefixes are not trusted;
-//! the naive explorer is the reference there (`--naive`).
 //!
 //! [`Property::Classes`]: super::Property::Classes
 
@@ -180,7 +187,10 @@ struct WNode {
 fn weak_initial(c: &Label, v: &[Rc<Label>], alts: bool) -> bool {
     match v.iter().position(|e| e.thread == c.thread) {
         Some(k) => (!alts || v[k].alts == c.alts) && !v[..k].iter().any(|e| dependent(e, &v[k])),
-        None => v.iter().all(|e| !dependent(c, e)),
+        // A section-beginning event (an acquire, a capsule entry) absent from `v` is not a
+        // weak initial of it: `v` may go on to disable it (someone takes the lock and keeps
+        // it), and the executions where it never runs are not among those that begin with it.
+        None => !matches!(c.sync, Sync::Begin(_)) && v.iter().all(|e| !dependent(c, e)),
     }
 }
 

@@ -83,8 +83,8 @@ pub const RACERDX: Oracle = Oracle {
 /// What one exploration showed.
 #[derive(Default)]
 struct Seen {
-    /// Executions per class key.
-    classes: BTreeMap<u64, u64>,
+    /// Executions per class key, with the first schedule of each class.
+    classes: BTreeMap<u64, (u64, Schedule)>,
     /// Final states (of executions that were not cut short by a merge), with the first
     /// schedule reaching each.
     finals: BTreeMap<String, Schedule>,
@@ -101,7 +101,7 @@ fn observe<'p>(e: &dyn Explorer, m: &Machine<'p>, init: State<'p>, cfg: &Config,
     let stats = e.explore(m, init, cfg, &mut |ex: &Execution<'_, 'p>| {
         let schedule = || Schedule(ex.schedule.to_vec());
         if classes {
-            *seen.classes.entry(class_key(m, ex)).or_default() += 1;
+            seen.classes.entry(class_key(m, ex)).or_insert_with(|| (0, schedule())).0 += 1;
         }
         if *ex.outcome != Outcome::Merged {
             seen.finals.entry(final_state(m, ex)).or_insert_with(schedule);
@@ -197,20 +197,20 @@ fn threads(p: &Program, x: &FastExplorers<'_>, cfg: &Config) -> OracleResult {
     items.extend(complete("dpor: complete".into(), &naive, &dpor));
     items.extend(complete("stateful: complete".into(), &naive, &stateful));
     // Classes: every one, and (where classes see every dependence) once.
-    let missing = naive.classes.keys().filter(|k| !dpor.classes.contains_key(*k)).count();
-    let repeated = dpor.classes.values().filter(|&&n| n > 1).count();
+    let missing: Vec<&Schedule> = naive.classes.iter().filter(|(k, _)| !dpor.classes.contains_key(*k)).map(|(_, (_, s))| s).collect();
+    let repeated: Vec<&Schedule> = dpor.classes.values().filter(|(n, _)| *n > 1).map(|(_, s)| s).collect();
     let strict = !p.reads_silently();
     let mut explanation = vec![format!("{} class(es); naive {} execution(s), DPOR {}", naive.classes.len(), naive.executions, dpor.executions)];
-    if missing > 0 {
-        explanation.push(format!("MISSING {missing} class(es) the naive explorer visits"));
+    if let Some(s) = missing.first() {
+        explanation.push(format!("MISSING {} class(es) the naive explorer visits; the first with schedule {s}", missing.len()));
     }
-    if strict && repeated > 0 {
-        explanation.push(format!("REPEATED {repeated} class(es): DPOR visited more than one execution of each"));
+    if let (true, Some(s)) = (strict, repeated.first()) {
+        explanation.push(format!("REPEATED {} class(es): DPOR visited more than one execution of each; the first with schedule {s}", repeated.len()));
     }
     if !strict {
         explanation.push("paths read prefixes without events: classes are not checked for repeats".into());
     }
-    let bad = missing > 0 || (strict && repeated > 0);
+    let bad = !missing.is_empty() || (strict && !repeated.is_empty());
     items.push(Item { subject: "dpor: one execution per class".into(), status: if bad { ItemStatus::Violated } else { ItemStatus::Holds }, explanation, witness: None });
     items.push(same("dpor: racy addresses".into(), "racy address", &naive.hb, &dpor.hb));
     items.push(same("dpor: final states".into(), "final state", &naive.finals, &dpor.finals));
