@@ -80,9 +80,11 @@ pub const MUTANTS: &[Mutant] = &[
     },
     Mutant {
         sut: "explorers",
-        name: "stateful-key-without-facts",
+        name: "stateful-key-without-locals",
         oracle: "explorer-agree-racerdx",
-        description: "the stateful search keys its visited set without the lazily fixed initial facts",
+        description: "the stateful search keys its visited set without the threads' locals",
+        // Thread programs' locals rarely reach the heap after their last write, and final
+        // states leave locals out: measured not caught in 600 programs.
         predicted: &[("explorer-agree", Prediction::Equivalent), ("explorer-agree-racerdx", Prediction::BreaksTheorem)],
         spec: "issue 9 item 1; machine::key",
     },
@@ -325,7 +327,7 @@ pub fn explorers(names: &[&str]) -> Option<(Stateful, Dpor)> {
             "dpor-sleep-kept-whole" => dpor.seeded = Some(DporBug::SleepKeptWhole),
             "dpor-no-prefix-reads" => dpor.seeded = Some(DporBug::NoPrefixReads),
             "dpor-no-blocked-attempts" => dpor.seeded = Some(DporBug::NoBlockedAttempts),
-            "stateful-key-without-facts" => stateful.seeded = Some(StatefulBug::KeyWithoutFacts),
+            "stateful-key-without-locals" => stateful.seeded = Some(StatefulBug::KeyWithoutLocals),
             "stateful-key-without-heap" => stateful.seeded = Some(StatefulBug::KeyWithoutHeap),
             _ => return None,
         }

@@ -14,6 +14,9 @@ pub fn bounds(cfg: &Config, racerdx: bool) -> String {
     let mut s = format!("bounds: loop bound K={} (nondeterministic loops), max {} executions, max {} steps per execution", cfg.loop_bound, cfg.max_executions, cfg.max_steps);
     s.push_str(if cfg.eager_local { ", local steps run eagerly" } else { ", every step interleaved" });
     let _ = write!(s, ", {} explorer", cfg.explorer.name());
+    if cfg.explorer == race_oracles::explore::ExplorerKind::Stateful {
+        let _ = write!(s, " (max {} states)", cfg.max_states);
+    }
     if racerdx {
         let _ = write!(s, ", initial heaps with ≤ {} objects (every aliasing of formals and reached fields)", cfg.heap_bound);
     }

@@ -177,6 +177,9 @@ pub struct BoundArgs {
     /// Stop after this many executions (the result is then inconclusive).
     #[arg(long, env = "RACEFUZZ_MAX_EXECUTIONS", default_value_t = 200_000)]
     pub max_executions: u64,
+    /// The stateful explorer: stop after this many distinct states (inconclusive).
+    #[arg(long, env = "RACEFUZZ_MAX_STATES", default_value_t = race_oracles::explore::MAX_STATES)]
+    pub max_states: u64,
     /// Cut an execution after this many steps (the result is then inconclusive).
     #[arg(long, env = "RACEFUZZ_MAX_STEPS", default_value_t = 2_000)]
     pub max_steps: u32,
@@ -231,6 +234,7 @@ impl BoundArgs {
         Config {
             loop_bound: self.loop_bound,
             max_executions: self.max_executions,
+            max_states: self.max_states,
             max_steps: self.max_steps,
             heap_bound: self.heap_bound,
             eager_local: !self.all_interleavings,

@@ -135,8 +135,12 @@ pub trait Explorer {
 pub struct Config {
     /// K: iterations of each instance of a nondeterministic loop (`while *`).
     pub loop_bound: u32,
-    /// Stop after this many executions (incomplete).
+    /// Stop after this many executions (incomplete). The stateful explorer counts the
+    /// executions that end other than merged: a merge costs one lookup, and the states
+    /// bound those ([`Config::max_states`]).
     pub max_executions: u64,
+    /// The stateful explorer: stop after this many distinct states (incomplete).
+    pub max_states: u64,
     /// Cut an execution after this many steps (truncated, incomplete).
     pub max_steps: u32,
     /// At most this many lazily created initial objects (RacerDX pair mode).
@@ -162,9 +166,13 @@ pub struct Config {
     pub deadline: Option<std::time::Instant>,
 }
 
+/// The default state budget of the stateful explorer. A visited state costs 16 bytes of
+/// key plus the table's overhead, so this many stay well under 100 MB.
+pub const MAX_STATES: u64 = 2_000_000;
+
 impl Default for Config {
     fn default() -> Config {
-        Config { loop_bound: 2, max_executions: 200_000, max_steps: 2_000, heap_bound: 3, state_predicate: None, explorer: ExplorerKind::Naive, eager_local: true, deadline: None }
+        Config { loop_bound: 2, max_executions: 200_000, max_states: MAX_STATES, max_steps: 2_000, heap_bound: 3, state_predicate: None, explorer: ExplorerKind::Naive, eager_local: true, deadline: None }
     }
 }
 

@@ -11,7 +11,7 @@ pub mod stateful;
 pub mod truth;
 pub mod witness;
 
-pub use explorer::{Config, Execution, ExploreError, Explorer, ExplorerKind, Outcome, Property, StatePredicate, StateRace, Stats};
+pub use explorer::{Config, Execution, ExploreError, Explorer, ExplorerKind, Outcome, Property, StatePredicate, StateRace, Stats, MAX_STATES};
 pub use naive::{replay_filling_heap, search_thread, Naive, Reached};
 pub use schedule::{Choice, Schedule, ScheduleParseError};
 pub use truth::{ground_truth, replay, ReplayError, Replayed, Run};

@@ -183,7 +183,10 @@ pub(super) fn explore<'p>(
             stats.loop_bound_hit |= state.loop_bound_hit;
             let ex = Execution { trace: &trace, schedule: &path, outcome, state, state_races: &found };
             let late = stats.executions.is_multiple_of(256) && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
-            if visit(&ex).is_break() || stats.executions >= cfg.max_executions || late {
+            // The stateful search counts the paths that were not merged (see `max_executions`).
+            let counted = if visited.is_some() { stats.executions - stats.merged } else { stats.executions };
+            let full = visited.as_deref().is_some_and(|v| v.len() as u64 >= cfg.max_states);
+            if visit(&ex).is_break() || counted >= cfg.max_executions || full || late {
                 stats.complete = false;
                 break;
             }

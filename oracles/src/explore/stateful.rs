@@ -12,8 +12,9 @@
 //! one initial heap (issue 9 measured it). `tests/explore.rs` cross-checks it against the
 //! naive explorer.
 //!
-//! Bounds: `max_executions` counts visited paths (merged ones included), `max_steps` cuts a
-//! path as before; either makes the result incomplete, never a pass.
+//! Bounds: `max_states` bounds the visited set, `max_executions` counts the paths that
+//! end other than merged, `max_steps` cuts a path as before; each makes the result
+//! incomplete, never a pass.
 //!
 //! [`ExplorerKind::preserves`]: super::ExplorerKind::preserves
 
@@ -37,8 +38,8 @@ pub struct Stateful {
 /// key, so that states which differ there are merged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatefulBug {
-    /// The key leaves out the lazily fixed initial facts.
-    KeyWithoutFacts,
+    /// The key leaves out the threads' locals.
+    KeyWithoutLocals,
     /// The key leaves out every object's cells and array elements.
     KeyWithoutHeap,
 }
@@ -50,11 +51,7 @@ impl Stateful {
     fn key(&self, st: &State<'_>) -> u128 {
         match self.seeded {
             None => st.key(),
-            Some(StatefulBug::KeyWithoutFacts) => {
-                let mut s = st.clone();
-                s.initial_facts.clear();
-                s.key()
-            }
+            Some(StatefulBug::KeyWithoutLocals) => st.key_without_locals(),
             Some(StatefulBug::KeyWithoutHeap) => {
                 let mut s = st.clone();
                 for o in &mut s.objects {

@@ -12,8 +12,9 @@
 //!   fast explorers reach the same final states and outcomes (terminated, stuck,
 //!   deadlocked), and DPOR the same happens-before racy addresses.
 //! - [`RACERDX`] on racerdx method pairs (the racerdx generator): the stateful search finds
-//!   the same Def. 3.6 racy addresses and reaches the same final states (initial facts
-//!   included) as the naive enumeration, for every pair. DPOR runs the naive enumeration on
+//!   the same Def. 3.6 racy addresses and reaches the same final states (heaps and thread
+//!   statuses; the lazily fixed initial facts are a log, not state: `machine::key`) as the
+//!   naive enumeration, for every pair. DPOR runs the naive enumeration on
 //!   these programs (lazily fixed heaps), so it is not compared there.
 //!
 //! The naive enumeration must finish within the budget (at most [`NAIVE_BUDGET`]
