@@ -402,11 +402,12 @@ fn dpor_agrees_with_naive() {
 /// Issue 9's open target, kept as a test that fails until it is met: no racerdx pair of
 /// the generator at its largest settings (3 methods × 8 statements, paths of 3 fields, 3
 /// formals, 3 locals, nested locks and control) ends incomplete under the stateful search
-/// at the default bounds. Not met: most such pairs need more than the default 200,000
-/// paths (see the issue note), so it is ignored in CI; run it with
+/// at the default bounds. Not met: a third of such pairs have more than the default
+/// 2,000,000 states (see the issue note), so it is ignored in CI; run it with
 /// `cargo test --release -- --ignored racerdx_pairs`. Prints the distribution of states per
-/// pair and the slowest pair; `RACEFUZZ_PAIR_PROGRAMS` programs (10 by default) and
-/// `RACEFUZZ_PAIR_BUDGET` executions (the default bound by default).
+/// pair and the slowest pair; `RACEFUZZ_PAIR_PROGRAMS` programs (10 by default),
+/// `RACEFUZZ_PAIR_STATES` states and `RACEFUZZ_PAIR_BUDGET` unmerged executions (the
+/// default bounds by default).
 #[test]
 #[ignore = "open target of issue 9: pairs at the largest generator settings exceed the default budget"]
 fn racerdx_pairs_at_the_largest_settings_complete() {
@@ -419,6 +420,7 @@ fn racerdx_pairs_at_the_largest_settings_complete() {
         explorer: ExplorerKind::Stateful,
         state_predicate: Some(def36::enabled_pairs),
         max_executions: env("RACEFUZZ_PAIR_BUDGET", Config::default().max_executions),
+        max_states: env("RACEFUZZ_PAIR_STATES", Config::default().max_states),
         ..Config::default()
     };
     let mut rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &[9; 32]);

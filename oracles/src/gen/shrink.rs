@@ -152,7 +152,10 @@ fn rename_fields(p: &Program, from: &str, to: &str) -> Program {
     let fix = |fs: &mut Vec<String>| fs.iter_mut().filter(|f| *f == from).for_each(|f| *f = to.to_string());
     for c in &mut q.classes {
         fix(&mut c.fields);
-        c.fields.dedup();
+        // Merging `h` into `f` in `fields f, g, h` must not declare `f` twice (a duplicate
+        // declaration is bad input, which the shrinker once reported as an internal bug).
+        let mut seen = std::collections::HashSet::new();
+        c.fields.retain(|f| seen.insert(f.clone()));
     }
     for b in bodies(p) {
         map_stmts(body_mut(&mut q, b), &mut |s| match &mut s.kind {
@@ -356,6 +359,14 @@ mod tests {
             }
         }
         assert_eq!(print(&r.program), "dialect racerdx\nmethod m1(arg1, arg2) {\n  v = new\n  arg1.f = v\n}\n");
+    }
+
+    #[test]
+    fn merging_fields_keeps_declarations_unique() {
+        let p = parse("dialect bfj\nclass C {\n  fields f, g, h\n}\ninit { o = new C }\nthread { o.h = 1; o.g = 2 }\n").unwrap();
+        let q = rename_fields(&p, "h", "f");
+        assert_eq!(q.classes[0].fields, ["f", "g"]);
+        assert!(validate(&q).is_ok(), "{}", print(&q));
     }
 
     #[test]
