@@ -172,7 +172,17 @@ pub const MAX_STATES: u64 = 2_000_000;
 
 impl Default for Config {
     fn default() -> Config {
-        Config { loop_bound: 2, max_executions: 200_000, max_states: MAX_STATES, max_steps: 2_000, heap_bound: 3, state_predicate: None, explorer: ExplorerKind::Naive, eager_local: true, deadline: None }
+        Config {
+            loop_bound: 2,
+            max_executions: 200_000,
+            max_states: MAX_STATES,
+            max_steps: 2_000,
+            heap_bound: 3,
+            state_predicate: None,
+            explorer: ExplorerKind::Naive,
+            eager_local: true,
+            deadline: None,
+        }
     }
 }
 
