@@ -154,9 +154,10 @@ pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -
 }
 
 /// The exploration bounds of campaigns, shrinking and regression tests: the defaults, with
-/// a smaller execution budget so that one program never holds a campaign for long.
+/// smaller execution and state budgets so that one program never holds a campaign for long
+/// (a stateful search of 100,000 states takes about a second).
 pub fn campaign_bounds() -> Config {
-    Config { max_executions: 100_000, ..Config::default() }
+    Config { max_executions: 100_000, max_states: 100_000, ..Config::default() }
 }
 
 #[cfg(test)]
