@@ -42,7 +42,8 @@ pub fn stats(s: &Stats, classes: Option<u64>) -> String {
         let _ = write!(out, ", {c} class(es)");
     }
     if !s.complete {
-        out.push_str(" — INCOMPLETE: a budget was hit; raise --max-executions or --max-steps");
+        // A stateful search (it counts states) can also stop at its state budget.
+        out.push_str(if s.states > 0 { " — INCOMPLETE: a budget was hit; raise --max-states, --max-executions or --max-steps" } else { " — INCOMPLETE: a budget was hit; raise --max-executions or --max-steps" });
     }
     out
 }
