@@ -43,7 +43,11 @@ pub fn stats(s: &Stats, classes: Option<u64>) -> String {
     }
     if !s.complete {
         // A stateful search (it counts states) can also stop at its state budget.
-        out.push_str(if s.states > 0 { " — INCOMPLETE: a budget was hit; raise --max-states, --max-executions or --max-steps" } else { " — INCOMPLETE: a budget was hit; raise --max-executions or --max-steps" });
+        out.push_str(if s.states > 0 {
+            " — INCOMPLETE: a budget was hit; raise --max-states, --max-executions or --max-steps"
+        } else {
+            " — INCOMPLETE: a budget was hit; raise --max-executions or --max-steps"
+        });
     }
     out
 }

@@ -342,6 +342,11 @@ fn judge(s: &PairSearch, r: &RaceReport, cfg: &Config, directed_failure: &str) -
                 s.states, cfg.heap_bound, cfg.loop_bound
             ),
         },
-        None => ReportOutcome::Unknown { reason: format!("{directed_failure}; the search hit a budget after {} states and {} executions (raise --max-states, --max-executions or --max-steps)", s.states, s.executions) },
+        None => ReportOutcome::Unknown {
+            reason: format!(
+                "{directed_failure}; the search hit a budget after {} states and {} executions (raise --max-states, --max-executions or --max-steps)",
+                s.states, s.executions
+            ),
+        },
     }
 }
