@@ -54,6 +54,11 @@
 //! is a branch that ends with every enabled thread asleep where the lock stays free,
 //! counted in [`Stats::redundant`]; visits stay one per class
 //! (`tests/regress/dpor_sleeping_acquire_disabled.race`, found by `explorer-agree`).
+//! Such a branch visits no execution, but the races of its prefix are reversed all the
+//! same (as source-DPOR reverses races at every step): the paper's Algorithm 2 finds races
+//! only at maximal executions, because it never blocks, and a race that only such a
+//! prefix showed was lost (`tests/regress/dpor_race_in_a_blocked_branch.race`, found by
+//! `explorer-agree`, seed 21).
 //!
 //! **Where it falls back.** A program whose initial heap is fixed lazily (RacerDX pairs)
 //! is explored by the naive enumeration: the names of lazily created objects (`l1`, `l2`)
@@ -584,7 +589,11 @@ impl<'p> Search<'_, '_, 'p> {
         if wut.is_empty() {
             // Algorithm 2, line 9: any enabled thread (one that does not sleep).
             let Some(n) = next.iter().find(|n| !sleep.iter().any(|s| s.thread == n.label.thread)) else {
+                // Sleep-set blocked (see "Blocking" in the module docs): no execution is
+                // visited from here, but the races of the prefix are still reversed, as
+                // source-DPOR does at every step; they would be lost otherwise.
                 self.stats.redundant += 1;
+                self.reverse_races(&[]);
                 return None;
             };
             wut.push(WNode { label: n.label.clone(), children: vec![] });
@@ -689,8 +698,15 @@ impl<'p> Search<'_, '_, 'p> {
             return;
         }
         let pending = if self.names.bug == Some(DporBug::NoBlockedAttempts) { vec![] } else { self.names.pending(self.m, st) };
-        let (races, hb) = races(&self.events, &pending);
-        let all: Vec<&Rc<Label>> = self.events.iter().chain(&pending).collect();
+        self.reverse_races(&pending);
+    }
+
+    /// Algorithm 2, lines 2–6: every race of `E` (and of the `pending` attempts after it)
+    /// becomes a wakeup sequence at the node where it begins, unless a sleeping event
+    /// covers it.
+    fn reverse_races(&mut self, pending: &[Rc<Label>]) {
+        let (races, hb) = races(&self.events, pending);
+        let all: Vec<&Rc<Label>> = self.events.iter().chain(pending).collect();
         for (i, j) in races {
             // v = notdep(e_i, E) . e_j
             let mut v: Vec<Rc<Label>> = (i + 1..self.events.len()).filter(|&k| k != j && !hb.before(&self.events, i, k)).map(|k| self.events[k].clone()).collect();
