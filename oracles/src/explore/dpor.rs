@@ -68,8 +68,8 @@
 //!
 //! Bounds: `max_executions` and `max_steps` as for the naive explorer; a branch whose
 //! wakeup sequence cannot be followed (a thread that is not enabled) or whose every enabled
-//! thread sleeps is dropped and counted in [`Stats::redundant`] (0 on every program
-//! without choices that the tests run).
+//! thread sleeps is dropped and counted in [`Stats::redundant`] (0 on every benchmark
+//! family; nonzero with choices, or where a sleeping acquire is never disabled).
 //! `tests/explore.rs` and the `explorer-agree` oracle cross-check it against the naive
 //! explorer; `benches/explore.rs` measures `explored / classes`.
 //!
