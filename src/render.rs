@@ -43,11 +43,8 @@ pub fn stats(s: &Stats, classes: Option<u64>) -> String {
     }
     if !s.complete {
         // A stateful search (it counts states) can also stop at its state budget.
-        out.push_str(if s.states > 0 {
-            " — INCOMPLETE: a budget was hit; raise --max-states, --max-executions or --max-steps"
-        } else {
-            " — INCOMPLETE: a budget was hit; raise --max-executions or --max-steps"
-        });
+        let states = if s.states > 0 { "--max-states, " } else { "" };
+        let _ = write!(out, " — INCOMPLETE: a budget was hit; raise {states}--max-executions or --max-steps");
     }
     out
 }

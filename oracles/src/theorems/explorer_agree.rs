@@ -181,19 +181,18 @@ fn check_threads(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
 }
 
 fn threads(p: &Program, x: &FastExplorers<'_>, cfg: &Config) -> OracleResult {
-    let cfg = *cfg;
     let m = Machine::new(p, cfg.loop_bound);
     let init = match m.initial_state() {
         Ok(s) => s,
         Err(e) => return OracleResult::inconclusive(ORACLE.id, x.name.to_string(), ORACLE.item_kind, format!("no initial state: {e}")),
     };
-    let naive = observe(&crate::explore::Naive, &m, init.clone(), &cfg, true);
+    let naive = observe(&crate::explore::Naive, &m, init.clone(), cfg, true);
     if !naive.complete {
         let note = format!("the naive enumeration hit its budget ({} executions)", naive.executions);
         return OracleResult::inconclusive(ORACLE.id, x.name.to_string(), ORACLE.item_kind, note);
     }
-    let dpor = observe(x.dpor, &m, init.clone(), &cfg, true);
-    let stateful = observe(x.stateful, &m, init, &cfg, false);
+    let dpor = observe(x.dpor, &m, init.clone(), cfg, true);
+    let stateful = observe(x.stateful, &m, init, cfg, false);
     let mut items = vec![];
     items.extend(complete("dpor: complete".into(), &naive, &dpor));
     items.extend(complete("stateful: complete".into(), &naive, &stateful));
