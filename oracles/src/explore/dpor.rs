@@ -40,7 +40,20 @@
 //! next step is an acquire or a capsule entry it cannot take ([`Machine::next_sync`]) adds
 //! that attempt as a pending event, racing with every earlier section of another thread
 //! that is not ordered before it: that is how a lock-order deadlock (a held lock) and a
-//! CapJava capFree fault (an exit not ordered before the entry) are reached.
+//! CapJava capFree fault (an exit not ordered before the entry) are reached. An attempt
+//! never ran, so its closure choices are unknown: it matches a wakeup-tree event of its
+//! thread with any choices (`Label::attempt`; without that, a `while *` after the acquire
+//! made DPOR re-run the thread's every alternative on a second branch,
+//! `tests/regress/dpor_attempt_with_choices.race`).
+//!
+//! **Reversed addresses.** A path's prefix is read to find the address (`Label::addressing`).
+//! When `e_i` writes a cell that `e_j` read that way, `e_j` reversed (run after
+//! `notdep(e_i, E)`, without `e_i`) touches another address than in `E`. Its footprint is
+//! then computed exactly, by replaying `notdep(e_i, E)` from `e_i`'s node (`reversed`).
+//! An approximation is not harmless here: a label "dependent on everything" made a sleeping
+//! thread fail to be a weak initial of the sequence, so a wakeup leaf was added that later
+//! claimed to cover a reversal which the sleeping thread, in turn, claimed to cover; a
+//! class was lost (`tests/regress/dpor_reversed_read_changes_address.race`).
 //! [`Config::eager_local`] is ignored: local steps always run in closures.
 //!
 //! **Blocking.** The paper's processes are always enabled; ours block on a held lock (or a
@@ -72,14 +85,6 @@
 //! family; nonzero with choices, or where a sleeping acquire is never disabled).
 //! `tests/explore.rs` and the `explorer-agree` oracle cross-check it against the naive
 //! explorer; `benches/explore.rs` measures `explored / classes`.
-//!
-//! Known open bug: `tests/regress/dpor_open_prefix_read_wakeup_leaf.race` (three threads,
-//! one event reading a path prefix, no locks) loses one class of six. Until it is fixed,
-//! DPOR answers on programs whose paths read prefixes (`Program::reads_silently`) are not
-//! trusted; the naive explorer is the reference there (`--naive`). And
-//! `tests/regress/dpor_open_repeats_with_choices_and_foreign_release.race` (a `while *`
-//! choice, a stuck release, a lock held to the end) visits 3 of its 7 classes twice:
-//! complete, not optimal there.
 //!
 //! [`Property::Classes`]: super::Property::Classes
 
@@ -135,6 +140,7 @@ impl Explorer for Dpor {
             trace: vec![],
             path: vec![],
             events: vec![],
+            starts: vec![],
             stack: vec![],
             stop: false,
         }
@@ -178,9 +184,14 @@ struct Label {
     /// Cells read to find the address (path prefixes, path actuals): if the event this one
     /// races with writes one of them, the reversed event touches other cells.
     addressing: Vec<Res>,
-    /// The footprint is unknown (a reversed event whose address changes): dependent on
-    /// everything, which is sound.
+    /// The footprint is unknown: dependent on everything, which is sound but not optimal.
+    /// Only a fallback, for a reversed event whose replay (`Search::reversed`) failed, which
+    /// is an internal inconsistency (debug builds assert it never happens).
     wild: bool,
+    /// An attempt that could not run at the end of an execution (see [`races`]): its
+    /// closure choices are unknown, and any alternative of its thread serves a wakeup
+    /// sequence that ends with it.
+    attempt: bool,
 }
 
 fn dependent(a: &Label, b: &Label) -> bool {
@@ -199,7 +210,7 @@ struct WNode {
 /// choices), or `c`'s thread is absent from `v` and independent of all of it.
 fn weak_initial(c: &Label, v: &[Rc<Label>], alts: bool) -> bool {
     match v.iter().position(|e| e.thread == c.thread) {
-        Some(k) => (!alts || v[k].alts == c.alts) && !v[..k].iter().any(|e| dependent(e, &v[k])),
+        Some(k) => (!alts || v[k].attempt || c.attempt || v[k].alts == c.alts) && !v[..k].iter().any(|e| dependent(e, &v[k])),
         // A section-beginning event (an acquire, a capsule entry) absent from `v` is not a
         // weak initial of it: `v` may go on to disable it (someone takes the lock and keeps
         // it), and the executions where it never runs are not among those that begin with it.
@@ -353,10 +364,9 @@ impl Names {
                 continue;
             }
             if let Some(ev) = m.next_sync(st, t) {
-                let mut label = self.label(st, t, st, Some(ev), &[]);
+                let label = self.label(st, t, st, Some(ev), &[]);
                 if matches!(label.sync, Sync::Begin(_)) {
-                    label.alts.clear();
-                    out.push(Rc::new(label));
+                    out.push(Rc::new(Label { attempt: true, ..label }));
                 }
             }
         }
@@ -436,7 +446,7 @@ impl Names {
             fp.retain(|(r, _)| !matches!(r, Res::Lock(_) | Res::Capsule(_)));
             sync = Sync::None;
         }
-        Label { thread, alts: vec![], fp, sync, addressing, wild: false }
+        Label { thread, alts: vec![], fp, sync, addressing, wild: false, attempt: false }
     }
 }
 
@@ -567,6 +577,8 @@ struct Search<'a, 'c, 'p> {
     path: Vec<Choice>,
     /// `E`: the event taken at each node of the stack.
     events: Vec<Rc<Label>>,
+    /// Where each event's choices (its visible step, then its closure) begin in `path`.
+    starts: Vec<usize>,
     stack: Vec<Node<'p>>,
     stop: bool,
 }
@@ -623,6 +635,7 @@ impl<'p> Search<'_, '_, 'p> {
                     let lens = (self.trace.len(), self.path.len());
                     let choice = Choice::Step { thread: tid, alt: 0 };
                     super::naive::record(self.m, &top.state, choice, ev, &mut self.trace);
+                    self.starts.push(self.path.len());
                     self.path.push(choice);
                     self.path.extend_from_slice(&c.choices);
                     self.events.push(label);
@@ -687,6 +700,7 @@ impl<'p> Search<'_, '_, 'p> {
         self.trace.truncate(lens.0);
         self.path.truncate(lens.1);
         self.events.pop();
+        self.starts.pop();
     }
 
     /// A maximal execution: visit it, then reverse its races into the wakeup trees of the
@@ -714,15 +728,19 @@ impl<'p> Search<'_, '_, 'p> {
     /// covers it.
     fn reverse_races(&mut self, pending: &[Rc<Label>]) {
         let (races, hb) = races(&self.events, pending);
-        let all: Vec<&Rc<Label>> = self.events.iter().chain(pending).collect();
+        let all: Vec<Rc<Label>> = self.events.iter().chain(pending).cloned().collect();
         for (i, j) in races {
             // v = notdep(e_i, E) . e_j
             let mut v: Vec<Rc<Label>> = (i + 1..self.events.len()).filter(|&k| k != j && !hb.before(&self.events, i, k)).map(|k| self.events[k].clone()).collect();
             // The reversed event reads what e_i has not written yet: where that decides its
-            // address, its footprint after notdep(e_i, E) is not the one recorded in E.
+            // address, its footprint after notdep(e_i, E) is not the one recorded in E, and
+            // is computed by running notdep(e_i, E) from the node of e_i.
             let e = &self.events[i];
             if all[j].addressing.iter().any(|r| e.fp.iter().any(|(s, w)| *w && s == r)) {
-                v.push(Rc::new(Label { wild: true, ..(**all[j]).clone() }));
+                let exact = self.reversed(i, j, &hb);
+                debug_assert!(exact.is_some(), "internal: replaying notdep(e_{i}, E) disagrees with E");
+                let label = exact.unwrap_or_else(|| Label { wild: true, ..(*all[j]).clone() });
+                v.push(Rc::new(Label { alts: all[j].alts.clone(), ..label }));
             } else {
                 v.push(all[j].clone());
             }
@@ -731,5 +749,26 @@ impl<'p> Search<'_, '_, 'p> {
                 insert(&mut node.wut, v);
             }
         }
+    }
+
+    /// The event `e_j` as it is after `pre(E, e_i) . notdep(e_i, E)`: the state at
+    /// `e_i`'s node, with the choices of every event of `notdep(e_i, E)` replayed in order
+    /// (each is independent of `e_i`, so it runs as in `E`; the thread of `e_j` is where it
+    /// was just before `e_j`, since its events after `e_i` are in `notdep`). `None` (the
+    /// caller falls back to a label dependent on everything) only if the replay disagrees
+    /// with `E`, which would be an internal inconsistency.
+    fn reversed(&mut self, i: usize, j: usize, hb: &Hb) -> Option<Label> {
+        let end = |k: usize| self.starts.get(k + 1).copied().unwrap_or(self.path.len());
+        let mut st = self.stack[i].state.clone();
+        for k in (i + 1..j).filter(|&k| !hb.before(&self.events, i, k)) {
+            for c in &self.path[self.starts[k]..end(k)] {
+                let Choice::Step { thread, alt } = *c else { return None };
+                self.m.step(&mut st, thread, alt).ok()?;
+            }
+        }
+        let Choice::Step { thread: t, .. } = *self.path.get(*self.starts.get(j)?)? else { return None };
+        let mut after = st.clone();
+        let (ev, reads) = self.m.step_reading(&mut after, t, 0);
+        Some(self.names.label(&st, t, &after, ev.ok()?, &reads))
     }
 }
