@@ -9,6 +9,7 @@ use race_oracles::lang::Relax;
 use race_oracles::explore::dpor::{Dpor, DporBug};
 use race_oracles::explore::stateful::{Stateful, StatefulBug};
 
+use crate::analyses::fasttrack::FastTrackBug;
 use crate::analyses::racerdx::{Join, LockRule, Options};
 
 /// What the spec predicts for a mutant under its oracle.
@@ -259,6 +260,42 @@ pub const MUTANTS: &[Mutant] = &[
         ],
         spec: "racerdx.md §3.2 (under A2 one iteration suffices)",
     },
+    Mutant {
+        sut: "fasttrack",
+        name: "ft-shared-reads-kept",
+        oracle: "fasttrack-precise",
+        description: "WRITE keeps a shared read vector clock instead of resetting it to ⊥e",
+        // Equivalent on location sets, whatever spec §9.4 suggests: the kept reads all
+        // happen before the write that kept them (or that write reported x), and a later
+        // write to x is ordered after that write (or reports x itself), so by transitivity
+        // the stale reads are below its clock too. Measured: not caught in 6,000 programs.
+        predicted: &[("fasttrack-precise", Prediction::Equivalent)],
+        spec: "bigfoot.md §1.6 WRITE, §9.4 (read-shared VC not reset on a write)",
+    },
+    Mutant {
+        sut: "fasttrack",
+        name: "ft-release-no-tick",
+        oracle: "fasttrack-precise",
+        description: "REL publishes the thread's clock without incrementing it: accesses after a release look ordered before the next acquirer",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 REL",
+    },
+    Mutant {
+        sut: "fasttrack",
+        name: "ft-acquire-no-join",
+        oracle: "fasttrack-precise",
+        description: "ACQ does not join the lock's clock: lock-protected accesses look concurrent",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 ACQ",
+    },
+    Mutant {
+        sut: "fasttrack",
+        name: "ft-same-thread-skip",
+        oracle: "fasttrack-precise",
+        description: "READ takes the same-epoch fast path whenever the last read is the same thread's, whatever its clock",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
+    },
 ];
 
 /// Looks a mutant up by name.
@@ -315,6 +352,23 @@ pub fn racerdx(names: &[&str]) -> Option<(Options, Relax)> {
         }
     }
     Some((opts, relax))
+}
+
+/// The FastTrack bug the named mutants select (none: the real detector); `None` if a name
+/// is not a FastTrack mutant, or two are named (one bug at a time).
+pub fn fasttrack(names: &[&str]) -> Option<Option<FastTrackBug>> {
+    let bug = |name: &str| match name {
+        "ft-shared-reads-kept" => Some(FastTrackBug::SharedReadsKept),
+        "ft-release-no-tick" => Some(FastTrackBug::ReleaseNoTick),
+        "ft-acquire-no-join" => Some(FastTrackBug::AcquireNoJoin),
+        "ft-same-thread-skip" => Some(FastTrackBug::SameThreadSkip),
+        _ => None,
+    };
+    match names {
+        [] => Some(None),
+        [one] => bug(one).map(Some),
+        _ => None,
+    }
 }
 
 /// The fast explorers with the explorer mutants named; `None` if a name is not one of

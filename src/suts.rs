@@ -11,8 +11,9 @@ use race_oracles::explore::dpor::Dpor;
 use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
-use race_oracles::theorems::{Budget, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
+use race_oracles::theorems::{Budget, DetectorFactory, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
+use crate::analyses::fasttrack::FastTrackFactory;
 use crate::analyses::racerdx::RacerDx;
 use crate::mutants::{self, MUTANTS};
 
@@ -22,6 +23,8 @@ pub enum Implementation {
     Static(Box<dyn StaticRaceAnalysis + Send + Sync>),
     /// The fast explorers, each real or with a seeded bug.
     Explorers(Stateful, Dpor),
+    /// A dynamic detector's factory.
+    Detector(Box<dyn DetectorFactory + Send + Sync>),
 }
 
 /// One SUT implementation in the catalogue.
@@ -42,6 +45,7 @@ pub struct SutEntry {
 pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::RacerDx], build: build_explorers },
+    SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj], build: build_fasttrack },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -52,6 +56,11 @@ fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
 fn build_explorers(names: &[&str]) -> Option<(Implementation, Relax)> {
     let (stateful, dpor) = mutants::explorers(names)?;
     Some((Implementation::Explorers(stateful, dpor), Relax::default()))
+}
+
+fn build_fasttrack(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let bug = mutants::fasttrack(names)?;
+    Some((Implementation::Detector(Box::new(FastTrackFactory(bug))), Relax::default()))
 }
 
 /// Why no subject could be built.
@@ -116,6 +125,7 @@ impl Subject {
         match &self.implementation {
             Implementation::Static(a) => Sut::Static(a.as_ref()),
             Implementation::Explorers(s, d) => Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d }),
+            Implementation::Detector(f) => Sut::Detector(f.as_ref()),
         }
     }
 
@@ -123,7 +133,7 @@ impl Subject {
     pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
         match &self.implementation {
             Implementation::Static(a) => Some(a.as_ref()),
-            Implementation::Explorers(..) => None,
+            Implementation::Explorers(..) | Implementation::Detector(_) => None,
         }
     }
 

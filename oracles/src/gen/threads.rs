@@ -35,11 +35,18 @@ pub struct ThreadKnobs {
     pub paths: bool,
     /// Whether fresh objects are published into the link field.
     pub publish: bool,
+    /// Integer fields the accesses use (1 or 2: `g`, then `h`) and objects they go to (1
+    /// or 2: `o1`, then `o2`); with one of each, every plain access hits the same location,
+    /// so races and the synchronization that orders them meet more often (the detector
+    /// oracles' generator, [`swarm_detectors`]).
+    pub fields: usize,
+    /// See `fields`.
+    pub objects: usize,
 }
 
 impl Default for ThreadKnobs {
     fn default() -> ThreadKnobs {
-        ThreadKnobs { threads: 2, stmts: 8, locks: 2, control: true, paths: true, publish: true }
+        ThreadKnobs { threads: 2, stmts: 8, locks: 2, control: true, paths: true, publish: true, fields: 2, objects: 2 }
     }
 }
 
@@ -61,6 +68,8 @@ impl ThreadKnobs {
             control: chance(h[3], 70),
             paths: chance(h[3].rotate_left(3), 70),
             publish: chance(h[1].rotate_left(4), 50),
+            fields: 2,
+            objects: 2,
         }
     }
 }
@@ -92,8 +101,8 @@ impl Builder<'_, '_> {
                 return;
             }
             self.budget -= 1;
-            let o = OBJECTS[self.src.below(2)];
-            let fld = INTS[self.src.below(2)];
+            let o = OBJECTS[self.src.below(self.k.objects)];
+            let fld = INTS[self.src.below(self.k.fields)];
             // Inside a section, a third of the statements open a section on the other lock:
             // that is where lock-order deadlocks come from.
             let nest = !self.held.is_empty() && self.held.len() < self.k.locks && b.is_multiple_of(3);
@@ -187,6 +196,18 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
 pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
     let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
     build(rest, ThreadKnobs::swarm(h))
+}
+
+/// The registry's generator for detector oracles (`fasttrack-precise`): [`swarm`]'s knobs,
+/// with one integer field in half of the programs and one object in half (`fields`,
+/// `objects`), and one lock in half of those with locks.
+pub fn swarm_detectors(bytes: &[u8], _relax: Relax) -> Program {
+    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let k = ThreadKnobs::swarm(h);
+    let half = |b: u8, bit: u32| b.rotate_left(bit) & 1 == 0;
+    let (fields, objects) = (if half(h[2], 5) { 1 } else { 2 }, if half(h[3], 6) { 1 } else { 2 });
+    let locks = if half(h[0], 4) { k.locks.min(1) } else { k.locks };
+    build(rest, ThreadKnobs { fields, objects, locks, ..k })
 }
 
 const fn prod(name: &'static str, rule: &'static str) -> Production {

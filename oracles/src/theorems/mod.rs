@@ -8,13 +8,15 @@
 //! - [`result`]: the one result type, [`OracleResult`].
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
 //!   [`racerdx_reports`] (§3.4 on α), [`explorer_agree`] (the fast explorers against the
-//!   naive one, issue 9).
+//!   naive one, issue 9), [`fasttrack_precise`] (a precise detector's racy locations,
+//!   BigFoot spec §9.1 O0).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
 
 pub mod detector;
 pub mod explorer_agree;
+pub mod fasttrack_precise;
 pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_reports;

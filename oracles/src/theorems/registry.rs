@@ -127,6 +127,7 @@ impl Registry {
                 super::racerdx_reports::ORACLE,
                 super::explorer_agree::ORACLE,
                 super::explorer_agree::RACERDX,
+                super::fasttrack_precise::ORACLE,
             ],
         }
     }

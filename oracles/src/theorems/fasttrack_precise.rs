@@ -1,0 +1,137 @@
+//! `fasttrack-precise` (issue 10, item 1; spec/bigfoot.md §9.1, oracle O0, and §1.6 [D]):
+//! a precise dynamic detector reports exactly the racy locations of every trace,
+//! `FT(α) = DR(α)`.
+//!
+//! The system under test is any [`super::DynamicDetector`] (FastTrack, or a user's own
+//! through the same seam), fresh per trace. For every execution of a BFJ thread program
+//! (the naive explorer: every interleaving, because a detector's state depends on the order
+//! of independent events even where the races do not), the locations it reports (the
+//! address of each reported event) must equal the locations with a happens-before data race
+//! in the trace ([`crate::race::data_races`]). Every execution counts, whatever its ending:
+//! terminated, stuck, deadlocked or cut by a budget, since a precise detector is precise on
+//! every prefix (spec §9.1, O3). Locations are compared, never racing pairs or report
+//! positions (spec §1.6 [D], §9.1 notes).
+//!
+//! A mismatch names the trace by its schedule (`racefuzz replay FILE --schedule S` shows
+//! it), the missed and falsely reported locations, and the detector's own explanation of a
+//! false report. An exploration cut by its budget that showed no mismatch is
+//! inconclusive, never a pass.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use super::detector::DetectorFactory;
+use super::registry::{Budget, Oracle, Sut, SutKind};
+use super::result::{Item, ItemStatus, OracleResult};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
+use crate::gen;
+use crate::lang::{validate_relaxed, Dialect, Program};
+use crate::machine::{Event, Machine};
+use crate::race::data_races;
+
+/// The most executions one check explores (the campaign's own budget if lower).
+pub const BUDGET: u64 = 20_000;
+
+/// `fasttrack-precise`.
+pub const ORACLE: Oracle = Oracle {
+    id: "fasttrack-precise",
+    claim: "a precise detector reports exactly the racy locations of every trace (FT(α) = DR(α))",
+    spec: "spec/bigfoot.md §1.6, §9.1 O0",
+    dialect: Dialect::Bfj,
+    sut: SutKind::DynamicDetector,
+    item_kind: "property",
+    generate: gen::threads::swarm_detectors,
+    grammar: &gen::threads::GRAMMAR,
+    check,
+};
+
+/// What one trace showed: the detector's locations against the trace's.
+struct Mismatch {
+    schedule: Schedule,
+    missed: Vec<String>,
+    false_alarms: Vec<String>,
+    why: Vec<String>,
+}
+
+fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    let Sut::Detector(factory) = sut else { return ORACLE.wrong_sut(sut) };
+    let name = factory.fresh().name();
+    let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
+    if p.dialect != ORACLE.dialect {
+        return inconclusive(format!("{} applies to {} programs only", ORACLE.id, ORACLE.dialect));
+    }
+    if let Err(e) = validate_relaxed(p, b.relax) {
+        return inconclusive(format!("precondition unmet: {e}"));
+    }
+    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
+    let m = Machine::new(p, cfg.loop_bound);
+    let init = match m.initial_state() {
+        Ok(s) => s,
+        Err(e) => return inconclusive(format!("no initial state: {e}")),
+    };
+    let (mut traces, mut racy) = (0u64, 0u64);
+    let mut locations = BTreeSet::new();
+    let mut mismatch = None;
+    let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+        traces += 1;
+        let truth: BTreeSet<String> = data_races(ex.trace).iter().map(|r| ex.state.addr_name(&m, r.addr)).collect();
+        let (reported, why) = reports(*factory, ex.trace, |a| ex.state.addr_name(&m, a));
+        racy += u64::from(!truth.is_empty());
+        if truth != reported {
+            mismatch = Some(Mismatch {
+                schedule: Schedule(ex.schedule.to_vec()),
+                missed: truth.difference(&reported).cloned().collect(),
+                false_alarms: reported.difference(&truth).cloned().collect(),
+                why: why.into_iter().filter(|(loc, _)| !truth.contains(loc)).map(|(loc, w)| format!("{loc}: {w}")).collect(),
+            });
+            return ControlFlow::Break(());
+        }
+        locations.extend(truth);
+        ControlFlow::Continue(())
+    });
+    let subject = format!("{name}: racy locations of every trace");
+    if let Some(mm) = mismatch {
+        let mut explanation = vec![format!("trace {traces} (schedule {}) differs:", mm.schedule)];
+        if !mm.missed.is_empty() {
+            explanation.push(format!("MISSED racy location(s): {}", mm.missed.join(", ")));
+        }
+        if !mm.false_alarms.is_empty() {
+            explanation.push(format!("FALSE ALARM on race-free location(s): {}", mm.false_alarms.join(", ")));
+        }
+        explanation.extend(mm.why);
+        let item = Item { subject, status: ItemStatus::Violated, explanation, witness: None };
+        return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);
+    }
+    let past_deadline = b.explore.deadline.is_some_and(|d| std::time::Instant::now() > d);
+    let note = if past_deadline {
+        Some("the campaign's deadline passed during the check".to_string())
+    } else {
+        (!stats.complete).then(|| format!("the enumeration hit its budget after {traces} traces (raise --max-executions)"))
+    };
+    let explanation = vec![format!(
+        "{traces} trace(s), {racy} racy; racy locations: {}",
+        if locations.is_empty() { "none".to_string() } else { locations.into_iter().collect::<Vec<_>>().join(", ") }
+    )];
+    let item = Item { subject, status: if note.is_some() { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation, witness: None };
+    OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], note)
+}
+
+/// The locations a fresh detector reports on `trace`, and its explanation of each.
+fn reports(factory: &dyn DetectorFactory, trace: &[Event], name: impl Fn(crate::machine::Addr) -> String) -> (BTreeSet<String>, Vec<(String, String)>) {
+    let mut d = factory.fresh();
+    let mut out = BTreeSet::new();
+    let mut why = vec![];
+    for (i, e) in trace.iter().enumerate() {
+        if d.on_event(e).is_err() {
+            // A report on an event that touches no location is a false alarm of its own.
+            let loc = match e.kind {
+                crate::machine::EventKind::Access(_, a) | crate::machine::EventKind::Check(_, a) => name(a),
+                _ => format!("event {i}, which is no access"),
+            };
+            if out.insert(loc.clone()) {
+                why.push((loc, d.explain(&trace[..=i], e.idx).reason));
+            }
+        }
+    }
+    (out, why)
+}

@@ -1,0 +1,330 @@
+//! FastTrack (Flanagan and Freund, PLDI 2009), the epoch/vector-clock data-race detector:
+//! spec/bigfoot.md §1.6, whose rules this module follows line by line (READ, WRITE, ACQ,
+//! REL, FORK, JOIN). It is the precise per-access baseline of BigFoot's evaluation, and a
+//! system under test of its own: `fasttrack-precise` (spec §9.1, O0) checks that on every
+//! trace it reports exactly the racy locations of the ground truth.
+//!
+//! State: a vector clock `C_t` per thread and `L_m` per lock; per location a last-write
+//! epoch `W_x` and a read state `R_x` that is an epoch, or a vector clock once reads are
+//! shared (concurrent). An epoch `c@t` is `⪯ V` iff `c ≤ V[t]`; `⊥e` is below everything.
+//!
+//! What it reports (spec §1.6 [D]): the verdicts for location x depend only on the
+//! operations on x and, up to the first race on x, agree with the full vector-clock
+//! algorithm; processing goes on after a report, so the *set of locations with a report*
+//! is exact. Racing pairs and report positions are not (so `fasttrack-precise` compares
+//! location sets only).
+//!
+//! Events: heap accesses (`Access`) only; `Check` events belong to check placers (BigFoot)
+//! and capsule entries and exits add no happens-before edge (escape_capsule.md §1.2), so
+//! both are ignored. A reentrant lock's inner release publishes a clock that the outer
+//! release overwrites before anyone can acquire, so treating every release alike is exact.
+//!
+//! Independence from the ground truth (design.md): the clocks here are this module's own;
+//! nothing calls `race_oracles::race`.
+
+use std::collections::HashMap;
+
+use race_oracles::lang::AccessKind;
+use race_oracles::machine::{Addr, Event, EventIdx, EventKind, LockId, ThreadId};
+use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
+
+/// Seeded bugs, each a mistake spec/bigfoot.md §9.4 or the FastTrack paper warns about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastTrackBug {
+    /// WRITE leaves a shared read vector clock in place instead of resetting it to `⊥e`.
+    SharedReadsKept,
+    /// REL publishes the clock but does not increment `C_t[t]`.
+    ReleaseNoTick,
+    /// ACQ does not join the lock's clock.
+    AcquireNoJoin,
+    /// READ skips whenever the last read epoch is by the same thread, whatever its clock
+    /// (the "same epoch" fast path taken too broadly).
+    SameThreadSkip,
+}
+
+/// Makes a fresh FastTrack per trace (with the same seeded bug, if any).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FastTrackFactory(pub Option<FastTrackBug>);
+
+impl DetectorFactory for FastTrackFactory {
+    fn fresh(&self) -> Box<dyn DynamicDetector> {
+        Box::new(FastTrack::new(self.0))
+    }
+}
+
+/// A vector clock, indexed by thread number (missing entries are 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Vc(Vec<u32>);
+
+impl Vc {
+    fn get(&self, t: u32) -> u32 {
+        self.0.get(t as usize).copied().unwrap_or(0)
+    }
+
+    fn set(&mut self, t: u32, c: u32) {
+        if self.0.len() <= t as usize {
+            self.0.resize(t as usize + 1, 0);
+        }
+        self.0[t as usize] = c;
+    }
+
+    fn join(&mut self, o: &Vc) {
+        for (t, &c) in o.0.iter().enumerate() {
+            if c > self.get(t as u32) {
+                self.set(t as u32, c);
+            }
+        }
+    }
+
+    /// `self ⊑ o`, pointwise.
+    fn below(&self, o: &Vc) -> bool {
+        self.0.iter().enumerate().all(|(t, &c)| c <= o.get(t as u32))
+    }
+}
+
+/// An epoch `c@t`, with the event that set it (for explanations only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Epoch {
+    clock: u32,
+    thread: u32,
+    event: EventIdx,
+}
+
+impl Epoch {
+    /// `self ⪯ v`.
+    fn below(&self, v: &Vc) -> bool {
+        self.clock <= v.get(self.thread)
+    }
+}
+
+/// A location's read state.
+#[derive(Clone, Debug)]
+enum Reads {
+    None,
+    Epoch(Epoch),
+    /// Shared reads: each thread's last read clock, and the events (parallel, by thread).
+    Shared(Vc, Vec<Option<EventIdx>>),
+}
+
+#[derive(Clone, Debug)]
+struct Shadow {
+    write: Option<Epoch>,
+    reads: Reads,
+}
+
+/// The FastTrack detector over one trace (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct FastTrack {
+    bug: Option<FastTrackBug>,
+    threads: Vec<Vc>,
+    locks: HashMap<LockId, Vc>,
+    shadows: HashMap<Addr, Shadow>,
+    /// Why each reported event was reported: the kind of race and the partners.
+    reports: HashMap<EventIdx, (&'static str, Vec<EventIdx>)>,
+}
+
+impl FastTrack {
+    /// A fresh detector, with a seeded bug or not.
+    pub fn new(bug: Option<FastTrackBug>) -> FastTrack {
+        FastTrack { bug, ..FastTrack::default() }
+    }
+
+    /// `C_t`, created as `inc_t(⊥)` on first use.
+    fn clock(&mut self, t: ThreadId) -> &mut Vc {
+        let i = t.0 as usize;
+        while self.threads.len() <= i {
+            let mut c = Vc::default();
+            c.set(self.threads.len() as u32, 1);
+            self.threads.push(c);
+        }
+        &mut self.threads[i]
+    }
+
+    fn tick(&mut self, t: ThreadId) {
+        let c = self.clock(t);
+        let v = c.get(t.0) + 1;
+        c.set(t.0, v);
+    }
+
+    fn epoch(&mut self, t: ThreadId, event: EventIdx) -> Epoch {
+        Epoch { clock: self.clock(t).get(t.0), thread: t.0, event }
+    }
+
+    fn read(&mut self, t: ThreadId, x: Addr, event: EventIdx) -> Option<(&'static str, Vec<EventIdx>)> {
+        let e = self.epoch(t, event);
+        let bug = self.bug;
+        let ct = self.clock(t).clone();
+        let s = self.shadows.entry(x).or_insert(Shadow { write: None, reads: Reads::None });
+        match &s.reads {
+            Reads::Epoch(r) if r.clock == e.clock && r.thread == e.thread => return None,
+            Reads::Epoch(r) if bug == Some(FastTrackBug::SameThreadSkip) && r.thread == e.thread => return None,
+            Reads::Shared(v, _) if v.get(t.0) == e.clock => return None,
+            _ => {}
+        }
+        let race = s.write.filter(|w| !w.below(&ct)).map(|w| ("write-read", vec![w.event]));
+        s.reads = match std::mem::replace(&mut s.reads, Reads::None) {
+            Reads::None => Reads::Epoch(e),
+            Reads::Shared(mut v, mut evs) => {
+                v.set(t.0, e.clock);
+                set_event(&mut evs, t.0, event);
+                Reads::Shared(v, evs)
+            }
+            Reads::Epoch(r) if r.below(&ct) => Reads::Epoch(e),
+            Reads::Epoch(r) => {
+                let (mut v, mut evs) = (Vc::default(), vec![]);
+                v.set(r.thread, r.clock);
+                set_event(&mut evs, r.thread, r.event);
+                v.set(t.0, e.clock);
+                set_event(&mut evs, t.0, event);
+                Reads::Shared(v, evs)
+            }
+        };
+        race
+    }
+
+    fn write(&mut self, t: ThreadId, x: Addr, event: EventIdx) -> Option<(&'static str, Vec<EventIdx>)> {
+        let e = self.epoch(t, event);
+        let bug = self.bug;
+        let ct = self.clock(t).clone();
+        let s = self.shadows.entry(x).or_insert(Shadow { write: None, reads: Reads::None });
+        if s.write.is_some_and(|w| w.clock == e.clock && w.thread == e.thread) {
+            return None;
+        }
+        let mut race = s.write.filter(|w| !w.below(&ct)).map(|w| ("write-write", vec![w.event]));
+        match &s.reads {
+            Reads::None => {}
+            Reads::Epoch(r) => {
+                if race.is_none() && !r.below(&ct) {
+                    race = Some(("read-write", vec![r.event]));
+                }
+            }
+            Reads::Shared(v, evs) => {
+                if race.is_none() && !v.below(&ct) {
+                    let partners = (0..v.0.len() as u32).filter(|&u| v.get(u) > ct.get(u)).filter_map(|u| evs.get(u as usize).copied().flatten()).collect();
+                    race = Some(("read-write", partners));
+                }
+                if bug != Some(FastTrackBug::SharedReadsKept) {
+                    s.reads = Reads::None;
+                }
+            }
+        }
+        s.write = Some(e);
+        race
+    }
+}
+
+fn set_event(evs: &mut Vec<Option<EventIdx>>, t: u32, e: EventIdx) {
+    if evs.len() <= t as usize {
+        evs.resize(t as usize + 1, None);
+    }
+    evs[t as usize] = Some(e);
+}
+
+impl DynamicDetector for FastTrack {
+    fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
+        let t = e.thread;
+        let race = match e.kind {
+            EventKind::Access(AccessKind::Read, x) => self.read(t, x, e.idx),
+            EventKind::Access(AccessKind::Write, x) => self.write(t, x, e.idx),
+            EventKind::Acquire(m) => {
+                if self.bug != Some(FastTrackBug::AcquireNoJoin) {
+                    let lm = self.locks.get(&m).cloned().unwrap_or_default();
+                    self.clock(t).join(&lm);
+                }
+                None
+            }
+            EventKind::Release(m) => {
+                let ct = self.clock(t).clone();
+                self.locks.insert(m, ct);
+                if self.bug != Some(FastTrackBug::ReleaseNoTick) {
+                    self.tick(t);
+                }
+                None
+            }
+            EventKind::Fork(u) => {
+                let ct = self.clock(t).clone();
+                self.clock(u).join(&ct);
+                self.tick(t);
+                None
+            }
+            EventKind::Join(u) => {
+                let cu = self.clock(u).clone();
+                self.clock(t).join(&cu);
+                self.tick(u);
+                None
+            }
+            EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => None,
+        };
+        match race {
+            Some(r) => {
+                self.reports.insert(e.idx, r);
+                Err(Reported)
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn name(&self) -> String {
+        "FastTrack".into()
+    }
+
+    fn explain(&self, _trace: &[Event], at: EventIdx) -> DetectorReport {
+        match self.reports.get(&at) {
+            Some((kind, partners)) => {
+                DetectorReport { at, partners: partners.clone(), reason: format!("FastTrack: {kind} race (the earlier access's epoch is not ⪯ the thread's clock)") }
+            }
+            None => DetectorReport { at, partners: vec![], reason: "FastTrack reported nothing here".into() },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::machine::{FieldId, ObjId};
+
+    use super::*;
+
+    const X: Addr = Addr::Field(ObjId(0), FieldId(0));
+    const M: LockId = LockId::Obj(ObjId(1));
+
+    fn ev(i: u32, t: u32, kind: EventKind) -> Event {
+        Event { idx: EventIdx(i), thread: ThreadId(t), line: 1, kind }
+    }
+
+    fn run(bug: Option<FastTrackBug>, kinds: &[(u32, EventKind)]) -> Vec<u32> {
+        let mut d = FastTrack::new(bug);
+        kinds.iter().enumerate().filter(|(i, (t, k))| d.on_event(&ev(*i as u32, *t, *k)).is_err()).map(|(i, _)| i as u32).collect()
+    }
+
+    const R: EventKind = EventKind::Access(AccessKind::Read, X);
+    const W: EventKind = EventKind::Access(AccessKind::Write, X);
+
+    #[test]
+    fn unordered_conflicts_race_and_locked_ones_do_not() {
+        assert_eq!(run(None, &[(0, W), (1, R)]), vec![1]);
+        assert_eq!(run(None, &[(0, R), (1, W)]), vec![1]);
+        assert_eq!(run(None, &[(0, R), (1, R)]), Vec::<u32>::new());
+        let locked = [(0, EventKind::Acquire(M)), (0, W), (0, EventKind::Release(M)), (1, EventKind::Acquire(M)), (1, W), (1, EventKind::Release(M))];
+        assert_eq!(run(None, &locked), Vec::<u32>::new());
+        // The seeded bugs break exactly that.
+        assert_eq!(
+            run(Some(FastTrackBug::ReleaseNoTick), &[(0, EventKind::Acquire(M)), (0, EventKind::Release(M)), (0, W), (1, EventKind::Acquire(M)), (1, W)]),
+            Vec::<u32>::new()
+        );
+        assert_eq!(run(Some(FastTrackBug::AcquireNoJoin), &locked), vec![4]);
+    }
+
+    #[test]
+    fn shared_reads_are_checked_by_a_later_write_then_forgotten() {
+        // T0 and T1 read concurrently (shared), T2 writes after neither: a read-write race
+        // with both readers as partners.
+        let mut d = FastTrack::new(None);
+        let trace = [ev(0, 0, R), ev(1, 1, R), ev(2, 2, W)];
+        let got: Vec<bool> = trace.iter().map(|e| d.on_event(e).is_err()).collect();
+        assert_eq!(got, [false, false, true]);
+        assert_eq!(d.explain(&trace, EventIdx(2)).partners, vec![EventIdx(0), EventIdx(1)]);
+        // Fork orders the parent's earlier accesses before the child's.
+        assert_eq!(run(None, &[(0, W), (0, EventKind::Fork(ThreadId(1))), (1, W), (1, R)]), Vec::<u32>::new());
+        assert_eq!(run(None, &[(1, W), (0, EventKind::Join(ThreadId(1))), (0, W)]), Vec::<u32>::new());
+    }
+}
