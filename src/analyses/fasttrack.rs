@@ -20,7 +20,7 @@
 //! release overwrites before anyone can acquire, so treating every release alike is exact.
 //!
 //! Independence from the ground truth (design.md): the clocks here are this module's own;
-//! nothing calls `race_oracles::race`.
+//! nothing here calls the ground truth's race logic.
 
 use std::collections::HashMap;
 
