@@ -7,7 +7,7 @@
 //! oracle to a SUT, campaigns, rendering, the corpus conventions and the command line.
 //!
 //! ## Contents
-//! - [`analyses`]: the SUTs (RacerDX and RacerD-like today).
+//! - [`analyses`]: the SUTs (RacerDX and RacerD-like, FastTrack).
 //! - [`mutants`]: the seeded-bug catalogue, with the spec's prediction per oracle id.
 //! - [`suts`]: the SUT catalogue and [`suts::check`], the one place an oracle
 //!   (`race_oracles::theorems::Registry`) meets a SUT.
