@@ -8,10 +8,9 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use race_oracles::explore::{classes::class_key, Config, ExplorerKind};
-use race_oracles::lang::{parse, print, Dialect, Program};
+use race_oracles::lang::{parse, Dialect, Program};
 use race_oracles::machine::Machine;
 use race_oracles::theorems::{Oracle, OracleResult, Registry, Verdict};
-use racefuzz::mutants::{Prediction, MUTANTS};
 use racefuzz::suts::{self, Subject};
 
 fn oracle(id: &str) -> Oracle {
@@ -75,21 +74,7 @@ fn racerdx_paper_programs() {
 /// every one predicted equivalent survives it.
 #[test]
 fn explorer_mutants_are_caught_as_predicted() {
-    const BUDGET: usize = 600;
-    let mut table = String::new();
-    let mut wrong = vec![];
-    for m in MUTANTS.iter().filter(|m| m.sut == "explorers") {
-        for (id, predicted) in m.predicted {
-            let found = super::hunt(m.name, id, BUDGET, 13, 8, 40);
-            match (predicted, &found) {
-                (Prediction::BreaksTheorem, None) => wrong.push(format!("{} not caught by {id} in {BUDGET} programs", m.name)),
-                (Prediction::Equivalent, Some((n, p))) => wrong.push(format!("{} predicted equivalent under {id}, but program {n} fails:\n{}", m.name, print(p))),
-                _ => {}
-            }
-            let seen = found.map_or_else(|| format!("not caught in {BUDGET}"), |(n, _)| format!("caught at program {n}"));
-            table.push_str(&format!("{:<28} {:<23} {:<15} {seen}\n", m.name, id, predicted.name()));
-        }
-    }
+    let (table, wrong, _) = super::judge_mutants("explorers", 600, (13, 8, 40), (28, 23));
     assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
     insta::assert_snapshot!(table);
 }

@@ -7,7 +7,6 @@
 
 use race_oracles::lang::parse;
 use race_oracles::theorems::{Registry, Verdict};
-use racefuzz::mutants::{Prediction, MUTANTS};
 use racefuzz::render;
 use racefuzz::suts::{self, Subject};
 
@@ -50,23 +49,7 @@ fn locked_writes_are_ordered_and_the_unlocked_pair_races() {
 
 #[test]
 fn fasttrack_mutants_are_judged_as_predicted() {
-    const BUDGET: usize = 6_000;
-    let mut table = String::new();
-    let mut wrong = vec![];
-    for m in MUTANTS.iter().filter(|m| m.sut == "fasttrack") {
-        for (id, predicted) in m.predicted {
-            let found = super::hunt(m.name, id, BUDGET, 13, 8, 40);
-            match (predicted, &found) {
-                (Prediction::BreaksTheorem, None) => wrong.push(format!("{} not caught by {id} in {BUDGET} programs", m.name)),
-                (Prediction::Equivalent, Some((n, p))) => {
-                    wrong.push(format!("{} predicted equivalent under {id}, but program {n} fails:\n{}", m.name, race_oracles::lang::print(p)))
-                }
-                _ => {}
-            }
-            let seen = found.map_or_else(|| format!("not caught in {BUDGET}"), |(n, _)| format!("caught at program {n}"));
-            table.push_str(&format!("{:<22} {:<18} {:<15} {seen}\n", m.name, id, predicted.name()));
-        }
-    }
+    let (table, wrong, _) = super::judge_mutants("fasttrack", 6_000, (13, 8, 40), (22, 18));
     assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
     insta::assert_snapshot!(table);
 }

@@ -8,7 +8,6 @@ use std::path::Path;
 use race_oracles::gen::RacerDxInput;
 use race_oracles::lang::{parse, print, Program};
 use race_oracles::theorems::{summaries, ItemStatus, Oracle, OracleResult, Registry, SutKind, Verdict};
-use racefuzz::mutants::{Prediction, MUTANTS};
 use racefuzz::render;
 use racefuzz::suts::{self, Subject};
 
@@ -103,23 +102,7 @@ fn negative_tests_catch_their_mutants() {
 /// fixed budget of generated programs; every mutant it calls equivalent is not.
 #[test]
 fn mutants_are_caught_as_predicted() {
-    const BUDGET: usize = 4000;
-    let mut table = String::new();
-    let mut wrong = vec![];
-    let mut breaking = 0;
-    for m in MUTANTS.iter().filter(|m| m.sut == "racerdx") {
-        for (id, predicted) in m.predicted {
-            let found = super::hunt(m.name, id, BUDGET, 11, 16, 48);
-            match (predicted, &found) {
-                (Prediction::BreaksTheorem, None) => wrong.push(format!("{} not caught by {id} in {BUDGET} programs", m.name)),
-                (Prediction::Equivalent, Some((n, p))) => wrong.push(format!("{} predicted equivalent under {id}, but program {n} fails:\n{}", m.name, print(p))),
-                (Prediction::BreaksTheorem, Some(_)) => breaking += 1,
-                _ => {}
-            }
-            let seen = found.map_or_else(|| format!("not caught in {BUDGET}"), |(n, _)| format!("caught at program {n}"));
-            table.push_str(&format!("{:<30} {:<17} {:<15} {seen}\n", m.name, id, predicted.name()));
-        }
-    }
+    let (table, wrong, breaking) = super::judge_mutants("racerdx", 4000, (11, 16, 48), (30, 17));
     assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
     assert!(breaking >= 20, "only {breaking} theorem-breaking mutant × oracle pairs");
     insta::assert_snapshot!(table);
