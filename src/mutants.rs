@@ -10,6 +10,7 @@ use race_oracles::explore::dpor::{Dpor, DporBug};
 use race_oracles::explore::stateful::{Stateful, StatefulBug};
 
 use crate::analyses::fasttrack::FastTrackBug;
+use crate::analyses::per_access::PerAccessBug;
 use crate::analyses::racerdx::{Join, LockRule, Options};
 
 /// What the spec predicts for a mutant under its oracle.
@@ -296,6 +297,30 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
         spec: "bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
     },
+    Mutant {
+        sut: "per-access",
+        name: "pa-write-checked-as-read",
+        oracle: "bigfoot-precise",
+        description: "a write gets a read check, which does not cover it",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §3.3, §9.2 row 10 (missed race)",
+    },
+    Mutant {
+        sut: "per-access",
+        name: "pa-read-checked-as-write",
+        oracle: "bigfoot-precise",
+        description: "a read gets a write check, which is not legitimate for it",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §3.3, §9.2 row 9 (false alarm)",
+    },
+    Mutant {
+        sut: "per-access",
+        name: "pa-no-checks-in-sync",
+        oracle: "bigfoot-precise",
+        description: "accesses inside sync blocks get no check",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §3.1 (every access needs a covering check)",
+    },
 ];
 
 /// Looks a mutant up by name.
@@ -362,6 +387,22 @@ pub fn fasttrack(names: &[&str]) -> Option<Option<FastTrackBug>> {
         "ft-release-no-tick" => Some(FastTrackBug::ReleaseNoTick),
         "ft-acquire-no-join" => Some(FastTrackBug::AcquireNoJoin),
         "ft-same-thread-skip" => Some(FastTrackBug::SameThreadSkip),
+        _ => None,
+    };
+    match names {
+        [] => Some(None),
+        [one] => bug(one).map(Some),
+        _ => None,
+    }
+}
+
+/// The per-access placer bug the named mutant selects (none: the real placer); `None` if a
+/// name is not one of its mutants, or two are named.
+pub fn per_access(names: &[&str]) -> Option<Option<PerAccessBug>> {
+    let bug = |name: &str| match name {
+        "pa-write-checked-as-read" => Some(PerAccessBug::WriteCheckedAsRead),
+        "pa-read-checked-as-write" => Some(PerAccessBug::ReadCheckedAsWrite),
+        "pa-no-checks-in-sync" => Some(PerAccessBug::NoChecksInSync),
         _ => None,
     };
     match names {

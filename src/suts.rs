@@ -11,9 +11,10 @@ use race_oracles::explore::dpor::Dpor;
 use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
-use race_oracles::theorems::{Budget, DetectorFactory, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
+use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
 use crate::analyses::fasttrack::FastTrackFactory;
+use crate::analyses::per_access::PerAccess;
 use crate::analyses::racerdx::RacerDx;
 use crate::mutants::{self, MUTANTS};
 
@@ -25,6 +26,8 @@ pub enum Implementation {
     Explorers(Stateful, Dpor),
     /// A dynamic detector's factory.
     Detector(Box<dyn DetectorFactory + Send + Sync>),
+    /// A check placer and the detector that runs its checks.
+    Placer(Box<dyn CheckPlacer + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
 }
 
 /// One SUT implementation in the catalogue.
@@ -46,6 +49,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::RacerDx], build: build_explorers },
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj], build: build_fasttrack },
+    SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -60,7 +64,12 @@ fn build_explorers(names: &[&str]) -> Option<(Implementation, Relax)> {
 
 fn build_fasttrack(names: &[&str]) -> Option<(Implementation, Relax)> {
     let bug = mutants::fasttrack(names)?;
-    Some((Implementation::Detector(Box::new(FastTrackFactory(bug))), Relax::default()))
+    Some((Implementation::Detector(Box::new(FastTrackFactory { bug, on_checks: false })), Relax::default()))
+}
+
+fn build_per_access(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let bug = mutants::per_access(names)?;
+    Some((Implementation::Placer(Box::new(PerAccess { bug }), Box::new(FastTrackFactory { bug: None, on_checks: true })), Relax::default()))
 }
 
 /// Why no subject could be built.
@@ -126,6 +135,7 @@ impl Subject {
             Implementation::Static(a) => Sut::Static(a.as_ref()),
             Implementation::Explorers(s, d) => Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d }),
             Implementation::Detector(f) => Sut::Detector(f.as_ref()),
+            Implementation::Placer(p, f) => Sut::Placer(p.as_ref(), f.as_ref()),
         }
     }
 
@@ -133,7 +143,7 @@ impl Subject {
     pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
         match &self.implementation {
             Implementation::Static(a) => Some(a.as_ref()),
-            Implementation::Explorers(..) | Implementation::Detector(_) => None,
+            Implementation::Explorers(..) | Implementation::Detector(_) | Implementation::Placer(..) => None,
         }
     }
 

@@ -14,9 +14,11 @@
 //! is exact. Racing pairs and report positions are not (so `fasttrack-precise` compares
 //! location sets only).
 //!
-//! Events: heap accesses (`Access`) only; `Check` events belong to check placers (BigFoot)
-//! and capsule entries and exits add no happens-before edge (escape_capsule.md §1.2), so
-//! both are ignored. A reentrant lock's inner release publishes a clock that the outer
+//! Events: heap accesses (`Access`), or, run on checks ([`FastTrack::on_checks`]), the
+//! `check` events of a placed program instead (spec §7: DynamicBF runs FastTrack's
+//! operations at each field check; this is that core without footprints, proxies or
+//! compression). Capsule entries and exits add no happens-before edge
+//! (escape_capsule.md §1.2) and are ignored. A reentrant lock's inner release publishes a clock that the outer
 //! release overwrites before anyone can acquire, so treating every release alike is exact.
 //!
 //! Independence from the ground truth (design.md): the clocks here are this module's own;
@@ -42,13 +44,18 @@ pub enum FastTrackBug {
     SameThreadSkip,
 }
 
-/// Makes a fresh FastTrack per trace (with the same seeded bug, if any).
+/// Makes a fresh FastTrack per trace (with the same seeded bug and input, if any).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct FastTrackFactory(pub Option<FastTrackBug>);
+pub struct FastTrackFactory {
+    /// The seeded bug.
+    pub bug: Option<FastTrackBug>,
+    /// Whether it runs on `check` events instead of accesses.
+    pub on_checks: bool,
+}
 
 impl DetectorFactory for FastTrackFactory {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
-        Box::new(FastTrack::new(self.0))
+        Box::new(FastTrack { on_checks: self.on_checks, ..FastTrack::new(self.bug) })
     }
 }
 
@@ -116,6 +123,8 @@ struct Shadow {
 #[derive(Clone, Debug, Default)]
 pub struct FastTrack {
     bug: Option<FastTrackBug>,
+    /// Runs on `check` events, ignoring accesses.
+    on_checks: bool,
     threads: Vec<Vc>,
     locks: HashMap<LockId, Vc>,
     shadows: HashMap<Addr, Shadow>,
@@ -124,9 +133,14 @@ pub struct FastTrack {
 }
 
 impl FastTrack {
-    /// A fresh detector, with a seeded bug or not.
+    /// A fresh detector on accesses, with a seeded bug or not.
     pub fn new(bug: Option<FastTrackBug>) -> FastTrack {
         FastTrack { bug, ..FastTrack::default() }
+    }
+
+    /// A fresh detector on the `check` events of a placed program.
+    pub fn on_checks() -> FastTrack {
+        FastTrack { on_checks: true, ..FastTrack::default() }
     }
 
     /// `C_t`, created as `inc_t(⊥)` on first use.
@@ -223,17 +237,18 @@ fn set_event(evs: &mut Vec<Option<EventIdx>>, t: u32, e: EventIdx) {
 impl DynamicDetector for FastTrack {
     fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
         let t = e.thread;
-        let race = match e.kind {
-            EventKind::Access(AccessKind::Read, x) => self.read(t, x, e.idx),
-            EventKind::Access(AccessKind::Write, x) => self.write(t, x, e.idx),
-            EventKind::Acquire(m) => {
+        let race = match (e.kind, self.on_checks) {
+            (EventKind::Access(AccessKind::Read, x), false) | (EventKind::Check(AccessKind::Read, x), true) => self.read(t, x, e.idx),
+            (EventKind::Access(AccessKind::Write, x), false) | (EventKind::Check(AccessKind::Write, x), true) => self.write(t, x, e.idx),
+            (EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_), _) => None,
+            (EventKind::Acquire(m), _) => {
                 if self.bug != Some(FastTrackBug::AcquireNoJoin) {
                     let lm = self.locks.get(&m).cloned().unwrap_or_default();
                     self.clock(t).join(&lm);
                 }
                 None
             }
-            EventKind::Release(m) => {
+            (EventKind::Release(m), _) => {
                 let ct = self.clock(t).clone();
                 self.locks.insert(m, ct);
                 if self.bug != Some(FastTrackBug::ReleaseNoTick) {
@@ -241,19 +256,18 @@ impl DynamicDetector for FastTrack {
                 }
                 None
             }
-            EventKind::Fork(u) => {
+            (EventKind::Fork(u), _) => {
                 let ct = self.clock(t).clone();
                 self.clock(u).join(&ct);
                 self.tick(t);
                 None
             }
-            EventKind::Join(u) => {
+            (EventKind::Join(u), _) => {
                 let cu = self.clock(u).clone();
                 self.clock(t).join(&cu);
                 self.tick(u);
                 None
             }
-            EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => None,
         };
         match race {
             Some(r) => {
@@ -265,7 +279,7 @@ impl DynamicDetector for FastTrack {
     }
 
     fn name(&self) -> String {
-        "FastTrack".into()
+        if self.on_checks { "FastTrack on checks" } else { "FastTrack" }.into()
     }
 
     fn explain(&self, _trace: &[Event], at: EventIdx) -> DetectorReport {

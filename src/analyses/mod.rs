@@ -2,4 +2,5 @@
 //! the IR and the machine's events, never the ground truth's explorer or race logic.
 
 pub mod fasttrack;
+pub mod per_access;
 pub mod racerdx;

@@ -1,6 +1,7 @@
 //! One module per oracle (or family), mirroring `oracles/src/theorems/`, and a toy oracle that shows
 //! how one is added.
 
+mod bigfoot;
 mod explorer_agree;
 mod fasttrack;
 mod racerdx;

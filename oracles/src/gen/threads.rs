@@ -203,11 +203,26 @@ pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
 /// `objects`), and one lock in half of those with locks.
 pub fn swarm_detectors(bytes: &[u8], _relax: Relax) -> Program {
     let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    build(rest, detector_knobs(h))
+}
+
+/// The registry's generator for check placers (`bigfoot-precise`): [`swarm_detectors`]
+/// without paths, so that every program is in BFJ's A-normal form (spec/bigfoot.md §2.1),
+/// and with at most 6 statements in all (4 with three threads): a placer doubles the
+/// visible steps, and its oracle enumerates every interleaving of the placed program.
+pub fn swarm_anf(bytes: &[u8], _relax: Relax) -> Program {
+    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let k = detector_knobs(h);
+    let stmts = k.stmts.min(if k.threads == 3 { 4 } else { 6 });
+    build(rest, ThreadKnobs { paths: false, stmts, ..k })
+}
+
+fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
     let k = ThreadKnobs::swarm(h);
     let half = |b: u8, bit: u32| b.rotate_left(bit) & 1 == 0;
     let (fields, objects) = (if half(h[2], 5) { 1 } else { 2 }, if half(h[3], 6) { 1 } else { 2 });
     let locks = if half(h[0], 4) { k.locks.min(1) } else { k.locks };
-    build(rest, ThreadKnobs { fields, objects, locks, ..k })
+    ThreadKnobs { fields, objects, locks, ..k }
 }
 
 const fn prod(name: &'static str, rule: &'static str) -> Production {
@@ -222,6 +237,25 @@ pub const GRAMMAR: Grammar = Grammar {
         prod("write", "o.g = k"),
         prod("path read", "r = o.f.g (o.f read without an event)"),
         prod("path write", "o.f.g = k"),
+        prod("link redirected", "o.f = p"),
+        prod("publication", "n = new C; n.f = o; o.f = n"),
+        prod("acq/rel", "acq(m); C; rel(m)"),
+        prod("sync", "sync(m) { C }"),
+        prod("two locks nested", "a section on one lock inside a section on the other"),
+        prod("if *", "if * { C1 } else { C2 }"),
+        prod("while *", "while * { C }"),
+        prod("data condition", "if r > 0 { C }"),
+        prod("three threads", "thread { … } × 3"),
+        prod("skip", "skip"),
+    ],
+    uses,
+};
+
+/// [`GRAMMAR`] without the path productions: the programs of [`swarm_anf`].
+pub const GRAMMAR_ANF: Grammar = Grammar {
+    productions: &[
+        prod("read", "r = o.g"),
+        prod("write", "o.g = k"),
         prod("link redirected", "o.f = p"),
         prod("publication", "n = new C; n.f = o; o.f = n"),
         prod("acq/rel", "acq(m); C; rel(m)"),

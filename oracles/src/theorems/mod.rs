@@ -9,11 +9,12 @@
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
 //!   [`racerdx_reports`] (§3.4 on α), [`explorer_agree`] (the fast explorers against the
 //!   naive one, issue 9), [`fasttrack_precise`] (a precise detector's racy locations,
-//!   BigFoot spec §9.1 O0).
+//!   BigFoot spec §9.1 O0), [`bigfoot_precise`] (placed checks are precise, Theorem 3.9.4).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
 
+pub mod bigfoot_precise;
 pub mod detector;
 pub mod explorer_agree;
 pub mod fasttrack_precise;

@@ -128,6 +128,7 @@ impl Registry {
                 super::explorer_agree::ORACLE,
                 super::explorer_agree::RACERDX,
                 super::fasttrack_precise::ORACLE,
+                super::bigfoot_precise::ORACLE,
             ],
         }
     }

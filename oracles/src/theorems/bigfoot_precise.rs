@@ -1,0 +1,236 @@
+//! `bigfoot-precise` (issue 10, item 5; spec/bigfoot.md §3, Theorem 3.9.4, and §9.1): a
+//! check placer's checks are precise, and the detector that runs them reports exactly the
+//! racy locations of every trace.
+//!
+//! The system under test is a [`super::CheckPlacer`] with the [`DetectorFactory`] that runs its
+//! checks (BigFoot with DynamicBF; today per-access checking with FastTrack on checks). The
+//! placed program is enumerated in every interleaving (checks change neither the heap nor
+//! the schedule, so its traces are the original's with checks added), and on each trace:
+//! - **precise checks** (§9.1 O2, §3.1 and §3.3): on every terminated trace, every access
+//!   has a covering check and every check is legitimate for some access
+//!   ([`crate::race::precise_checks`]);
+//! - **racy locations** (O1): on every terminated trace, the locations the detector
+//!   reports equal the locations with a happens-before data race;
+//! - **no false alarm on a prefix** (O3, [D] D1): on every trace, whatever its ending
+//!   (stuck, deadlocked, cut), each check race on a location comes with a data race on it
+//!   among the events up to the later check.
+//!
+//! Programs must be BFJ in A-normal form (spec §2.1); a placer that cannot place a program
+//! makes it inconclusive, naming the construct. The result reports the check ratio (check
+//! events per access event, summed over the traces; 1 for per-access checking, 0.43 the
+//! paper's benchmark mean for BigFoot) and the static checks against the accesses.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use super::detector::DetectorFactory;
+use super::registry::{Budget, Oracle, Sut, SutKind};
+use super::result::{Item, ItemStatus, OracleResult};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
+use crate::gen;
+use crate::lang::{validate_relaxed, walk_block, Block, Dialect, Expr, ForkTarget, Place, Program, StmtKind};
+use crate::machine::{Event, EventKind, Machine};
+use crate::race::precise_checks::{imprecisions, Imprecision};
+use crate::race::{check_races, data_races};
+
+/// The most executions one check explores (the campaign's own budget if lower).
+pub const BUDGET: u64 = 20_000;
+
+/// `bigfoot-precise`.
+pub const ORACLE: Oracle = Oracle {
+    id: "bigfoot-precise",
+    claim: "placed checks are precise and their detector reports exactly the racy locations of every trace (Theorem 3.9.4)",
+    spec: "spec/bigfoot.md §3, §9.1 O1–O3",
+    dialect: Dialect::Bfj,
+    sut: SutKind::CheckPlacer,
+    item_kind: "property",
+    generate: gen::threads::swarm_anf,
+    grammar: &gen::threads::GRAMMAR_ANF,
+    check,
+};
+
+/// The first counterexample of one property: the trace's number, schedule and why.
+#[derive(Default)]
+struct Property {
+    first: Option<(u64, Schedule, Vec<String>)>,
+}
+
+impl Property {
+    fn fail(&mut self, n: u64, ex: &Execution<'_, '_>, why: Vec<String>) {
+        if self.first.is_none() {
+            self.first = Some((n, Schedule(ex.schedule.to_vec()), why));
+        }
+    }
+
+    fn item(self, subject: &str, holds: String, unknown: bool) -> Item {
+        match self.first {
+            Some((n, s, why)) => {
+                Item { subject: subject.into(), status: ItemStatus::Violated, explanation: [vec![format!("trace {n} (schedule {s}):")], why].concat(), witness: None }
+            }
+            None => Item { subject: subject.into(), status: if unknown { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation: vec![holds], witness: None },
+        }
+    }
+}
+
+fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    let Sut::Placer(placer, factory) = sut else { return ORACLE.wrong_sut(sut) };
+    let name = format!("{} + {}", placer.name(), factory.fresh().name());
+    let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
+    if p.dialect != ORACLE.dialect {
+        return inconclusive(format!("{} applies to {} programs only", ORACLE.id, ORACLE.dialect));
+    }
+    if let Err(e) = validate_relaxed(p, b.relax) {
+        return inconclusive(format!("precondition unmet: {e}"));
+    }
+    if let Some(line) = not_anf(p) {
+        return inconclusive(format!(
+            "precondition unmet: BFJ statements are in A-normal form (spec/bigfoot.md §2.1); line {line} accesses a path longer than one field or passes a path"
+        ));
+    }
+    let placed = match placer.place(p) {
+        Ok(q) => q,
+        Err(e) => return inconclusive(format!("the placer declined: {e}")),
+    };
+    if let Err(e) = validate_relaxed(&placed, b.relax) {
+        let item = Item { subject: "the placed program".into(), status: ItemStatus::Violated, explanation: vec![format!("is not valid BFJ: {e}")], witness: None };
+        return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);
+    }
+    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
+    let m = Machine::new(&placed, cfg.loop_bound);
+    let init = match m.initial_state() {
+        Ok(s) => s,
+        Err(e) => return inconclusive(format!("no initial state: {e}")),
+    };
+    let (mut precise, mut exact, mut prefixes) = (Property::default(), Property::default(), Property::default());
+    let (mut traces, mut terminated, mut accesses, mut checks) = (0u64, 0u64, 0u64, 0u64);
+    let mut racy = BTreeSet::new();
+    let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+        traces += 1;
+        let name = |a| ex.state.addr_name(&m, a);
+        let describe = |e: &Event| format!("{} at line {} ({})", kind_text(e.kind, &name), e.line, ex.state.threads.get(e.thread.0 as usize).map_or("?", |t| t.name.as_str()));
+        accesses += ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Access(..))).count() as u64;
+        checks += ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Check(..))).count() as u64;
+        let data = data_races(ex.trace);
+        // O3: a check race completed at event j needs a data race on its location by j.
+        for c in check_races(ex.trace, true) {
+            if !data.iter().any(|d| d.addr == c.addr && d.second.0 <= c.second.0) {
+                prefixes.fail(
+                    traces,
+                    ex,
+                    vec![format!("check race on {} (events {} and {}) with no data race on it up to there: a false alarm", name(c.addr), c.first.0, c.second.0)],
+                );
+            }
+        }
+        if *ex.outcome != Outcome::Terminated {
+            return ControlFlow::Continue(());
+        }
+        terminated += 1;
+        let faults = imprecisions(ex.trace);
+        if !faults.is_empty() {
+            let why = faults
+                .iter()
+                .take(3)
+                .map(|f| match *f {
+                    Imprecision::Uncovered(i) => format!("UNCOVERED access: {}", describe(&ex.trace[i.0 as usize])),
+                    Imprecision::Illegitimate(i) => format!("ILLEGITIMATE check: {}", describe(&ex.trace[i.0 as usize])),
+                })
+                .collect();
+            precise.fail(traces, ex, why);
+        }
+        let truth: BTreeSet<String> = data.iter().map(|r| name(r.addr)).collect();
+        let reported = reported(*factory, ex.trace, &name);
+        if truth != reported {
+            let mut why = vec![];
+            why.extend(truth.difference(&reported).map(|l| format!("MISSED racy location {l}")));
+            why.extend(reported.difference(&truth).map(|l| format!("FALSE ALARM on race-free location {l}")));
+            exact.fail(traces, ex, why);
+        }
+        racy.extend(truth);
+        ControlFlow::Continue(())
+    });
+    let past_deadline = b.explore.deadline.is_some_and(|d| std::time::Instant::now() > d);
+    let note = if past_deadline {
+        Some("the campaign's deadline passed during the check".to_string())
+    } else {
+        (!stats.complete).then(|| format!("the enumeration hit its budget after {traces} traces (raise --max-executions)"))
+    };
+    let unknown = note.is_some();
+    let ratio = if accesses == 0 { "no accesses".to_string() } else { format!("{:.2} check(s) per access", checks as f64 / accesses as f64) };
+    let (static_checks, static_accesses) = (count(&placed, true), count(p, false));
+    let items = vec![
+        precise.item(
+            "precise checks on every terminated trace",
+            format!("{terminated} terminated trace(s) of {traces}; {ratio}; {static_checks} static check(s) for {static_accesses} access statement(s)"),
+            unknown,
+        ),
+        exact.item(
+            "racy locations reported exactly on every terminated trace",
+            format!("racy locations: {}", if racy.is_empty() { "none".to_string() } else { racy.into_iter().collect::<Vec<_>>().join(", ") }),
+            unknown,
+        ),
+        prefixes.item("no check race without a data race, on every prefix", format!("{traces} trace(s), every ending"), unknown),
+    ];
+    OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, items, note)
+}
+
+/// The locations a fresh detector reports on `trace` (a report on an event that touches no
+/// location is a false alarm of its own).
+fn reported(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(crate::machine::Addr) -> String) -> BTreeSet<String> {
+    let mut d = factory.fresh();
+    trace
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| d.on_event(e).is_err())
+        .map(|(i, e)| match e.kind {
+            EventKind::Access(_, a) | EventKind::Check(_, a) => name(a),
+            _ => format!("event {i}, which is no access"),
+        })
+        .collect()
+}
+
+fn kind_text(k: EventKind, name: &dyn Fn(crate::machine::Addr) -> String) -> String {
+    match k {
+        EventKind::Access(k, a) => format!("{} {}", k.letter(), name(a)),
+        EventKind::Check(k, a) => format!("check({}: {})", k.letter(), name(a)),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The line of the first statement outside A-normal form: an access through a path of
+/// more than one field, or a path passed as an actual (both read heap cells without an
+/// access event, which no check can name).
+fn not_anf(p: &Program) -> Option<u32> {
+    let multi = |pl: &Place| matches!(pl, Place::Field { fields, .. } if fields.len() > 1);
+    let mut found = None;
+    let bodies = p.all_methods().map(|(_, m)| &m.body).chain(p.init.iter()).chain(p.threads.iter());
+    for b in bodies {
+        walk_block(b, &mut |s| {
+            let bad = match &s.kind {
+                StmtKind::Load { src: pl, .. } | StmtKind::Store { dst: pl, .. } => multi(pl),
+                StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().any(|a| matches!(a, Expr::Path(_))),
+                _ => false,
+            };
+            if bad && found.is_none() {
+                found = Some(s.line.0);
+            }
+        });
+    }
+    found
+}
+
+/// Check items (`checks`) or field and array access statements in a program's threads and
+/// methods.
+fn count(p: &Program, checks: bool) -> usize {
+    fn block(b: &Block, checks: bool) -> usize {
+        b.iter()
+            .map(|s| match &s.kind {
+                StmtKind::Check(items) if checks => items.len(),
+                StmtKind::Load { .. } | StmtKind::Store { .. } if !checks => 1,
+                StmtKind::Sync { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => block(body, checks),
+                StmtKind::If { then_b, else_b, .. } => block(then_b, checks) + block(else_b, checks),
+                _ => 0,
+            })
+            .sum()
+    }
+    p.threads.iter().chain(p.methods.iter().map(|m| &m.body)).chain(p.classes.iter().flat_map(|c| c.methods.iter().map(|m| &m.body))).map(|b| block(b, checks)).sum()
+}
