@@ -40,6 +40,9 @@ fn bench(c: &mut Criterion) {
     for o in reg.all() {
         let s = Subject::for_oracle(o, None).expect("real SUT");
         let ps = programs(o, &s, 200);
+        if let Some(d) = interleavings(&ps, &s) {
+            eprintln!("{}: interleavings per program {d}", o.id);
+        }
         g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
     }
     g.finish();
@@ -64,6 +67,33 @@ fn bench(c: &mut Criterion) {
         }
     }
     g.finish();
+}
+
+/// For the detector and placer oracles, which enumerate every interleaving (of the placed
+/// program, for a placer): the distribution of executions per program.
+fn interleavings(ps: &[Program], s: &Subject) -> Option<String> {
+    use race_oracles::explore::{Config, Explorer, Naive};
+    use race_oracles::machine::Machine;
+    use race_oracles::theorems::Sut;
+    let sut = s.sut();
+    if !matches!(sut, Sut::Detector(_) | Sut::Placer(..)) {
+        return None;
+    }
+    let cfg = Config { max_executions: 20_000, ..suts::campaign_bounds() };
+    let mut n: Vec<u64> = ps
+        .iter()
+        .filter_map(|p| {
+            let placed = match &sut {
+                Sut::Placer(placer, _) => placer.place(p).ok()?,
+                _ => p.clone(),
+            };
+            let m = Machine::new(&placed, cfg.loop_bound);
+            Some(Naive.explore(&m, m.initial_state().ok()?, &cfg, &mut |_| std::ops::ControlFlow::Continue(())).executions)
+        })
+        .collect();
+    n.sort_unstable();
+    let q = |f: f64| n.get(((n.len().max(1) - 1) as f64 * f) as usize).copied().unwrap_or(0);
+    Some(format!("min {}, median {}, p90 {}, max {} (of {} programs)", q(0.0), q(0.5), q(0.9), q(1.0), n.len()))
 }
 
 // The macro defines an undocumented `benches` function.
