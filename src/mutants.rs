@@ -379,35 +379,38 @@ pub fn racerdx(names: &[&str]) -> Option<(Options, Relax)> {
     Some((opts, relax))
 }
 
-/// The FastTrack bug the named mutants select (none: the real detector); `None` if a name
-/// is not a FastTrack mutant, or two are named (one bug at a time).
+/// The FastTrack bug the named mutant selects (none named: the real detector); `None` if a
+/// name is not a FastTrack mutant, or two are named (one bug at a time).
 pub fn fasttrack(names: &[&str]) -> Option<Option<FastTrackBug>> {
-    let bug = |name: &str| match name {
-        "ft-shared-reads-kept" => Some(FastTrackBug::SharedReadsKept),
-        "ft-release-no-tick" => Some(FastTrackBug::ReleaseNoTick),
-        "ft-acquire-no-join" => Some(FastTrackBug::AcquireNoJoin),
-        "ft-same-thread-skip" => Some(FastTrackBug::SameThreadSkip),
-        _ => None,
-    };
-    match names {
-        [] => Some(None),
-        [one] => bug(one).map(Some),
-        _ => None,
-    }
+    one_bug(
+        names,
+        &[
+            ("ft-shared-reads-kept", FastTrackBug::SharedReadsKept),
+            ("ft-release-no-tick", FastTrackBug::ReleaseNoTick),
+            ("ft-acquire-no-join", FastTrackBug::AcquireNoJoin),
+            ("ft-same-thread-skip", FastTrackBug::SameThreadSkip),
+        ],
+    )
 }
 
-/// The per-access placer bug the named mutant selects (none: the real placer); `None` if a
-/// name is not one of its mutants, or two are named.
+/// The per-access placer bug the named mutant selects, as [`fasttrack`] does.
 pub fn per_access(names: &[&str]) -> Option<Option<PerAccessBug>> {
-    let bug = |name: &str| match name {
-        "pa-write-checked-as-read" => Some(PerAccessBug::WriteCheckedAsRead),
-        "pa-read-checked-as-write" => Some(PerAccessBug::ReadCheckedAsWrite),
-        "pa-no-checks-in-sync" => Some(PerAccessBug::NoChecksInSync),
-        _ => None,
-    };
+    one_bug(
+        names,
+        &[
+            ("pa-write-checked-as-read", PerAccessBug::WriteCheckedAsRead),
+            ("pa-read-checked-as-write", PerAccessBug::ReadCheckedAsWrite),
+            ("pa-no-checks-in-sync", PerAccessBug::NoChecksInSync),
+        ],
+    )
+}
+
+/// The one bug of `table` that `names` selects: `Some(None)` for no name, `None` for a name
+/// not in the table or for more than one name.
+fn one_bug<T: Copy>(names: &[&str], table: &[(&str, T)]) -> Option<Option<T>> {
     match names {
         [] => Some(None),
-        [one] => bug(one).map(Some),
+        [one] => table.iter().find(|(n, _)| n == one).map(|&(_, b)| Some(b)),
         _ => None,
     }
 }

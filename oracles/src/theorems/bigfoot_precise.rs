@@ -23,7 +23,7 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::DetectorFactory;
+use super::detector::reported_locations;
 use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
@@ -138,11 +138,11 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             precise.fail(traces, ex, why);
         }
         let truth: BTreeSet<String> = data.iter().map(|r| name(r.addr)).collect();
-        let reported = reported(*factory, ex.trace, &name);
-        if truth != reported {
+        let reported = reported_locations(*factory, ex.trace, &name);
+        if reported.keys().ne(truth.iter()) {
             let mut why = vec![];
-            why.extend(truth.difference(&reported).map(|l| format!("MISSED racy location {l}")));
-            why.extend(reported.difference(&truth).map(|l| format!("FALSE ALARM on race-free location {l}")));
+            why.extend(truth.iter().filter(|l| !reported.contains_key(*l)).map(|l| format!("MISSED racy location {l}")));
+            why.extend(reported.iter().filter(|(l, _)| !truth.contains(*l)).map(|(l, w)| format!("FALSE ALARM on race-free location {l}: {w}")));
             exact.fail(traces, ex, why);
         }
         racy.extend(truth);
@@ -171,21 +171,6 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         prefixes.item("no check race without a data race, on every prefix", format!("{traces} trace(s), every ending"), unknown),
     ];
     OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, items, note)
-}
-
-/// The locations a fresh detector reports on `trace` (a report on an event that touches no
-/// location is a false alarm of its own).
-fn reported(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(crate::machine::Addr) -> String) -> BTreeSet<String> {
-    let mut d = factory.fresh();
-    trace
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| d.on_event(e).is_err())
-        .map(|(i, e)| match e.kind {
-            EventKind::Access(_, a) | EventKind::Check(_, a) => name(a),
-            _ => format!("event {i}, which is no access"),
-        })
-        .collect()
 }
 
 fn kind_text(k: EventKind, name: &dyn Fn(crate::machine::Addr) -> String) -> String {

@@ -8,7 +8,9 @@
 //! explored trace to a fresh detector ([`DetectorFactory`]) and compare its reports with
 //! the ground truth's races (`race::hb`, `race::first_race`).
 
-use crate::machine::{Event, EventIdx};
+use std::collections::BTreeMap;
+
+use crate::machine::{Addr, Event, EventIdx, EventKind};
 
 /// The zero-sized signal of the hot path: "this event completes a reported race".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +60,24 @@ impl<F: Fn() -> Box<dyn DynamicDetector>> DetectorFactory for F {
     }
 }
 
+/// The locations a fresh detector reports on `trace` (named by `name`), each with the
+/// detector's explanation of its first report there. A report on an event that touches no
+/// location is a false alarm of its own, keyed `event N, which is no access`.
+pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> BTreeMap<String, String> {
+    let mut d = factory.fresh();
+    let mut out = BTreeMap::new();
+    for (i, e) in trace.iter().enumerate() {
+        if d.on_event(e).is_err() {
+            let loc = match e.kind {
+                EventKind::Access(_, a) | EventKind::Check(_, a) => name(a),
+                _ => format!("event {i}, which is no access"),
+            };
+            out.entry(loc).or_insert_with(|| d.explain(&trace[..=i], e.idx).reason);
+        }
+    }
+    out
+}
+
 /// Runs a fresh detector over `trace`: the indices of the events it reports.
 pub fn reported(factory: &dyn DetectorFactory, trace: &[Event]) -> Vec<EventIdx> {
     let mut d = factory.fresh();
@@ -68,7 +88,7 @@ pub fn reported(factory: &dyn DetectorFactory, trace: &[Event]) -> Vec<EventIdx>
 mod tests {
     use super::*;
     use crate::lang::AccessKind;
-    use crate::machine::{Addr, EventKind, FieldId, ObjId, ThreadId};
+    use crate::machine::{FieldId, ObjId, ThreadId};
 
     /// Reports every write after the first one: a toy, to test the plumbing.
     struct SecondWrite(bool);

@@ -20,13 +20,13 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::DetectorFactory;
+use super::detector::reported_locations;
 use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
 use crate::gen;
 use crate::lang::{validate_relaxed, Dialect, Program};
-use crate::machine::{Event, Machine};
+use crate::machine::Machine;
 use crate::race::data_races;
 
 /// The most executions one check explores (the campaign's own budget if lower).
@@ -75,14 +75,14 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
         let truth: BTreeSet<String> = data_races(ex.trace).iter().map(|r| ex.state.addr_name(&m, r.addr)).collect();
-        let (reported, why) = reports(*factory, ex.trace, |a| ex.state.addr_name(&m, a));
+        let reported = reported_locations(*factory, ex.trace, &|a| ex.state.addr_name(&m, a));
         racy += u64::from(!truth.is_empty());
-        if truth != reported {
+        if reported.keys().ne(truth.iter()) {
             mismatch = Some(Mismatch {
                 schedule: Schedule(ex.schedule.to_vec()),
-                missed: truth.difference(&reported).cloned().collect(),
-                false_alarms: reported.difference(&truth).cloned().collect(),
-                why: why.into_iter().filter(|(loc, _)| !truth.contains(loc)).map(|(loc, w)| format!("{loc}: {w}")).collect(),
+                missed: truth.iter().filter(|l| !reported.contains_key(*l)).cloned().collect(),
+                false_alarms: reported.keys().filter(|l| !truth.contains(*l)).cloned().collect(),
+                why: reported.iter().filter(|(l, _)| !truth.contains(*l)).map(|(l, w)| format!("{l}: {w}")).collect(),
             });
             return ControlFlow::Break(());
         }
@@ -114,24 +114,4 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     )];
     let item = Item { subject, status: if note.is_some() { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation, witness: None };
     OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], note)
-}
-
-/// The locations a fresh detector reports on `trace`, and its explanation of each.
-fn reports(factory: &dyn DetectorFactory, trace: &[Event], name: impl Fn(crate::machine::Addr) -> String) -> (BTreeSet<String>, Vec<(String, String)>) {
-    let mut d = factory.fresh();
-    let mut out = BTreeSet::new();
-    let mut why = vec![];
-    for (i, e) in trace.iter().enumerate() {
-        if d.on_event(e).is_err() {
-            // A report on an event that touches no location is a false alarm of its own.
-            let loc = match e.kind {
-                crate::machine::EventKind::Access(_, a) | crate::machine::EventKind::Check(_, a) => name(a),
-                _ => format!("event {i}, which is no access"),
-            };
-            if out.insert(loc.clone()) {
-                why.push((loc, d.explain(&trace[..=i], e.idx).reason));
-            }
-        }
-    }
-    (out, why)
 }
