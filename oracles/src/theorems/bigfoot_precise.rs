@@ -9,8 +9,9 @@
 //! - **precise checks** (§9.1 O2, §3.1 and §3.3): on every terminated trace, every access
 //!   has a covering check and every check is legitimate for some access
 //!   ([`crate::race::precise_checks`]);
-//! - **racy locations** (O1): on every terminated trace, the locations the detector
-//!   reports equal the locations with a happens-before data race;
+//! - **racy locations** (O1, and O4 from spec [D] D2): on every trace that terminates or
+//!   deadlocks (every unfinished thread waiting at an acquire), the locations the
+//!   detector reports equal the locations with a happens-before data race;
 //! - **no false alarm on a prefix** (O3, [D] D1): on every trace, whatever its ending
 //!   (stuck, deadlocked, cut), each check race on a location comes with a data race on it
 //!   among the events up to the later check.
@@ -102,7 +103,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         Err(e) => return inconclusive(format!("no initial state: {e}")),
     };
     let (mut precise, mut exact, mut prefixes) = (Property::default(), Property::default(), Property::default());
-    let (mut traces, mut terminated, mut accesses, mut checks) = (0u64, 0u64, 0u64, 0u64);
+    let (mut traces, mut terminated, mut ended, mut accesses, mut checks) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut racy = BTreeSet::new();
     let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
@@ -121,11 +122,15 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
                 );
             }
         }
-        if *ex.outcome != Outcome::Terminated {
+        // O1 on terminated traces; O4 (spec [D] D2) on deadlocks too, where every blocked
+        // thread waits at an acquire, before which every past access was checked.
+        let deadlocked = matches!(ex.outcome, Outcome::Deadlock { .. });
+        if *ex.outcome != Outcome::Terminated && !deadlocked {
             return ControlFlow::Continue(());
         }
-        terminated += 1;
-        let faults = imprecisions(ex.trace);
+        ended += 1;
+        let faults = if deadlocked { vec![] } else { imprecisions(ex.trace) };
+        terminated += u64::from(!deadlocked);
         if !faults.is_empty() {
             let why = faults
                 .iter()
@@ -164,8 +169,8 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             unknown,
         ),
         exact.item(
-            "racy locations reported exactly on every terminated trace",
-            format!("racy locations: {}", if racy.is_empty() { "none".to_string() } else { racy.into_iter().collect::<Vec<_>>().join(", ") }),
+            "racy locations reported exactly on every terminated or deadlocked trace",
+            format!("{ended} such trace(s); racy locations: {}", if racy.is_empty() { "none".to_string() } else { racy.into_iter().collect::<Vec<_>>().join(", ") }),
             unknown,
         ),
         prefixes.item("no check race without a data race, on every prefix", format!("{traces} trace(s), every ending"), unknown),
