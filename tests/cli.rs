@@ -26,6 +26,19 @@ fn explore_prints_witness_and_no_race() {
 }
 
 #[test]
+fn analyze_prints_the_placed_checks_and_declines_by_line() {
+    let (code, out, _) = racefuzz(&["analyze", "per-access", "corpus/paper/bigfoot/fig3_6a_if_else.race"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("per-access checks on") && out.contains("check(W: b.g)"), "{out}");
+    let f = temp_file("long_path.race", "dialect bfj\nclass C { fields f }\ninit { o = new C; o.f = o }\nthread { r = o.f.f }\n");
+    let (code, _, err) = racefuzz(&["analyze", "per-access", &f]);
+    assert_eq!(code, 2);
+    assert!(err.contains(":4:") && err.contains("A-normal form"), "{err}");
+    let (code, _, err) = racefuzz(&["analyze", "per-access", "corpus/paper/racerdx/fig1_dodo.race"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
 fn bad_input_exits_2_with_position() {
     let f = temp_file("bad.race", "dialect bfj\nthread { t = b.f + 1 }\n");
     let (code, _, err) = racefuzz(&["explore", &f]);

@@ -18,6 +18,8 @@ pub enum AnalysisName {
     Racerdx,
     /// RacerD-like (no stability filter).
     Racerd,
+    /// Per-access check placement (bfj programs): prints the program with its checks.
+    PerAccess,
 }
 
 pub(super) fn subject(o: &race_oracles::theorems::Oracle, mutant: Option<&str>) -> Result<Subject, CliError> {
@@ -28,6 +30,9 @@ pub(super) fn subject(o: &race_oracles::theorems::Oracle, mutant: Option<&str>) 
 }
 
 pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
+    if matches!(name, AnalysisName::PerAccess) {
+        return place(file, mutant, json);
+    }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
     subject(&race_oracles::theorems::racerdx_tp::ORACLE, mutant)?;
     let (_, prog) = super::load(file)?;
@@ -54,6 +59,26 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
     outln!("{} report(s)", reports.len());
     for r in &reports {
         outln!("  {r}");
+    }
+    Ok(Exit::Ok)
+}
+
+/// A check placer's output: the program with its checks (a construct the placer declines
+/// is bad input, naming its line).
+fn place(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
+    let s = subject(&race_oracles::theorems::bigfoot_precise::ORACLE, mutant)?;
+    let (_, prog) = super::load(file)?;
+    if prog.dialect != Dialect::Bfj {
+        return Err(CliError::input(format!("error: check placers take bfj programs; {} is {}", file.display(), prog.dialect)));
+    }
+    let race_oracles::theorems::Sut::Placer(placer, _) = s.sut() else { return Err(CliError::internal("the bigfoot-precise SUT is not a check placer")) };
+    let placed = placer.place(&prog).map_err(|e| CliError::input(format!("error: {}:{}: {e}", file.display(), e.line)))?;
+    let text = race_oracles::lang::print(&placed);
+    if json {
+        print_json(&serde_json::json!({ "placer": placer.name(), "mutant": mutant, "program": text }))?;
+    } else {
+        outln!("{} on {}{}", placer.name(), file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default());
+        emit(&text);
     }
     Ok(Exit::Ok)
 }

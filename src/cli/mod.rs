@@ -68,7 +68,7 @@ enum Cmd {
         /// Which analysis.
         #[arg(value_enum)]
         analysis: check_cmd::AnalysisName,
-        /// A `.race` file (racerdx dialect).
+        /// A `.race` file (racerdx dialect; bfj for a check placer).
         file: PathBuf,
         /// A seeded bug to enable (see `racefuzz mutants`).
         #[arg(long)]
