@@ -8,13 +8,13 @@
 //! epoch `W_x` and a read state `R_x` that is an epoch, or a vector clock once reads are
 //! shared (concurrent). An epoch `c@t` is `⪯ V` iff `c ≤ V[t]`; `⊥e` is below everything.
 //!
-//! What it reports (spec §1.6 [D]): the verdicts for location x depend only on the
+//! What it reports (spec §1.6 \[D\]): the verdicts for location x depend only on the
 //! operations on x and, up to the first race on x, agree with the full vector-clock
 //! algorithm; processing goes on after a report, so the *set of locations with a report*
 //! is exact. Racing pairs and report positions are not (so `fasttrack-precise` compares
 //! location sets only).
 //!
-//! Events: heap accesses (`Access`), or, run on checks ([`FastTrack::on_checks`]), the
+//! Events: heap accesses (`Access`), or, run on checks ([`FastTrackFactory::on_checks`]), the
 //! `check` events of a placed program instead (spec §7: DynamicBF runs FastTrack's
 //! operations at each field check; this is that core without footprints, proxies or
 //! compression). Capsule entries and exits add no happens-before edge
@@ -136,11 +136,6 @@ impl FastTrack {
     /// A fresh detector on accesses, with a seeded bug or not.
     pub fn new(bug: Option<FastTrackBug>) -> FastTrack {
         FastTrack { bug, ..FastTrack::default() }
-    }
-
-    /// A fresh detector on the `check` events of a placed program.
-    pub fn on_checks() -> FastTrack {
-        FastTrack { on_checks: true, ..FastTrack::default() }
     }
 
     /// `C_t`, created as `inc_t(⊥)` on first use.

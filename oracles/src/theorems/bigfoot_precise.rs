@@ -2,17 +2,17 @@
 //! check placer's checks are precise, and the detector that runs them reports exactly the
 //! racy locations of every trace.
 //!
-//! The system under test is a [`super::CheckPlacer`] with the [`DetectorFactory`] that runs its
+//! The system under test is a [`super::CheckPlacer`] with the [`super::DetectorFactory`] that runs its
 //! checks (BigFoot with DynamicBF; today per-access checking with FastTrack on checks). The
 //! placed program is enumerated in every interleaving (checks change neither the heap nor
 //! the schedule, so its traces are the original's with checks added), and on each trace:
 //! - **precise checks** (§9.1 O2, §3.1 and §3.3): on every terminated trace, every access
 //!   has a covering check and every check is legitimate for some access
 //!   ([`crate::race::precise_checks`]);
-//! - **racy locations** (O1, and O4 from spec [D] D2): on every trace that terminates or
+//! - **racy locations** (O1, and O4 from spec \[D\] D2): on every trace that terminates or
 //!   deadlocks (every unfinished thread waiting at an acquire), the locations the
 //!   detector reports equal the locations with a happens-before data race;
-//! - **no false alarm on a prefix** (O3, [D] D1): on every trace, whatever its ending
+//! - **no false alarm on a prefix** (O3, \[D\] D1): on every trace, whatever its ending
 //!   (stuck, deadlocked, cut), each check race on a location comes with a data race on it
 //!   among the events up to the later check.
 //!

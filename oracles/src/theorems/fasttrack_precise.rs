@@ -1,4 +1,4 @@
-//! `fasttrack-precise` (issue 10, item 1; spec/bigfoot.md §9.1, oracle O0, and §1.6 [D]):
+//! `fasttrack-precise` (issue 10, item 1; spec/bigfoot.md §9.1, oracle O0, and §1.6 \[D\]):
 //! a precise dynamic detector reports exactly the racy locations of every trace,
 //! `FT(α) = DR(α)`.
 //!
@@ -10,7 +10,7 @@
 //! in the trace ([`crate::race::data_races`]). Every execution counts, whatever its ending:
 //! terminated, stuck, deadlocked or cut by a budget, since a precise detector is precise on
 //! every prefix (spec §9.1, O3). Locations are compared, never racing pairs or report
-//! positions (spec §1.6 [D], §9.1 notes).
+//! positions (spec §1.6 \[D\], §9.1 notes).
 //!
 //! A mismatch names the trace by its schedule (`racefuzz replay FILE --schedule S` shows
 //! it), the missed and falsely reported locations, and the detector's own explanation of a
