@@ -231,44 +231,29 @@ const fn prod(name: &'static str, rule: &'static str) -> Production {
 
 /// The productions of the thread programs, one per form that creates, hides or orders a
 /// dependence between threads.
-pub const GRAMMAR: Grammar = Grammar {
-    productions: &[
-        prod("read", "r = o.g"),
-        prod("write", "o.g = k"),
-        prod("path read", "r = o.f.g (o.f read without an event)"),
-        prod("path write", "o.f.g = k"),
-        prod("link redirected", "o.f = p"),
-        prod("publication", "n = new C; n.f = o; o.f = n"),
-        prod("acq/rel", "acq(m); C; rel(m)"),
-        prod("sync", "sync(m) { C }"),
-        prod("two locks nested", "a section on one lock inside a section on the other"),
-        prod("if *", "if * { C1 } else { C2 }"),
-        prod("while *", "while * { C }"),
-        prod("data condition", "if r > 0 { C }"),
-        prod("three threads", "thread { … } × 3"),
-        prod("skip", "skip"),
-    ],
-    uses,
-};
+pub const GRAMMAR: Grammar = Grammar { productions: PRODUCTIONS, uses };
 
-/// [`GRAMMAR`] without the path productions: the programs of [`swarm_anf`].
-pub const GRAMMAR_ANF: Grammar = Grammar {
-    productions: &[
-        prod("read", "r = o.g"),
-        prod("write", "o.g = k"),
-        prod("link redirected", "o.f = p"),
-        prod("publication", "n = new C; n.f = o; o.f = n"),
-        prod("acq/rel", "acq(m); C; rel(m)"),
-        prod("sync", "sync(m) { C }"),
-        prod("two locks nested", "a section on one lock inside a section on the other"),
-        prod("if *", "if * { C1 } else { C2 }"),
-        prod("while *", "while * { C }"),
-        prod("data condition", "if r > 0 { C }"),
-        prod("three threads", "thread { … } × 3"),
-        prod("skip", "skip"),
-    ],
-    uses,
-};
+/// [`GRAMMAR`] without the two path productions: the programs of [`swarm_anf`].
+pub const GRAMMAR_ANF: Grammar = Grammar { productions: PRODUCTIONS.split_at(PRODUCTIONS.len() - 2).0, uses };
+
+/// The productions of [`GRAMMAR`], the two path productions last (so that [`GRAMMAR_ANF`]
+/// is a prefix).
+const PRODUCTIONS: &[Production] = &[
+    prod("read", "r = o.g"),
+    prod("write", "o.g = k"),
+    prod("link redirected", "o.f = p"),
+    prod("publication", "n = new C; n.f = o; o.f = n"),
+    prod("acq/rel", "acq(m); C; rel(m)"),
+    prod("sync", "sync(m) { C }"),
+    prod("two locks nested", "a section on one lock inside a section on the other"),
+    prod("if *", "if * { C1 } else { C2 }"),
+    prod("while *", "while * { C }"),
+    prod("data condition", "if r > 0 { C }"),
+    prod("three threads", "thread { … } × 3"),
+    prod("skip", "skip"),
+    prod("path read", "r = o.f.g (o.f read without an event)"),
+    prod("path write", "o.f.g = k"),
+];
 
 fn uses(p: &Program) -> BTreeSet<&'static str> {
     let mut u = BTreeSet::new();
