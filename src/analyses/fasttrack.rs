@@ -162,7 +162,9 @@ impl FastTrack {
     fn read(&mut self, t: ThreadId, x: Addr, event: EventIdx) -> Option<(&'static str, Vec<EventIdx>)> {
         let e = self.epoch(t, event);
         let bug = self.bug;
-        let ct = self.clock(t).clone();
+        // Borrowed, not cloned (`epoch` created it): the race-free path allocates nothing
+        // but a new location's shadow.
+        let ct = &self.threads[t.0 as usize];
         let s = self.shadows.entry(x).or_insert(Shadow { write: None, reads: Reads::None });
         match &s.reads {
             Reads::Epoch(r) if r.clock == e.clock && r.thread == e.thread => return None,
@@ -170,7 +172,7 @@ impl FastTrack {
             Reads::Shared(v, _) if v.get(t.0) == e.clock => return None,
             _ => {}
         }
-        let race = s.write.filter(|w| !w.below(&ct)).map(|w| ("write-read", vec![w.event]));
+        let race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-read", vec![w.event]));
         s.reads = match std::mem::replace(&mut s.reads, Reads::None) {
             Reads::None => Reads::Epoch(e),
             Reads::Shared(mut v, mut evs) => {
@@ -178,7 +180,7 @@ impl FastTrack {
                 set_event(&mut evs, t.0, event);
                 Reads::Shared(v, evs)
             }
-            Reads::Epoch(r) if r.below(&ct) => Reads::Epoch(e),
+            Reads::Epoch(r) if r.below(ct) => Reads::Epoch(e),
             Reads::Epoch(r) => {
                 let (mut v, mut evs) = (Vc::default(), vec![]);
                 v.set(r.thread, r.clock);
@@ -194,21 +196,21 @@ impl FastTrack {
     fn write(&mut self, t: ThreadId, x: Addr, event: EventIdx) -> Option<(&'static str, Vec<EventIdx>)> {
         let e = self.epoch(t, event);
         let bug = self.bug;
-        let ct = self.clock(t).clone();
+        let ct = &self.threads[t.0 as usize];
         let s = self.shadows.entry(x).or_insert(Shadow { write: None, reads: Reads::None });
         if s.write.is_some_and(|w| w.clock == e.clock && w.thread == e.thread) {
             return None;
         }
-        let mut race = s.write.filter(|w| !w.below(&ct)).map(|w| ("write-write", vec![w.event]));
+        let mut race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-write", vec![w.event]));
         match &s.reads {
             Reads::None => {}
             Reads::Epoch(r) => {
-                if race.is_none() && !r.below(&ct) {
+                if race.is_none() && !r.below(ct) {
                     race = Some(("read-write", vec![r.event]));
                 }
             }
             Reads::Shared(v, evs) => {
-                if race.is_none() && !v.below(&ct) {
+                if race.is_none() && !v.below(ct) {
                     let partners = (0..v.0.len() as u32).filter(|&u| v.get(u) > ct.get(u)).filter_map(|u| evs.get(u as usize).copied().flatten()).collect();
                     race = Some(("read-write", partners));
                 }
@@ -237,15 +239,16 @@ impl DynamicDetector for FastTrack {
             (EventKind::Access(AccessKind::Write, x), false) | (EventKind::Check(AccessKind::Write, x), true) => self.write(t, x, e.idx),
             (EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_), _) => None,
             (EventKind::Acquire(m), _) => {
-                if self.bug != Some(FastTrackBug::AcquireNoJoin) {
-                    let lm = self.locks.get(&m).cloned().unwrap_or_default();
-                    self.clock(t).join(&lm);
+                self.clock(t);
+                if let (Some(lm), true) = (self.locks.get(&m), self.bug != Some(FastTrackBug::AcquireNoJoin)) {
+                    self.threads[t.0 as usize].join(lm);
                 }
                 None
             }
             (EventKind::Release(m), _) => {
-                let ct = self.clock(t).clone();
-                self.locks.insert(m, ct);
+                self.clock(t);
+                // `clone_from` reuses the lock's clock buffer after the first release.
+                self.locks.entry(m).or_default().clone_from(&self.threads[t.0 as usize]);
                 if self.bug != Some(FastTrackBug::ReleaseNoTick) {
                     self.tick(t);
                 }
