@@ -24,12 +24,12 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::reported_locations;
+use super::detector::{location_differences, reported_locations};
 use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
 use crate::gen;
-use crate::lang::{validate_relaxed, walk_block, Block, Dialect, Expr, ForkTarget, Place, Program, StmtKind};
+use crate::lang::{validate_relaxed, walk_block, Dialect, Expr, ForkTarget, Place, Program, StmtKind};
 use crate::machine::{Event, EventKind, Machine};
 use crate::race::precise_checks::{imprecisions, Imprecision};
 use crate::race::{check_races, data_races};
@@ -144,21 +144,16 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         }
         let truth: BTreeSet<String> = data.iter().map(|r| name(r.addr)).collect();
         let reported = reported_locations(*factory, ex.trace, &name);
-        if reported.keys().ne(truth.iter()) {
-            let mut why = vec![];
-            why.extend(truth.iter().filter(|l| !reported.contains_key(*l)).map(|l| format!("MISSED racy location {l}")));
-            why.extend(reported.iter().filter(|(l, _)| !truth.contains(*l)).map(|(l, w)| format!("FALSE ALARM on race-free location {l}: {w}")));
+        let (missed, false_alarms) = location_differences(&truth, &reported);
+        if !missed.is_empty() || !false_alarms.is_empty() {
+            let mut why: Vec<String> = missed.iter().map(|l| format!("MISSED racy location {l}")).collect();
+            why.extend(false_alarms.iter().map(|(l, w)| format!("FALSE ALARM on race-free location {l}: {w}")));
             exact.fail(traces, ex, why);
         }
         racy.extend(truth);
         ControlFlow::Continue(())
     });
-    let past_deadline = b.explore.deadline.is_some_and(|d| std::time::Instant::now() > d);
-    let note = if past_deadline {
-        Some("the campaign's deadline passed during the check".to_string())
-    } else {
-        (!stats.complete).then(|| format!("the enumeration hit its budget after {traces} traces (raise --max-executions)"))
-    };
+    let note = b.cut_short(stats.complete, traces);
     let unknown = note.is_some();
     let ratio = if accesses == 0 { "no accesses".to_string() } else { format!("{:.2} check(s) per access", checks as f64 / accesses as f64) };
     let (static_checks, static_accesses) = (count(&placed, true), count(p, false));
@@ -211,16 +206,15 @@ fn not_anf(p: &Program) -> Option<u32> {
 /// Check items (`checks`) or field and array access statements in a program's threads and
 /// methods.
 fn count(p: &Program, checks: bool) -> usize {
-    fn block(b: &Block, checks: bool) -> usize {
-        b.iter()
-            .map(|s| match &s.kind {
+    let mut n = 0;
+    for b in p.threads.iter().chain(p.all_methods().map(|(_, m)| &m.body)) {
+        walk_block(b, &mut |s| {
+            n += match &s.kind {
                 StmtKind::Check(items) if checks => items.len(),
                 StmtKind::Load { .. } | StmtKind::Store { .. } if !checks => 1,
-                StmtKind::Sync { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => block(body, checks),
-                StmtKind::If { then_b, else_b, .. } => block(then_b, checks) + block(else_b, checks),
                 _ => 0,
-            })
-            .sum()
+            }
+        });
     }
-    p.threads.iter().chain(p.methods.iter().map(|m| &m.body)).chain(p.classes.iter().flat_map(|c| c.methods.iter().map(|m| &m.body))).map(|b| block(b, checks)).sum()
+    n
 }

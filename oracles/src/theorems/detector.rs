@@ -8,7 +8,7 @@
 //! explored trace to a fresh detector ([`DetectorFactory`]) and compare its reports with
 //! the ground truth's races (`race::hb`, `race::first_race`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::machine::{Addr, Event, EventIdx, EventKind};
 
@@ -76,6 +76,15 @@ pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: 
         }
     }
     out
+}
+
+/// How a detector's reported locations ([`reported_locations`]) differ from the racy ones:
+/// the racy locations it missed, and the race-free ones it reported, with its explanation.
+/// Both empty when they agree.
+pub fn location_differences<'a>(racy: &'a BTreeSet<String>, reported: &'a BTreeMap<String, String>) -> (Vec<&'a str>, Vec<(&'a str, &'a str)>) {
+    let missed = racy.iter().filter(|l| !reported.contains_key(*l)).map(String::as_str).collect();
+    let false_alarms = reported.iter().filter(|(l, _)| !racy.contains(*l)).map(|(l, w)| (l.as_str(), w.as_str())).collect();
+    (missed, false_alarms)
 }
 
 /// Runs a fresh detector over `trace`: the indices of the events it reports.

@@ -20,7 +20,7 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::reported_locations;
+use super::detector::{location_differences, reported_locations};
 use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
@@ -44,14 +44,6 @@ pub const ORACLE: Oracle = Oracle {
     grammar: &gen::threads::GRAMMAR,
     check,
 };
-
-/// What one trace showed: the detector's locations against the trace's.
-struct Mismatch {
-    schedule: Schedule,
-    missed: Vec<String>,
-    false_alarms: Vec<String>,
-    why: Vec<String>,
-}
 
 fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Detector(factory) = sut else { return ORACLE.wrong_sut(sut) };
@@ -77,37 +69,28 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         let truth: BTreeSet<String> = data_races(ex.trace).iter().map(|r| ex.state.addr_name(&m, r.addr)).collect();
         let reported = reported_locations(*factory, ex.trace, &|a| ex.state.addr_name(&m, a));
         racy += u64::from(!truth.is_empty());
-        if reported.keys().ne(truth.iter()) {
-            mismatch = Some(Mismatch {
-                schedule: Schedule(ex.schedule.to_vec()),
-                missed: truth.iter().filter(|l| !reported.contains_key(*l)).cloned().collect(),
-                false_alarms: reported.keys().filter(|l| !truth.contains(*l)).cloned().collect(),
-                why: reported.iter().filter(|(l, _)| !truth.contains(*l)).map(|(l, w)| format!("{l}: {w}")).collect(),
-            });
+        let (missed, false_alarms) = location_differences(&truth, &reported);
+        if !missed.is_empty() || !false_alarms.is_empty() {
+            let mut explanation = vec![format!("trace {traces} (schedule {}) differs:", Schedule(ex.schedule.to_vec()))];
+            if !missed.is_empty() {
+                explanation.push(format!("MISSED racy location(s): {}", missed.join(", ")));
+            }
+            if !false_alarms.is_empty() {
+                explanation.push(format!("FALSE ALARM on race-free location(s): {}", false_alarms.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(", ")));
+            }
+            explanation.extend(false_alarms.iter().map(|(l, w)| format!("{l}: {w}")));
+            mismatch = Some(explanation);
             return ControlFlow::Break(());
         }
         locations.extend(truth);
         ControlFlow::Continue(())
     });
     let subject = format!("{name}: racy locations of every trace");
-    if let Some(mm) = mismatch {
-        let mut explanation = vec![format!("trace {traces} (schedule {}) differs:", mm.schedule)];
-        if !mm.missed.is_empty() {
-            explanation.push(format!("MISSED racy location(s): {}", mm.missed.join(", ")));
-        }
-        if !mm.false_alarms.is_empty() {
-            explanation.push(format!("FALSE ALARM on race-free location(s): {}", mm.false_alarms.join(", ")));
-        }
-        explanation.extend(mm.why);
+    if let Some(explanation) = mismatch {
         let item = Item { subject, status: ItemStatus::Violated, explanation, witness: None };
         return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);
     }
-    let past_deadline = b.explore.deadline.is_some_and(|d| std::time::Instant::now() > d);
-    let note = if past_deadline {
-        Some("the campaign's deadline passed during the check".to_string())
-    } else {
-        (!stats.complete).then(|| format!("the enumeration hit its budget after {traces} traces (raise --max-executions)"))
-    };
+    let note = b.cut_short(stats.complete, traces);
     let explanation = vec![format!(
         "{traces} trace(s), {racy} racy; racy locations: {}",
         if locations.is_empty() { "none".to_string() } else { locations.into_iter().collect::<Vec<_>>().join(", ") }

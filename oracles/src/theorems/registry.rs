@@ -66,6 +66,19 @@ pub struct Budget {
     pub relax: Relax,
 }
 
+impl Budget {
+    /// Why an enumeration that showed no counterexample proves nothing: the campaign's
+    /// deadline passed during it, or it stopped at its execution budget after `traces`
+    /// traces. `None` when it covered everything within the bounds.
+    pub fn cut_short(&self, complete: bool, traces: u64) -> Option<String> {
+        if self.explore.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            Some("the campaign's deadline passed during the check".to_string())
+        } else {
+            (!complete).then(|| format!("the enumeration hit its budget after {traces} traces (raise --max-executions)"))
+        }
+    }
+}
+
 /// One oracle: a published claim, checked against the ground truth.
 #[derive(Clone, Copy)]
 pub struct Oracle {
