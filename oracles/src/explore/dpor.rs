@@ -728,21 +728,24 @@ impl<'p> Search<'_, '_, 'p> {
     /// covers it.
     fn reverse_races(&mut self, pending: &[Rc<Label>]) {
         let (races, hb) = races(&self.events, pending);
-        let all: Vec<Rc<Label>> = self.events.iter().chain(pending).cloned().collect();
+        let n = self.events.len();
         for (i, j) in races {
+            // e_j: an event of E, or a pending attempt after it (owned: `reversed` needs
+            // the search mutably).
+            let ej = if j < n { self.events[j].clone() } else { pending[j - n].clone() };
             // v = notdep(e_i, E) . e_j
             let mut v: Vec<Rc<Label>> = (i + 1..self.events.len()).filter(|&k| k != j && !hb.before(&self.events, i, k)).map(|k| self.events[k].clone()).collect();
             // The reversed event reads what e_i has not written yet: where that decides its
             // address, its footprint after notdep(e_i, E) is not the one recorded in E, and
             // is computed by running notdep(e_i, E) from the node of e_i.
             let e = &self.events[i];
-            if all[j].addressing.iter().any(|r| e.fp.iter().any(|(s, w)| *w && s == r)) {
+            if ej.addressing.iter().any(|r| e.fp.iter().any(|(s, w)| *w && s == r)) {
                 let exact = self.reversed(i, j, &hb);
                 debug_assert!(exact.is_some(), "internal: replaying notdep(e_{i}, E) disagrees with E");
-                let label = exact.unwrap_or_else(|| Label { wild: true, ..(*all[j]).clone() });
-                v.push(Rc::new(Label { alts: all[j].alts.clone(), ..label }));
+                let label = exact.unwrap_or_else(|| Label { wild: true, ..(*ej).clone() });
+                v.push(Rc::new(Label { alts: ej.alts.clone(), ..label }));
             } else {
-                v.push(all[j].clone());
+                v.push(ej);
             }
             let node = &mut self.stack[i];
             if !node.sleep.iter().any(|s| weak_initial(s, &v, false)) {
