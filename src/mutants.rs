@@ -9,6 +9,7 @@ use race_oracles::lang::Relax;
 use race_oracles::explore::dpor::{Dpor, DporBug};
 use race_oracles::explore::stateful::{Stateful, StatefulBug};
 
+use crate::analyses::bigfoot::placement::PlacementBug;
 use crate::analyses::fasttrack::FastTrackBug;
 use crate::analyses::per_access::PerAccessBug;
 use crate::analyses::racerdx::{Join, LockRule, Options};
@@ -321,6 +322,54 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
         spec: "bigfoot.md §3.1 (every access needs a covering check)",
     },
+    Mutant {
+        sut: "bigfoot",
+        name: "bf-check-after-acquire",
+        oracle: "bigfoot-precise",
+        description: "the checks owed at an acquire are placed after it",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §9.2 row 1, §9.4 (missed race)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "bf-release-keeps-accesses",
+        oracle: "bigfoot-precise",
+        description: "a release forgets past checks but not past accesses, which are checked again after it",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §4.5 [REL], §9.4 row 1 (false alarm)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "bf-anticipation-through-acquire",
+        oracle: "bigfoot-precise",
+        description: "anticipated accesses flow backward through an acquire and excuse checks before an earlier release",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §4.5 [ACQ], §9.2 row 7 (missed race)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "bf-range-over-approx",
+        oracle: "bigfoot-precise",
+        description: "coalescing two ranges adds one element past their union",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §5.1, §9.2 row 12 (false alarm)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "bf-range-under-approx",
+        oracle: "bigfoot-precise",
+        description: "coalescing two ranges drops the last element of their union",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §5.1, §9.4 (missed race)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "bf-call-kill-sets-empty",
+        oracle: "bigfoot-precise",
+        description: "every callee has empty kill sets: checks are deferred past calls that synchronize",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §4.5 [CALL], §9.2 row 11",
+    },
 ];
 
 /// Looks a mutant up by name.
@@ -401,6 +450,21 @@ pub fn per_access(names: &[&str]) -> Option<Option<PerAccessBug>> {
             ("pa-write-checked-as-read", PerAccessBug::WriteCheckedAsRead),
             ("pa-read-checked-as-write", PerAccessBug::ReadCheckedAsWrite),
             ("pa-no-checks-in-sync", PerAccessBug::NoChecksInSync),
+        ],
+    )
+}
+
+/// The BigFoot placement bug the named mutant selects, as [`fasttrack`] does.
+pub fn bigfoot(names: &[&str]) -> Option<Option<PlacementBug>> {
+    one_bug(
+        names,
+        &[
+            ("bf-check-after-acquire", PlacementBug::CheckAfterAcquire),
+            ("bf-release-keeps-accesses", PlacementBug::ReleaseKeepsAccesses),
+            ("bf-anticipation-through-acquire", PlacementBug::AnticipationThroughAcquire),
+            ("bf-range-over-approx", PlacementBug::RangeOverApprox),
+            ("bf-range-under-approx", PlacementBug::RangeUnderApprox),
+            ("bf-call-kill-sets-empty", PlacementBug::CallKillSetsEmpty),
         ],
     )
 }

@@ -13,6 +13,7 @@ use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
+use crate::analyses::bigfoot::placement::BigFoot;
 use crate::analyses::fasttrack::FastTrackFactory;
 use crate::analyses::per_access::PerAccess;
 use crate::analyses::racerdx::RacerDx;
@@ -49,6 +50,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::RacerDx], build: build_explorers },
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj], build: build_fasttrack },
+    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access },
 ];
 
@@ -65,6 +67,11 @@ fn build_explorers(names: &[&str]) -> Option<(Implementation, Relax)> {
 fn build_fasttrack(names: &[&str]) -> Option<(Implementation, Relax)> {
     let bug = mutants::fasttrack(names)?;
     Some((Implementation::Detector(Box::new(FastTrackFactory { bug, on_checks: false })), Relax::default()))
+}
+
+fn build_bigfoot(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let bug = mutants::bigfoot(names)?;
+    Some((Implementation::Placer(Box::new(BigFoot { bug }), Box::new(FastTrackFactory { bug: None, on_checks: true })), Relax::default()))
 }
 
 fn build_per_access(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -111,11 +118,24 @@ impl Subject {
     /// # Errors
     /// [`SubjectError`] when the mutant is not one of that SUT's.
     pub fn for_oracle(oracle: &Oracle, mutant: Option<&str>) -> Result<Subject, SubjectError> {
-        let entry = *SUTS.iter().find(|e| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect)).ok_or(SubjectError::NoSut {
-            oracle: oracle.id,
-            kind: oracle.sut,
-            dialect: oracle.dialect,
-        })?;
+        let names: Vec<&str> = mutant.map(|m| m.split('+').collect()).unwrap_or_default();
+        let fits = |e: &&SutEntry| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect);
+        // The first SUT of the oracle's kind and dialect, unless the mutants belong to another.
+        let owner = names.first().and_then(|n| mutants::find(n)).and_then(|m| SUTS.iter().filter(fits).find(|e| e.name == m.sut));
+        let entry = *owner.or_else(|| SUTS.iter().find(fits)).ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
+        Subject::build(entry, mutant)
+    }
+
+    /// The SUT named `name` (`racefuzz analyze`), with `mutant` applied; `None` if there is
+    /// no such SUT.
+    ///
+    /// # Errors
+    /// [`SubjectError`] when the mutant is not one of that SUT's.
+    pub fn named(name: &str, mutant: Option<&str>) -> Option<Result<Subject, SubjectError>> {
+        SUTS.iter().find(|e| e.name == name).map(|e| Subject::build(*e, mutant))
+    }
+
+    fn build(entry: SutEntry, mutant: Option<&str>) -> Result<Subject, SubjectError> {
         let names: Vec<&str> = mutant.map(|m| m.split('+').collect()).unwrap_or_default();
         let unknown = || SubjectError::UnknownMutant {
             given: mutant.unwrap_or_default().to_string(),

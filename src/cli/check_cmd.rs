@@ -18,6 +18,8 @@ pub enum AnalysisName {
     Racerdx,
     /// RacerD-like (no stability filter).
     Racerd,
+    /// BigFoot's static check placement (bfj programs): prints the program with its checks.
+    Bigfoot,
     /// Per-access check placement (bfj programs): prints the program with its checks.
     PerAccess,
 }
@@ -30,8 +32,10 @@ pub(super) fn subject(o: &race_oracles::theorems::Oracle, mutant: Option<&str>) 
 }
 
 pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
-    if matches!(name, AnalysisName::PerAccess) {
-        return place(file, mutant, json);
+    match name {
+        AnalysisName::Bigfoot => return place("bigfoot", file, mutant, json),
+        AnalysisName::PerAccess => return place("per-access", file, mutant, json),
+        AnalysisName::Racerdx | AnalysisName::Racerd => {}
     }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
     subject(&race_oracles::theorems::racerdx_tp::ORACLE, mutant)?;
@@ -65,13 +69,15 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
 
 /// A check placer's output: the program with its checks (a construct the placer declines
 /// is bad input, naming its line).
-fn place(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
-    let s = subject(&race_oracles::theorems::bigfoot_precise::ORACLE, mutant)?;
+fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
+    let s = Subject::named(sut, mutant)
+        .ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?
+        .map_err(|e| CliError::input(format!("error: {e}")))?;
     let (_, prog) = super::load(file)?;
     if prog.dialect != Dialect::Bfj {
         return Err(CliError::input(format!("error: check placers take bfj programs; {} is {}", file.display(), prog.dialect)));
     }
-    let race_oracles::theorems::Sut::Placer(placer, _) = s.sut() else { return Err(CliError::internal("the bigfoot-precise SUT is not a check placer")) };
+    let race_oracles::theorems::Sut::Placer(placer, _) = s.sut() else { return Err(CliError::internal(format!("the SUT {sut} is not a check placer"))) };
     let placed = placer.place(&prog).map_err(|e| CliError::input(format!("error: {}:{}: {e}", file.display(), e.line)))?;
     let text = race_oracles::lang::print(&placed);
     if json {

@@ -1,0 +1,5 @@
+//! BigFoot (spec/bigfoot.md; seed 003 ch. 3, PLDI 2017): static check placement
+//! ([`placement`], over the analysis contexts of [`context`]).
+
+pub mod context;
+pub mod placement;
