@@ -67,8 +67,9 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
     Ok(Exit::Ok)
 }
 
-/// A check placer's output: the program with its checks (a construct the placer declines
-/// is bad input, naming its line).
+/// A check placer's output: the program with its checks, placed afresh (checks already in
+/// the file are dropped first; a construct the placer declines is bad input, naming its
+/// line).
 fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
     let s = Subject::named(sut, mutant)
         .ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?
@@ -78,7 +79,7 @@ fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exi
         return Err(CliError::input(format!("error: check placers take bfj programs; {} is {}", file.display(), prog.dialect)));
     }
     let race_oracles::theorems::Sut::Placer(placer, _) = s.sut() else { return Err(CliError::internal(format!("the SUT {sut} is not a check placer"))) };
-    let placed = placer.place(&prog).map_err(|e| CliError::input(format!("error: {}:{}: {e}", file.display(), e.line)))?;
+    let placed = placer.place(&prog.without_checks()).map_err(|e| CliError::input(format!("error: {}:{}: {e}", file.display(), e.line)))?;
     let text = race_oracles::lang::print(&placed);
     if json {
         print_json(&serde_json::json!({ "placer": placer.name(), "mutant": mutant, "program": text }))?;

@@ -414,6 +414,26 @@ impl Program {
         found
     }
 
+    /// The same program without its `check` statements: what a check placer starts from
+    /// (spec/bigfoot.md §4: placement infers every check).
+    #[must_use]
+    pub fn without_checks(&self) -> Program {
+        fn block(b: &mut Block) {
+            b.retain(|s| !matches!(s.kind, StmtKind::Check(_)));
+            for s in b {
+                for sub in s.kind.sub_blocks_mut() {
+                    block(sub);
+                }
+            }
+        }
+        let mut p = self.clone();
+        for m in p.methods.iter_mut().chain(p.classes.iter_mut().flat_map(|c| c.methods.iter_mut())) {
+            block(&mut m.body);
+        }
+        p.init.iter_mut().chain(p.threads.iter_mut()).for_each(block);
+        p
+    }
+
     /// The same program with every line set to 0: compare two programs modulo source
     /// positions (the printer/parser round trip) with `a.without_lines() == b.without_lines()`.
     #[must_use]

@@ -16,8 +16,9 @@
 //!   (stuck, deadlocked, cut), each check race on a location comes with a data race on it
 //!   among the events up to the later check.
 //!
-//! Programs must be BFJ in A-normal form (spec §2.1); a placer that cannot place a program
-//! makes it inconclusive, naming the construct. The result reports the check ratio (check
+//! Programs must be BFJ in A-normal form (spec §2.1); checks already in a program are
+//! removed before placement (the placer infers all of them); a placer that cannot place a
+//! program makes it inconclusive, naming the construct. The result reports the check ratio (check
 //! events per access event, summed over the traces; 1 for per-access checking, 0.43 the
 //! paper's benchmark mean for BigFoot) and the static checks against the accesses.
 
@@ -88,6 +89,9 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             "precondition unmet: BFJ statements are in A-normal form (spec/bigfoot.md §2.1); line {line} accesses a path longer than one field or passes a path"
         ));
     }
+    // The placer infers every check (spec §4): checks already in the program are the
+    // author's (the corpus figures carry the spec's placements) and are set aside.
+    let p = &p.without_checks();
     let placed = match placer.place(p) {
         Ok(q) => q,
         Err(e) => return inconclusive(format!("the placer declined: {e}")),

@@ -22,9 +22,13 @@
 //!   effect of inserting `i' ← i` before it; the renaming is emitted into the program only
 //!   if a check names the shadow. One shadow name per assignment site is enough: loop
 //!   invariants never mention the shadows of their body's sites.
-//! - **Loops** (§4.5 [LOOP], §4.7, A7, A8): `while c { s }` is emitted as
-//!   `if c { loop { s; if !c break } }`; `loop` bodies may `break` anywhere outside a
-//!   `sync`, and every break is a loop exit with its own check. `H_inv` is found by
+//! - **Loops** (§4.5 [LOOP], §4.7, A7, A8): `loop` bodies may `break` anywhere outside a
+//!   `sync`, and every break is a loop exit with its own check. A `while c { s }` is
+//!   analysed as it stands rather than rewritten into `if c { loop { s; if !c break } }`
+//!   (A7): the machine bounds `while *` by the loop bound but not a `loop` that exits by
+//!   `if * break`, so the rewriting would change the executions the oracle enumerates. It
+//!   exits at its head, where `H_inv` holds and `A_in` meets `A_out`; a `break` inside a
+//!   `while` is declined. `H_inv` is found by
 //!   candidate-and-weaken: the entry history's facts and paths over variables the body does
 //!   not assign, plus `y[(b+c)..(i+c):k]◁` for each top-level access `y[i+c]` before the
 //!   increment `i = i + k` of an induction variable with entry value `b`; candidates not
@@ -41,7 +45,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use race_oracles::lang::{AccessKind, Block, CheckItem, CheckTarget, Cond, Expr, Place, Program, Stmt, StmtKind, UnOp};
+use race_oracles::lang::{AccessKind, Block, CheckItem, CheckTarget, Expr, Place, Program, Stmt, StmtKind};
 use race_oracles::theorems::{CheckPlacer, PlaceError};
 
 use super::context::{Anticipated, Entry, History, Lin, Path};
@@ -80,8 +84,7 @@ impl CheckPlacer for BigFoot {
         let mut out = p.clone();
         let bodies = out.threads.iter_mut().chain(out.methods.iter_mut().chain(out.classes.iter_mut().flat_map(|c| c.methods.iter_mut())).map(|m| &mut m.body));
         for b in bodies {
-            desugar_whiles(b);
-            self.admissible(b, false)?;
+            self.admissible(b, false, false)?;
         }
         let kills = kill_sets(&out);
         let mut taken = BTreeSet::new();
@@ -111,7 +114,7 @@ impl BigFoot {
     }
 
     /// Refuses the constructs the placement does not handle (module docs), naming the line.
-    fn admissible(&self, b: &[Stmt], in_sync: bool) -> Result<(), PlaceError> {
+    fn admissible(&self, b: &[Stmt], in_sync: bool, in_while: bool) -> Result<(), PlaceError> {
         for (i, s) in b.iter().enumerate() {
             let line = s.line.0;
             let long = |p: &Place| matches!(p, Place::Field { fields, .. } if fields.len() > 1);
@@ -132,12 +135,14 @@ impl BigFoot {
                 }
                 StmtKind::Call { args, .. } if args.iter().any(|a| matches!(a, Expr::Path(_))) => return Err(self.decline(line, "call arguments are variables in BFJ")),
                 StmtKind::Break if in_sync => return Err(self.decline(line, "a break out of a sync block (its release would be implicit)")),
+                StmtKind::Break if in_while => return Err(self.decline(line, "a break out of a while loop (write it as a loop with its exit tests)")),
                 StmtKind::Return(_) if i + 1 != b.len() => return Err(self.decline(line, "a return before the end of its method")),
-                StmtKind::Sync { body, .. } => self.admissible(body, true)?,
-                StmtKind::Loop { body, .. } => self.admissible(body, false)?,
+                StmtKind::Sync { body, .. } => self.admissible(body, true, in_while)?,
+                StmtKind::Loop { body, .. } => self.admissible(body, false, false)?,
+                StmtKind::While { body, .. } => self.admissible(body, false, true)?,
                 StmtKind::If { then_b, else_b, .. } => {
-                    self.admissible(then_b, in_sync)?;
-                    self.admissible(else_b, in_sync)?;
+                    self.admissible(then_b, in_sync, in_while)?;
+                    self.admissible(else_b, in_sync, in_while)?;
                 }
                 _ => {}
             }
@@ -324,14 +329,20 @@ impl<'a> Analysis<'a> {
                 let a2 = self.back_block(else_b, after);
                 a1.meet(a2)
             }
-            StmtKind::Loop { body, .. } => {
+            StmtKind::Loop { body, .. } | StmtKind::While { body, .. } => {
+                // A `while` exits at its head, where the continuation after it is one way on.
+                let exit = matches!(s.kind, StmtKind::While { .. }).then(|| after.clone());
+                let head = |a: Anticipated| match &exit {
+                    Some(out) => out.clone().meet(a),
+                    None => a,
+                };
                 self.loop_out.push(after);
                 // The greatest fixed point from ⊤ (§4.7); should it not settle, ∅ at the
                 // back edge is a sound start (anticipating less only adds checks).
-                let mut a_in = Anticipated::Top;
+                let mut a_in = head(Anticipated::Top);
                 let mut settled = false;
                 for _ in 0..8 {
-                    let next = self.back_block(body, a_in.clone());
+                    let next = head(self.back_block(body, a_in.clone()));
                     if next == a_in {
                         settled = true;
                         break;
@@ -339,7 +350,7 @@ impl<'a> Analysis<'a> {
                     a_in = next;
                 }
                 if !settled {
-                    a_in = self.back_block(body, Anticipated::empty());
+                    a_in = head(self.back_block(body, Anticipated::empty()));
                 }
                 self.loop_out.pop();
                 a_in
@@ -423,7 +434,8 @@ impl<'a> Analysis<'a> {
                 let a = self.ant(&self.ant_after, k);
                 return Ok(self.merge(vec![((k, Slot::ThenEnd), h1), ((k, Slot::ElseEnd), h2)], &a));
             }
-            StmtKind::Loop { body, .. } => return self.fwd_loop(k, body, h),
+            StmtKind::Loop { body, .. } => return self.fwd_loop(k, body, h, false),
+            StmtKind::While { body, .. } => return self.fwd_loop(k, body, h, true),
             StmtKind::Break => {
                 if let Some(exits) = self.exits.last_mut() {
                     exits.push((k, h));
@@ -517,7 +529,7 @@ impl<'a> Analysis<'a> {
 
     /// [LOOP] (module docs): `H_inv` by candidate-and-weaken, then `C_in`, `C_back` and the
     /// exits' checks.
-    fn fwd_loop(&mut self, k: usize, body: &[Stmt], h_in: History) -> Result<Option<History>, PlaceError> {
+    fn fwd_loop(&mut self, k: usize, body: &[Stmt], h_in: History, head_exit: bool) -> Result<Option<History>, PlaceError> {
         let (a_in, a_out) = (self.ant(&self.ant_before, k), self.ant(&self.ant_after, k));
         let mut assigned = BTreeSet::new();
         self.assigned_in(body, &mut assigned);
@@ -537,6 +549,10 @@ impl<'a> Analysis<'a> {
             if let Some(hb) = &back {
                 let c_back = hb.checks(Some(&inv), &a_in);
                 self.record((k, Slot::InnerEnd), &c_back, hb);
+            }
+            if head_exit {
+                // A `while` leaves at its head, where `H_inv` holds (it has no `break`).
+                return Ok(Some(inv));
             }
             let exits = exits.into_iter().map(|(b, h)| ((b, Slot::Before), Some(h))).collect();
             return Ok(self.merge(exits, &a_out));
@@ -720,22 +736,23 @@ impl<'a> Analysis<'a> {
             if let Some((x, g)) = self.ghosts.get(&k).filter(|(_, g)| used.contains(g)) {
                 out.push(Stmt { kind: StmtKind::Rename { dst: g.clone(), src: x.clone() }, line: s.line });
             }
+            // Sub-blocks are emitted from the analysed statement, whose addresses are the keys.
             let mut s2 = s.clone();
-            match &mut s2.kind {
-                StmtKind::If { then_b, else_b, .. } => {
-                    *then_b = self.emit(then_b, used);
+            match (&mut s2.kind, &s.kind) {
+                (StmtKind::If { then_b, else_b, .. }, StmtKind::If { then_b: t0, else_b: e0, .. }) => {
+                    *then_b = self.emit(t0, used);
                     then_b.extend(checks(k, Slot::ThenEnd, s.line));
-                    *else_b = self.emit(else_b, used);
+                    *else_b = self.emit(e0, used);
                     else_b.extend(checks(k, Slot::ElseEnd, s.line));
                 }
-                StmtKind::Sync { body, .. } => {
+                (StmtKind::Sync { body, .. }, StmtKind::Sync { body: b0, .. }) => {
                     let mut inner: Block = checks(k, Slot::InnerStart, s.line).into_iter().collect();
-                    inner.extend(self.emit(body, used));
+                    inner.extend(self.emit(b0, used));
                     inner.extend(checks(k, Slot::InnerEnd, s.line));
                     *body = inner;
                 }
-                StmtKind::Loop { body, .. } => {
-                    *body = self.emit(body, used);
+                (StmtKind::Loop { body, .. }, StmtKind::Loop { body: b0, .. }) | (StmtKind::While { body, .. }, StmtKind::While { body: b0, .. }) => {
+                    *body = self.emit(b0, used);
                     body.extend(checks(k, Slot::InnerEnd, s.line));
                 }
                 _ => {}
@@ -778,25 +795,6 @@ fn inductions(body: &[Stmt]) -> Vec<(String, i64, usize)> {
         }
     }
     out
-}
-
-/// `while c { s }` becomes `if c { loop { s; if !c break } }` (A7), in place, everywhere.
-fn desugar_whiles(b: &mut Block) {
-    for s in b.iter_mut() {
-        for sub in s.kind.sub_blocks_mut() {
-            desugar_whiles(sub);
-        }
-        if let StmtKind::While { label, cond, body } = &mut s.kind {
-            let negated = match cond {
-                Cond::Star => Cond::Star,
-                Cond::Expr(e) => Cond::Expr(Expr::Unary(UnOp::Not, Box::new(e.clone()))),
-            };
-            let mut body = std::mem::take(body);
-            body.push(Stmt { kind: StmtKind::If { cond: negated, then_b: vec![Stmt { kind: StmtKind::Break, line: s.line }], else_b: vec![] }, line: s.line });
-            let looped = Stmt { kind: StmtKind::Loop { label: label.take(), body }, line: s.line };
-            s.kind = StmtKind::If { cond: cond.clone(), then_b: vec![looped], else_b: vec![] };
-        }
-    }
 }
 
 /// Kill sets (§4.5 [CALL]): for each method, whether it acquires and whether it releases a
