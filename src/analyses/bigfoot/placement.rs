@@ -627,9 +627,10 @@ impl<'a> Analysis<'a> {
                 }
             }
             for (base, fs) in fields {
-                items.push(CheckItem { kind, target: CheckTarget::Fields { base, fields: fs.into_iter().collect() } });
+                items.push(CheckItem { kind, target: CheckTarget::Fields { base: self.object(h, &base), fields: fs.into_iter().collect() } });
             }
             for (base, rs) in ranges {
+                let base = self.object(h, &base);
                 for (lo, hi, stride) in self.coalesce(h, &base, rs) {
                     let single = hi.plus(&lo, -1).and_then(|w| w.as_const()) == Some(1);
                     let hi = (!single).then(|| self.express(h, &hi));
@@ -701,6 +702,16 @@ impl<'a> Analysis<'a> {
             _ => hi,
         };
         Some((lo, hi, stride))
+    }
+
+    /// A variable that names the same object as `base` here, preferring program variables
+    /// to shadow names (`o` rather than `o2'` after `o2 = o; …; o2' ← o2`).
+    fn object(&self, h: &History, base: &str) -> String {
+        let c = h.canon(&Lin::var(base));
+        match (c.terms.iter().next(), c.terms.len(), c.k) {
+            (Some((v, 1)), 1, 0) if !self.ghost_names.contains(v) => v.clone(),
+            _ => h.defs.keys().find(|v| !self.ghost_names.contains(*v) && h.same_object(v, base)).cloned().unwrap_or_else(|| base.to_string()),
+        }
     }
 
     /// `l` as an expression over variables that hold it at this point, preferring program
@@ -868,5 +879,66 @@ fn target_vars(t: &CheckTarget, f: &mut impl FnMut(&str)) {
                 h.for_each_var(f);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::lang::{parse, print};
+
+    use super::*;
+
+    fn placed(src: &str) -> String {
+        print(&BigFoot::default().place(&parse(&format!("dialect bfj\nclass C {{ fields f, g\n{src}")).unwrap()).unwrap())
+    }
+
+    /// Spec §9.3 Ex. 5: a synchronizing callee's kill sets force the check before the call;
+    /// the callee checks its own access before its release and nothing at its end.
+    #[test]
+    fn a_check_precedes_a_call_that_synchronizes() {
+        let out = placed("method inc(p, l) { acq(l); t = p.f; u = t + 1; p.f = u; rel(l) } }\ninit { o = new C; m = new C }\nthread { o.g = 1; r = o.inc(o, m) }\n");
+        assert!(out.contains("p.f = u\n    check(W: p.f)\n    rel(l)\n  }"), "{out}");
+        assert!(out.contains("o.g = 1\n  check(W: o.g)\n  r = o.inc(o, m)\n}"), "{out}");
+        let lazy = print(&BigFoot { bug: Some(PlacementBug::CallKillSetsEmpty) }.place(&parse("dialect bfj\nclass C { fields f, g\nmethod inc(p, l) { acq(l); rel(l) } }\ninit { o = new C; m = new C }\nthread { o.g = 1; r = o.inc(o, m) }\n").unwrap()).unwrap());
+        assert!(lazy.contains("r = o.inc(o, m)\n  check(W: o.g)"), "{lazy}");
+    }
+
+    /// Spec §9.3 Ex. 6: a release-only callee passes anticipation through, so the write
+    /// before it needs no check of its own.
+    #[test]
+    fn anticipation_passes_a_releasing_callee() {
+        let out = placed("method acquireIt(l) { acq(l) }\nmethod releaseIt(l) { rel(l) } }\ninit { o = new C; m = new C }\nthread { r1 = o.acquireIt(m); o.f = 1; r2 = o.releaseIt(m); o.f = 2 }\n");
+        assert!(out.contains("o.f = 1\n  r2 = o.releaseIt(m)\n  o.f = 2\n  check(W: o.f)"), "{out}");
+    }
+
+    /// Spec §4.9 Ex. A's kind variant: a write before the release is not excused by a read
+    /// anticipated after it.
+    #[test]
+    fn an_anticipated_read_does_not_excuse_a_write() {
+        let out = placed("}\ninit { b = new C; m = new C }\nthread { acq(m); b.f = 0; rel(m); t = b.f; acq(m); b.f = 2; rel(m) }\n");
+        assert!(out.contains("b.f = 0\n  check(W: b.f)\n  rel(m)\n  t = b.f\n  check(R: b.f)\n  acq(m)\n  b.f = 2\n  check(W: b.f)\n  rel(m)"), "{out}");
+    }
+
+    /// A reassigned variable the history mentions gets a shadow name, emitted as a renaming
+    /// only where a check needs it; strided loops check each element at the back edge.
+    #[test]
+    fn renaming_is_emitted_only_when_a_check_names_the_shadow() {
+        let out = placed("}\ninit { a = new_array 4; o = new C }\nthread { o2 = o; o2.f = 1; o2 = new C; o2.f = 2 }\n");
+        assert!(out.contains("o2.f = 1\n  o2 = new C\n  o2.f = 2\n  check(W: o2.f, o.f)"), "{out}");
+        let out = placed("}\ninit { o = new C }\nthread { o2 = new C; o2.f = 1; o2 = o; o2.f = 2 }\n");
+        assert!(out.contains("o2.f = 1\n  o2'2 <- o2\n  o2 = o\n  o2.f = 2\n  check(W: o.f, o2'2.f)"), "{out}");
+        let strided = placed("}\ninit { a = new_array 4 }\nthread { i = 0; loop { a[i] = 1; i = i + 2; if i >= 4 break } }\n");
+        assert!(strided.contains("check(W: a[i - 2])\n  }\n  check(W: a[i - 2])"), "{strided}");
+    }
+
+    #[test]
+    fn declines_name_the_line_and_the_construct() {
+        let p = |s: &str| parse(&format!("dialect bfj\nclass C {{ fields f }}\ninit {{ o = new C; m = new C }}\n{s}")).unwrap();
+        let e = BigFoot::default().place(&p("thread { while * { sync(m) { break } } }\n")).unwrap_err();
+        assert_eq!((e.line, e.reason.contains("sync")), (4, true), "{e}");
+        let e = BigFoot::default().place(&p("thread { o.f = 1; check(W: o.f) }\n")).unwrap_err();
+        assert!(e.reason.contains("already has checks"), "{e}");
+        let e = BigFoot::default().place(&p("thread { while * { break } }\n")).unwrap_err();
+        assert!(e.reason.contains("while"), "{e}");
     }
 }
