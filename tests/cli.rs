@@ -36,6 +36,17 @@ fn analyze_prints_the_placed_checks_and_declines_by_line() {
     assert!(err.contains(":4:") && err.contains("A-normal form"), "{err}");
     let (code, _, err) = racefuzz(&["analyze", "per-access", "corpus/paper/racerdx/fig1_dodo.race"]);
     assert_eq!(code, 2, "{err}");
+    let (code, out, _) = racefuzz(&["analyze", "bigfoot", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("BigFoot on") && out.contains("  }\n  check(R: b.f, W: a[0..i])\n}"), "{out}");
+    let (code, out, _) = racefuzz(&["analyze", "bigfoot", "--mutant", "bf-range-under-approx", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("(mutant bf-range-under-approx)") && out.contains("check(R: b.f, W: a[0..i - 1])"), "{out}");
+    let (code, _, err) = racefuzz(&["analyze", "bigfoot", "--mutant", "pa-write-checked-as-read", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert_eq!(code, 2, "another SUT's mutant: {err}");
+    let f = temp_file("while_break.race", "dialect bfj\nthread {\n  while * {\n    break\n  }\n}\n");
+    let (code, _, err) = racefuzz(&["analyze", "bigfoot", &f]);
+    assert!(code == 2 && err.contains(":4:") && err.contains("while"), "{err}");
 }
 
 #[test]
