@@ -44,6 +44,17 @@ fn bench(c: &mut Criterion) {
             eprintln!("{}: interleavings per program {d}", o.id);
         }
         g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
+        // The placer oracle's baseline in the same run: the same programs under per-access
+        // checking (a check ratio of 1; BigFoot's should be lower and its throughput near).
+        if o.id == "bigfoot-precise" {
+            let base = Subject::named("per-access", None).expect("catalogued SUT").expect("real SUT");
+            if let Some(d) = interleavings(&ps, &base) {
+                eprintln!("{} with per-access checks: interleavings per program {d}", o.id);
+            }
+            g.bench_function(format!("{}/per-access", o.id), |b| {
+                b.iter(|| ps.iter().filter(|p| suts::check(o, p, &base, suts::campaign_bounds()).verdict == Verdict::Fail).count())
+            });
+        }
     }
     g.finish();
 
@@ -84,7 +95,7 @@ fn interleavings(ps: &[Program], s: &Subject) -> Option<String> {
         .iter()
         .filter_map(|p| {
             let placed = match &sut {
-                Sut::Placer(placer, _) => placer.place(p).ok()?,
+                Sut::Placer(placer, _) => placer.place(&p.without_checks()).ok()?,
                 _ => p.clone(),
             };
             let m = Machine::new(&placed, cfg.loop_bound);
