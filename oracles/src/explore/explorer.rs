@@ -161,6 +161,14 @@ pub struct Config {
     /// step budget cuts it, so other threads' races may not be reached (the result is then
     /// incomplete, never a pass).
     pub eager_local: bool,
+    /// With `eager_local`, the naive explorer also runs a thread's `check` steps eagerly,
+    /// as if they were local (spec/bigfoot.md §10.4): a check changes no state, and its
+    /// happens-before relation to every other thread's operation depends only on its place
+    /// among its own thread's synchronization, so the interleavings that differ only in
+    /// where checks sit have the same check races and data races. The placer oracle
+    /// (`bigfoot-precise`) sets it; it is off everywhere else, since check events order the
+    /// traces the other explorers and the class counts compare.
+    pub eager_checks: bool,
     /// Stop (incomplete) once this instant has passed: a campaign's wall-clock budget.
     #[serde(skip)]
     pub deadline: Option<std::time::Instant>,
@@ -181,6 +189,7 @@ impl Default for Config {
             state_predicate: None,
             explorer: ExplorerKind::Naive,
             eager_local: true,
+            eager_checks: false,
             deadline: None,
         }
     }

@@ -5,6 +5,8 @@
 //! - [`racerdx`]: programs valid for the racerdx dialect (A1–A6, ANF, balanced locking, no
 //!   recursion), built from a byte string so that proptest, `arbitrary` (cargo fuzz) and
 //!   quickcheck drive the same generator; `tests/lang.rs` checks that every one validates.
+//! - [`bfj`]: BFJ programs in A-normal form for `bigfoot-precise` (arrays, induction-variable
+//!   loops, calls of every kill-set class), from bytes.
 //! - [`threads_program`]: small BFJ thread programs with per-object locks, ints and
 //!   deterministic loops, for explorer cross-checks.
 //! - [`independent_threads`]: straight-line threads of independent accesses, whose
@@ -12,6 +14,7 @@
 
 use proptest::prelude::*;
 
+pub mod bfj;
 pub mod grammar;
 pub mod racerdx;
 pub mod shrink;

@@ -206,17 +206,6 @@ pub fn swarm_detectors(bytes: &[u8], _relax: Relax) -> Program {
     build(rest, detector_knobs(h))
 }
 
-/// The registry's generator for check placers (`bigfoot-precise`): [`swarm_detectors`]
-/// without paths, so that every program is in BFJ's A-normal form (spec/bigfoot.md §2.1),
-/// and with at most 6 statements in all (4 with three threads): a placer doubles the
-/// visible steps, and its oracle enumerates every interleaving of the placed program.
-pub fn swarm_anf(bytes: &[u8], _relax: Relax) -> Program {
-    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
-    let k = detector_knobs(h);
-    let stmts = k.stmts.min(if k.threads == 3 { 4 } else { 6 });
-    build(rest, ThreadKnobs { paths: false, stmts, ..k })
-}
-
 fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
     let k = ThreadKnobs::swarm(h);
     let half = |b: u8, bit: u32| b.rotate_left(bit) & 1 == 0;
@@ -233,11 +222,7 @@ const fn prod(name: &'static str, rule: &'static str) -> Production {
 /// dependence between threads.
 pub const GRAMMAR: Grammar = Grammar { productions: PRODUCTIONS, uses };
 
-/// [`GRAMMAR`] without the two path productions: the programs of [`swarm_anf`].
-pub const GRAMMAR_ANF: Grammar = Grammar { productions: PRODUCTIONS.split_at(PRODUCTIONS.len() - 2).0, uses };
-
-/// The productions of [`GRAMMAR`], the two path productions last (so that [`GRAMMAR_ANF`]
-/// is a prefix).
+/// The productions of [`GRAMMAR`].
 const PRODUCTIONS: &[Production] = &[
     prod("read", "r = o.g"),
     prod("write", "o.g = k"),

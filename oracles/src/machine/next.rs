@@ -69,6 +69,16 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Whether the thread's next step is a check (of one address or of the first of several),
+    /// which the naive explorer may run eagerly (`Config::eager_checks`).
+    pub fn is_check(&self, st: &State<'p>, t: ThreadId) -> bool {
+        match st.action(t) {
+            Some(Action::Check(..)) => true,
+            Some(Action::Stmt(s)) => matches!(s.kind, StmtKind::Check(_)),
+            _ => false,
+        }
+    }
+
     /// The lines of the call statements on the thread's stack, outermost first (the bottom
     /// frame is the thread's own body and has no call site).
     pub fn call_sites(&self, st: &State<'p>, t: ThreadId) -> Vec<u32> {

@@ -3,9 +3,10 @@
 //! racy locations of every trace.
 //!
 //! The system under test is a [`super::CheckPlacer`] with the [`super::DetectorFactory`] that runs its
-//! checks (BigFoot with DynamicBF; today per-access checking with FastTrack on checks). The
+//! checks (BigFoot with its detector, or per-access checking with FastTrack on checks). The
 //! placed program is enumerated in every interleaving (checks change neither the heap nor
-//! the schedule, so its traces are the original's with checks added), and on each trace:
+//! the schedule, so its traces are the original's with checks added; a thread's checks run
+//! right after the step before them, `Config::eager_checks`, spec §10.4), and on each trace:
 //! - **precise checks** (§9.1 O2, §3.1 and §3.3): on every terminated trace, every access
 //!   has a covering check and every check is legitimate for some access
 //!   ([`crate::race::precise_checks`]);
@@ -46,8 +47,8 @@ pub const ORACLE: Oracle = Oracle {
     dialect: Dialect::Bfj,
     sut: SutKind::CheckPlacer,
     item_kind: "property",
-    generate: gen::threads::swarm_anf,
-    grammar: &gen::threads::GRAMMAR_ANF,
+    generate: gen::bfj::swarm_bfj,
+    grammar: &gen::bfj::GRAMMAR_BFJ,
     check,
 };
 
@@ -100,7 +101,9 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         let item = Item { subject: "the placed program".into(), status: ItemStatus::Violated, explanation: vec![format!("is not valid BFJ: {e}")], witness: None };
         return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);
     }
-    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
+    // Checks run eagerly (spec §10.4): interleavings that differ only in where checks sit
+    // have the same races, so enumerating them all would only multiply the traces.
+    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, eager_checks: b.explore.eager_local, ..b.explore };
     let m = Machine::new(&placed, cfg.loop_bound);
     let init = match m.initial_state() {
         Ok(s) => s,
