@@ -71,9 +71,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
 /// the file are dropped first; a construct the placer declines is bad input, naming its
 /// line).
 fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
-    let s = Subject::named(sut, mutant)
-        .ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?
-        .map_err(|e| CliError::input(format!("error: {e}")))?;
+    let s = Subject::named(sut, mutant).ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?.map_err(|e| CliError::input(format!("error: {e}")))?;
     let (_, prog) = super::load(file)?;
     if prog.dialect != Dialect::Bfj {
         return Err(CliError::input(format!("error: check placers take bfj programs; {} is {}", file.display(), prog.dialect)));

@@ -65,7 +65,9 @@ fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> No
         return Node { succs: vec![], next: 0, leaf: Some(Outcome::Truncated), need: None };
     }
     if cfg.eager_local {
-        if let Some(t) = (0..st.threads.len()).map(thread_id).find(|&t| st.threads[t.0 as usize].status == Status::Running && (m.is_local(st, t) || (cfg.eager_checks && m.is_check(st, t)))) {
+        if let Some(t) =
+            (0..st.threads.len()).map(thread_id).find(|&t| st.threads[t.0 as usize].status == Status::Running && (m.is_local(st, t) || (cfg.eager_checks && m.is_check(st, t))))
+        {
             let mut local = vec![];
             for &alt in m.alternatives(st, t) {
                 let mut child = st.clone();

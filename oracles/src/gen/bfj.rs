@@ -153,7 +153,7 @@ impl Builder<'_, '_> {
                     }
                     // Sometimes two sections in a row on one lock: accesses on both sides
                     // of a release-acquire pair (spec §9.2 row 7).
-                    let sections = if (b / 13) % 3 == 0 && self.ops >= cost(5) { 2 } else { 1 };
+                    let sections = if (b / 13).is_multiple_of(3) && self.ops >= cost(5) { 2 } else { 1 };
                     for _ in 0..sections {
                         self.ops = self.ops.saturating_sub(cost(if sections == 2 { 3 } else { 2 }));
                         self.held.push(l);
@@ -161,7 +161,7 @@ impl Builder<'_, '_> {
                         let mut body = if sections == 2 { vec![format!("{o}.{f} = {v}")] } else { vec![] };
                         self.block(depth + 1, times, &mut body);
                         self.held.pop();
-                        if b % 2 == 0 {
+                        if b.is_multiple_of(2) {
                             out.push(format!("acq(m{l}); {}rel(m{l})", body.iter().map(|s| format!("{s}; ")).collect::<String>()));
                         } else {
                             out.push(format!("sync(m{l}) {{ {} }}", body.join("; ")));
@@ -190,11 +190,11 @@ impl Builder<'_, '_> {
         let iters = n.div_ceil(step);
         let i = self.name("i");
         let r = self.name("r");
-        let access = if self.src.next() % 2 == 0 { format!("a[{i}] = {}", self.src.below(4)) } else { format!("{r} = a[{i}]") };
+        let access = if self.src.next().is_multiple_of(2) { format!("a[{i}] = {}", self.src.below(4)) } else { format!("{r} = a[{i}]") };
         self.ops = self.ops.saturating_sub(iters);
         let mut body = vec![access];
         self.block(depth + 1, iters, &mut body);
-        if b % 2 == 0 {
+        if b.is_multiple_of(2) {
             out.push(format!("{i} = 0; loop {{ {}; {i} = {i} + {step}; if {i} >= {n} break }}", body.join("; ")));
         } else {
             out.push(format!("{i} = 0; while {i} < {n} {{ {}; {i} = {i} + {step} }}", body.join("; ")));
@@ -216,7 +216,7 @@ impl Builder<'_, '_> {
                 let Some(l) = self.lock() else { return };
                 if n == 2 && self.ops >= 3 * times {
                     // Acquire-only and release-only callees, balanced within the thread.
-                    let mid = if self.src.next() % 2 == 0 { format!("{o}.f = {v}") } else { format!("r = {o}.f") };
+                    let mid = if self.src.next().is_multiple_of(2) { format!("{o}.f = {v}") } else { format!("r = {o}.f") };
                     out.push(format!("{r} = {o}.acquireIt(m{l}); {mid}; {r} = {o}.releaseIt(m{l})"));
                     self.ops -= 3 * times;
                 } else if self.ops >= 4 * times {

@@ -360,9 +360,7 @@ impl History {
             return c >= 0;
         }
         self.acc.iter().chain(&self.chk).any(|(p, _)| match p {
-            Path::Range { lo, hi, .. } if hi.plus(lo, -1).and_then(|w| w.as_const()) == Some(1) => {
-                d.plus(&self.canon(lo), -1).and_then(|r| r.as_const()).is_some_and(|c| c >= 0)
-            }
+            Path::Range { lo, hi, .. } if hi.plus(lo, -1).and_then(|w| w.as_const()) == Some(1) => d.plus(&self.canon(lo), -1).and_then(|r| r.as_const()).is_some_and(|c| c >= 0),
             _ => false,
         })
     }
@@ -428,7 +426,9 @@ impl History {
 
     /// `H ⊢ h` for every fact, access and check of `other`.
     pub fn entails(&self, other: &History) -> bool {
-        other.defs.iter().all(|(x, e)| self.eq(&Lin::var(x), e)) && other.acc.iter().all(|(p, k)| self.covers(&self.acc, p, *k)) && other.chk.iter().all(|(p, k)| self.covers(&self.chk, p, *k))
+        other.defs.iter().all(|(x, e)| self.eq(&Lin::var(x), e))
+            && other.acc.iter().all(|(p, k)| self.covers(&self.acc, p, *k))
+            && other.chk.iter().all(|(p, k)| self.covers(&self.chk, p, *k))
     }
 
     /// `other` without what this history does not entail (Houdini-style weakening, §4.7).

@@ -190,6 +190,9 @@ fn entry_of(p: &Place, kind: AccessKind) -> Option<Entry> {
     }
 }
 
+/// A range's `(lo, hi, stride)` while coalescing.
+type Span = (Lin, Lin, i64);
+
 /// One body's analysis state.
 struct Analysis<'a> {
     placer: &'a BigFoot,
@@ -608,7 +611,7 @@ impl<'a> Analysis<'a> {
         let mut items = vec![];
         for kind in [AccessKind::Read, AccessKind::Write] {
             let mut fields: Vec<(String, BTreeSet<String>)> = vec![];
-            let mut ranges: Vec<(String, Vec<(Lin, Lin, i64)>)> = vec![];
+            let mut ranges: Vec<(String, Vec<Span>)> = vec![];
             for (p, _) in owed.iter().filter(|(_, k)| *k == kind) {
                 match p {
                     Path::Field { base, field } => match fields.iter_mut().find(|(b, _)| h.same_object(b, base)) {
@@ -645,9 +648,9 @@ impl<'a> Analysis<'a> {
     /// Merges ranges of one array while their union is exactly a range (§5.1): a range
     /// inside another, two adjacent stride-1 ranges, or constant ranges whose union is a
     /// strided range. Empty ranges are dropped.
-    fn coalesce(&self, h: &History, base: &str, mut rs: Vec<(Lin, Lin, i64)>) -> Vec<(Lin, Lin, i64)> {
-        let path = |r: &(Lin, Lin, i64)| Path::Range { base: base.to_string(), lo: r.0.clone(), hi: r.1.clone(), stride: r.2 };
-        let width1 = |r: &(Lin, Lin, i64)| r.2 == 1 || r.1.plus(&r.0, -1).and_then(|w| w.as_const()) == Some(1);
+    fn coalesce(&self, h: &History, base: &str, mut rs: Vec<Span>) -> Vec<Span> {
+        let path = |r: &Span| Path::Range { base: base.to_string(), lo: r.0.clone(), hi: r.1.clone(), stride: r.2 };
+        let width1 = |r: &Span| r.2 == 1 || r.1.plus(&r.0, -1).and_then(|w| w.as_const()) == Some(1);
         rs.retain(|r| !h.le(&r.1, &r.0));
         'again: loop {
             for i in 0..rs.len() {
@@ -676,8 +679,8 @@ impl<'a> Analysis<'a> {
     }
 
     /// The union of two constant ranges, if it is exactly one strided range.
-    fn constant_union(&self, a: &(Lin, Lin, i64), b: &(Lin, Lin, i64)) -> Option<(Lin, Lin, i64)> {
-        let elems = |r: &(Lin, Lin, i64)| -> Option<BTreeSet<i64>> {
+    fn constant_union(&self, a: &Span, b: &Span) -> Option<Span> {
+        let elems = |r: &Span| -> Option<BTreeSet<i64>> {
             let (lo, hi) = (r.0.as_const()?, r.1.as_const()?);
             let step = usize::try_from(r.2).ok().filter(|&k| k >= 1)?;
             (hi.checked_sub(lo)? <= 64).then(|| (lo..hi).step_by(step).collect())
@@ -695,7 +698,7 @@ impl<'a> Analysis<'a> {
     }
 
     /// A coalesced range, off by one element under the range seeded bugs.
-    fn adjust(&self, lo: Lin, hi: Lin, stride: i64) -> Option<(Lin, Lin, i64)> {
+    fn adjust(&self, lo: Lin, hi: Lin, stride: i64) -> Option<Span> {
         let hi = match self.placer.bug {
             Some(PlacementBug::RangeOverApprox) => hi.offset(stride)?,
             Some(PlacementBug::RangeUnderApprox) => hi.offset(-stride)?,
@@ -899,7 +902,14 @@ mod tests {
         let out = placed("method inc(p, l) { acq(l); t = p.f; u = t + 1; p.f = u; rel(l) } }\ninit { o = new C; m = new C }\nthread { o.g = 1; r = o.inc(o, m) }\n");
         assert!(out.contains("p.f = u\n    check(W: p.f)\n    rel(l)\n  }"), "{out}");
         assert!(out.contains("o.g = 1\n  check(W: o.g)\n  r = o.inc(o, m)\n}"), "{out}");
-        let lazy = print(&BigFoot { bug: Some(PlacementBug::CallKillSetsEmpty) }.place(&parse("dialect bfj\nclass C { fields f, g\nmethod inc(p, l) { acq(l); rel(l) } }\ninit { o = new C; m = new C }\nthread { o.g = 1; r = o.inc(o, m) }\n").unwrap()).unwrap());
+        let lazy = print(
+            &BigFoot { bug: Some(PlacementBug::CallKillSetsEmpty) }
+                .place(
+                    &parse("dialect bfj\nclass C { fields f, g\nmethod inc(p, l) { acq(l); rel(l) } }\ninit { o = new C; m = new C }\nthread { o.g = 1; r = o.inc(o, m) }\n")
+                        .unwrap(),
+                )
+                .unwrap(),
+        );
         assert!(lazy.contains("r = o.inc(o, m)\n  check(W: o.g)"), "{lazy}");
     }
 
