@@ -1,6 +1,7 @@
 //! The systems under test. Each implements a trait from `race_oracles::theorems` and may use
 //! the IR and the machine's events, never the ground truth's explorer or race logic.
 
+pub mod bigfoot;
 pub mod fasttrack;
 pub mod per_access;
 pub mod racerdx;
