@@ -220,4 +220,54 @@ mod tests {
         assert_eq!(reported(&factory, &trace[..1]), vec![]);
         assert_eq!(factory.fresh().explain(&trace, EventIdx(1)).reason, "second-write reported event 1");
     }
+
+    /// Reports every acquire (naming no location) and, at the end, the last write's
+    /// location; counts its events as shadow operations.
+    #[derive(Default)]
+    struct AtEnd(Option<Addr>, u64);
+
+    impl DynamicDetector for AtEnd {
+        fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
+            self.1 += 1;
+            match e.kind {
+                EventKind::Access(AccessKind::Write, a) => self.0 = Some(a),
+                EventKind::Acquire(_) => return Err(Reported),
+                _ => {}
+            }
+            Ok(())
+        }
+
+        fn finish(&mut self) -> Result<(), Reported> {
+            self.0.map_or(Ok(()), |_| Err(Reported))
+        }
+
+        fn name(&self) -> String {
+            "at-end".into()
+        }
+
+        fn shadow_operations(&self) -> Option<u64> {
+            Some(self.1)
+        }
+
+        fn explain(&self, trace: &[Event], at: EventIdx) -> DetectorReport {
+            let locations = if at.0 as usize == trace.len() { self.0.into_iter().collect() } else { vec![] };
+            DetectorReport { at, partners: vec![], reason: format!("at {}", at.0), locations }
+        }
+    }
+
+    #[test]
+    fn finish_reports_name_their_locations_and_sync_reports_without_any_are_false_alarms() {
+        let x = Addr::Field(ObjId(0), FieldId(3));
+        let trace = [
+            Event { idx: EventIdx(0), thread: ThreadId(0), line: 1, kind: EventKind::Access(AccessKind::Write, x) },
+            Event { idx: EventIdx(1), thread: ThreadId(0), line: 2, kind: EventKind::Acquire(crate::machine::LockId::Global) },
+        ];
+        let factory = || Box::new(AtEnd::default()) as Box<dyn DynamicDetector>;
+        let run = reported_locations(&factory, &trace, &|a| format!("{a:?}"));
+        let expected: BTreeMap<String, String> = [("event 1, which is no access".to_string(), "at 1".to_string()), (format!("{x:?}"), "at 2".to_string())].into();
+        assert_eq!(run, DetectorRun { locations: expected, shadow_operations: Some(2) });
+        assert_eq!(reported(&factory, &trace), vec![EventIdx(1), EventIdx(2)]);
+        // The default per-program factory makes the same detectors.
+        assert_eq!(reported(factory.for_program(&crate::lang::parse("dialect bfj\nthread { }\n").unwrap()).as_ref(), &trace), vec![EventIdx(1), EventIdx(2)]);
+    }
 }
