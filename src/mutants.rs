@@ -9,6 +9,7 @@ use race_oracles::lang::Relax;
 use race_oracles::explore::dpor::{Dpor, DporBug};
 use race_oracles::explore::stateful::{Stateful, StatefulBug};
 
+use crate::analyses::bigfoot::dynamic::DynamicBfBug;
 use crate::analyses::bigfoot::placement::PlacementBug;
 use crate::analyses::fasttrack::FastTrackBug;
 use crate::analyses::per_access::PerAccessBug;
@@ -370,6 +371,38 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
         spec: "bigfoot.md §4.5 [CALL], §9.2 row 11",
     },
+    Mutant {
+        sut: "bigfoot",
+        name: "dbf-footprint-after-sync",
+        oracle: "bigfoot-precise",
+        description: "DynamicBF commits a thread's array footprint after its synchronization operation instead of before",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §7.1 [D], §9.4 (missed race after an acquire, false alarm after a release)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "dbf-asymmetric-proxy",
+        oracle: "bigfoot-precise",
+        description: "DynamicBF shares one shadow among fields related by the one-way proxy relation",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §5.2 footnote 2, §9.2 row 14 (false alarm on the field that did not race)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "dbf-refine-without-copy",
+        oracle: "bigfoot-precise",
+        description: "refining an array's partition gives the split-off groups empty shadows instead of the parent's",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §5.3.1, §9.4 (missed race)",
+    },
+    Mutant {
+        sut: "bigfoot",
+        name: "dbf-no-commit-at-end",
+        oracle: "bigfoot-precise",
+        description: "DynamicBF drops the footprints still pending when the trace ends",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §7.1 [C], §9.4 (footprints not committed at thread exit: missed race)",
+    },
 ];
 
 /// Looks a mutant up by name.
@@ -454,17 +487,31 @@ pub fn per_access(names: &[&str]) -> Option<Option<PerAccessBug>> {
     )
 }
 
-/// The BigFoot placement bug the named mutant selects, as [`fasttrack`] does.
-pub fn bigfoot(names: &[&str]) -> Option<Option<PlacementBug>> {
+/// A seeded bug of BigFoot: in its placement or in DynamicBF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BigFootBug {
+    /// A placement bug.
+    Placement(PlacementBug),
+    /// A DynamicBF bug.
+    Dynamic(DynamicBfBug),
+}
+
+/// The BigFoot bug the named mutant selects, as [`fasttrack`] does.
+pub fn bigfoot(names: &[&str]) -> Option<Option<BigFootBug>> {
+    use BigFootBug::{Dynamic, Placement};
     one_bug(
         names,
         &[
-            ("bf-check-after-acquire", PlacementBug::CheckAfterAcquire),
-            ("bf-release-keeps-accesses", PlacementBug::ReleaseKeepsAccesses),
-            ("bf-anticipation-through-acquire", PlacementBug::AnticipationThroughAcquire),
-            ("bf-range-over-approx", PlacementBug::RangeOverApprox),
-            ("bf-range-under-approx", PlacementBug::RangeUnderApprox),
-            ("bf-call-kill-sets-empty", PlacementBug::CallKillSetsEmpty),
+            ("bf-check-after-acquire", Placement(PlacementBug::CheckAfterAcquire)),
+            ("bf-release-keeps-accesses", Placement(PlacementBug::ReleaseKeepsAccesses)),
+            ("bf-anticipation-through-acquire", Placement(PlacementBug::AnticipationThroughAcquire)),
+            ("bf-range-over-approx", Placement(PlacementBug::RangeOverApprox)),
+            ("bf-range-under-approx", Placement(PlacementBug::RangeUnderApprox)),
+            ("bf-call-kill-sets-empty", Placement(PlacementBug::CallKillSetsEmpty)),
+            ("dbf-footprint-after-sync", Dynamic(DynamicBfBug::FootprintCommittedAfterSync)),
+            ("dbf-asymmetric-proxy", Dynamic(DynamicBfBug::AsymmetricProxy)),
+            ("dbf-refine-without-copy", Dynamic(DynamicBfBug::RefineWithoutCopy)),
+            ("dbf-no-commit-at-end", Dynamic(DynamicBfBug::NoCommitAtEnd)),
         ],
     )
 }

@@ -13,6 +13,7 @@ use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
+use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
 use crate::analyses::bigfoot::placement::BigFoot;
 use crate::analyses::fasttrack::FastTrackFactory;
 use crate::analyses::per_access::PerAccess;
@@ -71,7 +72,15 @@ fn build_fasttrack(names: &[&str]) -> Option<(Implementation, Relax)> {
 
 fn build_bigfoot(names: &[&str]) -> Option<(Implementation, Relax)> {
     let bug = mutants::bigfoot(names)?;
-    Some((Implementation::Placer(Box::new(BigFoot { bug }), Box::new(FastTrackFactory { bug: None, on_checks: true })), Relax::default()))
+    let placement = match bug {
+        Some(mutants::BigFootBug::Placement(b)) => Some(b),
+        _ => None,
+    };
+    let dynamic = match bug {
+        Some(mutants::BigFootBug::Dynamic(b)) => Some(b),
+        _ => None,
+    };
+    Some((Implementation::Placer(Box::new(BigFoot { bug: placement }), Box::new(DynamicBfFactory { bug: dynamic })), Relax::default()))
 }
 
 fn build_per_access(names: &[&str]) -> Option<(Implementation, Relax)> {

@@ -61,7 +61,7 @@ impl DetectorFactory for FastTrackFactory {
 
 /// A vector clock, indexed by thread number (missing entries are 0).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Vc(Vec<u32>);
+pub(crate) struct Vc(Vec<u32>);
 
 impl Vc {
     fn get(&self, t: u32) -> u32 {
@@ -91,7 +91,7 @@ impl Vc {
 
 /// An epoch `c@t`, with the event that set it (for explanations only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Epoch {
+pub(crate) struct Epoch {
     clock: u32,
     thread: u32,
     event: EventIdx,
@@ -102,42 +102,47 @@ impl Epoch {
     fn below(&self, v: &Vc) -> bool {
         self.clock <= v.get(self.thread)
     }
+
+    /// `c@t`, for explanations.
+    pub(crate) fn text(&self) -> String {
+        format!("{}@T{}", self.clock, self.thread)
+    }
 }
 
 /// A location's read state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 enum Reads {
+    #[default]
     None,
     Epoch(Epoch),
     /// Shared reads: each thread's last read clock, and the events (parallel, by thread).
     Shared(Vc, Vec<Option<EventIdx>>),
 }
 
-#[derive(Clone, Debug)]
-struct Shadow {
+/// A race FastTrack's READ or WRITE found: its kind (`write-read`, `write-write`,
+/// `read-write`) and the earlier events it holds responsible.
+pub(crate) type Race = (&'static str, Vec<EventIdx>);
+
+/// One shadow location: the last-write epoch `W_x` and the read state `R_x` (spec §1.6).
+/// DynamicBF keeps one per (object, field proxy group) and per array index group; the
+/// default is the initial `W_x = R_x = ⊥e`. Cloning it is how an array group's state is
+/// copied into the groups it splits into (spec §5.3.1).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Shadow {
     write: Option<Epoch>,
     reads: Reads,
 }
 
-/// The FastTrack detector over one trace (see the module docs).
+/// The thread and lock clocks: `C_t` per thread, created as `inc_t(⊥)` on first use, and
+/// `L_m` per lock (spec §1.6), with the rules that touch them (ACQ, REL, FORK, JOIN) and
+/// the per-location READ and WRITE, which read the thread's clock.
 #[derive(Clone, Debug, Default)]
-pub struct FastTrack {
-    bug: Option<FastTrackBug>,
-    /// Runs on `check` events, ignoring accesses.
-    on_checks: bool,
+pub(crate) struct Clocks {
     threads: Vec<Vc>,
     locks: HashMap<LockId, Vc>,
-    shadows: HashMap<Addr, Shadow>,
-    /// Why each reported event was reported: the kind of race and the partners.
-    reports: HashMap<EventIdx, (&'static str, Vec<EventIdx>)>,
 }
 
-impl FastTrack {
-    /// A fresh detector on accesses, with a seeded bug or not.
-    pub fn new(bug: Option<FastTrackBug>) -> FastTrack {
-        FastTrack { bug, ..FastTrack::default() }
-    }
-
+impl Clocks {
     /// `C_t`, created as `inc_t(⊥)` on first use.
     fn clock(&mut self, t: ThreadId) -> &mut Vc {
         let i = t.0 as usize;
@@ -155,72 +160,132 @@ impl FastTrack {
         c.set(t.0, v);
     }
 
-    fn epoch(&mut self, t: ThreadId, event: EventIdx) -> Epoch {
+    /// `E(t)`, stamped with the event that performs the operation.
+    pub(crate) fn epoch(&mut self, t: ThreadId, event: EventIdx) -> Epoch {
         Epoch { clock: self.clock(t).get(t.0), thread: t.0, event }
     }
 
-    fn read(&mut self, t: ThreadId, x: Addr, event: EventIdx) -> Option<(&'static str, Vec<EventIdx>)> {
-        let e = self.epoch(t, event);
-        let bug = self.bug;
-        // Borrowed, not cloned (`epoch` created it): the race-free path allocates nothing
-        // but a new location's shadow.
-        let ct = &self.threads[t.0 as usize];
-        let s = self.shadows.entry(x).or_insert(Shadow { write: None, reads: Reads::None });
-        match &s.reads {
-            Reads::Epoch(r) if r.clock == e.clock && r.thread == e.thread => return None,
-            Reads::Epoch(r) if bug == Some(FastTrackBug::SameThreadSkip) && r.thread == e.thread => return None,
-            Reads::Shared(v, _) if v.get(t.0) == e.clock => return None,
-            _ => {}
+    /// ACQ, REL, FORK or JOIN for a synchronization event (`kind`), with FastTrack's seeded
+    /// clock bugs; any other event kind leaves the clocks alone.
+    pub(crate) fn sync(&mut self, t: ThreadId, kind: EventKind, bug: Option<FastTrackBug>) {
+        match kind {
+            EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
+            EventKind::Acquire(m) => {
+                self.clock(t);
+                if let (Some(lm), true) = (self.locks.get(&m), bug != Some(FastTrackBug::AcquireNoJoin)) {
+                    self.threads[t.0 as usize].join(lm);
+                }
+            }
+            EventKind::Release(m) => {
+                self.clock(t);
+                // `clone_from` reuses the lock's clock buffer after the first release.
+                self.locks.entry(m).or_default().clone_from(&self.threads[t.0 as usize]);
+                if bug != Some(FastTrackBug::ReleaseNoTick) {
+                    self.tick(t);
+                }
+            }
+            EventKind::Fork(u) => {
+                let ct = self.clock(t).clone();
+                self.clock(u).join(&ct);
+                self.tick(t);
+            }
+            EventKind::Join(u) => {
+                let cu = self.clock(u).clone();
+                self.clock(t).join(&cu);
+                self.tick(u);
+            }
         }
-        let race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-read", vec![w.event]));
-        s.reads = match std::mem::replace(&mut s.reads, Reads::None) {
-            Reads::None => Reads::Epoch(e),
-            Reads::Shared(mut v, mut evs) => {
-                v.set(t.0, e.clock);
-                set_event(&mut evs, t.0, event);
-                Reads::Shared(v, evs)
-            }
-            Reads::Epoch(r) if r.below(ct) => Reads::Epoch(e),
-            Reads::Epoch(r) => {
-                let (mut v, mut evs) = (Vc::default(), vec![]);
-                v.set(r.thread, r.clock);
-                set_event(&mut evs, r.thread, r.event);
-                v.set(t.0, e.clock);
-                set_event(&mut evs, t.0, event);
-                Reads::Shared(v, evs)
-            }
-        };
-        race
     }
 
-    fn write(&mut self, t: ThreadId, x: Addr, event: EventIdx) -> Option<(&'static str, Vec<EventIdx>)> {
+    /// FastTrack's READ or WRITE (by `kind`) by thread `t` on shadow `s`, at `event`: the
+    /// race it reports, if any. The thread's clock is borrowed, not cloned: the race-free
+    /// path allocates nothing.
+    pub(crate) fn access(&mut self, s: &mut Shadow, kind: AccessKind, t: ThreadId, event: EventIdx, bug: Option<FastTrackBug>) -> Option<Race> {
         let e = self.epoch(t, event);
-        let bug = self.bug;
         let ct = &self.threads[t.0 as usize];
-        let s = self.shadows.entry(x).or_insert(Shadow { write: None, reads: Reads::None });
-        if s.write.is_some_and(|w| w.clock == e.clock && w.thread == e.thread) {
-            return None;
+        match kind {
+            AccessKind::Read => read(s, e, ct, bug),
+            AccessKind::Write => write(s, e, ct, bug),
         }
-        let mut race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-write", vec![w.event]));
-        match &s.reads {
-            Reads::None => {}
-            Reads::Epoch(r) => {
-                if race.is_none() && !r.below(ct) {
-                    race = Some(("read-write", vec![r.event]));
-                }
-            }
-            Reads::Shared(v, evs) => {
-                if race.is_none() && !v.below(ct) {
-                    let partners = (0..v.0.len() as u32).filter(|&u| v.get(u) > ct.get(u)).filter_map(|u| evs.get(u as usize).copied().flatten()).collect();
-                    race = Some(("read-write", partners));
-                }
-                if bug != Some(FastTrackBug::SharedReadsKept) {
-                    s.reads = Reads::None;
-                }
+    }
+}
+
+/// READ (spec §1.6) of the thread whose epoch is `e` and clock `ct`.
+fn read(s: &mut Shadow, e: Epoch, ct: &Vc, bug: Option<FastTrackBug>) -> Option<Race> {
+    let t = e.thread;
+    match &s.reads {
+        Reads::Epoch(r) if r.clock == e.clock && r.thread == e.thread => return None,
+        Reads::Epoch(r) if bug == Some(FastTrackBug::SameThreadSkip) && r.thread == e.thread => return None,
+        Reads::Shared(v, _) if v.get(t) == e.clock => return None,
+        _ => {}
+    }
+    let race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-read", vec![w.event]));
+    s.reads = match std::mem::take(&mut s.reads) {
+        Reads::None => Reads::Epoch(e),
+        Reads::Shared(mut v, mut evs) => {
+            v.set(t, e.clock);
+            set_event(&mut evs, t, e.event);
+            Reads::Shared(v, evs)
+        }
+        Reads::Epoch(r) if r.below(ct) => Reads::Epoch(e),
+        Reads::Epoch(r) => {
+            let (mut v, mut evs) = (Vc::default(), vec![]);
+            v.set(r.thread, r.clock);
+            set_event(&mut evs, r.thread, r.event);
+            v.set(t, e.clock);
+            set_event(&mut evs, t, e.event);
+            Reads::Shared(v, evs)
+        }
+    };
+    race
+}
+
+/// WRITE (spec §1.6) of the thread whose epoch is `e` and clock `ct`.
+fn write(s: &mut Shadow, e: Epoch, ct: &Vc, bug: Option<FastTrackBug>) -> Option<Race> {
+    if s.write.is_some_and(|w| w.clock == e.clock && w.thread == e.thread) {
+        return None;
+    }
+    let mut race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-write", vec![w.event]));
+    match &s.reads {
+        Reads::None => {}
+        Reads::Epoch(r) => {
+            if race.is_none() && !r.below(ct) {
+                race = Some(("read-write", vec![r.event]));
             }
         }
-        s.write = Some(e);
-        race
+        Reads::Shared(v, evs) => {
+            if race.is_none() && !v.below(ct) {
+                let partners = (0..v.0.len() as u32).filter(|&u| v.get(u) > ct.get(u)).filter_map(|u| evs.get(u as usize).copied().flatten()).collect();
+                race = Some(("read-write", partners));
+            }
+            if bug != Some(FastTrackBug::SharedReadsKept) {
+                s.reads = Reads::None;
+            }
+        }
+    }
+    s.write = Some(e);
+    race
+}
+
+/// The FastTrack detector over one trace (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct FastTrack {
+    bug: Option<FastTrackBug>,
+    /// Runs on `check` events, ignoring accesses.
+    on_checks: bool,
+    clocks: Clocks,
+    shadows: HashMap<Addr, Shadow>,
+    /// Why each reported event was reported: the kind of race and the partners.
+    reports: HashMap<EventIdx, Race>,
+    /// Shadow operations: one per access (or check) event processed, the "same epoch" fast
+    /// paths included, so that per-access checking's ratio is exactly 1 (spec §7.2).
+    operations: u64,
+}
+
+impl FastTrack {
+    /// A fresh detector on accesses, with a seeded bug or not.
+    pub fn new(bug: Option<FastTrackBug>) -> FastTrack {
+        FastTrack { bug, ..FastTrack::default() }
     }
 }
 
@@ -233,37 +298,14 @@ fn set_event(evs: &mut Vec<Option<EventIdx>>, t: u32, e: EventIdx) {
 
 impl DynamicDetector for FastTrack {
     fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
-        let t = e.thread;
         let race = match (e.kind, self.on_checks) {
-            (EventKind::Access(AccessKind::Read, x), false) | (EventKind::Check(AccessKind::Read, x), true) => self.read(t, x, e.idx),
-            (EventKind::Access(AccessKind::Write, x), false) | (EventKind::Check(AccessKind::Write, x), true) => self.write(t, x, e.idx),
-            (EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_), _) => None,
-            (EventKind::Acquire(m), _) => {
-                self.clock(t);
-                if let (Some(lm), true) = (self.locks.get(&m), self.bug != Some(FastTrackBug::AcquireNoJoin)) {
-                    self.threads[t.0 as usize].join(lm);
-                }
-                None
+            (EventKind::Access(k, x), false) | (EventKind::Check(k, x), true) => {
+                self.operations += 1;
+                let s = self.shadows.entry(x).or_default();
+                self.clocks.access(s, k, e.thread, e.idx, self.bug)
             }
-            (EventKind::Release(m), _) => {
-                self.clock(t);
-                // `clone_from` reuses the lock's clock buffer after the first release.
-                self.locks.entry(m).or_default().clone_from(&self.threads[t.0 as usize]);
-                if self.bug != Some(FastTrackBug::ReleaseNoTick) {
-                    self.tick(t);
-                }
-                None
-            }
-            (EventKind::Fork(u), _) => {
-                let ct = self.clock(t).clone();
-                self.clock(u).join(&ct);
-                self.tick(t);
-                None
-            }
-            (EventKind::Join(u), _) => {
-                let cu = self.clock(u).clone();
-                self.clock(t).join(&cu);
-                self.tick(u);
+            (kind, _) => {
+                self.clocks.sync(e.thread, kind, self.bug);
                 None
             }
         };
@@ -280,12 +322,19 @@ impl DynamicDetector for FastTrack {
         if self.on_checks { "FastTrack on checks" } else { "FastTrack" }.into()
     }
 
+    fn shadow_operations(&self) -> Option<u64> {
+        Some(self.operations)
+    }
+
     fn explain(&self, _trace: &[Event], at: EventIdx) -> DetectorReport {
         match self.reports.get(&at) {
-            Some((kind, partners)) => {
-                DetectorReport { at, partners: partners.clone(), reason: format!("FastTrack: {kind} race (the earlier access's epoch is not ⪯ the thread's clock)") }
-            }
-            None => DetectorReport { at, partners: vec![], reason: "FastTrack reported nothing here".into() },
+            Some((kind, partners)) => DetectorReport {
+                at,
+                partners: partners.clone(),
+                reason: format!("FastTrack: {kind} race (the earlier access's epoch is not ⪯ the thread's clock)"),
+                locations: vec![],
+            },
+            None => DetectorReport { at, partners: vec![], reason: "FastTrack reported nothing here".into(), locations: vec![] },
         }
     }
 }

@@ -391,6 +391,51 @@ pub fn walk_block<'a>(block: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
 }
 
 impl Program {
+    /// The program's field table: every field name its classes declare, its field paths
+    /// access or pass, and its checks name, once each, sorted. The machine interns field
+    /// `i` of this table as `FieldId(i)`, so a system under test that needs field ids
+    /// before running (DynamicBF's proxy groups) takes them from here.
+    pub fn field_names(&self) -> Vec<String> {
+        let mut fields: Vec<String> = vec![];
+        let mut add = |f: &str| {
+            if !fields.iter().any(|g| g == f) {
+                fields.push(f.to_string());
+            }
+        };
+        for c in &self.classes {
+            c.fields.iter().for_each(|f| add(f));
+        }
+        let mut bodies: Vec<&Block> = self.all_methods().map(|(_, m)| &m.body).collect();
+        bodies.extend(self.init.iter());
+        bodies.extend(self.threads.iter());
+        for b in bodies {
+            walk_block(b, &mut |s| {
+                let mut place = |p: &Place| {
+                    if let Place::Field { fields, .. } = p {
+                        fields.iter().for_each(|f| add(f));
+                    }
+                };
+                match &s.kind {
+                    StmtKind::Load { src, .. } => place(src),
+                    StmtKind::Store { dst, .. } => place(dst),
+                    StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().for_each(|a| {
+                        if let Expr::Path(p) = a {
+                            place(p)
+                        }
+                    }),
+                    StmtKind::Check(items) => items.iter().for_each(|i| {
+                        if let CheckTarget::Fields { fields, .. } = &i.target {
+                            fields.iter().for_each(|f| add(f));
+                        }
+                    }),
+                    _ => {}
+                }
+            });
+        }
+        fields.sort();
+        fields
+    }
+
     /// Whether some step reads the heap without an event of its own: a path of two or more
     /// fields reads its prefix (`x.f` of `x.f.g`), and a path actual reads its whole path
     /// (Def. 3.1/3.6: neither is an access). Mazurkiewicz classes read off the events

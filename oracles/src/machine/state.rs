@@ -61,43 +61,7 @@ pub enum SetupError {
 impl<'p> Machine<'p> {
     /// Prepares `program` with its dialect's semantics.
     pub fn new(program: &'p Program, loop_bound: u32) -> Machine<'p> {
-        let mut fields: Vec<String> = vec![];
-        let mut add = |f: &str| {
-            if !fields.iter().any(|g| g == f) {
-                fields.push(f.to_string());
-            }
-        };
-        for c in &program.classes {
-            c.fields.iter().for_each(|f| add(f));
-        }
-        let mut bodies: Vec<&Block> = program.all_methods().map(|(_, m)| &m.body).collect();
-        bodies.extend(program.init.iter());
-        bodies.extend(program.threads.iter());
-        for b in bodies {
-            walk_block(b, &mut |s| {
-                let mut place = |p: &Place| {
-                    if let Place::Field { fields, .. } = p {
-                        fields.iter().for_each(|f| add(f));
-                    }
-                };
-                match &s.kind {
-                    StmtKind::Load { src, .. } => place(src),
-                    StmtKind::Store { dst, .. } => place(dst),
-                    StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().for_each(|a| {
-                        if let Expr::Path(p) = a {
-                            place(p)
-                        }
-                    }),
-                    StmtKind::Check(items) => items.iter().for_each(|i| {
-                        if let CheckTarget::Fields { fields, .. } = &i.target {
-                            fields.iter().for_each(|f| add(f));
-                        }
-                    }),
-                    _ => {}
-                }
-            });
-        }
-        fields.sort();
+        let fields = program.field_names();
         Machine { program, sem: Semantics::of(program.dialect), fields, loop_bound, dead_loads: None, reads: std::cell::RefCell::new(None) }
     }
 

@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::lang::Program;
 use crate::machine::{Addr, Event, EventIdx, EventKind};
 
 /// The zero-sized signal of the hot path: "this event completes a reported race".
@@ -25,6 +26,12 @@ pub struct DetectorReport {
     pub partners: Vec<EventIdx>,
     /// A sentence for people.
     pub reason: String,
+    /// The locations the report is about; empty means the location of the event `at`
+    /// itself. A detector whose shadow stands for several locations (DynamicBF's field
+    /// proxy groups and array index groups, spec/bigfoot.md §7.2 `report`) names them all
+    /// here, and so does one that reports on a synchronization event or at
+    /// [`DynamicDetector::finish`] (a footprint commit).
+    pub locations: Vec<Addr>,
 }
 
 /// A dynamic race detector over one trace. Two required methods.
@@ -36,6 +43,27 @@ pub trait DynamicDetector {
     /// [`Reported`] when the event completes a reported race.
     fn on_event(&mut self, e: &Event) -> Result<(), Reported>;
 
+    /// Called once after the last event of the trace: a detector commits pending work here
+    /// (DynamicBF's array footprints, spec/bigfoot.md §7.1 \[C\] "commit at thread exit").
+    /// BFJ tier 1 has no fork/join, so a thread's clock does not change after its last
+    /// event, and committing every pending footprint at the end of the trace is the same
+    /// as committing each at its thread's exit. A report here is explained with
+    /// `at = EventIdx(trace.len())` and names its [`DetectorReport::locations`]. The
+    /// default has nothing pending.
+    ///
+    /// # Errors
+    /// [`Reported`] when the pending work completes a reported race.
+    fn finish(&mut self) -> Result<(), Reported> {
+        Ok(())
+    }
+
+    /// How many shadow-location operations the detector performed so far, if it counts
+    /// them: the numerator of the check ratio (spec/bigfoot.md §7.2, shadow-location
+    /// operations per heap access). The default does not count.
+    fn shadow_operations(&self) -> Option<u64> {
+        None
+    }
+
     /// A short name for messages (`FastTrack`).
     fn name(&self) -> String;
 
@@ -44,7 +72,7 @@ pub trait DynamicDetector {
     #[cold]
     fn explain(&self, trace: &[Event], at: EventIdx) -> DetectorReport {
         let _ = trace;
-        DetectorReport { at, partners: vec![], reason: format!("{} reported event {}", self.name(), at.0) }
+        DetectorReport { at, partners: vec![], reason: format!("{} reported event {}", self.name(), at.0), locations: vec![] }
     }
 }
 
@@ -52,30 +80,89 @@ pub trait DynamicDetector {
 pub trait DetectorFactory {
     /// A detector in its initial state.
     fn fresh(&self) -> Box<dyn DynamicDetector>;
+
+    /// The factory for runs on the program `p`, called once per program before its traces
+    /// (by `bigfoot-precise` on the placed program, by `fasttrack-precise` on the program).
+    /// A detector that needs static facts about the program it runs on computes them once
+    /// here: DynamicBF's field proxy groups come from every check of the placed program
+    /// (spec/bigfoot.md §5.2). The default needs none and makes [`DetectorFactory::fresh`]
+    /// detectors.
+    fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
+        let _ = p;
+        Box::new(SameFactory(self))
+    }
 }
 
 impl<F: Fn() -> Box<dyn DynamicDetector>> DetectorFactory for F {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
         self()
     }
+
+    fn for_program(&self, _: &Program) -> Box<dyn DetectorFactory + '_> {
+        Box::new(SameFactory(self))
+    }
 }
 
-/// The locations a fresh detector reports on `trace` (named by `name`), each with the
-/// detector's explanation of its first report there. A report on an event that touches no
-/// location is a false alarm of its own, keyed `event N, which is no access`.
-pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> BTreeMap<String, String> {
+/// The default [`DetectorFactory::for_program`]: the factory itself, borrowed. (A struct,
+/// not a closure, and returning itself from `for_program`: a closure type built inside
+/// `for_program` would make every factory's `for_program` a new type without end.)
+struct SameFactory<'a, F: ?Sized>(&'a F);
+
+impl<F: DetectorFactory + ?Sized> DetectorFactory for SameFactory<'_, F> {
+    fn fresh(&self) -> Box<dyn DynamicDetector> {
+        self.0.fresh()
+    }
+
+    fn for_program(&self, _: &Program) -> Box<dyn DetectorFactory + '_> {
+        Box::new(SameFactory(self.0))
+    }
+}
+
+/// What a fresh detector reported over one whole trace ([`reported_locations`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DetectorRun {
+    /// Each reported location (named), with the detector's explanation of its first report.
+    pub locations: BTreeMap<String, String>,
+    /// The detector's shadow-location operations over the trace, if it counts them
+    /// ([`DynamicDetector::shadow_operations`]).
+    pub shadow_operations: Option<u64>,
+}
+
+/// Runs a fresh detector over `trace` and then [`DynamicDetector::finish`]: the locations
+/// it reports (named by `name`), each with the detector's explanation of its first report
+/// there, and its shadow operations. A report's locations are its
+/// [`DetectorReport::locations`], or else the reported event's own location; a report on
+/// an event that touches no location and names none (a synchronization event, or the end
+/// of the trace) is a false alarm of its own, keyed `event N, which is no access`.
+pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> DetectorRun {
     let mut d = factory.fresh();
     let mut out = BTreeMap::new();
+    // Every report is explained (the cold path), since only the explanation names the
+    // locations of a report on a shadow that stands for several.
+    let mut record = |d: &dyn DynamicDetector, i: usize| {
+        let r = d.explain(&trace[..i.saturating_add(1).min(trace.len())], EventIdx(u32::try_from(i).unwrap_or(u32::MAX)));
+        let own = match trace.get(i).map(|e| e.kind) {
+            Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => vec![a],
+            _ => vec![],
+        };
+        let locs = if r.locations.is_empty() { own } else { r.locations };
+        if locs.is_empty() {
+            out.entry(format!("event {i}, which is no access")).or_insert(r.reason);
+        } else {
+            for a in locs {
+                out.entry(name(a)).or_insert_with(|| r.reason.clone());
+            }
+        }
+    };
     for (i, e) in trace.iter().enumerate() {
         if d.on_event(e).is_err() {
-            let loc = match e.kind {
-                EventKind::Access(_, a) | EventKind::Check(_, a) => name(a),
-                _ => format!("event {i}, which is no access"),
-            };
-            out.entry(loc).or_insert_with(|| d.explain(&trace[..=i], e.idx).reason);
+            record(d.as_ref(), i);
         }
     }
-    out
+    if d.finish().is_err() {
+        record(d.as_ref(), trace.len());
+    }
+    DetectorRun { locations: out, shadow_operations: d.shadow_operations() }
 }
 
 /// How a detector's reported locations ([`reported_locations`]) differ from the racy ones:
@@ -87,10 +174,15 @@ pub fn location_differences<'a>(racy: &'a BTreeSet<String>, reported: &'a BTreeM
     (missed, false_alarms)
 }
 
-/// Runs a fresh detector over `trace`: the indices of the events it reports.
+/// Runs a fresh detector over `trace` and then [`DynamicDetector::finish`]: the indices of
+/// the events it reports, and `trace.len()` if it reports at the end.
 pub fn reported(factory: &dyn DetectorFactory, trace: &[Event]) -> Vec<EventIdx> {
     let mut d = factory.fresh();
-    trace.iter().filter(|e| d.on_event(e).is_err()).map(|e| e.idx).collect()
+    let mut out: Vec<EventIdx> = trace.iter().filter(|e| d.on_event(e).is_err()).map(|e| e.idx).collect();
+    if d.finish().is_err() {
+        out.push(EventIdx(u32::try_from(trace.len()).unwrap_or(u32::MAX)));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -127,5 +219,55 @@ mod tests {
         // A second run starts from a fresh state, not from the first run's.
         assert_eq!(reported(&factory, &trace[..1]), vec![]);
         assert_eq!(factory.fresh().explain(&trace, EventIdx(1)).reason, "second-write reported event 1");
+    }
+
+    /// Reports every acquire (naming no location) and, at the end, the last write's
+    /// location; counts its events as shadow operations.
+    #[derive(Default)]
+    struct AtEnd(Option<Addr>, u64);
+
+    impl DynamicDetector for AtEnd {
+        fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
+            self.1 += 1;
+            match e.kind {
+                EventKind::Access(AccessKind::Write, a) => self.0 = Some(a),
+                EventKind::Acquire(_) => return Err(Reported),
+                _ => {}
+            }
+            Ok(())
+        }
+
+        fn finish(&mut self) -> Result<(), Reported> {
+            self.0.map_or(Ok(()), |_| Err(Reported))
+        }
+
+        fn name(&self) -> String {
+            "at-end".into()
+        }
+
+        fn shadow_operations(&self) -> Option<u64> {
+            Some(self.1)
+        }
+
+        fn explain(&self, trace: &[Event], at: EventIdx) -> DetectorReport {
+            let locations = if at.0 as usize == trace.len() { self.0.into_iter().collect() } else { vec![] };
+            DetectorReport { at, partners: vec![], reason: format!("at {}", at.0), locations }
+        }
+    }
+
+    #[test]
+    fn finish_reports_name_their_locations_and_sync_reports_without_any_are_false_alarms() {
+        let x = Addr::Field(ObjId(0), FieldId(3));
+        let trace = [
+            Event { idx: EventIdx(0), thread: ThreadId(0), line: 1, kind: EventKind::Access(AccessKind::Write, x) },
+            Event { idx: EventIdx(1), thread: ThreadId(0), line: 2, kind: EventKind::Acquire(crate::machine::LockId::Global) },
+        ];
+        let factory = || Box::new(AtEnd::default()) as Box<dyn DynamicDetector>;
+        let run = reported_locations(&factory, &trace, &|a| format!("{a:?}"));
+        let expected: BTreeMap<String, String> = [("event 1, which is no access".to_string(), "at 1".to_string()), (format!("{x:?}"), "at 2".to_string())].into();
+        assert_eq!(run, DetectorRun { locations: expected, shadow_operations: Some(2) });
+        assert_eq!(reported(&factory, &trace), vec![EventIdx(1), EventIdx(2)]);
+        // The default per-program factory makes the same detectors.
+        assert_eq!(reported(factory.for_program(&crate::lang::parse("dialect bfj\nthread { }\n").unwrap()).as_ref(), &trace), vec![EventIdx(1), EventIdx(2)]);
     }
 }

@@ -61,13 +61,15 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         Ok(s) => s,
         Err(e) => return inconclusive(format!("no initial state: {e}")),
     };
+    // Static facts about the program, once (a detector may need them; FastTrack does not).
+    let factory = factory.for_program(p);
     let (mut traces, mut racy) = (0u64, 0u64);
     let mut locations = BTreeSet::new();
     let mut mismatch = None;
     let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
         let truth: BTreeSet<String> = data_races(ex.trace).iter().map(|r| ex.state.addr_name(&m, r.addr)).collect();
-        let reported = reported_locations(*factory, ex.trace, &|a| ex.state.addr_name(&m, a));
+        let reported = reported_locations(factory.as_ref(), ex.trace, &|a| ex.state.addr_name(&m, a)).locations;
         racy += u64::from(!truth.is_empty());
         let (missed, false_alarms) = location_differences(&truth, &reported);
         if !missed.is_empty() || !false_alarms.is_empty() {

@@ -26,7 +26,7 @@ pub mod registry;
 pub mod result;
 pub mod static_race;
 
-pub use detector::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
+pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
 pub use explorer_agree::FastExplorers;
 pub use placer::{CheckPlacer, PlaceError};
 pub use registry::{Budget, Oracle, Registry, Sut, SutKind};
