@@ -76,7 +76,9 @@ impl BfjKnobs {
 const OBJECTS: [&str; 2] = ["o1", "o2"];
 const FIELDS: [&str; 2] = ["f", "g"];
 
-/// The methods of class `C` (all always declared; the knobs decide whether they are called).
+/// The methods of class `C`, declared when calls are on (a declared method's checks count
+/// in the whole-program proxy analysis of spec §5.2 even if it is never called, so
+/// programs without calls declare none and can form proxy groups).
 const METHODS: &str = "  method put(x) { this.f = x }
   method bump(l) { acq(l); t = this.g; u = t + 1; this.g = u; rel(l) }
   method store(q, j) { q[j] = 1 }
@@ -240,8 +242,9 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
         threads.push(body);
     }
     let locks: String = (0..k.locks).map(|l| format!("; m{l} = new C")).collect();
+    let methods = if k.calls { METHODS } else { "" };
     let mut text = format!(
-        "dialect bfj\nclass C {{\n  fields f, g\n{METHODS}}}\ninit {{ o1 = new C; o2 = new C; o1.f = 0; o1.g = 0; o2.f = 0; o2.g = 0; a = new_array 4; a[0] = 0; a[1] = 0; a[2] = 0; a[3] = 0{locks} }}\n"
+        "dialect bfj\nclass C {{\n  fields f, g\n{methods}}}\ninit {{ o1 = new C; o2 = new C; o1.f = 0; o1.g = 0; o2.f = 0; o2.g = 0; a = new_array 4; a[0] = 0; a[1] = 0; a[2] = 0; a[3] = 0{locks} }}\n"
     );
     for body in threads {
         text.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
