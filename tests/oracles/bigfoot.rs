@@ -63,6 +63,6 @@ fn per_access_mutants_are_caught_as_predicted() {
 fn bigfoot_mutants_are_caught_as_predicted() {
     let (table, wrong, caught) = super::judge_mutants("bigfoot", 3000, (17, 16, 48), (33, 16));
     assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
-    assert!(caught >= 6, "only {caught} caught\n{table}");
+    assert!(caught >= 10, "only {caught} caught\n{table}");
     insta::assert_snapshot!(table);
 }
