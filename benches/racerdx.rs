@@ -47,7 +47,9 @@ fn bench(c: &mut Criterion) {
         // The placer oracle's baseline in the same run: the same programs under per-access
         // checking (a check ratio of 1; BigFoot's should be lower and its throughput near).
         if o.id == "bigfoot-precise" {
+            eprintln!("{}: {}", o.id, placement_costs(o, &ps, &s));
             let base = Subject::named("per-access", None).expect("catalogued SUT").expect("real SUT");
+            eprintln!("{} with per-access checks: {}", o.id, placement_costs(o, &ps, &base));
             if let Some(d) = interleavings(&ps, &base) {
                 eprintln!("{} with per-access checks: interleavings per program {d}", o.id);
             }
@@ -78,6 +80,27 @@ fn bench(c: &mut Criterion) {
         }
     }
     g.finish();
+}
+
+/// A placer's costs over `ps`, read off `bigfoot-precise`'s results: the mean check ratio
+/// (the detector's shadow operations per access, per program with accesses, as the paper's
+/// Table 3.1 averages per benchmark) and the static checks against the access statements.
+fn placement_costs(o: &Oracle, ps: &[Program], s: &Subject) -> String {
+    let number_before = |text: &str, marker: &str| -> Option<f64> { text.split(marker).next()?.rsplit([' ', ';']).next()?.parse().ok() };
+    let (mut ratios, mut checks, mut accesses) = (vec![], 0.0, 0.0);
+    for p in ps {
+        let r = suts::check(o, p, s, suts::campaign_bounds());
+        let Some(line) = r.items.first().and_then(|i| i.explanation.first()) else { continue };
+        if let Some(x) = number_before(line, " shadow operation(s) per access") {
+            ratios.push(x);
+        }
+        if let (Some(c), Some(a)) = (number_before(line, " static check(s)"), number_before(line, " access statement(s)")) {
+            checks += c;
+            accesses += a;
+        }
+    }
+    let mean = ratios.iter().sum::<f64>() / ratios.len().max(1) as f64;
+    format!("mean check ratio {mean:.3} over {} programs with accesses; {checks} static checks for {accesses} access statements", ratios.len())
 }
 
 /// For the detector and placer oracles, which enumerate every interleaving (of the placed
