@@ -113,7 +113,8 @@ fn interleavings(ps: &[Program], s: &Subject) -> Option<String> {
     if !matches!(sut, Sut::Detector(_) | Sut::Placer(..)) {
         return None;
     }
-    let cfg = Config { max_executions: 20_000, ..suts::campaign_bounds() };
+    // As the oracles enumerate: a placer oracle runs checks eagerly (`Config::eager_checks`).
+    let cfg = Config { max_executions: 20_000, eager_checks: matches!(sut, Sut::Placer(..)), ..suts::campaign_bounds() };
     let mut n: Vec<u64> = ps
         .iter()
         .filter_map(|p| {
