@@ -66,3 +66,26 @@ fn bigfoot_mutants_are_caught_as_predicted() {
     assert!(caught >= 10, "only {caught} caught\n{table}");
     insta::assert_snapshot!(table);
 }
+
+/// BigFoot + DynamicBF under quickcheck (the second generator family; seeded): the BFJ
+/// generator on quickcheck's byte vectors. An inconclusive case is discarded, and at least
+/// 250 of the 300 must be conclusive. (Under `bf-range-under-approx` it fails at once.)
+#[test]
+fn quickcheck_bigfoot_precise() {
+    fn prop(bytes: Vec<u8>) -> quickcheck::TestResult {
+        let o = *Registry::builtin().find("bigfoot-precise").unwrap();
+        let s = Subject::for_oracle(&o, None).unwrap();
+        match suts::check(&o, &(o.generate)(&bytes, s.relax()), &s, suts::campaign_bounds()).verdict {
+            Verdict::Pass => quickcheck::TestResult::passed(),
+            Verdict::Fail => quickcheck::TestResult::failed(),
+            Verdict::Inconclusive => quickcheck::TestResult::discard(),
+        }
+    }
+    let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    quickcheck::QuickCheck::new()
+        .rng(quickcheck::Gen::from_size_and_seed(64, 7))
+        .tests(tests)
+        .max_tests(tests * 2)
+        .min_tests_passed(tests * 5 / 6)
+        .quickcheck(prop as fn(Vec<u8>) -> quickcheck::TestResult);
+}
