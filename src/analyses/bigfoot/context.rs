@@ -424,13 +424,6 @@ impl History {
         }
     }
 
-    /// `H ⊢ h` for every fact, access and check of `other`.
-    pub fn entails(&self, other: &History) -> bool {
-        other.defs.iter().all(|(x, e)| self.eq(&Lin::var(x), e))
-            && other.acc.iter().all(|(p, k)| self.covers(&self.acc, p, *k))
-            && other.chk.iter().all(|(p, k)| self.covers(&self.chk, p, *k))
-    }
-
     /// `other` without what this history does not entail (Houdini-style weakening, §4.7).
     pub fn weaken(&self, mut other: History) -> History {
         other.defs.retain(|x, e| self.eq(&Lin::var(x), e));
