@@ -80,6 +80,7 @@ const FIELDS: [&str; 2] = ["f", "g"];
 /// in the whole-program proxy analysis of spec §5.2 even if it is never called, so
 /// programs without calls declare none and can form proxy groups).
 const METHODS: &str = "  method put(x) { this.f = x }
+  method early(x) { this.f = x; if x > 1 { return 0 }; this.g = x }
   method bump(l) { acq(l); t = this.g; u = t + 1; this.g = u; rel(l) }
   method store(q, j) { q[j] = 1 }
   method acquireIt(l) { acq(l) }
@@ -206,9 +207,14 @@ impl Builder<'_, '_> {
     fn call(&mut self, b: u8, o: &str, v: usize, times: usize, out: &mut Vec<String>) {
         let r = self.name("r");
         match (b / 13) % 4 {
-            0 => {
+            0 if v % 2 == 0 => {
                 out.push(format!("c = {v}; {r} = {o}.put(c)"));
                 self.ops = self.ops.saturating_sub(times);
+            }
+            0 => {
+                // A callee with an early return: its checks must precede each return.
+                out.push(format!("c = {v}; {r} = {o}.early(c)"));
+                self.ops = self.ops.saturating_sub(2 * times);
             }
             1 if self.k.arrays => {
                 out.push(format!("j = {v}; {r} = {o}.store(a, j)"));
@@ -280,6 +286,7 @@ pub const GRAMMAR_BFJ: Grammar = Grammar {
         prod("stride 2", "i = i + 2"),
         prod("while loop", "i = 0; while i < n { a[i]…; i = i + k }"),
         prod("call, no sync", "r = o.put(c) / r = o.store(a, j)"),
+        prod("call, early return", "r = o.early(c), which may return before its end"),
         prod("call, acquires and releases", "r = o.bump(m)"),
         prod("call, acquire-only then release-only", "r = o.acquireIt(m); …; r = o.releaseIt(m)"),
         prod("three threads", "thread { … } × 3"),
@@ -317,6 +324,7 @@ fn uses(p: &Program) -> BTreeSet<&'static str> {
                 }
                 StmtKind::Call { method, .. } => match method.as_str() {
                     "put" | "store" => "call, no sync",
+                    "early" => "call, early return",
                     "bump" => "call, acquires and releases",
                     "acquireIt" => "call, acquire-only then release-only",
                     _ => "",
@@ -371,7 +379,7 @@ mod tests {
         let src = format!(
             "dialect bfj\nclass C {{\n  fields f, g\n{METHODS}}}\ninit {{ o1 = new C; a = new_array 4; m0 = new C }}
 thread {{ r = o1.f; o1.f = 1; j = 1; a[j] = 1; j = 2; r2 = a[j]; acq(m0); rel(m0); sync(m0) {{ skip }}; if * {{ skip }} else {{ skip }}; if r > 0 {{ skip }} else {{ skip }} }}
-thread {{ i = 0; loop {{ a[i] = 1; i = i + 2; if i >= 4 break }}; k = 0; while k < 2 {{ k = k + 1 }}; c = 1; r = o1.put(c); r = o1.bump(m0); r = o1.acquireIt(m0); r = o1.releaseIt(m0) }}
+thread {{ i = 0; loop {{ a[i] = 1; i = i + 2; if i >= 4 break }}; k = 0; while k < 2 {{ k = k + 1 }}; c = 1; r = o1.put(c); r = o1.early(c); r = o1.bump(m0); r = o1.acquireIt(m0); r = o1.releaseIt(m0) }}
 thread {{ skip }}\n"
         );
         let p = parse(&src).unwrap();

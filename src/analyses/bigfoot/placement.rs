@@ -13,7 +13,8 @@
 //!    before `acq` (`Checks(H, ∅)`), before `rel` (`Checks(H, A)`), before a synchronizing
 //!    call (kill sets, [CALL]), at the end of each `if` branch and each loop exit
 //!    (`Checks(Hᵢ, ⊓H, A_out)`), before a loop and at its back edge
-//!    (`Checks(H, H_inv, A_in)`, read as A6 says), and at the end of the body ([STMT]);
+//!    (`Checks(H, H_inv, A_in)`, read as A6 says), and at the end of the body and before
+//!    each `return` ([STMT]);
 //! 3. **emission**: the program with `check(…)` statements, each coalesced (§5.1).
 //!
 //! Choices, each a \[C\] of the spec or a deviation stated here:
@@ -40,8 +41,10 @@
 //! - An access whose index is not linear (`a[v % 4]`) is checked right after it, which is
 //!   precise (the check is adjacent to its access).
 //! - Declined (a [`PlaceError`] naming the line): programs that already have checks,
-//!   `lock`/`fork`/`join`/`assume`/`assert`, paths longer than one field, a `break` inside a
-//!   `sync`, and a `return` that is not the last statement of its method.
+//!   `lock`/`fork`/`join`/`assume`/`assert`, paths longer than one field, a `break` or a
+//!   `return` inside a `sync`, and a `break` inside a `while`.
+//! - A `return` anywhere is an exit of its body: the end-of-body checks ([STMT]) go before
+//!   it, and nothing after it is anticipated.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -115,7 +118,7 @@ impl BigFoot {
 
     /// Refuses the constructs the placement does not handle (module docs), naming the line.
     fn admissible(&self, b: &[Stmt], in_sync: bool, in_while: bool) -> Result<(), PlaceError> {
-        for (i, s) in b.iter().enumerate() {
+        for s in b {
             let line = s.line.0;
             let long = |p: &Place| matches!(p, Place::Field { fields, .. } if fields.len() > 1);
             match &s.kind {
@@ -136,7 +139,7 @@ impl BigFoot {
                 StmtKind::Call { args, .. } if args.iter().any(|a| matches!(a, Expr::Path(_))) => return Err(self.decline(line, "call arguments are variables in BFJ")),
                 StmtKind::Break if in_sync => return Err(self.decline(line, "a break out of a sync block (its release would be implicit)")),
                 StmtKind::Break if in_while => return Err(self.decline(line, "a break out of a while loop (write it as a loop with its exit tests)")),
-                StmtKind::Return(_) if i + 1 != b.len() => return Err(self.decline(line, "a return before the end of its method")),
+                StmtKind::Return(_) if in_sync => return Err(self.decline(line, "a return out of a sync block (its release would be implicit)")),
                 StmtKind::Sync { body, .. } => self.admissible(body, true, in_while)?,
                 StmtKind::Loop { body, .. } => self.admissible(body, false, false)?,
                 StmtKind::While { body, .. } => self.admissible(body, false, true)?,
@@ -254,10 +257,8 @@ impl<'a> Analysis<'a> {
             }
         }
         let mut out = self.emit(b, &used);
-        let at = if matches!(out.last().map(|s| &s.kind), Some(StmtKind::Return(_))) { out.len() - 1 } else { out.len() };
-        let line = b.last().map(|s| s.line).unwrap_or_default();
         if !end_items.is_empty() {
-            out.insert(at, Stmt { kind: StmtKind::Check(end_items), line });
+            out.push(Stmt { kind: StmtKind::Check(end_items), line: b.last().map(|s| s.line).unwrap_or_default() });
         }
         Ok(out)
     }
@@ -369,7 +370,9 @@ impl<'a> Analysis<'a> {
                     }
                 }
             }
-            StmtKind::Skip | StmtKind::Rel(_) | StmtKind::Return(_) => after,
+            // A return ends the body: nothing after it is anticipated ([STMT]).
+            StmtKind::Return(_) => Anticipated::empty(),
+            StmtKind::Skip | StmtKind::Rel(_) => after,
             // Declined before the analysis (`admissible`, `desugar_whiles`).
             _ => Anticipated::empty(),
         };
@@ -439,6 +442,12 @@ impl<'a> Analysis<'a> {
             }
             StmtKind::Loop { body, .. } => return self.fwd_loop(k, body, h, false),
             StmtKind::While { body, .. } => return self.fwd_loop(k, body, h, true),
+            StmtKind::Return(_) => {
+                // [STMT] at every exit of the body: check everything still owed.
+                let c = h.checks(None, &Anticipated::empty());
+                self.record((k, Slot::Before), &c, &h);
+                return Ok(None);
+            }
             StmtKind::Break => {
                 if let Some(exits) = self.exits.last_mut() {
                     exits.push((k, h));
@@ -939,6 +948,17 @@ mod tests {
         assert!(out.contains("o2.f = 1\n  o2'2 <- o2\n  o2 = o\n  o2.f = 2\n  check(W: o.f, o2'2.f)"), "{out}");
         let strided = placed("}\ninit { a = new_array 4 }\nthread { i = 0; loop { a[i] = 1; i = i + 2; if i >= 4 break } }\n");
         assert!(strided.contains("check(W: a[i - 2])\n  }\n  check(W: a[i - 2])"), "{strided}");
+    }
+
+    /// Every `return` is an exit of its body: what is owed is checked before it, and a
+    /// write after it anticipates nothing on its path (found by review: an early return
+    /// once left the write before it unchecked).
+    #[test]
+    fn an_early_return_checks_what_is_owed() {
+        let out = placed("method m(p) { p.f = 1; if * { return 0 }; p.g = 2; return 1 } }\ninit { o = new C }\nthread { r = o.m(o) }\n");
+        assert!(out.contains("if * {\n      check(W: p.f)\n      return 0\n    }\n    p.g = 2\n    check(W: p.f/g)\n    return 1\n  }"), "{out}");
+        let out = placed("method m(p) { i = 0; loop { p.f = i; if i >= 1 { return 0 }; i = i + 1 } } }\ninit { o = new C }\nthread { r = o.m(o) }\n");
+        assert!(out.contains("check(W: p.f)\n        return 0"), "{out}");
     }
 
     #[test]
