@@ -207,7 +207,7 @@ impl Builder<'_, '_> {
     fn call(&mut self, b: u8, o: &str, v: usize, times: usize, out: &mut Vec<String>) {
         let r = self.name("r");
         match (b / 13) % 4 {
-            0 if v % 2 == 0 => {
+            0 if v.is_multiple_of(2) => {
                 out.push(format!("c = {v}; {r} = {o}.put(c)"));
                 self.ops = self.ops.saturating_sub(times);
             }
