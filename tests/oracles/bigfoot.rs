@@ -89,3 +89,23 @@ fn quickcheck_bigfoot_precise() {
         .min_tests_passed(tests * 5 / 6)
         .quickcheck(prop as fn(Vec<u8>) -> quickcheck::TestResult);
 }
+
+/// BigFoot + DynamicBF on the generator's densest fixed setting (every form on, five
+/// operations per thread), through the proptest strategy: never a failure, mostly
+/// conclusive.
+#[test]
+fn proptest_bigfoot_precise_at_the_default_knobs() {
+    use race_oracles::gen::bfj::{bfj_program, BfjKnobs};
+    let o = *Registry::builtin().find("bigfoot-precise").unwrap();
+    let s = Subject::for_oracle(&o, None).unwrap();
+    let conclusive = std::cell::Cell::new(0);
+    crate::runner(150)
+        .run(&bfj_program(BfjKnobs::default()), |p| {
+            let r = suts::check(&o, &p, &s, suts::campaign_bounds());
+            proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{}", print(&p), render::result_brief(&r));
+            conclusive.set(conclusive.get() + usize::from(r.verdict == Verdict::Pass));
+            Ok(())
+        })
+        .unwrap();
+    assert!(conclusive.get() >= 120, "vacuous: {} of 150 conclusive", conclusive.get());
+}

@@ -8,8 +8,9 @@
 //! not synchronize, that acquire and release, or that only acquire or only release (the
 //! kill-set classes of [CALL], §9.3 Ex. 5 and 6).
 //!
-//! Built deterministically from bytes like [`super::threads`]: swarm knobs from a header,
-//! then the program; a byte 0 or the end of the input means "stop adding". Every program
+//! Built deterministically from bytes like [`super::threads`] ([`swarm_bfj`] for the
+//! registry, hence for cargo fuzz's `arbitrary` bytes and quickcheck's; [`bfj_program`] with
+//! fixed knobs for proptest): swarm knobs from a header, then the program; a byte 0 or the end of the input means "stop adding". Every program
 //! validates as BFJ and never faults: fields and array elements hold integers from `init`
 //! on, indices stay in `0..4`, loops terminate by construction, a lock is never taken twice,
 //! and an acquire-only callee is always followed by its release-only partner in the same
@@ -259,6 +260,12 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
     parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the bfj generator wrote an unparsable program ({e}):\n{text}"))
 }
 
+/// The proptest form: programs with knobs `k` from proptest's byte vectors (shrinkable).
+pub fn bfj_program(k: BfjKnobs) -> impl proptest::strategy::Strategy<Value = Program> {
+    use proptest::prelude::*;
+    proptest::collection::vec(any::<u8>(), 0..64).prop_map(move |b| build(&b, k))
+}
+
 /// The registry's generator for `bigfoot-precise`: knobs from the first [`SWARM_HEADER`]
 /// bytes, then [`build`] from the rest.
 pub fn swarm_bfj(bytes: &[u8], _relax: Relax) -> Program {
@@ -369,6 +376,10 @@ mod tests {
             });
         }
         assert!(checked > 1000, "only {checked} executions checked");
+        for seed in 0..400u32 {
+            let p = swarm_bfj(&bytes(seed, 48), Relax::default());
+            assert_eq!(parse(&print(&p)).unwrap().without_lines(), p.without_lines(), "round trip:\n{}", print(&p));
+        }
         assert!(build(&[], BfjKnobs::default()).threads.iter().all(Vec::is_empty));
     }
 
