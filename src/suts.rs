@@ -71,14 +71,10 @@ fn build_fasttrack(names: &[&str]) -> Option<(Implementation, Relax)> {
 }
 
 fn build_bigfoot(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let bug = mutants::bigfoot(names)?;
-    let placement = match bug {
-        Some(mutants::BigFootBug::Placement(b)) => Some(b),
-        _ => None,
-    };
-    let dynamic = match bug {
-        Some(mutants::BigFootBug::Dynamic(b)) => Some(b),
-        _ => None,
+    let (placement, dynamic) = match mutants::bigfoot(names)? {
+        Some(mutants::BigFootBug::Placement(b)) => (Some(b), None),
+        Some(mutants::BigFootBug::Dynamic(b)) => (None, Some(b)),
+        None => (None, None),
     };
     Some((Implementation::Placer(Box::new(BigFoot { bug: placement }), Box::new(DynamicBfFactory { bug: dynamic })), Relax::default()))
 }
@@ -127,10 +123,10 @@ impl Subject {
     /// # Errors
     /// [`SubjectError`] when the mutant is not one of that SUT's.
     pub fn for_oracle(oracle: &Oracle, mutant: Option<&str>) -> Result<Subject, SubjectError> {
-        let names: Vec<&str> = mutant.map(|m| m.split('+').collect()).unwrap_or_default();
         let fits = |e: &&SutEntry| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect);
         // The first SUT of the oracle's kind and dialect, unless the mutants belong to another.
-        let owner = names.first().and_then(|n| mutants::find(n)).and_then(|m| SUTS.iter().filter(fits).find(|e| e.name == m.sut));
+        let first = mutant.and_then(|m| m.split('+').next()).and_then(mutants::find);
+        let owner = first.and_then(|m| SUTS.iter().filter(fits).find(|e| e.name == m.sut));
         let entry = *owner.or_else(|| SUTS.iter().find(fits)).ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
         Subject::build(entry, mutant)
     }

@@ -75,19 +75,9 @@ fn quickcheck_bigfoot_precise() {
     fn prop(bytes: Vec<u8>) -> quickcheck::TestResult {
         let o = *Registry::builtin().find("bigfoot-precise").unwrap();
         let s = Subject::for_oracle(&o, None).unwrap();
-        match suts::check(&o, &(o.generate)(&bytes, s.relax()), &s, suts::campaign_bounds()).verdict {
-            Verdict::Pass => quickcheck::TestResult::passed(),
-            Verdict::Fail => quickcheck::TestResult::failed(),
-            Verdict::Inconclusive => quickcheck::TestResult::discard(),
-        }
+        super::quickcheck_result(suts::check(&o, &(o.generate)(&bytes, s.relax()), &s, suts::campaign_bounds()).verdict)
     }
-    let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
-    quickcheck::QuickCheck::new()
-        .rng(quickcheck::Gen::from_size_and_seed(64, 7))
-        .tests(tests)
-        .max_tests(tests * 2)
-        .min_tests_passed(tests * 5 / 6)
-        .quickcheck(prop as fn(Vec<u8>) -> quickcheck::TestResult);
+    super::quickcheck(prop as fn(Vec<u8>) -> quickcheck::TestResult);
 }
 
 /// BigFoot + DynamicBF on the generator's densest fixed setting (every form on, five

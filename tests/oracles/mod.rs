@@ -12,6 +12,22 @@ use race_oracles::lang::Program;
 use race_oracles::theorems::{Registry, Verdict};
 use racefuzz::suts::{self, Subject};
 
+/// A quickcheck result for an oracle's verdict: an inconclusive case is discarded.
+fn quickcheck_result(v: Verdict) -> quickcheck::TestResult {
+    match v {
+        Verdict::Pass => quickcheck::TestResult::passed(),
+        Verdict::Fail => quickcheck::TestResult::failed(),
+        Verdict::Inconclusive => quickcheck::TestResult::discard(),
+    }
+}
+
+/// Runs `prop` under quickcheck with the suite's fixed seed: `QUICKCHECK_TESTS` cases (300
+/// by default), at least five sixths of them conclusive.
+fn quickcheck<A: quickcheck::Arbitrary + std::fmt::Debug>(prop: fn(A) -> quickcheck::TestResult) {
+    let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    quickcheck::QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(64, 7)).tests(tests).max_tests(tests * 2).min_tests_passed(tests * 5 / 6).quickcheck(prop);
+}
+
 /// The first program of the oracle's generator on which it fails for `mutant`, and how many
 /// programs that took: program i is built from `min_len + i % spread` bytes of a ChaCha
 /// stream seeded with `seed` (fixed, so a hunt is reproducible and its count a snapshot).

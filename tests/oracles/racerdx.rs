@@ -139,17 +139,7 @@ fn real_analysis_passes_generated_programs() {
 #[test]
 fn quickcheck_completeness() {
     fn prop(input: RacerDxInput) -> quickcheck::TestResult {
-        match check("racerdx-complete", &input.program, None).verdict {
-            Verdict::Pass => quickcheck::TestResult::passed(),
-            Verdict::Fail => quickcheck::TestResult::failed(),
-            Verdict::Inconclusive => quickcheck::TestResult::discard(),
-        }
+        super::quickcheck_result(check("racerdx-complete", &input.program, None).verdict)
     }
-    let tests = std::env::var("QUICKCHECK_TESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
-    quickcheck::QuickCheck::new()
-        .rng(quickcheck::Gen::from_size_and_seed(64, 7))
-        .tests(tests)
-        .max_tests(tests * 2)
-        .min_tests_passed(tests * 5 / 6)
-        .quickcheck(prop as fn(RacerDxInput) -> quickcheck::TestResult);
+    super::quickcheck(prop as fn(RacerDxInput) -> quickcheck::TestResult);
 }

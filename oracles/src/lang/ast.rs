@@ -363,6 +363,22 @@ impl Expr {
     }
 }
 
+impl CheckTarget {
+    /// Calls `f` on every variable the check reads (its designator and bounds).
+    pub fn for_each_var<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
+        match self {
+            CheckTarget::Fields { base, .. } => f(base),
+            CheckTarget::Range { base, lo, hi, .. } => {
+                f(base);
+                lo.for_each_var(f);
+                if let Some(h) = hi {
+                    h.for_each_var(f);
+                }
+            }
+        }
+    }
+}
+
 impl Place {
     /// The root variable.
     pub fn base(&self) -> &str {
@@ -505,6 +521,16 @@ impl Program {
 }
 
 impl StmtKind {
+    /// The variable the statement assigns, if any (`x` of `x = e`, `x <- y`, `x = new …`,
+    /// `x = p`, `x = y.m(…)`).
+    pub fn assigned(&self) -> Option<&str> {
+        match self {
+            StmtKind::Assign { dst, .. } | StmtKind::Rename { dst, .. } | StmtKind::New { dst, .. } | StmtKind::NewArray { dst, .. } | StmtKind::Load { dst, .. } => Some(dst),
+            StmtKind::Call { dst: Some(dst), .. } => Some(dst),
+            _ => None,
+        }
+    }
+
     /// The nested blocks of a compound statement, mutably.
     pub fn sub_blocks_mut(&mut self) -> Vec<&mut Block> {
         match self {

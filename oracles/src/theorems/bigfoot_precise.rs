@@ -123,7 +123,8 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         traces += 1;
         let name = |a| ex.state.addr_name(&m, a);
         let describe = |e: &Event| format!("{} at line {} ({})", kind_text(e.kind, &name), e.line, ex.state.threads.get(e.thread.0 as usize).map_or("?", |t| t.name.as_str()));
-        accesses += ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Access(..))).count() as u64;
+        let trace_accesses = ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Access(..))).count() as u64;
+        accesses += trace_accesses;
         checks += ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Check(..))).count() as u64;
         let data = data_races(ex.trace);
         // O3: a check race completed at event j needs a data race on its location by j.
@@ -159,7 +160,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         let truth: BTreeSet<String> = data.iter().map(|r| name(r.addr)).collect();
         let run = reported_locations(factory.as_ref(), ex.trace, &name);
         shadow_ops = shadow_ops.zip(run.shadow_operations).map(|(a, b)| a + b);
-        ended_accesses += ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Access(..))).count() as u64;
+        ended_accesses += trace_accesses;
         let reported = run.locations;
         let (missed, false_alarms) = location_differences(&truth, &reported);
         if !missed.is_empty() || !false_alarms.is_empty() {

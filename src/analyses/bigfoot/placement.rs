@@ -84,28 +84,23 @@ impl CheckPlacer for BigFoot {
     }
 
     fn place(&self, p: &Program) -> Result<Program, PlaceError> {
-        let mut out = p.clone();
-        let bodies = out.threads.iter_mut().chain(out.methods.iter_mut().chain(out.classes.iter_mut().flat_map(|c| c.methods.iter_mut())).map(|m| &mut m.body));
-        for b in bodies {
+        for b in bodies(p) {
             self.admissible(b, false, false)?;
         }
-        let kills = kill_sets(&out);
+        let kills = kill_sets(p);
         let mut taken = BTreeSet::new();
-        for b in out.threads.iter().chain(out.all_methods().map(|(_, m)| &m.body)).chain(out.init.iter()) {
+        for b in bodies(p).chain(p.init.iter()) {
             collect_vars(b, &mut taken);
         }
-        for (_, m) in out.all_methods() {
+        for (_, m) in p.all_methods() {
             taken.extend(m.params.iter().cloned());
         }
-        let mut placed = vec![];
-        for b in out.threads.iter().chain(out.all_methods().map(|(_, m)| &m.body)) {
-            placed.push(Analysis::new(self, &kills).body(b, &mut taken)?);
-        }
-        let mut placed = placed.into_iter();
-        for b in out.threads.iter_mut().chain(out.methods.iter_mut().chain(out.classes.iter_mut().flat_map(|c| c.methods.iter_mut())).map(|m| &mut m.body)) {
-            if let Some(n) = placed.next() {
-                *b = n;
-            }
+        let placed = bodies(p).map(|b| Analysis::new(self, &kills).body(b, &mut taken)).collect::<Result<Vec<Block>, PlaceError>>()?;
+        let mut out = p.clone();
+        // The same order as `bodies`: threads, then top-level methods, then class methods.
+        let targets = out.threads.iter_mut().chain(out.methods.iter_mut().chain(out.classes.iter_mut().flat_map(|c| c.methods.iter_mut())).map(|m| &mut m.body));
+        for (b, placed) in targets.zip(placed) {
+            *b = placed;
         }
         Ok(out)
     }
@@ -154,6 +149,12 @@ impl BigFoot {
     }
 }
 
+/// The bodies that get checks: threads, then methods (`init` builds the heap before any
+/// thread runs).
+fn bodies(p: &Program) -> impl Iterator<Item = &Block> {
+    p.threads.iter().chain(p.all_methods().map(|(_, m)| &m.body))
+}
+
 /// Where a placeholder's checks go, relative to its statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Slot {
@@ -174,15 +175,6 @@ enum Slot {
 /// A statement's identity during one analysis (the body is not moved meanwhile).
 fn key(s: &Stmt) -> usize {
     std::ptr::from_ref(s) as usize
-}
-
-/// The variable a statement assigns, if any.
-fn assigned(s: &Stmt) -> Option<&str> {
-    match &s.kind {
-        StmtKind::Assign { dst, .. } | StmtKind::Rename { dst, .. } | StmtKind::New { dst, .. } | StmtKind::NewArray { dst, .. } | StmtKind::Load { dst, .. } => Some(dst),
-        StmtKind::Call { dst: Some(dst), .. } => Some(dst),
-        _ => None,
-    }
 }
 
 /// The analysis path of an access (`None` for a non-linear index).
@@ -249,7 +241,7 @@ impl<'a> Analysis<'a> {
         let mut used = BTreeSet::new();
         for items in self.checks.values().chain(std::iter::once(&end_items)) {
             for it in items {
-                target_vars(&it.target, &mut |v| {
+                it.target.for_each_var(&mut |v| {
                     if self.ghost_names.contains(v) {
                         used.insert(v.to_string());
                     }
@@ -265,7 +257,7 @@ impl<'a> Analysis<'a> {
 
     fn alloc_ghosts(&mut self, b: &[Stmt], taken: &mut BTreeSet<String>) {
         for s in b {
-            if let Some(x) = assigned(s) {
+            if let Some(x) = s.kind.assigned() {
                 let name = (1..).map(|n| if n == 1 { format!("{x}'") } else { format!("{x}'{n}") }).find(|g| !taken.contains(g)).unwrap_or_default();
                 taken.insert(name.clone());
                 self.ghost_names.insert(name.clone());
@@ -280,7 +272,7 @@ impl<'a> Analysis<'a> {
     /// Variables assigned in `b`, with their sites' shadow names.
     fn assigned_in(&self, b: &[Stmt], out: &mut BTreeSet<String>) {
         for s in b {
-            if let Some(x) = assigned(s) {
+            if let Some(x) = s.kind.assigned() {
                 out.insert(x.to_string());
                 if let Some((_, g)) = self.ghosts.get(&key(s)) {
                     out.insert(g.clone());
@@ -794,7 +786,7 @@ fn inductions(body: &[Stmt]) -> Vec<(String, i64, usize)> {
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
     fn walk<'s>(b: &'s [Stmt], count: &mut BTreeMap<&'s str, usize>) {
         for s in b {
-            if let Some(x) = assigned(s) {
+            if let Some(x) = s.kind.assigned() {
                 *count.entry(x).or_default() += 1;
             }
             for sub in s.kind.sub_blocks() {
@@ -859,7 +851,7 @@ fn kill_sets(p: &Program) -> BTreeMap<String, (bool, bool)> {
 
 fn collect_vars(b: &[Stmt], out: &mut BTreeSet<String>) {
     race_oracles::lang::walk_block(b, &mut |s| {
-        if let Some(x) = assigned(s) {
+        if let Some(x) = s.kind.assigned() {
             out.insert(x.to_string());
         }
         let mut add = |v: &str| {
@@ -879,19 +871,6 @@ fn collect_vars(b: &[Stmt], out: &mut BTreeSet<String>) {
             _ => {}
         }
     });
-}
-
-fn target_vars(t: &CheckTarget, f: &mut impl FnMut(&str)) {
-    match t {
-        CheckTarget::Fields { base, .. } => f(base),
-        CheckTarget::Range { base, lo, hi, .. } => {
-            f(base);
-            lo.for_each_var(f);
-            if let Some(h) = hi {
-                h.for_each_var(f);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -43,15 +43,8 @@ impl Validator<'_> {
         for (_, m) in self.p.all_methods() {
             let mut bad = None;
             walk_block(&m.body, &mut |s| {
-                let dst = match &s.kind {
-                    StmtKind::Assign { dst, .. } | StmtKind::Rename { dst, .. } | StmtKind::New { dst, .. } | StmtKind::NewArray { dst, .. } | StmtKind::Load { dst, .. } => {
-                        Some(dst)
-                    }
-                    StmtKind::Call { dst: Some(dst), .. } => Some(dst),
-                    _ => None,
-                };
-                if let Some(d) = dst {
-                    if bad.is_none() && (m.params.contains(d) || d == "this") {
+                if let Some(d) = s.kind.assigned() {
+                    if bad.is_none() && (m.params.iter().any(|x| x == d) || d == "this") {
                         bad = Some((format!("method `{}` assigns its parameter `{d}` (BFJ passes parameters by name)", m.name), s.line));
                     }
                 }
