@@ -634,7 +634,7 @@ impl<'p> Search<'_, '_, 'p> {
                     let sleep = top.child_sleep.clone();
                     let lens = (self.trace.len(), self.path.len());
                     let choice = Choice::Step { thread: tid, alt: 0 };
-                    super::naive::record(self.m, &top.state, choice, ev, &mut self.trace);
+                    super::naive::record(self.m, &top.state, None, choice, ev, &mut self.trace);
                     self.starts.push(self.path.len());
                     self.path.push(choice);
                     self.path.extend_from_slice(&c.choices);

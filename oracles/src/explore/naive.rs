@@ -207,7 +207,7 @@ pub(super) fn explore<'p>(
         node.next += 1;
         let (tl, dl) = (trace.len(), found.len());
         path.push(choice);
-        record(m, state, choice, ev, &mut trace);
+        record(m, state, Some(&child), choice, ev, &mut trace);
         let steps = path.iter().filter(|c| matches!(c, Choice::Step { .. })).count();
         let seen = visited.as_deref_mut().is_some_and(|v| !v.insert(key(&child)));
         let n = if seen { Node { succs: vec![], next: 0, leaf: Some(Outcome::Merged), need: None } } else { expand(m, &child, cfg, steps) };
@@ -218,12 +218,19 @@ pub(super) fn explore<'p>(
     stats
 }
 
-/// Appends the event of a step taken from `parent`, with the line of its statement.
-pub(super) fn record<'p>(m: &Machine<'p>, parent: &State<'p>, choice: Choice, ev: Option<EventKind>, trace: &mut Vec<Event>) {
+/// Appends the event of a step taken from `parent` to `child`, with the line of its
+/// statement and what [`Machine::observe`] sees. Without `child` (DPOR, which steps on
+/// through local steps before it records) the event carries no values: no oracle that
+/// reads values runs on DPOR traces.
+pub(super) fn record<'p>(m: &Machine<'p>, parent: &State<'p>, child: Option<&State<'p>>, choice: Choice, ev: Option<EventKind>, trace: &mut Vec<Event>) {
     if let (Choice::Step { thread, .. }, Some(kind)) = (choice, ev) {
         let line = m.next_line(parent, thread).unwrap_or(0);
         let idx = EventIdx(u32::try_from(trace.len()).unwrap_or(u32::MAX));
-        trace.push(Event { idx, thread, line, kind });
+        let (moved, violation) = match child {
+            Some(c) => m.observe(parent, c, thread, kind),
+            None => (Moved::Nothing, m.observe(parent, parent, thread, kind).1),
+        };
+        trace.push(Event { idx, thread, line, kind, moved, violation });
     }
 }
 
@@ -261,7 +268,7 @@ pub(super) fn replay<'p>(
         let Some((choice, child, ev)) = node.succs.iter().find(|s| s.0 == *want).cloned() else {
             return Err(ExploreError::Diverged { pos: i + 1, choice: want.to_string(), enabled: enabled() });
         };
-        record(m, &state, choice, ev, &mut trace);
+        record(m, &state, Some(&child), choice, ev, &mut trace);
         if matches!(choice, Choice::Step { .. }) {
             steps += 1;
         }
@@ -277,7 +284,7 @@ pub(super) fn replay<'p>(
         // Complete a prefix deterministically: always the first available choice.
         watch(m, cfg, &node, &state, trace.len(), path.len(), &mut found);
         let (choice, child, ev) = node.succs[0].clone();
-        record(m, &state, choice, ev, &mut trace);
+        record(m, &state, Some(&child), choice, ev, &mut trace);
         if matches!(choice, Choice::Step { .. }) {
             steps += 1;
         }
@@ -358,7 +365,7 @@ pub fn replay_filling_heap<'p>(plain: &Machine<'p>, fast: &Machine<'p>, init: St
                 node.succs.iter().find(|s| s.0 == *want).cloned().ok_or_else(|| diverged(pos, want, &node))?
             }
         };
-        record(plain, &r.state, choice, ev, &mut r.trace);
+        record(plain, &r.state, Some(&child), choice, ev, &mut r.trace);
         steps += usize::from(matches!(choice, Choice::Step { .. }));
         r.choices.push(choice);
         r.state = child;
@@ -397,7 +404,7 @@ pub fn search_thread<'p>(m: &Machine<'p>, start: Reached<'p>, t: ThreadId, cfg: 
             if let Ok(ev) = m.step(&mut next, t, alt) {
                 let choice = Choice::Step { thread: t, alt };
                 let mut trace = r.trace.clone();
-                record(m, &r.state, choice, ev, &mut trace);
+                record(m, &r.state, Some(&next), choice, ev, &mut trace);
                 let mut choices = r.choices.clone();
                 choices.push(choice);
                 stack.push(Reached { state: next, choices, trace });

@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use super::Value;
 use crate::lang::AccessKind;
 
 /// A thread, numbered in creation order within one execution (0-based).
@@ -74,8 +75,60 @@ pub enum EventKind {
     Exit(ObjId),
 }
 
+/// The values an event moves (spec/escape_capsule.md §2.1 `t:write l v`, `t:read l v`,
+/// `t:fork p t'`; §7.1 `t:enter k v̄`, `t:exit k v`): what a dynamic escape or capsule
+/// analysis sees besides the addresses, as RoadRunner's instrumentation does. Recorded
+/// only where [`super::Semantics::values`] is set; [`Moved::Nothing`] elsewhere.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum Moved {
+    /// No value (synchronization, or a dialect that does not record values).
+    #[default]
+    Nothing,
+    /// The value read or written, the thread object of a fork (`p` of `p.run()`), or the
+    /// value a capsule method returns at its exit.
+    One(Value),
+    /// The arguments of a capsule method, at its enter.
+    Args(Box<[Value]>),
+}
+
+impl Moved {
+    /// Every value moved, in order.
+    pub fn values(&self) -> &[Value] {
+        match self {
+            Moved::Nothing => &[],
+            Moved::One(v) => std::slice::from_ref(v),
+            Moved::Args(vs) => vs,
+        }
+    }
+}
+
+/// A capsule violation (spec/escape_capsule.md §7.5, §9.4): a step the formal CapJava
+/// semantics disables, taken anyway in the operational mode
+/// ([`super::Machine::operational`]) and marked on its event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Violation {
+    /// A field of capsule k accessed while the innermost executing capsule is not k
+    /// (CAPREAD/CAPWRITE, object-based: spec A18).
+    Encapsulation,
+    /// An enter into a capsule some thread is inside (the same one included: re-entry).
+    Occupied,
+    /// An enter that an earlier exit from the capsule does not happen-before (`capFree`).
+    CapFree,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Violation::Encapsulation => "a capsule's field accessed from outside the capsule",
+            Violation::Occupied => "an enter into a capsule that a thread is inside",
+            Violation::CapFree => "an enter that an earlier exit from the capsule does not happen-before (capFree)",
+        })
+    }
+}
+
 /// One event of a trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Event {
     /// Position in the trace.
     pub idx: EventIdx,
@@ -85,9 +138,18 @@ pub struct Event {
     pub line: u32,
     /// What it did.
     pub kind: EventKind,
+    /// The values it moved ([`Moved::Nothing`] where the semantics records none).
+    pub moved: Moved,
+    /// The capsule violation this step is, in the operational mode.
+    pub violation: Option<Violation>,
 }
 
 impl Event {
+    /// An event that moves no value and is no violation.
+    pub fn plain(idx: EventIdx, thread: ThreadId, line: u32, kind: EventKind) -> Event {
+        Event { idx, thread, line, kind, moved: Moved::Nothing, violation: None }
+    }
+
     /// The address and kind, if the event is a heap access.
     pub fn access(&self) -> Option<(AccessKind, Addr)> {
         match self.kind {

@@ -24,6 +24,7 @@
 //! - `call`: calls, returns, `fork` and `join`;
 //! - `step`: the step function, one small function per statement kind;
 //! - `next`: what the explorer asks about a thread's next step without taking it;
+//! - `observe`: the values a step moves and the capsule violation it is (operational mode);
 //! - `key`: a state's identity for the stateful explorer's visited set;
 //! - `liveness`: loads whose value nobody reads (they need not fix lazy initial values);
 //! - [`event`]: what a step yields.
@@ -40,6 +41,7 @@ mod heap;
 mod key;
 mod liveness;
 mod next;
+mod observe;
 mod semantics;
 mod state;
 mod step;

@@ -29,6 +29,14 @@ pub struct Semantics {
     /// Whether capsule entries obey `capFree` (CapJava, spec/escape_capsule.md §7.4), which
     /// makes the state carry happens-before.
     pub cap_free: bool,
+    /// Whether traces record allocations (`EventKind::New`) and the values events move
+    /// ([`super::Moved`]): what a dynamic escape or capsule analysis needs (SimpleJava,
+    /// CapJava; spec/escape_capsule.md §2.3 \[REC\] "allocation event").
+    pub values: bool,
+    /// CapJava's operational mode (spec A14(b)): a capsule violation is taken and marked on
+    /// its event ([`super::Violation`]) instead of disabling the step. Off unless asked for
+    /// ([`super::Machine::operational`]).
+    pub operational: bool,
 }
 
 impl Semantics {
@@ -39,7 +47,8 @@ impl Semantics {
             Dialect::Bfj => FieldInit::Zero,
             Dialect::SimpleJava | Dialect::CapJava => FieldInit::Null,
         };
-        Semantics { field_init, cap_free: d == Dialect::CapJava }
+        let java = matches!(d, Dialect::SimpleJava | Dialect::CapJava);
+        Semantics { field_init, cap_free: d == Dialect::CapJava, values: java, operational: false }
     }
 
     /// The value `new` stores in every field of the fresh object `id`.

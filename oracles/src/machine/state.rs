@@ -65,6 +65,16 @@ impl<'p> Machine<'p> {
         Machine { program, sem: Semantics::of(program.dialect), fields, loop_bound, dead_loads: None, reads: std::cell::RefCell::new(None) }
     }
 
+    /// This machine in CapJava's operational mode (spec/escape_capsule.md A14(b)): capsule
+    /// violations are taken and marked on their events ([`Machine::observe`]), as an
+    /// implementation that reports them and runs on would; in the formal mode (the default)
+    /// a violating step is disabled. No effect on programs without capsules.
+    #[must_use]
+    pub fn operational(mut self) -> Machine<'p> {
+        self.sem.operational = true;
+        self
+    }
+
     /// This machine, with loads whose value is dead not fixing lazy initial values
     /// (`liveness`): it keeps every Def. 3.6 race as (thread, kind, site) pairs but not
     /// object names or dead locals' values, so only searches for race sides may use it.

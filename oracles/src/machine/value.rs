@@ -5,7 +5,7 @@
 use super::*;
 
 /// A runtime value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum Value {
     /// `null` / RacerDX's `nil`.
     Null,

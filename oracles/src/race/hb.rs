@@ -153,7 +153,7 @@ mod tests {
     use super::*;
 
     fn ev(i: u32, t: u32, kind: EventKind) -> Event {
-        Event { idx: EventIdx(i), thread: ThreadId(t), line: 0, kind }
+        Event::plain(EventIdx(i), ThreadId(t), 0, kind)
     }
 
     /// Transitive closure of the hb edges, computed the slow way.

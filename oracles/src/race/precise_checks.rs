@@ -93,7 +93,7 @@ mod tests {
     const M: LockId = LockId::Obj(ObjId(1));
 
     fn trace(kinds: &[EventKind]) -> Vec<Event> {
-        kinds.iter().enumerate().map(|(i, &kind)| Event { idx: EventIdx(i as u32), thread: ThreadId(0), line: 1, kind }).collect()
+        kinds.iter().enumerate().map(|(i, &kind)| Event::plain(EventIdx(i as u32), ThreadId(0), 1, kind)).collect()
     }
 
     use AccessKind::{Read as R, Write as W};

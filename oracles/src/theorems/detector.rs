@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn fresh_detector_per_trace() {
-        let w = |i: u32| Event { idx: EventIdx(i), thread: ThreadId(i % 2), line: 1, kind: EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(0))) };
+        let w = |i: u32| Event::plain(EventIdx(i), ThreadId(i % 2), 1, EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(0))));
         let trace = [w(0), w(1), w(2)];
         let factory = || Box::new(SecondWrite(false)) as Box<dyn DynamicDetector>;
         assert_eq!(reported(&factory, &trace), vec![EventIdx(1), EventIdx(2)]);
@@ -259,8 +259,8 @@ mod tests {
     fn finish_reports_name_their_locations_and_sync_reports_without_any_are_false_alarms() {
         let x = Addr::Field(ObjId(0), FieldId(3));
         let trace = [
-            Event { idx: EventIdx(0), thread: ThreadId(0), line: 1, kind: EventKind::Access(AccessKind::Write, x) },
-            Event { idx: EventIdx(1), thread: ThreadId(0), line: 2, kind: EventKind::Acquire(crate::machine::LockId::Global) },
+            Event::plain(EventIdx(0), ThreadId(0), 1, EventKind::Access(AccessKind::Write, x)),
+            Event::plain(EventIdx(1), ThreadId(0), 2, EventKind::Acquire(crate::machine::LockId::Global)),
         ];
         let factory = || Box::new(AtEnd::default()) as Box<dyn DynamicDetector>;
         let run = reported_locations(&factory, &trace, &|a| format!("{a:?}"));

@@ -32,6 +32,11 @@ impl Validator<'_> {
         self.forbid("§2.1", "calls need a receiver object (`x.m(..)`)", |k| {
             matches!(k, StmtKind::Call { recv: None, .. } | StmtKind::Fork { target: ForkTarget::Call { recv: None, .. }, .. })
         })?;
+        self.forbid("§2.2", "a fork is `fork y`, which runs `y.run()` (no block, no other method, no arguments)", |k| match k {
+            StmtKind::Fork { target: ForkTarget::Call { recv: Some(_), method, args }, .. } => method != "run" || !args.is_empty(),
+            StmtKind::Fork { .. } => true,
+            _ => false,
+        })?;
         self.forbid("§2.1", "call arguments are values, not heap paths (load the field into a local first)", has_path_actual)?;
         self.forbid("§2.1", "`check`, `assume` and `<-` are not part of SimpleJava", |k| matches!(k, StmtKind::Check(_) | StmtKind::Assume(_) | StmtKind::Rename { .. }))?;
         self.forbid("§2.1", "a path through more than one field; load each step into a local", |k| match k {
@@ -51,11 +56,13 @@ mod tests {
     fn simplejava_and_capjava_assumptions() {
         assert_eq!(violation(&format!("dialect capjava\n{K}")), None);
         assert_eq!(violation(&format!("dialect simplejava\n{K}")).map(|(a, l, _)| (a, l)), Some(("SimpleJava", Some(2))));
-        let v = |src: &str| violation(&format!("dialect simplejava\nclass R {{ method run() {{ skip }} }}\n{src}")).map(|(a, l, _)| (a, l));
+        let v = |src: &str| violation(&format!("dialect simplejava\nclass R {{ method run() {{ skip }} method m() {{ skip }} }}\n{src}")).map(|(a, l, _)| (a, l));
         assert_eq!(v("thread { r = new R; h = fork r }\n"), None);
         assert_eq!(v("thread { skip }\nthread { skip }\n"), Some(("§2.2", None)));
         assert_eq!(v("thread { r = new R; h = fork r; join(h) }\n"), Some(("§1.2", Some(3))));
         assert_eq!(v("thread { r = new R; s = new R; t = r.f; x = t.f; r.f = x; s.f = r }\n"), None);
         assert_eq!(v("thread { r = new R; t = r.f.g }\n"), Some(("§2.1", Some(3))));
+        assert_eq!(v("thread { fork { skip } }\n"), Some(("§2.2", Some(3))));
+        assert_eq!(v("thread { r = new R; fork r.m() }\n"), Some(("§2.2", Some(3))));
     }
 }
