@@ -75,7 +75,7 @@ impl Vc {
         self.0[t as usize] = c;
     }
 
-    fn join(&mut self, o: &Vc) {
+    pub(crate) fn join(&mut self, o: &Vc) {
         for (t, &c) in o.0.iter().enumerate() {
             if c > self.get(t as u32) {
                 self.set(t as u32, c);
@@ -84,7 +84,7 @@ impl Vc {
     }
 
     /// `self ⊑ o`, pointwise.
-    fn below(&self, o: &Vc) -> bool {
+    pub(crate) fn below(&self, o: &Vc) -> bool {
         self.0.iter().enumerate().all(|(t, &c)| c <= o.get(t as u32))
     }
 }
@@ -152,6 +152,11 @@ impl Clocks {
             self.threads.push(c);
         }
         &mut self.threads[i]
+    }
+
+    /// `C_t`, read-only (created on first use).
+    pub(crate) fn current(&mut self, t: ThreadId) -> &Vc {
+        self.clock(t)
     }
 
     fn tick(&mut self, t: ThreadId) {
@@ -349,7 +354,7 @@ mod tests {
     const M: LockId = LockId::Obj(ObjId(1));
 
     fn ev(i: u32, t: u32, kind: EventKind) -> Event {
-        Event { idx: EventIdx(i), thread: ThreadId(t), line: 1, kind }
+        Event::plain(EventIdx(i), ThreadId(t), 1, kind)
     }
 
     fn run(bug: Option<FastTrackBug>, kinds: &[(u32, EventKind)]) -> Vec<u32> {

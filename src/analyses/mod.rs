@@ -2,6 +2,8 @@
 //! the IR and the machine's events, never the ground truth's explorer or race logic.
 
 pub mod bigfoot;
+pub mod capsule;
+pub mod escape;
 pub mod fasttrack;
 pub mod per_access;
 pub mod racerdx;

@@ -52,6 +52,21 @@ impl Names {
     pub fn thread(&self, t: ThreadId) -> String {
         self.threads.get(t.0 as usize).cloned().unwrap_or_else(|| t.to_string())
     }
+
+    /// One event, for sentences: `event 7 (T1.1, line 3: write r1@T1.1.f)`.
+    pub fn event(&self, e: &crate::machine::Event) -> String {
+        let what = match e.kind {
+            EventKind::Access(k, a) => format!("{} {}", if k == crate::lang::AccessKind::Write { "write" } else { "read" }, self.addr(a)),
+            EventKind::Check(k, a) => format!("check({k:?}: {})", self.addr(a)),
+            EventKind::Acquire(l) => format!("acq {}", self.lock(l)),
+            EventKind::Release(l) => format!("rel {}", self.lock(l)),
+            EventKind::Fork(t) => format!("fork {}", self.thread(t)),
+            EventKind::Join(t) => format!("join {}", self.thread(t)),
+            EventKind::Enter(o) => format!("enter {}", self.object(o)),
+            EventKind::Exit(o) => format!("exit {}", self.object(o)),
+        };
+        format!("event {} ({}, line {}: {what})", e.idx.0, self.thread(e.thread), e.line)
+    }
 }
 
 /// Which race definition a witness demonstrates.

@@ -4,7 +4,7 @@
 //! - [`registry`]: every oracle ([`Oracle`], [`Registry::builtin`]) and the one dispatch.
 //! - The seams (conventions §6; at most two required methods each, and no implementation
 //!   here): [`StaticRaceAnalysis`], [`DynamicDetector`] (with [`DetectorFactory`]),
-//!   [`CheckPlacer`]; the explorer seam is [`crate::explore::Explorer`].
+//!   [`CheckPlacer`], [`AccessFilter`] (with [`FilterFactory`]); the explorer seam is [`crate::explore::Explorer`].
 //! - [`result`]: the one result type, [`OracleResult`].
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
 //!   [`racerdx_reports`] (§3.4 on α), [`explorer_agree`] (the fast explorers against the
@@ -18,6 +18,7 @@ pub mod bigfoot_precise;
 pub mod detector;
 pub mod explorer_agree;
 pub mod fasttrack_precise;
+pub mod filter;
 pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_reports;
@@ -25,9 +26,11 @@ pub mod racerdx_tp;
 pub mod registry;
 pub mod result;
 pub mod static_race;
+mod trace_precision;
 
 pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
 pub use explorer_agree::FastExplorers;
+pub use filter::{AccessFilter, Classes, Decision, FilterFactory};
 pub use placer::{CheckPlacer, PlaceError};
 pub use registry::{Budget, Oracle, Registry, Sut, SutKind};
 pub use result::{Item, ItemStatus, OracleResult};

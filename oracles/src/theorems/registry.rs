@@ -11,6 +11,7 @@
 
 use super::detector::DetectorFactory;
 use super::explorer_agree::FastExplorers;
+use super::filter::FilterFactory;
 use super::placer::CheckPlacer;
 use super::result::OracleResult;
 use super::static_race::StaticRaceAnalysis;
@@ -24,8 +25,11 @@ use crate::lang::{Dialect, Program, Relax};
 pub enum SutKind {
     /// A [`StaticRaceAnalysis`] (RacerDX, RacerD-like, later Naik-Aiken).
     StaticRaceAnalysis,
-    /// A [`super::DynamicDetector`] (FastTrack, the escape and capsule filters).
+    /// A [`super::DynamicDetector`] (FastTrack).
     DynamicDetector,
+    /// An access filter ([`super::AccessFilter`]: the escape and capsule filters) with the
+    /// detector that runs on the filtered trace.
+    Filter,
     /// A [`CheckPlacer`] with the detector that runs its checks (BigFoot + DynamicBF).
     CheckPlacer,
     /// The fast explorers ([`FastExplorers`]), judged against the naive enumeration.
@@ -42,6 +46,8 @@ pub enum Sut<'a> {
     Placer(&'a dyn CheckPlacer, &'a dyn DetectorFactory),
     /// A stateful search and a DPOR.
     Explorers(FastExplorers<'a>),
+    /// An access filter and the detector that runs on what it keeps.
+    Filter(&'a dyn FilterFactory, &'a dyn DetectorFactory),
 }
 
 impl Sut<'_> {
@@ -52,6 +58,7 @@ impl Sut<'_> {
             Sut::Detector(_) => SutKind::DynamicDetector,
             Sut::Placer(..) => SutKind::CheckPlacer,
             Sut::Explorers(_) => SutKind::Explorers,
+            Sut::Filter(..) => SutKind::Filter,
         }
     }
 }

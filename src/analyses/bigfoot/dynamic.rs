@@ -495,7 +495,7 @@ mod tests {
     const M: LockId = LockId::Obj(ObjId(1));
 
     fn ev(i: usize, t: u32, kind: EventKind) -> Event {
-        Event { idx: EventIdx(i as u32), thread: ThreadId(t), line: 1, kind }
+        Event::plain(EventIdx(i as u32), ThreadId(t), 1, kind)
     }
 
     fn trace(kinds: &[(u32, EventKind)]) -> Vec<Event> {

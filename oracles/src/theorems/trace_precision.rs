@@ -1,0 +1,237 @@
+//! Trace precision of an access filter, judged on every interleaving: the check shared by
+//! `escape-trace-precise` (Theorem 4.5.3) and `capsule-first-race` (Theorem 5.4.3), and
+//! by the escape filter's negative controls (spec/escape_capsule.md §13 P-E8, P-E9).
+//!
+//! For each execution of the program (the naive explorer, every interleaving: the first
+//! race depends on the order of independent events, design.md principle 1), the filter
+//! decides every event of α ([`super::filter`]), β is α without the elided events (same
+//! indices, spec A8), and the ground truth computes the races of both with the same
+//! happens-before (`race::hb`, with fork edges, spec A4). [`Property::TracePrecise`]
+//! checks the strong form of the theorems, spec §4.5 C1/C4 and §9.4:
+//! 1. **first race kept** (P-E1–P-E3, P-C1–P-C3): `j*(β) = j*(α)` and `R1(β) = R1(α)`,
+//!    with the first race located by its *second* access (§1.5);
+//! 2. **no new race** (P-E4, P-C4): every racing pair of β is a racing pair of α (a
+//!    filter that drops a synchronization event fails here, M-E8);
+//! 3. **the detector on β** (FastTrack): its first report is at `j*(α)`, and every
+//!    location it reports is racy in α;
+//! 4. **violations** (operational CapJava, P-C9/P-C10, §9.4): the filter reports its first
+//!    capsule violation exactly where the semantics marks the first one (index v), and
+//!    1 and 3 are owed only when `j*(α) < v`; 2 holds regardless.
+//!
+//! P-E5 (lost races come after the first) follows from 1 and 2 and is not checked on its
+//! own. The invariants P-E6/P-C6 are the filter's business (its own tests).
+//!
+//! An exploration cut by its budget that showed no counterexample is inconclusive.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use super::detector::reported;
+use super::filter::{filtered, Classes, Decision};
+use super::registry::{Budget, Oracle, Sut};
+use super::result::{Item, ItemStatus, OracleResult};
+use crate::explore::witness::Names;
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
+use crate::lang::{validate_relaxed, Program};
+use crate::machine::{Addr, Event, EventIdx, Machine};
+use crate::race::{data_races, first_race, Race};
+
+/// The most executions one check explores (the campaign's own budget if lower).
+pub const BUDGET: u64 = 20_000;
+
+/// What is checked on each trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Property {
+    /// The theorem's strong form (see the module docs).
+    TracePrecise,
+    /// P-E8, a negative control: the racy locations of β are those of α (false: Fig. 4.2).
+    AddressPrecise,
+    /// P-E9, a negative control: no elided access is part of any race of α (false: Fig. 4.2).
+    ElidedRaceFree,
+}
+
+/// Counts over one check, for its explanation (and the bench's filtered fraction).
+#[derive(Default)]
+struct Tally {
+    traces: u64,
+    racy: u64,
+    accesses: u64,
+    elided: u64,
+    violations: u64,
+}
+
+/// Checks `property` of the filter in `sut` on every execution of `p`; in the
+/// `operational` mode the machine takes capsule violations (spec A14(b)).
+pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operational: bool, property: Property) -> OracleResult {
+    let Sut::Filter(filter, detector) = sut else { return o.wrong_sut(sut) };
+    let name = format!("{} + {}", filter.fresh(Classes::default()).name(), detector.fresh().name());
+    let inconclusive = |note: String| OracleResult::inconclusive(o.id, name.clone(), o.item_kind, note);
+    if p.dialect != o.dialect {
+        return inconclusive(format!("{} applies to {} programs only", o.id, o.dialect));
+    }
+    if let Err(e) = validate_relaxed(p, b.relax) {
+        return inconclusive(format!("precondition unmet: {e}"));
+    }
+    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
+    let mut m = Machine::new(p, cfg.loop_bound);
+    if operational {
+        m = m.operational();
+    }
+    let init = match m.initial_state() {
+        Ok(s) => s,
+        Err(e) => return inconclusive(format!("no initial state: {e}")),
+    };
+    let detector = detector.for_program(p);
+    let mut tally = Tally::default();
+    let mut counterexample = None;
+    let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+        tally.traces += 1;
+        let classes = Classes::of(p, &ex.state.objects);
+        let mut f = filter.fresh(classes.clone());
+        let decisions: Vec<Decision> = ex.trace.iter().map(|e| f.on_event(e)).collect();
+        let alpha = data_races(ex.trace);
+        tally.racy += u64::from(!alpha.is_empty());
+        tally.accesses += ex.trace.iter().filter(|e| e.access().is_some()).count() as u64;
+        tally.elided += ex.trace.iter().zip(&decisions).filter(|(e, d)| e.access().is_some() && **d == Decision::Elide).count() as u64;
+        tally.violations += u64::from(ex.trace.iter().any(|e| e.violation.is_some()));
+        let names = Names::of(&m, ex.state);
+        let found = match property {
+            Property::TracePrecise => trace_precise(ex.trace, &decisions, &alpha, detector.as_ref(), &names),
+            Property::AddressPrecise => address_precise(ex.trace, &decisions, &alpha, &names),
+            Property::ElidedRaceFree => elided_race_free(ex.trace, &decisions, &alpha, &names),
+        };
+        match found {
+            None => ControlFlow::Continue(()),
+            Some(mut lines) => {
+                lines.insert(0, format!("trace {} (schedule {}):", tally.traces, Schedule(ex.schedule.to_vec())));
+                // The decisions that matter to a reader: every elided or violating event, why.
+                let mut f = filter.fresh(classes.clone());
+                for e in ex.trace {
+                    let d = f.on_event(e);
+                    if d != Decision::Keep {
+                        lines.push(format!("  {:?}: {}: {}", d, names.event(e), f.explain(e, d)));
+                    }
+                }
+                counterexample = Some(lines);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    let subject = format!(
+        "{name}: {}",
+        match property {
+            Property::TracePrecise => "first race of every trace",
+            Property::AddressPrecise => "racy locations of every trace",
+            Property::ElidedRaceFree => "elided accesses of every trace",
+        }
+    );
+    if let Some(explanation) = counterexample {
+        let item = Item { subject, status: ItemStatus::Violated, explanation, witness: None };
+        return OracleResult::from_items(o.id, name, o.item_kind, vec![item], None);
+    }
+    let note = b.cut_short(stats.complete, tally.traces);
+    let share = if tally.accesses == 0 { 0.0 } else { 100.0 * tally.elided as f64 / tally.accesses as f64 };
+    let mut explanation = vec![format!("{} trace(s), {} racy; {} access(es), {} elided ({share:.1}%)", tally.traces, tally.racy, tally.accesses, tally.elided)];
+    if operational {
+        explanation.push(format!("{} trace(s) with a capsule violation", tally.violations));
+    }
+    let item = Item { subject, status: if note.is_some() { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation, witness: None };
+    OracleResult::from_items(o.id, name, o.item_kind, vec![item], note)
+}
+
+/// The racing pairs of a trace as a set.
+fn pairs(races: &[Race]) -> BTreeSet<(EventIdx, EventIdx, Addr)> {
+    races.iter().map(|r| (r.first, r.second, r.addr)).collect()
+}
+
+fn event<'t>(trace: &'t [Event], i: EventIdx) -> Option<&'t Event> {
+    trace.get(i.0 as usize)
+}
+
+fn partner_list(trace: &[Event], partners: &[EventIdx], names: &Names) -> String {
+    partners.iter().filter_map(|i| event(trace, *i)).map(|e| names.event(e)).collect::<Vec<_>>().join(", ")
+}
+
+/// The theorem's strong form on one trace; `Some(explanation)` on a counterexample.
+fn trace_precise(alpha: &[Event], decisions: &[Decision], races_a: &[Race], detector: &dyn super::DetectorFactory, names: &Names) -> Option<Vec<String>> {
+    let v_truth = alpha.iter().position(|e| e.violation.is_some());
+    let v_sut = decisions.iter().position(|d| *d == Decision::Violation);
+    if v_truth != v_sut {
+        let at = |v: Option<usize>| v.and_then(|i| alpha.get(i)).map_or_else(|| "nowhere".to_string(), |e| names.event(e));
+        return Some(vec![
+            "FIRST VIOLATION differs: the filter's and the semantics' first capsule violation must be the same event".into(),
+            format!("the semantics marks: {}", at(v_truth)),
+            format!("the filter reports: {}", at(v_sut)),
+        ]);
+    }
+    let before_violation = |j: EventIdx| v_truth.is_none_or(|v| (j.0 as usize) < v);
+    let beta = filtered(alpha, decisions);
+    let races_b = data_races(&beta);
+    let (pa, pb) = (pairs(races_a), pairs(&races_b));
+    if let Some((i, j, _)) = pb.difference(&pa).next() {
+        let (Some(ei), Some(ej)) = (event(alpha, *i), event(alpha, *j)) else { return Some(vec!["racefuzz internal bug: a race of β outside α".into()]) };
+        return Some(vec!["NEW RACE: β races where α does not (a synchronization event was dropped?)".into(), format!("{} and {}", names.event(ei), names.event(ej))]);
+    }
+    let first_a = first_race(races_a).filter(|f| before_violation(f.second));
+    if let Some(fa) = &first_a {
+        let first_b = first_race(&races_b);
+        if first_b.as_ref().map(|f| (f.second, &f.partners)) != Some((fa.second, &fa.partners)) {
+            let mut lines = vec![format!(
+                "FIRST RACE LOST: α's first race completes at {} with partner(s) {}",
+                event(alpha, fa.second).map_or_else(String::new, |e| names.event(e)),
+                partner_list(alpha, &fa.partners, names)
+            )];
+            lines.push(match &first_b {
+                None => "β has no race at all".into(),
+                Some(fb) => format!(
+                    "β's first race completes at {} with partner(s) {}",
+                    event(alpha, fb.second).map_or_else(String::new, |e| names.event(e)),
+                    partner_list(alpha, &fb.partners, names)
+                ),
+            });
+            return Some(lines);
+        }
+    }
+    let reports = reported(detector, &beta);
+    let racy: BTreeSet<Addr> = races_a.iter().map(|r| r.addr).collect();
+    if let Some(fa) = &first_a {
+        if reports.first() != Some(&fa.second) {
+            return Some(vec![
+                format!("DETECTOR MISSED THE FIRST RACE: α's first race completes at {}", event(alpha, fa.second).map_or_else(String::new, |e| names.event(e))),
+                match reports.first().and_then(|i| event(alpha, *i)) {
+                    Some(e) => format!("the detector on β first reports {}", names.event(e)),
+                    None => "the detector on β reports nothing".into(),
+                },
+            ]);
+        }
+    }
+    for r in &reports {
+        let ok = event(alpha, *r).and_then(Event::access).is_some_and(|(_, a)| racy.contains(&a));
+        if !ok {
+            let what = event(alpha, *r).map_or_else(|| "at the end of the trace".to_string(), |e| names.event(e));
+            return Some(vec![format!("FALSE ALARM: the detector on β reports {what}, which is no access to a location racy in α")]);
+        }
+    }
+    None
+}
+
+/// P-E8 on one trace: the racy locations of β equal those of α.
+fn address_precise(alpha: &[Event], decisions: &[Decision], races_a: &[Race], names: &Names) -> Option<Vec<String>> {
+    let racy = |rs: &[Race]| rs.iter().map(|r| names.addr(r.addr)).collect::<BTreeSet<String>>();
+    let (la, lb) = (racy(races_a), racy(&data_races(&filtered(alpha, decisions))));
+    (la != lb).then(|| {
+        vec![
+            "RACY LOCATIONS DIFFER (address precision, P-E8):".into(),
+            format!("α races on: {}", la.into_iter().collect::<Vec<_>>().join(", ")),
+            format!("β races on: {}", if lb.is_empty() { "nothing".into() } else { lb.into_iter().collect::<Vec<_>>().join(", ") }),
+        ]
+    })
+}
+
+/// P-E9 on one trace: no elided access is part of a race of α.
+fn elided_race_free(alpha: &[Event], decisions: &[Decision], races_a: &[Race], names: &Names) -> Option<Vec<String>> {
+    let elided = |i: EventIdx| decisions.get(i.0 as usize) == Some(&Decision::Elide);
+    let r = races_a.iter().find(|r| elided(r.first) || elided(r.second))?;
+    let (Some(a), Some(b)) = (event(alpha, r.first), event(alpha, r.second)) else { return None };
+    Some(vec!["AN ELIDED ACCESS RACES (P-E9):".into(), format!("{} races with {}", names.event(a), names.event(b))])
+}
