@@ -11,6 +11,8 @@ use race_oracles::explore::stateful::{Stateful, StatefulBug};
 
 use crate::analyses::bigfoot::dynamic::DynamicBfBug;
 use crate::analyses::bigfoot::placement::PlacementBug;
+use crate::analyses::capsule::CapsuleBug;
+use crate::analyses::escape::EscapeBug;
 use crate::analyses::fasttrack::FastTrackBug;
 use crate::analyses::per_access::PerAccessBug;
 use crate::analyses::racerdx::{Join, LockRule, Options};
@@ -403,6 +405,102 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
         spec: "bigfoot.md §7.1 [C], §9.4 (footprints not committed at thread exit: missed race)",
     },
+    Mutant {
+        sut: "escape",
+        name: "esc-non-transitive",
+        oracle: "escape-trace-precise",
+        description: "a write into an escaped object marks only the value, not everything it reaches",
+        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-E1",
+    },
+    Mutant {
+        sut: "escape",
+        name: "esc-fork-marks-thread-object",
+        oracle: "escape-trace-precise",
+        description: "a fork marks only the thread object, not what it reaches",
+        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-E2",
+    },
+    Mutant {
+        sut: "escape",
+        name: "esc-owner-until-shared",
+        oracle: "escape-trace-precise",
+        description: "access-based ownership, decided after the fact: an object's accesses are elided until a second thread accesses it",
+        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-E3",
+    },
+    Mutant {
+        sut: "escape",
+        name: "esc-value-based",
+        oracle: "escape-trace-precise",
+        description: "a write of a not-yet-escaped value is elided even into an escaped object (the value decides, not the target)",
+        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-E5",
+    },
+    Mutant {
+        sut: "escape",
+        name: "esc-per-site",
+        oracle: "escape-trace-precise",
+        description: "per-site caching: a line whose first access was elided is elided from then on",
+        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-E6",
+    },
+    Mutant {
+        sut: "escape",
+        name: "esc-elides-local-sync",
+        oracle: "escape-trace-precise",
+        description: "acquire and release of a not-escaped lock object are elided too",
+        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-E8 (new races in β)",
+    },
+    Mutant {
+        sut: "capsule",
+        name: "cap-exit-enter-edge",
+        oracle: "capsule-first-race-operational",
+        description: "a capsule's exit happens-before a later enter (as if a lock): capFree always passes",
+        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-C1",
+    },
+    Mutant {
+        sut: "capsule",
+        name: "cap-no-occupancy-check",
+        oracle: "capsule-first-race-operational",
+        description: "an enter into an occupied capsule is not a violation (only the exits' clock is checked)",
+        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-C2",
+    },
+    Mutant {
+        sut: "capsule",
+        name: "cap-class-based-encapsulation",
+        oracle: "capsule-first-race-operational",
+        description: "the encapsulation check compares classes, not objects (Fig. 5.8)",
+        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-C3",
+    },
+    Mutant {
+        sut: "capsule",
+        name: "cap-exit-leaks-nothing",
+        oracle: "capsule-first-race",
+        description: "a capsule method's exit does not leak its return value",
+        predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-C4, Fig. 5.2",
+    },
+    Mutant {
+        sut: "capsule",
+        name: "cap-enter-leaks-nothing",
+        oracle: "capsule-first-race",
+        description: "a capsule method's enter does not leak its arguments",
+        predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-C5, Fig. 5.2",
+    },
+    Mutant {
+        sut: "capsule",
+        name: "cap-non-transitive-leak",
+        oracle: "capsule-first-race",
+        description: "a leak marks the value only, not what is accessible from it",
+        predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §14 M-C6",
+    },
 ];
 
 /// Looks a mutant up by name.
@@ -512,6 +610,36 @@ pub fn bigfoot(names: &[&str]) -> Option<Option<BigFootBug>> {
             ("dbf-asymmetric-proxy", Dynamic(DynamicBfBug::AsymmetricProxy)),
             ("dbf-refine-without-copy", Dynamic(DynamicBfBug::RefineWithoutCopy)),
             ("dbf-no-commit-at-end", Dynamic(DynamicBfBug::NoCommitAtEnd)),
+        ],
+    )
+}
+
+/// The escape-filter bug the named mutant selects, as [`fasttrack`] does.
+pub fn escape(names: &[&str]) -> Option<Option<EscapeBug>> {
+    one_bug(
+        names,
+        &[
+            ("esc-non-transitive", EscapeBug::NonTransitive),
+            ("esc-fork-marks-thread-object", EscapeBug::ForkMarksOnlyThreadObject),
+            ("esc-owner-until-shared", EscapeBug::OwnerUntilShared),
+            ("esc-value-based", EscapeBug::ValueBased),
+            ("esc-per-site", EscapeBug::PerSiteCaching),
+            ("esc-elides-local-sync", EscapeBug::ElidesLocalSync),
+        ],
+    )
+}
+
+/// The capsule-filter bug the named mutant selects, as [`fasttrack`] does.
+pub fn capsule(names: &[&str]) -> Option<Option<CapsuleBug>> {
+    one_bug(
+        names,
+        &[
+            ("cap-exit-enter-edge", CapsuleBug::ExitEnterEdge),
+            ("cap-no-occupancy-check", CapsuleBug::NoOccupancyCheck),
+            ("cap-class-based-encapsulation", CapsuleBug::ClassBasedEncapsulation),
+            ("cap-exit-leaks-nothing", CapsuleBug::ExitLeaksNothing),
+            ("cap-enter-leaks-nothing", CapsuleBug::EnterLeaksNothing),
+            ("cap-non-transitive-leak", CapsuleBug::NonTransitiveLeak),
         ],
     )
 }

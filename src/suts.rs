@@ -11,10 +11,12 @@ use race_oracles::explore::dpor::Dpor;
 use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
-use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
+use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
 use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
 use crate::analyses::bigfoot::placement::BigFoot;
+use crate::analyses::capsule::CapsuleFilterFactory;
+use crate::analyses::escape::EscapeFilterFactory;
 use crate::analyses::fasttrack::FastTrackFactory;
 use crate::analyses::per_access::PerAccess;
 use crate::analyses::racerdx::RacerDx;
@@ -30,6 +32,8 @@ pub enum Implementation {
     Detector(Box<dyn DetectorFactory + Send + Sync>),
     /// A check placer and the detector that runs its checks.
     Placer(Box<dyn CheckPlacer + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
+    /// An access filter and the detector that runs on what it keeps.
+    Filter(Box<dyn FilterFactory + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
 }
 
 /// One SUT implementation in the catalogue.
@@ -53,6 +57,8 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj], build: build_fasttrack },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access },
+    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape },
+    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -82,6 +88,16 @@ fn build_bigfoot(names: &[&str]) -> Option<(Implementation, Relax)> {
 fn build_per_access(names: &[&str]) -> Option<(Implementation, Relax)> {
     let bug = mutants::per_access(names)?;
     Some((Implementation::Placer(Box::new(PerAccess { bug }), Box::new(FastTrackFactory { bug: None, on_checks: true })), Relax::default()))
+}
+
+fn build_escape(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let bug = mutants::escape(names)?;
+    Some((Implementation::Filter(Box::new(EscapeFilterFactory { bug }), Box::new(FastTrackFactory::default())), Relax::default()))
+}
+
+fn build_capsule(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let bug = mutants::capsule(names)?;
+    Some((Implementation::Filter(Box::new(CapsuleFilterFactory { bug }), Box::new(FastTrackFactory::default())), Relax::default()))
 }
 
 /// Why no subject could be built.
@@ -161,6 +177,7 @@ impl Subject {
             Implementation::Explorers(s, d) => Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d }),
             Implementation::Detector(f) => Sut::Detector(f.as_ref()),
             Implementation::Placer(p, f) => Sut::Placer(p.as_ref(), f.as_ref()),
+            Implementation::Filter(g, f) => Sut::Filter(g.as_ref(), f.as_ref()),
         }
     }
 
@@ -168,7 +185,7 @@ impl Subject {
     pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
         match &self.implementation {
             Implementation::Static(a) => Some(a.as_ref()),
-            Implementation::Explorers(..) | Implementation::Detector(_) | Implementation::Placer(..) => None,
+            Implementation::Explorers(..) | Implementation::Detector(_) | Implementation::Placer(..) | Implementation::Filter(..) => None,
         }
     }
 

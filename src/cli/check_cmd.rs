@@ -22,6 +22,20 @@ pub enum AnalysisName {
     Bigfoot,
     /// Per-access check placement (bfj programs): prints the program with its checks.
     PerAccess,
+    /// The partial-escape filter (simplejava programs): per event of one execution, whether
+    /// it was filtered and why, and the races of α and β.
+    Escape,
+    /// The capsule filter (capjava programs), likewise.
+    Capsule,
+}
+
+/// `--operational` names the operational variant of `capsule-first-race`; any other oracle
+/// with it is bad input.
+pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
+    match oracle {
+        "capsule-first-race" | "capsule-first-race-operational" => Ok("capsule-first-race-operational".into()),
+        other => Err(CliError::input(format!("error: --operational applies to capsule-first-race only, not {other}"))),
+    }
 }
 
 pub(super) fn subject(o: &race_oracles::theorems::Oracle, mutant: Option<&str>) -> Result<Subject, CliError> {
@@ -31,10 +45,12 @@ pub(super) fn subject(o: &race_oracles::theorems::Oracle, mutant: Option<&str>) 
     })
 }
 
-pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
+pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, json: bool, schedule: Option<&str>, operational: bool) -> Result<Exit, CliError> {
     match name {
         AnalysisName::Bigfoot => return place("bigfoot", file, mutant, json),
         AnalysisName::PerAccess => return place("per-access", file, mutant, json),
+        AnalysisName::Escape => return filter("escape", Dialect::SimpleJava, file, mutant, json, schedule, false),
+        AnalysisName::Capsule => return filter("capsule", Dialect::CapJava, file, mutant, json, schedule, operational),
         AnalysisName::Racerdx | AnalysisName::Racerd => {}
     }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
@@ -85,6 +101,40 @@ fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exi
         outln!("{} on {}{}", placer.name(), file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default());
         emit(&text);
     }
+    Ok(Exit::Ok)
+}
+
+/// An access filter on one execution: a row per event (decision and reason), then the
+/// first races and racy locations of α and β and the detector's first report on β.
+fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: bool, schedule: Option<&str>, operational: bool) -> Result<Exit, CliError> {
+    let s = Subject::named(sut, mutant).ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?.map_err(|e| CliError::input(format!("error: {e}")))?;
+    let (_, prog) = super::load(file)?;
+    if prog.dialect != dialect {
+        return Err(CliError::input(format!("error: the {sut} filter takes {dialect} programs; {} is {}", file.display(), prog.dialect)));
+    }
+    let race_oracles::theorems::Sut::Filter(f, d) = s.sut() else { return Err(CliError::internal(format!("the SUT {sut} is not a filter"))) };
+    let sched = schedule.map(|x| x.parse::<race_oracles::explore::Schedule>()).transpose().map_err(|e| CliError::input(format!("error: --schedule: {e}")))?;
+    let t = race_oracles::theorems::trace_precision::filter_table(&prog, f, d, operational, &suts::campaign_bounds(), sched.as_ref())
+        .map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;
+    let name = format!("{} + {}", f.fresh(race_oracles::theorems::Classes::default()).name(), d.fresh().name());
+    if json {
+        print_json(&serde_json::json!({ "filter": name, "mutant": mutant, "operational": operational, "table": t }))?;
+        return Ok(Exit::Ok);
+    }
+    outln!("{name} on {}{}{}", file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default(), if operational { ", operational" } else { "" });
+    outln!("execution: schedule {}", t.schedule);
+    for r in &t.rows {
+        let mark = if r.first_race { "*" } else { " " };
+        let violation = r.violation.as_ref().map(|v| format!(" [violation: {v}]")).unwrap_or_default();
+        outln!("{mark} {:<9} {}{violation}\n              {}", format!("{:?}", r.decision).to_lowercase(), r.event, r.why);
+    }
+    let share = if t.accesses.0 == 0 { 0.0 } else { 100.0 * t.accesses.1 as f64 / t.accesses.0 as f64 };
+    outln!("{} access(es), {} elided ({share:.0}%); * = part of α's first race", t.accesses.0, t.accesses.1);
+    let none = || "none".to_string();
+    let locs = |l: &[String]| if l.is_empty() { none() } else { l.join(", ") };
+    outln!("α races on {}; first race: {}", locs(&t.racy.0), t.first_race.clone().unwrap_or_else(none));
+    outln!("β races on {}; first race: {}", locs(&t.racy.1), t.first_race_beta.clone().unwrap_or_else(none));
+    outln!("{} on β first reports: {}", d.fresh().name(), t.detector_first.clone().unwrap_or_else(none));
     Ok(Exit::Ok)
 }
 

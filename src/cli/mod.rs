@@ -76,6 +76,13 @@ enum Cmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// (escape, capsule) The execution to show, by its schedule; default: the first
+        /// racy execution.
+        #[arg(long)]
+        schedule: Option<String>,
+        /// (capsule) CapJava's operational mode: capsule violations are taken and reported.
+        #[arg(long)]
+        operational: bool,
     },
     /// Check an oracle on a program: pass, fail (a counterexample) or inconclusive.
     Check {
@@ -89,6 +96,10 @@ enum Cmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// (capsule-first-race) CapJava's operational mode: violations are reported and the
+        /// run goes on (the oracle `capsule-first-race-operational`).
+        #[arg(long)]
+        operational: bool,
         #[command(flatten)]
         bounds: BoundArgs,
     },
@@ -371,8 +382,11 @@ pub fn main() -> ExitCode {
         Cmd::Explore(a) => explore_cmd(&a),
         Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
         Cmd::Corpus(a) => corpus_cmd::run(&a.paths.iter().map(PathBuf::from).collect::<Vec<_>>(), &a.bounds),
-        Cmd::Analyze { analysis, file, mutant, json } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json),
-        Cmd::Check { oracle, file, mutant, json, bounds } => check_cmd::check(&oracle, &file, mutant.as_deref(), json, &bounds),
+        Cmd::Analyze { analysis, file, mutant, json, schedule, operational } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json, schedule.as_deref(), operational),
+        Cmd::Check { oracle, file, mutant, json, operational, bounds } => {
+            let oracle = if operational { check_cmd::operational(&oracle) } else { Ok(oracle) };
+            oracle.and_then(|o| check_cmd::check(&o, &file, mutant.as_deref(), json, &bounds))
+        }
         Cmd::Mutants { json } => check_cmd::list(json),
         Cmd::Gen { generator, count, seed, stats } => gen_cmd::gen(&generator, count, seed, stats),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),

@@ -16,6 +16,7 @@ pub const ORACLE: Oracle = Oracle {
     dialect: Dialect::RacerDx,
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
+    negative_control: false,
     generate: race_oracles::gen::racerdx::swarm,
     grammar: &race_oracles::gen::racerdx::GRAMMAR,
     check,

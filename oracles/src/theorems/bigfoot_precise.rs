@@ -50,6 +50,7 @@ pub const ORACLE: Oracle = Oracle {
     dialect: Dialect::Bfj,
     sut: SutKind::CheckPlacer,
     item_kind: "property",
+    negative_control: false,
     generate: gen::bfj::swarm_bfj,
     grammar: &gen::bfj::GRAMMAR_BFJ,
     check,

@@ -40,6 +40,7 @@ pub const ORACLE: Oracle = Oracle {
     dialect: Dialect::Bfj,
     sut: SutKind::DynamicDetector,
     item_kind: "property",
+    negative_control: false,
     generate: gen::threads::swarm_detectors,
     grammar: &gen::threads::GRAMMAR,
     check,

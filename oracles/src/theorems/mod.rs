@@ -9,13 +9,18 @@
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
 //!   [`racerdx_reports`] (§3.4 on α), [`explorer_agree`] (the fast explorers against the
 //!   naive one, issue 9), [`fasttrack_precise`] (a precise detector's racy locations,
-//!   BigFoot spec §9.1 O0), [`bigfoot_precise`] (placed checks are precise, Theorem 3.9.4).
+//!   BigFoot spec §9.1 O0), [`bigfoot_precise`] (placed checks are precise, Theorem 3.9.4),
+//!   [`escape_trace_precise`] (escape elision keeps the first race, Theorem 4.5.3, and two
+//!   negative controls), [`capsule_first_race`] (capsule filtering keeps it, Theorem 5.4.3,
+//!   formal and operational).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
 
 pub mod bigfoot_precise;
+pub mod capsule_first_race;
 pub mod detector;
+pub mod escape_trace_precise;
 pub mod explorer_agree;
 pub mod fasttrack_precise;
 pub mod filter;
@@ -26,7 +31,7 @@ pub mod racerdx_tp;
 pub mod registry;
 pub mod result;
 pub mod static_race;
-mod trace_precision;
+pub mod trace_precision;
 
 pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
 pub use explorer_agree::FastExplorers;

@@ -44,6 +44,7 @@ pub const ORACLE: Oracle = Oracle {
     dialect: Dialect::RacerDx,
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
+    negative_control: false,
     generate: crate::gen::racerdx::swarm,
     grammar: &crate::gen::racerdx::GRAMMAR,
     check: check_entry,

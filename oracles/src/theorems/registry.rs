@@ -101,6 +101,10 @@ pub struct Oracle {
     pub sut: SutKind,
     /// What its items are (`report`, `method`).
     pub item_kind: &'static str,
+    /// A negative control: a claim the papers show false (escape elision is not address
+    /// precise, Fig. 4.2), kept to show that the fuzzer has teeth. Expected to fail;
+    /// campaigns over all oracles leave it out unless named.
+    pub negative_control: bool,
     /// Its generator: a program of `dialect` from any bytes (swarm knobs first, then the
     /// program), honouring the relaxed assumptions. Deterministic in its input.
     pub generate: fn(&[u8], Relax) -> Program,
@@ -149,6 +153,11 @@ impl Registry {
                 super::explorer_agree::RACERDX,
                 super::fasttrack_precise::ORACLE,
                 super::bigfoot_precise::ORACLE,
+                super::escape_trace_precise::ORACLE,
+                super::escape_trace_precise::ADDRESS_PRECISE,
+                super::escape_trace_precise::ELIDED_RACE_FREE,
+                super::capsule_first_race::ORACLE,
+                super::capsule_first_race::OPERATIONAL,
             ],
         }
     }
