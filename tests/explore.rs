@@ -298,7 +298,7 @@ fn skipping_dead_loads_keeps_the_race_sides() {
         .run(&racerdx_program(knobs), |p| {
             let plain = Machine::new(&p, cfg.loop_bound);
             let fast = Machine::new(&p, cfg.loop_bound).skipping_dead_loads();
-            let names: Vec<&str> = p.methods.iter().map(|m| m.name.as_str()).collect();
+            let names: Vec<&str> = p.methods.iter().map(|m| m.name.as_ref()).collect();
             for (i, a) in names.iter().enumerate() {
                 for b in &names[i..] {
                     let sides = |m: &Machine<'_>, schedules: &mut Vec<(Schedule, [Side; 2])>| {

@@ -42,8 +42,8 @@ struct Named {
 }
 
 fn named(m: &Machine<'_>, st: &State<'_>, e: &Event) -> Named {
-    let thread = |t: crate::machine::ThreadId| st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.clone());
-    let obj = |o: crate::machine::ObjId| st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.clone());
+    let thread = |t: crate::machine::ThreadId| st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.to_string());
+    let obj = |o: crate::machine::ObjId| st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.to_string());
     let (kind, on, write) = match e.kind {
         EventKind::Access(k, a) => ("access", st.addr_name(m, a), k == crate::lang::AccessKind::Write),
         EventKind::Check(k, a) => ("check", st.addr_name(m, a), k == crate::lang::AccessKind::Write),
@@ -90,7 +90,7 @@ pub fn class_key(m: &Machine<'_>, ex: &Execution<'_, '_>) -> u64 {
         (level[i], &events[i]).hash(&mut h);
     }
     // Each thread's own choices, in its own order.
-    let mut alts: Vec<(String, Vec<u8>)> = ex.state.threads.iter().map(|t| (t.name.clone(), vec![])).collect();
+    let mut alts: Vec<(String, Vec<u8>)> = ex.state.threads.iter().map(|t| (t.name.to_string(), vec![])).collect();
     for c in ex.schedule {
         if let Choice::Step { thread, alt } = c {
             if let Some(slot) = alts.get_mut(thread.0 as usize) {
@@ -118,8 +118,8 @@ pub fn final_state(m: &Machine<'_>, ex: &Execution<'_, '_>) -> String {
     use crate::machine::{Cell, Value};
     let st = ex.state;
     let show = |v: &Value| match v {
-        Value::Obj(o) => st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.clone()),
-        Value::Thread(t) => st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.clone()),
+        Value::Obj(o) => st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.to_string()),
+        Value::Thread(t) => st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.to_string()),
         v => format!("{v:?}"),
     };
     let mut objects: Vec<String> = st

@@ -101,7 +101,7 @@ fn expand<'p>(m: &Machine<'p>, st: &State<'p>, cfg: &Config, steps: usize) -> No
                 Err(Disabled::Blocked(why)) => blocked.push(format!("{}: {why} (line {})", st.threads[ti].name, m.next_line(st, t).unwrap_or(0))),
                 Err(Disabled::Fault(why)) => {
                     if stuck.is_none() {
-                        stuck = Some(Outcome::Stuck { thread: st.threads[ti].name.clone(), line: m.next_line(st, t).unwrap_or(0), reason: why });
+                        stuck = Some(Outcome::Stuck { thread: st.threads[ti].name.to_string(), line: m.next_line(st, t).unwrap_or(0), reason: why });
                     }
                 }
                 Err(Disabled::Infeasible) => infeasible = true,

@@ -61,7 +61,7 @@ pub fn ground_truth(program: &Program, cfg: &Config, pair: Option<(&str, &str)>)
         let threads = (1..=program.threads.len()).map(|i| format!("T{i}")).collect();
         return Ok(vec![run(&m, init, cfg, "threads".into(), threads, false)]);
     }
-    let names: Vec<&str> = program.methods.iter().map(|m| m.name.as_str()).collect();
+    let names: Vec<&str> = program.methods.iter().map(|m| m.name.as_ref()).collect();
     let pairs: Vec<(&str, &str)> = match pair {
         Some(p) => vec![p],
         None => names.iter().enumerate().flat_map(|(i, a)| names[i..].iter().map(move |b| (*a, *b))).collect(),
@@ -195,7 +195,7 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
 }
 
 fn thread_names(ex: &Execution<'_, '_>) -> Vec<String> {
-    ex.state.threads.iter().map(|t| t.name.clone()).collect()
+    ex.state.threads.iter().map(|t| t.name.to_string()).collect()
 }
 
 fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race::Race]) -> Option<Witness> {

@@ -24,7 +24,7 @@ pub struct Names {
 impl Names {
     /// The names of `st`'s objects and threads and of the program's fields.
     pub fn of(m: &Machine<'_>, st: &State<'_>) -> Names {
-        Names { objects: st.objects.iter().map(|o| o.name.clone()).collect(), fields: m.fields.clone(), threads: st.threads.iter().map(|t| t.name.clone()).collect() }
+        Names { objects: st.objects.iter().map(|o| o.name.to_string()).collect(), fields: m.fields.clone(), threads: st.threads.iter().map(|t| t.name.to_string()).collect() }
     }
 
     /// An object's name (`#N` if the table does not know it).

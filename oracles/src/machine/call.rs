@@ -168,7 +168,7 @@ mod tests {
         let t = thread_id(0);
         assert_eq!(m.step(&mut st, t, 0), Ok(Some(EventKind::Fork(thread_id(1)))));
         assert_eq!(m.step(&mut st, t, 0), Ok(Some(EventKind::Fork(thread_id(2)))));
-        let names: Vec<&str> = st.threads.iter().map(|u| u.name.as_str()).collect();
+        let names: Vec<&str> = st.threads.iter().map(|u| u.name.as_ref()).collect();
         assert_eq!(names, ["T1", "T1.1", "T1.2"]);
         assert_eq!(st.local(t, "h"), Ok(Value::Thread(thread_id(1))));
         assert_eq!(m.step(&mut st.clone(), t, 0), Err(Disabled::Blocked("waiting for T1.1 to finish".into())));

@@ -30,7 +30,7 @@ pub enum Cell {
 #[derive(Clone, Debug)]
 pub struct Object {
     /// Display name, stable across executions (`b`, `y@T1`, `l1`).
-    pub name: String,
+    pub name: std::sync::Arc<str>,
     /// Index into `Program::classes`, if allocated with a class.
     pub class: Option<usize>,
     /// Field cells, indexed by [`FieldId`] (records), empty for arrays.
@@ -71,7 +71,7 @@ impl<'p> Machine<'p> {
     /// A record object with every program field set to `init` (or undetermined, if `None`).
     pub fn record(&self, name: String, init: Option<Value>) -> Object {
         let cell = init.map_or(Cell::Lazy, Cell::Val);
-        Object { name, class: None, fields: vec![cell; self.fields.len()], elems: None, lock_owner: None, capsule_holder: None, initial: true }
+        Object { name: name.into(), class: None, fields: vec![cell; self.fields.len()], elems: None, lock_owner: None, capsule_holder: None, initial: true }
     }
 
     /// `dst = new [class]`: a fresh object whose declared fields hold the dialect's initial
@@ -88,7 +88,7 @@ impl<'p> Machine<'p> {
             }
             None => vec![init; self.fields.len()],
         };
-        st.objects.push(Object { name, class: class_idx, fields, elems: None, lock_owner: None, capsule_holder: None, initial: false });
+        st.objects.push(Object { name: name.into(), class: class_idx, fields, elems: None, lock_owner: None, capsule_holder: None, initial: false });
         id
     }
 
@@ -102,7 +102,7 @@ impl<'p> Machine<'p> {
         let id = next_obj(st);
         let elems = vec![self.sem.new_elem(); usize::try_from(n).unwrap_or(0)];
         let fields = vec![Cell::Absent; self.fields.len()];
-        st.objects.push(Object { name, class: None, fields, elems: Some(elems), lock_owner: None, capsule_holder: None, initial: false });
+        st.objects.push(Object { name: name.into(), class: None, fields, elems: Some(elems), lock_owner: None, capsule_holder: None, initial: false });
         Ok(id)
     }
 
@@ -158,11 +158,11 @@ impl<'p> State<'p> {
     pub(super) fn fresh_name(&mut self, t: ThreadId, var: &str) -> String {
         let th = &mut self.threads[idx_t(t)];
         th.allocs += 1;
-        let base = if th.name == "init" { var.to_string() } else { format!("{var}@{}", th.name) };
-        if !self.objects.iter().any(|o| o.name == base) {
+        let base = if &*th.name == "init" { var.to_string() } else { format!("{var}@{}", th.name) };
+        if !self.objects.iter().any(|o| *o.name == *base) {
             return base;
         }
-        (2..).map(|k| format!("{base}#{k}")).find(|n| !self.objects.iter().any(|o| &o.name == n)).unwrap_or(base)
+        (2..).map(|k| format!("{base}#{k}")).find(|n| !self.objects.iter().any(|o| *o.name == **n)).unwrap_or(base)
     }
 
     /// Fixes an undetermined initial value to an initial object (an existing one, or a new
@@ -177,7 +177,7 @@ impl<'p> State<'p> {
                 id
             }
         };
-        let name = self.objects[idx(o)].name.clone();
+        let name = self.objects[idx(o)].name.to_string();
         match r {
             LazyRef::Cell(c, f) => {
                 self.initial_facts.push(format!("{}.{} = {name}", self.objects[idx(c)].name, m.fields[f.0 as usize]));
@@ -214,7 +214,7 @@ impl<'p> State<'p> {
     pub fn lock_name(&self, l: LockId) -> String {
         match l {
             LockId::Global => "lock".into(),
-            LockId::Obj(o) => self.objects[idx(o)].name.clone(),
+            LockId::Obj(o) => self.objects[idx(o)].name.to_string(),
         }
     }
 }
@@ -245,7 +245,7 @@ mod tests {
         }
         assert_eq!(st.objects.len(), 1);
         assert_eq!(st.objects[0].fields, vec![Cell::Val(Value::Obj(ObjId(0))); 2]);
-        assert_eq!(st.objects[0].name, "x@T1");
+        assert_eq!(&*st.objects[0].name, "x@T1");
         assert_eq!(st.local(thread_id(0), "z"), Ok(Value::Obj(ObjId(0))));
     }
 
@@ -255,12 +255,12 @@ mod tests {
             let f = m.field("f").unwrap();
             assert_eq!(st.objects[0].fields[f.0 as usize], Cell::Val(Value::Int(0)));
             assert_eq!(st.objects[1].elems, Some(vec![Value::Int(0); 2]));
-            assert_eq!((st.objects[0].name.as_str(), st.objects[0].initial), ("c", false));
+            assert_eq!((st.objects[0].name.as_ref(), st.objects[0].initial), ("c", false));
         });
         run("dialect simplejava\nclass C { fields f; method run() { skip } }\nthread { c = new C; d = new C }\n", |m, st| {
             let f = m.field("f").unwrap();
             assert_eq!(st.objects[0].fields[f.0 as usize], Cell::Val(Value::Null));
-            assert_eq!((st.objects[0].name.as_str(), st.objects[1].name.as_str()), ("c@T1", "d@T1"));
+            assert_eq!((st.objects[0].name.as_ref(), st.objects[1].name.as_ref()), ("c@T1", "d@T1"));
         });
     }
 

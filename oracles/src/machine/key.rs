@@ -137,11 +137,11 @@ impl<'s> ByName<'s> {
     }
 
     fn thread(&self, t: ThreadId) -> &'s str {
-        self.st.threads.get(t.0 as usize).map_or("", |x| x.name.as_str())
+        self.st.threads.get(t.0 as usize).map_or("", |x| x.name.as_ref())
     }
 
     fn object(&self, o: ObjId) -> &'s str {
-        self.st.objects.get(o.0 as usize).map_or("", |x| x.name.as_str())
+        self.st.objects.get(o.0 as usize).map_or("", |x| x.name.as_ref())
     }
 
     fn feed_value(&self, v: &Value, h: &mut impl Hasher) {

@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(m.method_threads(&["nope"], vec![], &[]).err(), Some(SetupError::BadEntry("no method `nope`".into())));
         assert_eq!(m.method_threads(&["m"], vec![], &[vec![]]).err(), Some(SetupError::BadEntry("`m` takes 1 formals".into())));
         let st = m.method_threads(&["m", "m"], vec![], &[]).unwrap();
-        let names: Vec<&str> = st.threads.iter().map(|t| t.name.as_str()).collect();
+        let names: Vec<&str> = st.threads.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!((names, st.capfree.is_none()), (vec!["T1", "T2"], true));
     }
 

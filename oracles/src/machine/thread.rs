@@ -60,7 +60,7 @@ pub enum Status {
 #[derive(Clone, Debug)]
 pub struct Thread<'p> {
     /// Display name, stable across executions (`T1`, `T1.2`).
-    pub name: String,
+    pub name: std::sync::Arc<str>,
     pub(super) frames: Vec<Frame<'p>>,
     /// Running or done.
     pub status: Status,
@@ -98,7 +98,7 @@ impl<'p> Frame<'p> {
 
 impl<'p> Thread<'p> {
     pub(super) fn new(name: String, frame: Frame<'p>) -> Thread<'p> {
-        Thread { name, frames: vec![frame], status: Status::Running, depth: 0, allocs: 0, forks: 0, final_locals: None }
+        Thread { name: name.into(), frames: vec![frame], status: Status::Running, depth: 0, allocs: 0, forks: 0, final_locals: None }
     }
 }
 
@@ -229,7 +229,7 @@ mod tests {
     fn a_finished_init_hands_its_locals_to_every_thread() {
         let p = parse("dialect bfj\ninit { x = 1 }\nthread { skip }\nthread { skip }\n").unwrap();
         let st = Machine::new(&p, 2).initial_state().unwrap();
-        let names: Vec<&str> = st.threads.iter().map(|t| t.name.as_str()).collect();
+        let names: Vec<&str> = st.threads.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(names, ["T1", "T2"]);
         assert_eq!((st.local(thread_id(0), "x"), st.local(thread_id(1), "x")), (Ok(Value::Int(1)), Ok(Value::Int(1))));
     }

@@ -123,7 +123,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
         let name = |a| ex.state.addr_name(&m, a);
-        let describe = |e: &Event| format!("{} at line {} ({})", kind_text(e.kind, &name), e.line, ex.state.threads.get(e.thread.0 as usize).map_or("?", |t| t.name.as_str()));
+        let describe = |e: &Event| format!("{} at line {} ({})", kind_text(e.kind, &name), e.line, ex.state.threads.get(e.thread.0 as usize).map_or("?", |t| t.name.as_ref()));
         let trace_accesses = ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Access(..))).count() as u64;
         accesses += trace_accesses;
         checks += ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Check(..))).count() as u64;

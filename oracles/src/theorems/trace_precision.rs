@@ -24,6 +24,7 @@
 //! An exploration cut by its budget that showed no counterexample is inconclusive.
 
 use std::collections::BTreeSet;
+use std::cell::LazyCell;
 use std::ops::ControlFlow;
 
 use super::detector::reported;
@@ -94,7 +95,8 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
         tally.accesses += ex.trace.iter().filter(|e| e.access().is_some()).count() as u64;
         tally.elided += ex.trace.iter().zip(&decisions).filter(|(e, d)| e.access().is_some() && **d == Decision::Elide).count() as u64;
         tally.violations += u64::from(ex.trace.iter().any(|e| e.violation.is_some()));
-        let names = Names::of(&m, ex.state);
+        // Names are for messages only: built when a counterexample needs them.
+        let names = LazyCell::new(|| Names::of(&m, ex.state));
         let found = match property {
             Property::TracePrecise => trace_precise(ex.trace, &decisions, &alpha, detector.as_ref(), &names),
             Property::AddressPrecise => address_precise(ex.trace, &decisions, &alpha, &names),
@@ -153,7 +155,7 @@ fn partner_list(trace: &[Event], partners: &[EventIdx], names: &Names) -> String
 }
 
 /// The theorem's strong form on one trace; `Some(explanation)` on a counterexample.
-fn trace_precise(alpha: &[Event], decisions: &[Decision], races_a: &[Race], detector: &dyn super::DetectorFactory, names: &Names) -> Option<Vec<String>> {
+fn trace_precise<F: FnOnce() -> Names>(alpha: &[Event], decisions: &[Decision], races_a: &[Race], detector: &dyn super::DetectorFactory, names: &LazyCell<Names, F>) -> Option<Vec<String>> {
     let v_truth = alpha.iter().position(|e| e.violation.is_some());
     let v_sut = decisions.iter().position(|d| *d == Decision::Violation);
     if v_truth != v_sut {
@@ -166,7 +168,7 @@ fn trace_precise(alpha: &[Event], decisions: &[Decision], races_a: &[Race], dete
     }
     let before_violation = |j: EventIdx| v_truth.is_none_or(|v| (j.0 as usize) < v);
     let beta = filtered(alpha, decisions);
-    let races_b = data_races(&beta);
+    let races_b = races_of_beta(alpha, decisions, races_a, &beta);
     let (pa, pb) = (pairs(races_a), pairs(&races_b));
     if let Some((i, j, _)) = pb.difference(&pa).next() {
         let (Some(ei), Some(ej)) = (event(alpha, *i), event(alpha, *j)) else { return Some(vec!["racefuzz internal bug: a race of β outside α".into()]) };
@@ -215,11 +217,27 @@ fn trace_precise(alpha: &[Event], decisions: &[Decision], races_a: &[Race], dete
     None
 }
 
+/// The races of β. Where the filter elided accesses only, β's happens-before is α's
+/// restricted to β (Theorem 4.5.1's proof, step 3: program order is transitive and a fork
+/// edge reaches every event of the child, so dropping an access breaks no chain), and its
+/// races are α's races between kept events; otherwise they are computed afresh.
+fn races_of_beta(alpha: &[Event], decisions: &[Decision], races_a: &[Race], beta: &[Event]) -> Vec<Race> {
+    let kept = |i: EventIdx| decisions.get(i.0 as usize) != Some(&Decision::Elide);
+    if alpha.iter().zip(decisions).all(|(e, d)| *d != Decision::Elide || e.access().is_some()) {
+        races_a.iter().filter(|r| kept(r.first) && kept(r.second)).copied().collect()
+    } else {
+        data_races(beta)
+    }
+}
+
 /// P-E8 on one trace: the racy locations of β equal those of α.
-fn address_precise(alpha: &[Event], decisions: &[Decision], races_a: &[Race], names: &Names) -> Option<Vec<String>> {
-    let racy = |rs: &[Race]| rs.iter().map(|r| names.addr(r.addr)).collect::<BTreeSet<String>>();
-    let (la, lb) = (racy(races_a), racy(&data_races(&filtered(alpha, decisions))));
-    (la != lb).then(|| {
+fn address_precise<F: FnOnce() -> Names>(alpha: &[Event], decisions: &[Decision], races_a: &[Race], names: &LazyCell<Names, F>) -> Option<Vec<String>> {
+    let beta = filtered(alpha, decisions);
+    let addrs = |rs: &[Race]| rs.iter().map(|r| r.addr).collect::<BTreeSet<Addr>>();
+    let (aa, ab) = (addrs(races_a), addrs(&races_of_beta(alpha, decisions, races_a, &beta)));
+    (aa != ab).then(|| {
+        let named = |s: BTreeSet<Addr>| s.into_iter().map(|a| names.addr(a)).collect::<BTreeSet<String>>();
+        let (la, lb) = (named(aa), named(ab));
         vec![
             "RACY LOCATIONS DIFFER (address precision, P-E8):".into(),
             format!("α races on: {}", la.into_iter().collect::<Vec<_>>().join(", ")),
@@ -229,7 +247,7 @@ fn address_precise(alpha: &[Event], decisions: &[Decision], races_a: &[Race], na
 }
 
 /// P-E9 on one trace: no elided access is part of a race of α.
-fn elided_race_free(alpha: &[Event], decisions: &[Decision], races_a: &[Race], names: &Names) -> Option<Vec<String>> {
+fn elided_race_free<F: FnOnce() -> Names>(alpha: &[Event], decisions: &[Decision], races_a: &[Race], names: &LazyCell<Names, F>) -> Option<Vec<String>> {
     let elided = |i: EventIdx| decisions.get(i.0 as usize) == Some(&Decision::Elide);
     let r = races_a.iter().find(|r| elided(r.first) || elided(r.second))?;
     let (Some(a), Some(b)) = (event(alpha, r.first), event(alpha, r.second)) else { return None };
@@ -317,7 +335,7 @@ pub fn filter_table(
             .collect();
         let decisions: Vec<Decision> = rows.iter().map(|r| r.decision).collect();
         let beta = filtered(ex.trace, &decisions);
-        let races_b = data_races(&beta);
+        let races_b = races_of_beta(ex.trace, &decisions, &alpha, &beta);
         let describe = |fr: Option<crate::race::FirstRace>| {
             fr.map(|f| format!("{} with {}", event(ex.trace, f.second).map_or_else(String::new, |e| names.event(e)), partner_list(ex.trace, &f.partners, &names)))
         };
