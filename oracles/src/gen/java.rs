@@ -707,7 +707,7 @@ pub fn build_simplejava(bytes: &[u8], k: SimpleJavaKnobs) -> Program {
 ///   lock (M-E8).
 pub fn handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
-    let main_publishes = src.next() % 2 == 0;
+    let main_publishes = src.next().is_multiple_of(2);
     let (pub_h, con_h) = if main_publishes { ("w", "this") } else { ("this", "w") };
     let v = 1 + src.below(3);
     // The publisher.
@@ -743,7 +743,7 @@ pub fn handoff(bytes: &[u8]) -> Program {
         _ => {}
     }
     // The consumer.
-    let mut c = vec![if src.next() % 2 == 0 { format!("x = {con_h}.o") } else { format!("sync({con_h}) {{ x = {con_h}.o }}") }];
+    let mut c = vec![if src.next().is_multiple_of(2) { format!("x = {con_h}.o") } else { format!("sync({con_h}) {{ x = {con_h}.o }}") }];
     let then = match src.next() % 7 {
         0 => format!("x.f = {}", 1 + src.below(3)),
         1 => "y = x.f".into(),
@@ -784,13 +784,13 @@ pub fn build_capjava(bytes: &[u8], k: CapJavaKnobs) -> Program {
 ///   sibling's field, an encapsulation violation a class-based check misses (M-C3).
 pub fn capsule_handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
-    let sibling = src.next() % 4 == 0;
-    let setup = src.next() % 4 != 0;
+    let sibling = src.next().is_multiple_of(4);
+    let setup = !src.next().is_multiple_of(4);
     let mut bodies: [Vec<String>; 2] = [vec![], vec![]];
     let mut fresh = 0;
     for (i, h) in [(0, "w"), (1, "this")] {
         // Two operations in the worker of a third of the programs; one otherwise.
-        let n = if i == 1 && src.next() % 3 == 0 { 2 } else { 1 };
+        let n = if i == 1 && src.next().is_multiple_of(3) { 2 } else { 1 };
         for _ in 0..n {
             let b = src.next();
             if b == 0 {
@@ -803,14 +803,14 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
             match b % 6 {
                 0 | 1 => {
                     body.push(locked(&format!("x{fresh} = k.get()")));
-                    body.push(if b % 3 == 0 {
+                    body.push(if b.is_multiple_of(3) {
                         format!("if x{fresh} != null {{ y{fresh} = x{fresh}.g; if y{fresh} != null {{ y{fresh}.f = {v} }} }}")
                     } else {
                         format!("if x{fresh} != null {{ x{fresh}.f = {v} }}")
                     });
                 }
                 2 => {
-                    let linked = b % 3 == 0;
+                    let linked = b.is_multiple_of(3);
                     body.push(format!("a{fresh} = new Ref"));
                     if linked {
                         body.push(format!("b{fresh} = new Ref; a{fresh}.g = b{fresh}"));

@@ -146,7 +146,7 @@ fn pairs(races: &[Race]) -> BTreeSet<(EventIdx, EventIdx, Addr)> {
     races.iter().map(|r| (r.first, r.second, r.addr)).collect()
 }
 
-fn event<'t>(trace: &'t [Event], i: EventIdx) -> Option<&'t Event> {
+fn event(trace: &[Event], i: EventIdx) -> Option<&Event> {
     trace.get(i.0 as usize)
 }
 
