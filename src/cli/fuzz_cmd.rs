@@ -40,10 +40,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
-/// The oracles named on the command line (all when none is).
+/// The oracles named on the command line (when none is: all but the negative controls,
+/// which are expected to fail and run only when named).
 fn oracles(ids: &[String]) -> Result<Vec<Oracle>, CliError> {
     if ids.is_empty() {
-        return Ok(Registry::builtin().all().to_vec());
+        return Ok(Registry::builtin().all().iter().filter(|o| !o.negative_control).copied().collect());
     }
     ids.iter().map(|id| oracle(id)).collect()
 }
@@ -136,11 +137,12 @@ fn status(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
 fn summary(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
     let n = load(&c.programs);
     let mut out = format!("\n{n} programs in {:.1}s ({:.0} programs/s)\n", elapsed.as_secs_f64(), n as f64 / elapsed.as_secs_f64().max(0.001));
-    out.push_str(&format!("{:<22} {:>9} {:>9} {:>6} {:>13}  {}\n", "oracle", "checked", "pass", "fail", "inconclusive", "judged something"));
+    out.push_str(&format!("{:<30} {:>9} {:>9} {:>6} {:>13}  {}\n", "oracle", "checked", "pass", "fail", "inconclusive", "judged something"));
     for (i, o) in oracles.iter().enumerate() {
         let [p, f, u] = &c.verdicts[i];
         let (p, f, u) = (load(p), load(f), load(u));
-        out.push_str(&format!("{:<22} {:>9} {:>9} {:>6} {:>13}  {:.0}% (≥ 1 {})\n", o.id, p + f + u, p, f, u, pct(load(&c.judged[i]), p + f + u), o.item_kind));
+        let control = if o.negative_control { "; a negative control: failures expected" } else { "" };
+        out.push_str(&format!("{:<30} {:>9} {:>9} {:>6} {:>13}  {:.0}% (≥ 1 {}){control}\n", o.id, p + f + u, p, f, u, pct(load(&c.judged[i]), p + f + u), o.item_kind));
     }
     let cov: Vec<String> = FEATURES.iter().zip(&c.features).map(|(f, k)| format!("{f} {:.0}%", pct(load(k), n))).collect();
     out.push_str(&format!("feature coverage (programs with …): {}\n", cov.join(", ")));

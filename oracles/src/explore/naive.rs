@@ -226,10 +226,7 @@ pub(super) fn record<'p>(m: &Machine<'p>, parent: &State<'p>, child: Option<&Sta
     if let (Choice::Step { thread, .. }, Some(kind)) = (choice, ev) {
         let line = m.next_line(parent, thread).unwrap_or(0);
         let idx = EventIdx(u32::try_from(trace.len()).unwrap_or(u32::MAX));
-        let (moved, violation) = match child {
-            Some(c) => m.observe(parent, c, thread, kind),
-            None => (Moved::Nothing, m.observe(parent, parent, thread, kind).1),
-        };
+        let (moved, violation) = m.observe(parent, child, thread, kind);
         trace.push(Event { idx, thread, line, kind, moved, violation });
     }
 }

@@ -781,7 +781,8 @@ pub fn build_capjava(bytes: &[u8], k: CapJavaKnobs) -> Program {
 ///   object leaked by an enter (M-C5, M-C6);
 /// - `sync(h) { k.inc() }` or `k.inc()` (capsule accesses; unsynchronized: M-C1, M-C2);
 /// - `sync(h) { k.copyFrom(k2) }` against `sync(h) { k2.inc() }`: a capsule reading its
-///   sibling's field, an encapsulation violation a class-based check misses (M-C3).
+///   sibling's field, an encapsulation violation a class-based check misses (M-C3); or
+///   `sync(h) { k.relay(k2) }`, a capsule method entering another capsule.
 pub fn capsule_handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
     let sibling = src.next().is_multiple_of(4);
@@ -818,7 +819,11 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
                     body.push(locked(&format!("k.put(a{fresh})")));
                     body.push(if linked { format!("b{fresh}.f = {v}") } else { format!("a{fresh}.f = {v}") });
                 }
-                3 if sibling => body.push(locked(if i == 0 { "k.copyFrom(k2)" } else { "k2.inc()" })),
+                3 if sibling => body.push(locked(match (i, b % 4) {
+                    (0, 3) => "k.relay(k2)",
+                    (0, _) => "k.copyFrom(k2)",
+                    _ => "k2.inc()",
+                })),
                 _ => body.push(locked("k.inc()")),
             }
         }
@@ -827,7 +832,9 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
     let [main, worker] = bodies;
     let mut text = String::from("dialect capjava\nclass Ref { fields f, g }\n");
     text.push_str("capsule class K {\n  fields n, o\n  method setup() { r = new Ref; this.o = r; return null }\n  method get() { x = this.o; return x }\n");
-    text.push_str("  method put(a) { this.o = a; return null }\n  method inc() { n = this.n; this.n = n }\n  method copyFrom(c) { v = c.n; this.n = v }\n}\n");
+    text.push_str(
+        "  method put(a) { this.o = a; return null }\n  method inc() { n = this.n; this.n = n }\n  method copyFrom(c) { v = c.n; this.n = v }\n  method relay(j) { j.inc() }\n}\n",
+    );
     let fields = if uses_k2 { "k, k2" } else { "k" };
     let fetch = if uses_k2 { "k = this.k; k2 = this.k2" } else { "k = this.k" };
     let body = if worker.is_empty() { "skip".to_string() } else { format!("{fetch}; {}", worker.join("; ")) };

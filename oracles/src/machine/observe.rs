@@ -11,10 +11,14 @@ use super::*;
 use crate::lang::StmtKind;
 
 impl<'p> Machine<'p> {
-    /// The values `t`'s step from `before` to `after` moved, and the capsule violation it
-    /// is (operational mode only: in the formal mode a violating step is disabled).
-    pub fn observe(&self, before: &State<'p>, after: &State<'p>, t: ThreadId, kind: EventKind) -> (Moved, Option<Violation>) {
-        let moved = if self.sem.values { self.moved(before, after, t, kind) } else { Moved::Nothing };
+    /// The values `t`'s step from `before` to `after` moved (nothing without `after`), and
+    /// the capsule violation it is (operational mode only: in the formal mode a violating
+    /// step is disabled).
+    pub fn observe(&self, before: &State<'p>, after: Option<&State<'p>>, t: ThreadId, kind: EventKind) -> (Moved, Option<Violation>) {
+        let moved = match after {
+            Some(after) if self.sem.values => self.moved(before, after, t, kind),
+            _ => Moved::Nothing,
+        };
         let violation = if self.sem.operational { self.violation(before, t, kind) } else { None };
         (moved, violation)
     }
@@ -85,7 +89,7 @@ mod tests {
             }
             let before = st.clone();
             if let Some(kind) = m.step(&mut st, thread_id(t), 0).unwrap() {
-                let (moved, v) = m.observe(&before, &st, thread_id(t), kind);
+                let (moved, v) = m.observe(&before, Some(&st), thread_id(t), kind);
                 out.push((kind, moved, v));
             }
         }

@@ -12,7 +12,8 @@
 //!   BigFoot spec §9.1 O0), [`bigfoot_precise`] (placed checks are precise, Theorem 3.9.4),
 //!   [`escape_trace_precise`] (escape elision keeps the first race, Theorem 4.5.3, and two
 //!   negative controls), [`capsule_first_race`] (capsule filtering keeps it, Theorem 5.4.3,
-//!   formal and operational).
+//!   formal and operational), [`lock_elision`] (a negative control: partial lock elision
+//!   breaks race freedom, Fig. 4.1, §5.3).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
@@ -24,6 +25,7 @@ pub mod escape_trace_precise;
 pub mod explorer_agree;
 pub mod fasttrack_precise;
 pub mod filter;
+pub mod lock_elision;
 pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_reports;

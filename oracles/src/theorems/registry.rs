@@ -156,6 +156,7 @@ impl Registry {
                 super::escape_trace_precise::ORACLE,
                 super::escape_trace_precise::ADDRESS_PRECISE,
                 super::escape_trace_precise::ELIDED_RACE_FREE,
+                super::lock_elision::ORACLE,
                 super::capsule_first_race::ORACLE,
                 super::capsule_first_race::OPERATIONAL,
             ],
