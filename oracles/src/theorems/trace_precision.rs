@@ -23,8 +23,8 @@
 //!
 //! An exploration cut by its budget that showed no counterexample is inconclusive.
 
-use std::collections::BTreeSet;
 use std::cell::LazyCell;
+use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use super::detector::reported;
@@ -146,7 +146,7 @@ fn pairs(races: &[Race]) -> BTreeSet<(EventIdx, EventIdx, Addr)> {
     races.iter().map(|r| (r.first, r.second, r.addr)).collect()
 }
 
-fn event<'t>(trace: &'t [Event], i: EventIdx) -> Option<&'t Event> {
+fn event(trace: &[Event], i: EventIdx) -> Option<&Event> {
     trace.get(i.0 as usize)
 }
 
@@ -155,7 +155,13 @@ fn partner_list(trace: &[Event], partners: &[EventIdx], names: &Names) -> String
 }
 
 /// The theorem's strong form on one trace; `Some(explanation)` on a counterexample.
-fn trace_precise<F: FnOnce() -> Names>(alpha: &[Event], decisions: &[Decision], races_a: &[Race], detector: &dyn super::DetectorFactory, names: &LazyCell<Names, F>) -> Option<Vec<String>> {
+fn trace_precise<F: FnOnce() -> Names>(
+    alpha: &[Event],
+    decisions: &[Decision],
+    races_a: &[Race],
+    detector: &dyn super::DetectorFactory,
+    names: &LazyCell<Names, F>,
+) -> Option<Vec<String>> {
     let v_truth = alpha.iter().position(|e| e.violation.is_some());
     let v_sut = decisions.iter().position(|d| *d == Decision::Violation);
     if v_truth != v_sut {
