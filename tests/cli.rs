@@ -100,6 +100,48 @@ fn replay_reproduces_the_witness() {
     assert!(err.contains("diverges"), "{err}");
 }
 
+/// `analyze escape|capsule` prints the filter's decision per event (the pre-publication
+/// write of Fig. 4.2 elided) and checks its input: a program of another dialect, a schedule
+/// that does not fit, `--operational` on an oracle other than capsule-first-race (exit 2);
+/// `check` with a seeded capsule bug fails Fig. 5.2 (exit 1); `--json` has the table's rows.
+#[test]
+fn filters_analyze_and_check_the_papers_figures() {
+    let fig4_2 = "corpus/paper/escape/fig4_2_not_address_precise.race";
+    let fig5_2 = "corpus/paper/escape/fig5_2_leaky_capsules.race";
+    let (code, out, err) = racefuzz(&["analyze", "escape", fig4_2]);
+    assert_eq!(code, 0, "{err}");
+    let rf: Vec<&str> = out.lines().filter(|l| l.contains(": write r1@") && l.trim_end().ends_with(".f)")).collect();
+    assert_eq!(rf.len(), 2, "T1's and T2's writes of r1.f\n{out}");
+    assert!(rf[0].trim_start().starts_with("elide") && rf[1].trim_start().starts_with("keep"), "{out}");
+    assert!(out.contains("β races on p@T1.o; first race: event"), "{out}");
+
+    let (code, _, err) = racefuzz(&["analyze", "escape", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("simplejava") && err.contains("is bfj"), "{err}");
+    let (code, _, err) = racefuzz(&["analyze", "capsule", fig5_2, "--schedule", "9,9,9"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--schedule 9,9,9") && err.contains("diverges"), "{err}");
+    let (code, _, err) = racefuzz(&["check", "escape-trace-precise", fig4_2, "--operational"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--operational applies to capsule-first-race only"), "{err}");
+
+    let (code, out, _) = racefuzz(&["check", "capsule-first-race", fig5_2]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, _) = racefuzz(&["check", "capsule-first-race", fig5_2, "--mutant", "cap-exit-leaks-nothing"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL") && out.contains("FIRST RACE LOST"), "{out}");
+
+    let (code, out, err) = racefuzz(&["analyze", "capsule", "--json", fig5_2]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["table"]["rows"].as_array().unwrap_or_else(|| panic!("no table.rows array: {out}"));
+    assert!(rows.iter().any(|r| r["decision"] == "elide") && rows.iter().any(|r| r["first_race"] == true), "{out}");
+    for k in ["event", "access", "decision", "why", "violation", "first_race"] {
+        assert!(rows.iter().all(|r| r.get(k).is_some()), "a row lacks {k}: {out}");
+    }
+    assert_eq!(v["table"]["racy"][0], serde_json::json!(["n@T1.g"]), "{out}");
+}
+
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("racefuzz-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);

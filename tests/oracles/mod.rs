@@ -2,6 +2,7 @@
 //! how one is added.
 
 mod bigfoot;
+mod escape;
 mod explorer_agree;
 mod filters;
 mod fasttrack;
