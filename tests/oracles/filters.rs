@@ -50,12 +50,7 @@ fn negative_controls_are_rediscovered_no_larger_than_the_papers_figures() {
         let shrunk = shrink(&found, s.relax(), 3000, fails);
         assert!(fails(&shrunk.program), "{id}: the shrunk program passes");
         assert!(size(&shrunk.program) <= size(&fig), "{id}: shrunk to size {} > {figure}'s {}:\n{}", size(&shrunk.program), size(&fig), print(&shrunk.program));
-        text.push_str(&format!(
-            "// {id}: program {n} of the hunt, shrunk to size {} ({figure}: {})\n{}\n",
-            size(&shrunk.program),
-            size(&fig),
-            print(&shrunk.program)
-        ));
+        text.push_str(&format!("// {id}: program {n} of the hunt, shrunk to size {} ({figure}: {})\n{}\n", size(&shrunk.program), size(&fig), print(&shrunk.program)));
     }
     insta::assert_snapshot!(text);
 }

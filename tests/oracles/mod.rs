@@ -4,8 +4,8 @@
 mod bigfoot;
 mod escape;
 mod explorer_agree;
-mod filters;
 mod fasttrack;
+mod filters;
 mod racerdx;
 mod toy;
 

@@ -115,7 +115,6 @@ fn mutants_are_caught_as_predicted() {
 #[test]
 fn real_analysis_passes_generated_programs() {
     use proptest::prelude::*;
-    // Negative controls are expected to fail (tests/oracles/filters.rs rediscovers them).
     for o in Registry::builtin().all().iter().filter(|o| !o.negative_control) {
         let s = Subject::for_oracle(o, None).unwrap();
         let (conclusive, judged) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
