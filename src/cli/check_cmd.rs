@@ -168,7 +168,7 @@ pub(super) fn list(json: bool) -> Result<Exit, CliError> {
     }
     outln!("oracles:");
     for o in reg.all() {
-        outln!("  {:<22} {} [{}]", o.id, o.claim, o.spec);
+        outln!("  {:<31} {} [{}]", o.id, o.claim, o.spec);
     }
     outln!("\nmutants (predictions per oracle):");
     for m in MUTANTS {
