@@ -40,8 +40,11 @@ fn bench(c: &mut Criterion) {
     for o in reg.all() {
         let s = Subject::for_oracle(o, None).expect("real SUT");
         let ps = programs(o, &s, 200);
-        if let Some(d) = interleavings(&ps, &s) {
+        if let Some(d) = interleavings(&ps, &s, o.id.ends_with("-operational")) {
             eprintln!("{}: interleavings per program {d}", o.id);
+        }
+        if o.sut == race_oracles::theorems::SutKind::Filter && !o.negative_control {
+            eprintln!("{}: {}", o.id, filtered_share(o, &ps, &s));
         }
         g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
         // The placer oracle's baseline in the same run: the same programs under per-access
@@ -50,7 +53,7 @@ fn bench(c: &mut Criterion) {
             eprintln!("{}: {}", o.id, placement_costs(o, &ps, &s));
             let base = Subject::named("per-access", None).expect("catalogued SUT").expect("real SUT");
             eprintln!("{} with per-access checks: {}", o.id, placement_costs(o, &ps, &base));
-            if let Some(d) = interleavings(&ps, &base) {
+            if let Some(d) = interleavings(&ps, &base, false) {
                 eprintln!("{} with per-access checks: interleavings per program {d}", o.id);
             }
             g.bench_function(format!("{}/per-access", o.id), |b| {
@@ -103,14 +106,31 @@ fn placement_costs(o: &Oracle, ps: &[Program], s: &Subject) -> String {
     format!("mean check ratio {mean:.3} over {} programs with accesses; {checks} static checks for {accesses} access statements", ratios.len())
 }
 
-/// For the detector and placer oracles, which enumerate every interleaving (of the placed
-/// program, for a placer): the distribution of executions per program.
-fn interleavings(ps: &[Program], s: &Subject) -> Option<String> {
+/// A filter oracle's share of accesses filtered over `ps`, summed over every trace of every
+/// program, read off its results (`N access(es), M elided`).
+fn filtered_share(o: &Oracle, ps: &[Program], s: &Subject) -> String {
+    let number_before = |text: &str, marker: &str| -> Option<f64> { text.split(marker).next()?.rsplit([' ', ';']).next()?.parse().ok() };
+    let (mut accesses, mut elided) = (0.0, 0.0);
+    for p in ps {
+        let r = suts::check(o, p, s, suts::campaign_bounds());
+        let Some(line) = r.items.first().and_then(|i| i.explanation.first()) else { continue };
+        if let (Some(a), Some(e)) = (number_before(line, " access(es)"), number_before(line, " elided")) {
+            accesses += a;
+            elided += e;
+        }
+    }
+    format!("{elided} of {accesses} accesses filtered ({:.1}%) over every trace", 100.0 * elided / accesses.max(1.0))
+}
+
+/// For the detector, placer and filter oracles, which enumerate every interleaving (of the
+/// placed program, for a placer; in CapJava's operational mode for `…-operational`): the
+/// distribution of executions per program.
+fn interleavings(ps: &[Program], s: &Subject, operational: bool) -> Option<String> {
     use race_oracles::explore::{Config, Explorer, Naive};
     use race_oracles::machine::Machine;
     use race_oracles::theorems::Sut;
     let sut = s.sut();
-    if !matches!(sut, Sut::Detector(_) | Sut::Placer(..)) {
+    if !matches!(sut, Sut::Detector(_) | Sut::Placer(..) | Sut::Filter(..)) {
         return None;
     }
     // As the oracles enumerate: a placer oracle runs checks eagerly (`Config::eager_checks`).
@@ -123,6 +143,7 @@ fn interleavings(ps: &[Program], s: &Subject) -> Option<String> {
                 _ => p.clone(),
             };
             let m = Machine::new(&placed, cfg.loop_bound);
+            let m = if operational { m.operational() } else { m };
             Some(Naive.explore(&m, m.initial_state().ok()?, &cfg, &mut |_| std::ops::ControlFlow::Continue(())).executions)
         })
         .collect();
