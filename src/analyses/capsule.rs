@@ -28,6 +28,7 @@ use race_oracles::machine::{Addr, Event, EventIdx, EventKind, LockId, ObjId, Thr
 use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 
 use super::fasttrack::{Clocks, Vc};
+use super::object_graph::ObjectGraph;
 
 /// Seeded bugs: the re-implementation mistakes of spec §14 (M-C1…M-C6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,8 +81,8 @@ pub struct CapsuleFilter {
     classes: Classes,
     /// G: capsule-shared objects, with how each got there. Never holds a capsule.
     shared: BTreeMap<ObjId, Leak>,
-    /// The object graph: each object's fields that hold an object.
-    heap: HashMap<ObjId, BTreeMap<Addr, ObjId>>,
+    /// The object graph, from the trace's writes.
+    heap: ObjectGraph,
     /// Per thread: the capsules it is inside, innermost last (its executor is the last).
     inside: HashMap<ThreadId, Vec<ObjId>>,
     /// Per capsule: the thread inside it.
@@ -100,7 +101,7 @@ impl CapsuleFilter {
             bug,
             classes,
             shared: BTreeMap::new(),
-            heap: HashMap::new(),
+            heap: ObjectGraph::default(),
             inside: HashMap::new(),
             occupant: HashMap::new(),
             exits: HashMap::new(),
@@ -116,16 +117,9 @@ impl CapsuleFilter {
 
     /// `G ∪= acc(v)` (§6.3): stops at capsules and at members of G (closed).
     fn leak(&mut self, v: Value, how: Leak) {
-        let Value::Obj(root) = v else { return };
-        let mut stack = vec![root];
-        while let Some(o) = stack.pop() {
-            if self.classes.is_capsule(o) || self.shared.contains_key(&o) {
-                continue;
-            }
+        let transitive = self.bug != Some(CapsuleBug::NonTransitiveLeak);
+        for o in self.heap.closure(v, |o| self.classes.is_capsule(o) || self.shared.contains_key(&o), transitive) {
             self.shared.insert(o, how);
-            if self.bug != Some(CapsuleBug::NonTransitiveLeak) {
-                stack.extend(self.heap.get(&o).into_iter().flat_map(|fields| fields.values().copied()));
-            }
         }
     }
 
@@ -160,11 +154,7 @@ impl CapsuleFilter {
             Decision::Elide
         };
         if write {
-            let fields = self.heap.entry(p).or_default();
-            match value {
-                Value::Obj(v) => fields.insert(a, v),
-                _ => fields.remove(&a),
-            };
+            self.heap.write(a, value);
         }
         d
     }

@@ -19,6 +19,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::object_graph::ObjectGraph;
+
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind, ObjId, Value};
 use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 
@@ -72,8 +74,8 @@ pub struct EscapeFilter {
     bug: Option<EscapeBug>,
     /// G, with the event that put each member there.
     escaped: BTreeMap<ObjId, Cause>,
-    /// The object graph: each object's fields (and elements) that hold an object.
-    heap: HashMap<ObjId, BTreeMap<Addr, ObjId>>,
+    /// The object graph, from the trace's writes.
+    heap: ObjectGraph,
     /// (M-E3) the first thread to access each object.
     owner: HashMap<ObjId, race_oracles::machine::ThreadId>,
     /// (M-E6) per line, whether its first access was elided.
@@ -83,7 +85,7 @@ pub struct EscapeFilter {
 impl EscapeFilter {
     /// G = ∅ over an empty heap.
     pub fn new(bug: Option<EscapeBug>) -> EscapeFilter {
-        EscapeFilter { bug, escaped: BTreeMap::new(), heap: HashMap::new(), owner: HashMap::new(), sites: HashMap::new() }
+        EscapeFilter { bug, escaped: BTreeMap::new(), heap: ObjectGraph::default(), owner: HashMap::new(), sites: HashMap::new() }
     }
 
     /// Whether `o ∈ G`.
@@ -98,16 +100,8 @@ impl EscapeFilter {
 
     /// `G ∪= reach(v)` (only `v` under M-E1), in the current heap.
     fn escape(&mut self, v: Value, cause: Cause, transitive: bool) {
-        let Value::Obj(root) = v else { return };
-        let mut stack = vec![root];
-        while let Some(o) = stack.pop() {
-            if self.escaped.contains_key(&o) {
-                continue;
-            }
+        for o in self.heap.closure(v, |o| self.escaped.contains_key(&o), transitive) {
             self.escaped.insert(o, cause);
-            if transitive {
-                stack.extend(self.heap.get(&o).into_iter().flat_map(|fields| fields.values().copied()));
-            }
         }
     }
 
@@ -141,11 +135,7 @@ impl EscapeFilter {
         }
         if write {
             // The heap after the write (the decision and G used the heap before it).
-            let fields = self.heap.entry(p).or_default();
-            match value {
-                Value::Obj(v) => fields.insert(a, v),
-                _ => fields.remove(&a),
-            };
+            self.heap.write(a, value);
         }
         if keep {
             Decision::Keep
@@ -253,8 +243,8 @@ mod tests {
             let now: Vec<ObjId> = f.escaped().map(|(o, _)| o).collect();
             assert!(before.iter().all(|o| now.contains(o)), "G shrank at event {}", e.idx.0);
             for o in &now {
-                for v in f.heap.get(o).into_iter().flat_map(|fs| fs.values()) {
-                    assert!(f.is_escaped(*v), "G not closed: {o:?} escaped, {v:?} behind it not");
+                for v in f.heap.successors(*o) {
+                    assert!(f.is_escaped(v), "G not closed: {o:?} escaped, {v:?} behind it not");
                 }
             }
             before = now;

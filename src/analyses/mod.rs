@@ -5,5 +5,6 @@ pub mod bigfoot;
 pub mod capsule;
 pub mod escape;
 pub mod fasttrack;
+pub mod object_graph;
 pub mod per_access;
 pub mod racerdx;
