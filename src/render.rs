@@ -241,3 +241,25 @@ pub fn result_json(r: &OracleResult, program: &str) -> serde_json::Value {
         "items": items, "note": r.note, "context": r.context,
     })
 }
+
+/// An access filter on one execution (`racefuzz analyze escape|capsule`): one row per event
+/// (its decision, the event, the filter's reason; `*` marks α's first race), then the
+/// accesses elided, the first races and racy locations of α and β, and the detector's
+/// first report on β (`detector` names it).
+pub fn filter_table(t: &race_oracles::theorems::trace_precision::FilterTable, detector: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("execution: schedule {}\n", t.schedule);
+    for r in &t.rows {
+        let mark = if r.first_race { "*" } else { " " };
+        let violation = r.violation.as_ref().map(|v| format!(" [violation: {v}]")).unwrap_or_default();
+        let _ = writeln!(out, "{mark} {:<9} {}{violation}\n              {}", format!("{:?}", r.decision).to_lowercase(), r.event, r.why);
+    }
+    let share = if t.accesses.0 == 0 { 0.0 } else { 100.0 * t.accesses.1 as f64 / t.accesses.0 as f64 };
+    let _ = writeln!(out, "{} access(es), {} elided ({share:.0}%); * = part of α's first race", t.accesses.0, t.accesses.1);
+    let none = || "none".to_string();
+    let locs = |l: &[String]| if l.is_empty() { none() } else { l.join(", ") };
+    let _ = writeln!(out, "α races on {}; first race: {}", locs(&t.racy.0), t.first_race.clone().unwrap_or_else(none));
+    let _ = writeln!(out, "β races on {}; first race: {}", locs(&t.racy.1), t.first_race_beta.clone().unwrap_or_else(none));
+    let _ = writeln!(out, "{detector} on β first reports: {}", t.detector_first.clone().unwrap_or_else(none));
+    out
+}

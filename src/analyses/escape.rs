@@ -168,19 +168,18 @@ impl AccessFilter for EscapeFilter {
     }
 
     fn explain(&self, e: &Event, d: Decision) -> String {
-        let target = match e.kind {
-            EventKind::Access(_, a) => a.obj(),
-            EventKind::Acquire(race_oracles::machine::LockId::Obj(l)) | EventKind::Release(race_oracles::machine::LockId::Obj(l)) => l,
-            EventKind::Fork(_) => return "a fork is never elided; what the thread object reaches escapes".into(),
+        let target = match (e.kind, d) {
+            (EventKind::Access(_, a), _) => a.obj(),
+            (EventKind::Fork(_), _) => return "a fork is never elided; what the thread object reaches escapes".into(),
+            (_, Decision::Elide) => return "(seeded bug) its lock object has not escaped".into(),
             _ => return "synchronization is never elided".into(),
         };
         match (d, self.escaped.get(&target)) {
-            (Decision::Elide, _) => "its object has not escaped (∉ G): only this thread can reach it".into(),
+            (Decision::Elide, _) | (_, None) => "its object has not escaped (∉ G): only this thread can reach it".into(),
             (_, Some(Cause::Fork(i))) => format!("its object escaped at event {} (reached from a forked thread object)", i.0),
             (_, Some(Cause::Published(i))) if *i == e.idx => "its object escaped earlier; this write publishes what the value reaches".into(),
             (_, Some(Cause::Published(i))) => format!("its object escaped at event {} (written into an escaped object)", i.0),
             (_, Some(Cause::SecondThread(i))) => format!("its object became shared at event {} (a second thread accessed it)", i.0),
-            (_, None) => "synchronization is never elided".into(),
         }
     }
 }

@@ -122,19 +122,7 @@ fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: 
         return Ok(Exit::Ok);
     }
     outln!("{name} on {}{}{}", file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default(), if operational { ", operational" } else { "" });
-    outln!("execution: schedule {}", t.schedule);
-    for r in &t.rows {
-        let mark = if r.first_race { "*" } else { " " };
-        let violation = r.violation.as_ref().map(|v| format!(" [violation: {v}]")).unwrap_or_default();
-        outln!("{mark} {:<9} {}{violation}\n              {}", format!("{:?}", r.decision).to_lowercase(), r.event, r.why);
-    }
-    let share = if t.accesses.0 == 0 { 0.0 } else { 100.0 * t.accesses.1 as f64 / t.accesses.0 as f64 };
-    outln!("{} access(es), {} elided ({share:.0}%); * = part of α's first race", t.accesses.0, t.accesses.1);
-    let none = || "none".to_string();
-    let locs = |l: &[String]| if l.is_empty() { none() } else { l.join(", ") };
-    outln!("α races on {}; first race: {}", locs(&t.racy.0), t.first_race.clone().unwrap_or_else(none));
-    outln!("β races on {}; first race: {}", locs(&t.racy.1), t.first_race_beta.clone().unwrap_or_else(none));
-    outln!("{} on β first reports: {}", d.fresh().name(), t.detector_first.clone().unwrap_or_else(none));
+    emit(&crate::render::filter_table(&t, &d.fresh().name()));
     Ok(Exit::Ok)
 }
 

@@ -47,21 +47,9 @@ fn table(sut: &str, p: &Program) -> FilterTable {
     filter_table(p, f, d, false, &suts::campaign_bounds(), None).unwrap()
 }
 
-/// A filter table as text, one line per event (`*` marks α's first race), then the races.
+/// A filter table as text: what `racefuzz analyze` prints.
 fn table_text(t: &FilterTable) -> String {
-    let mut out = format!("execution: schedule {}\n", t.schedule);
-    for r in &t.rows {
-        let mark = if r.first_race { "*" } else { " " };
-        let violation = r.violation.as_ref().map(|v| format!(" [violation: {v}]")).unwrap_or_default();
-        let _ = writeln!(out, "{mark} {:<9} {}{violation}: {}", format!("{:?}", r.decision).to_lowercase(), r.event, r.why);
-    }
-    let none = || "none".to_string();
-    let locs = |l: &[String]| if l.is_empty() { none() } else { l.join(", ") };
-    let _ = writeln!(out, "{} access(es), {} elided", t.accesses.0, t.accesses.1);
-    let _ = writeln!(out, "α races on {}; first race: {}", locs(&t.racy.0), t.first_race.clone().unwrap_or_else(none));
-    let _ = writeln!(out, "β races on {}; first race: {}", locs(&t.racy.1), t.first_race_beta.clone().unwrap_or_else(none));
-    let _ = writeln!(out, "detector on β first reports: {}", t.detector_first.clone().unwrap_or_else(none));
-    out
+    render::filter_table(t, "FastTrack")
 }
 
 /// How many traces of a conclusive check raced (its explanation's `N trace(s), M racy`).
