@@ -4,7 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use race_oracles::lang::Program;
-use race_oracles::theorems::{Oracle, Registry, StaticRaceAnalysis, Verdict};
+use race_oracles::machine::Event;
+use race_oracles::theorems::{AccessFilter, Budget, Classes, Decision, Oracle, Registry, StaticRaceAnalysis, Sut, Verdict};
 use racefuzz::analyses::racerdx::RacerDx;
 use racefuzz::mutants::{Prediction, MUTANTS};
 use racefuzz::suts::{self, Subject};
@@ -45,6 +46,12 @@ fn bench(c: &mut Criterion) {
         }
         if o.sut == race_oracles::theorems::SutKind::Filter && !o.negative_control {
             eprintln!("{}: {}", o.id, filtered_share(o, &ps, &s));
+            // The baseline in the same run: the same programs and oracle with a filter that
+            // keeps every event (FastTrack on α itself; the oracle's own work unchanged).
+            let keep_all = |_: Classes| Box::new(KeepAll) as Box<dyn AccessFilter>;
+            let ft = racefuzz::analyses::fasttrack::FastTrackFactory::default();
+            let budget = Budget { explore: suts::campaign_bounds(), relax: s.relax() };
+            g.bench_function(format!("{}/keep-all", o.id), |b| b.iter(|| ps.iter().filter(|p| o.check(p, &Sut::Filter(&keep_all, &ft), &budget).verdict == Verdict::Fail).count()));
         }
         g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
         // The placer oracle's baseline in the same run: the same programs under per-access
@@ -106,6 +113,19 @@ fn placement_costs(o: &Oracle, ps: &[Program], s: &Subject) -> String {
     format!("mean check ratio {mean:.3} over {} programs with accesses; {checks} static checks for {accesses} access statements", ratios.len())
 }
 
+/// The baseline filter: keeps every event.
+struct KeepAll;
+
+impl AccessFilter for KeepAll {
+    fn on_event(&mut self, _: &Event) -> Decision {
+        Decision::Keep
+    }
+
+    fn name(&self) -> String {
+        "keep-all".into()
+    }
+}
+
 /// A filter oracle's share of accesses filtered over `ps`, summed over every trace of every
 /// program, read off its results (`N access(es), M elided`).
 fn filtered_share(o: &Oracle, ps: &[Program], s: &Subject) -> String {
@@ -128,7 +148,6 @@ fn filtered_share(o: &Oracle, ps: &[Program], s: &Subject) -> String {
 fn interleavings(ps: &[Program], s: &Subject, operational: bool) -> Option<String> {
     use race_oracles::explore::{Config, Explorer, Naive};
     use race_oracles::machine::Machine;
-    use race_oracles::theorems::Sut;
     let sut = s.sut();
     if !matches!(sut, Sut::Detector(_) | Sut::Placer(..) | Sut::Filter(..)) {
         return None;
