@@ -83,12 +83,6 @@ impl<F: Fn(Classes) -> Box<dyn AccessFilter>> FilterFactory for F {
     }
 }
 
-/// Runs a fresh filter over `trace`: one decision per event.
-pub fn decide(factory: &dyn FilterFactory, classes: Classes, trace: &[Event]) -> Vec<Decision> {
-    let mut f = factory.fresh(classes);
-    trace.iter().map(|e| f.on_event(e)).collect()
-}
-
 /// The filtered trace β: the events the detector sees, with their α indices (an elided
 /// event is a no-op in place, so it is simply absent; spec A8).
 pub fn filtered(trace: &[Event], decisions: &[Decision]) -> Vec<Event> {
@@ -122,7 +116,8 @@ mod tests {
         let w = |i: u32, o: u32| Event::plain(EventIdx(i), ThreadId(0), 1, EventKind::Access(AccessKind::Write, Addr::Field(ObjId(o), FieldId(0))));
         let trace = [w(0, 0), w(1, 1), w(2, 0), w(3, 1)];
         let factory = |_: Classes| Box::new(NotZero) as Box<dyn AccessFilter>;
-        let d = decide(&factory, Classes::default(), &trace);
+        let mut f = factory.fresh(Classes::default());
+        let d: Vec<Decision> = trace.iter().map(|e| f.on_event(e)).collect();
         assert_eq!(d, [Decision::Elide, Decision::Keep, Decision::Elide, Decision::Keep]);
         let beta: Vec<u32> = filtered(&trace, &d).iter().map(|e| e.idx.0).collect();
         assert_eq!(beta, [1, 3]);
