@@ -142,11 +142,13 @@ impl Default for CapJavaKnobs {
 }
 
 impl CapJavaKnobs {
-    /// Swarm knobs: workers and operations as [`SimpleJavaKnobs::swarm`], capsule thread
+    /// Swarm knobs: workers as [`SimpleJavaKnobs::swarm`], at most 3 visible operations per worker, capsule thread
     /// objects for 0%, 30% or 60% of the workers, `setup` in 85%, SimpleJava operations in
     /// 50%, and a deliberate violation in about 4% of the programs (unsynchronized calls and
     /// `copyFrom` about 2% each, an outside field read rarer).
     pub fn swarm(h: [u8; SWARM_HEADER]) -> CapJavaKnobs {
+        // Hand-off programs in 70% (`capsule_handoff`); the rest at most 3 operations a worker,
+        // since every capsule call costs an enter, an exit and its accesses in every interleaving.
         let workers = workers_of(h[0]);
         let violation = match h[3] {
             0..=5 => 1,
@@ -156,7 +158,7 @@ impl CapJavaKnobs {
         };
         CapJavaKnobs {
             workers,
-            ops: ops_of(workers, h[1]),
+            ops: ops_of(workers, h[1]).min(3),
             main_ops: usize::from(h[1] >> 5) % 3,
             capsule_threads: [0, 30, 60][usize::from(h[2] % 3)],
             setup: chance(h[2].rotate_left(3), 85),
@@ -775,11 +777,12 @@ pub fn build_capjava(bytes: &[u8], k: CapJavaKnobs) -> Program {
 /// object (synchronized by construction) or without (a capFree or occupancy violation).
 /// Each of the two does one of (the worker two in a third of the programs; spec §10.2, §14
 /// M-C1–M-C6):
-/// - `sync(h) { x = k.get() }; if x != null { x.f = v }`: an object leaked by an exit, then
-///   written unsynchronized (Fig. 5.2, M-C4), or its linked object `x.g` (M-C6);
-/// - `a = new Ref; [b = new Ref; a.g = b]; sync(h) { k.put(a) }; a.f = v` (or `b.f`): an
+/// - `sync(h) { x = k.getO() }; if x != null { x.g = v }`: an object leaked by an exit,
+///   then written unsynchronized (Fig. 5.2, M-C4), or its linked object `x.n` (M-C6);
+/// - `a = new Ref; [b = new Ref; a.n = b]; sync(h) { k.put(a) }; a.g = v` (or `b.g`): an
 ///   object leaked by an enter (M-C5, M-C6);
-/// - `sync(h) { k.inc() }` or `k.inc()` (capsule accesses; unsynchronized: M-C1, M-C2);
+/// - `sync(h) { k.inc() }`, `sync(h) { k.touch() }` (the capsule's inner object, touched
+///   inside) or either unsynchronized (capsule accesses; unsynchronized: M-C1, M-C2);
 /// - `sync(h) { k.copyFrom(k2) }` against `sync(h) { k2.inc() }`: a capsule reading its
 ///   sibling's field, an encapsulation violation a class-based check misses (M-C3); or
 ///   `sync(h) { k.relay(k2) }`, a capsule method entering another capsule.
@@ -803,37 +806,37 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
             let body = &mut bodies[i];
             match b % 6 {
                 0 | 1 => {
-                    body.push(locked(&format!("x{fresh} = k.get()")));
+                    body.push(locked(&format!("x{fresh} = k.getO()")));
                     body.push(if b.is_multiple_of(3) {
-                        format!("if x{fresh} != null {{ y{fresh} = x{fresh}.g; if y{fresh} != null {{ y{fresh}.f = {v} }} }}")
+                        format!("if x{fresh} != null {{ y{fresh} = x{fresh}.n; if y{fresh} != null {{ y{fresh}.g = {v} }} }}")
                     } else {
-                        format!("if x{fresh} != null {{ x{fresh}.f = {v} }}")
+                        format!("if x{fresh} != null {{ x{fresh}.g = {v} }}")
                     });
                 }
                 2 => {
                     let linked = b.is_multiple_of(3);
                     body.push(format!("a{fresh} = new Ref"));
                     if linked {
-                        body.push(format!("b{fresh} = new Ref; a{fresh}.g = b{fresh}"));
+                        body.push(format!("b{fresh} = new Ref; a{fresh}.n = b{fresh}"));
                     }
                     body.push(locked(&format!("k.put(a{fresh})")));
-                    body.push(if linked { format!("b{fresh}.f = {v}") } else { format!("a{fresh}.f = {v}") });
+                    body.push(if linked { format!("b{fresh}.g = {v}") } else { format!("a{fresh}.g = {v}") });
                 }
                 3 if sibling => body.push(locked(match (i, b % 4) {
                     (0, 3) => "k.relay(k2)",
                     (0, _) => "k.copyFrom(k2)",
                     _ => "k2.inc()",
                 })),
-                _ => body.push(locked("k.inc()")),
+                _ => body.push(locked(if b.is_multiple_of(2) { "k.inc()" } else { "k.touch()" })),
             }
         }
     }
     let uses_k2 = bodies.iter().flatten().any(|s| s.contains("k2"));
     let [main, worker] = bodies;
-    let mut text = String::from("dialect capjava\nclass Ref { fields f, g }\n");
-    text.push_str("capsule class K {\n  fields n, o\n  method setup() { r = new Ref; this.o = r; return null }\n  method get() { x = this.o; return x }\n");
+    let mut text = String::from("dialect capjava\nclass Ref { fields g, n }\n");
+    text.push_str("capsule class K {\n  fields n, o\n  method setup() { r = new Ref; this.o = r; return null }\n  method getO() { x = this.o; return x }\n");
     text.push_str(
-        "  method put(a) { this.o = a; return null }\n  method inc() { n = this.n; this.n = n }\n  method copyFrom(c) { v = c.n; this.n = v }\n  method relay(j) { j.inc() }\n}\n",
+        "  method put(a) { this.o = a; return null }\n  method inc() { n = this.n; this.n = n }\n  method touch() { x = this.o; if x != null { x.g = 1 } }\n  method copyFrom(c) { v = c.n; this.n = v }\n  method relay(j) { j.inc() }\n}\n",
     );
     let fields = if uses_k2 { "k, k2" } else { "k" };
     let fetch = if uses_k2 { "k = this.k; k2 = this.k2" } else { "k = this.k" };
