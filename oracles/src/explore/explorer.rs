@@ -169,6 +169,11 @@ pub struct Config {
     /// (`bigfoot-precise`) sets it; it is off everywhere else, since check events order the
     /// traces the other explorers and the class counts compare.
     pub eager_checks: bool,
+    /// The naive explorer ends an execution at its first event that is a capsule violation
+    /// (CapJava's operational mode, [`crate::machine::Machine::operational`]), as
+    /// [`Outcome::Violated`]. `capsule-first-race-operational` sets it: its claim ends at
+    /// the first violation (spec/escape_capsule.md §9.4), so what follows is owed nothing.
+    pub stop_at_violation: bool,
     /// Stop (incomplete) once this instant has passed: a campaign's wall-clock budget.
     #[serde(skip)]
     pub deadline: Option<std::time::Instant>,
@@ -190,6 +195,7 @@ impl Default for Config {
             explorer: ExplorerKind::Naive,
             eager_local: true,
             eager_checks: false,
+            stop_at_violation: false,
             deadline: None,
         }
     }
@@ -223,6 +229,8 @@ pub enum Outcome {
     /// The path reached a state explored before (stateful search only): what follows was
     /// visited from there.
     Merged,
+    /// The last event is a capsule violation and [`Config::stop_at_violation`] is set.
+    Violated,
 }
 
 impl std::fmt::Display for Outcome {
@@ -234,6 +242,7 @@ impl std::fmt::Display for Outcome {
             Outcome::Infeasible => f.write_str("infeasible (an assume failed)"),
             Outcome::Truncated => f.write_str("truncated at the step budget"),
             Outcome::Merged => f.write_str("merged into an explored state"),
+            Outcome::Violated => f.write_str("stopped at its first capsule violation"),
         }
     }
 }
@@ -284,6 +293,9 @@ pub struct Stats {
     pub truncated: u64,
     /// … that merged into an explored state (stateful search).
     pub merged: u64,
+    /// … that stopped at a capsule violation ([`Config::stop_at_violation`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub violated: u64,
     /// Distinct states in the visited set (stateful search; 0 otherwise).
     pub states: u64,
     /// Branches DPOR dropped as redundant: sleep-set blocked, or a wakeup sequence the state
@@ -315,6 +327,7 @@ impl Stats {
                 self.complete = false;
             }
             Outcome::Merged => self.merged += 1,
+            Outcome::Violated => self.violated += 1,
         }
     }
 }

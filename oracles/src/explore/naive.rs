@@ -210,7 +210,14 @@ pub(super) fn explore<'p>(
         record(m, state, Some(&child), choice, ev, &mut trace);
         let steps = path.iter().filter(|c| matches!(c, Choice::Step { .. })).count();
         let seen = visited.as_deref_mut().is_some_and(|v| !v.insert(key(&child)));
-        let n = if seen { Node { succs: vec![], next: 0, leaf: Some(Outcome::Merged), need: None } } else { expand(m, &child, cfg, steps) };
+        let violated = cfg.stop_at_violation && trace.len() > tl && trace.last().is_some_and(|e| e.violation.is_some());
+        let n = if seen {
+            Node { succs: vec![], next: 0, leaf: Some(Outcome::Merged), need: None }
+        } else if violated {
+            Node { succs: vec![], next: 0, leaf: Some(Outcome::Violated), need: None }
+        } else {
+            expand(m, &child, cfg, steps)
+        };
         watch(m, cfg, &n, &child, trace.len(), path.len(), &mut found);
         stack.push((n, child, tl, dl));
     }

@@ -16,7 +16,10 @@
 //!    location it reports is racy in α;
 //! 4. **violations** (operational CapJava, P-C9/P-C10, §9.4): the filter reports its first
 //!    capsule violation exactly where the semantics marks the first one (index v), and
-//!    1 and 3 are owed only when `j*(α) < v`; 2 holds regardless.
+//!    1 and 3 are owed only when `j*(α) < v`. Each execution ends at its first violation
+//!    ([`Config::stop_at_violation`]): after it the claim owes nothing but 2, which holds
+//!    by construction for a filter that keeps every synchronization event and is checked
+//!    on the formal traces.
 //!
 //! P-E5 (lost races come after the first) follows from 1 and 2 and is not checked on its
 //! own. The invariants P-E6/P-C6 are the filter's business (its own tests).
@@ -73,7 +76,8 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
     if let Err(e) = validate_relaxed(p, b.relax) {
         return inconclusive(format!("precondition unmet: {e}"));
     }
-    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
+    // Operational: an execution ends at its first violation, where the claim ends.
+    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, stop_at_violation: operational, ..b.explore };
     let mut m = Machine::new(p, cfg.loop_bound);
     if operational {
         m = m.operational();
