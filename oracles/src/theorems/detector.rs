@@ -1,12 +1,13 @@
-//! The seam for dynamic race detectors (FastTrack, BigFoot's DynamicBF, the escape and
-//! capsule filters; conventions §4 and §6): a detector consumes the machine's events one at
-//! a time and answers, cheaply, whether an event completes a race it reports. Only when an
-//! oracle needs to show a report does it call the cold path, [`DynamicDetector::explain`].
+//! The seam for dynamic race detectors (FastTrack, BigFoot's DynamicBF; conventions §4 and
+//! §6): a detector consumes the machine's events one at a time and answers, cheaply,
+//! whether an event completes a race it reports. Only when an oracle needs to show a report
+//! does it call the cold path, [`DynamicDetector::explain`]. (The escape and capsule
+//! filters sit in front of a detector, behind their own seam, [`super::filter`].)
 //!
-//! The oracles that judge detectors (`fasttrack-precise`, `bigfoot-precise`,
-//! `escape-trace-precise`, `capsule-first-race`) arrive with their issues; they feed every
-//! explored trace to a fresh detector ([`DetectorFactory`]) and compare its reports with
-//! the ground truth's races (`race::hb`, `race::first_race`).
+//! The oracles that judge detectors (`fasttrack-precise`, `bigfoot-precise`, and behind a
+//! filter `escape-trace-precise`, `capsule-first-race`) feed every explored trace to a
+//! fresh detector ([`DetectorFactory`]) and compare its reports with the ground truth's
+//! races (`race::hb`, `race::first_race`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
