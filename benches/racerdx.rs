@@ -143,8 +143,8 @@ fn filtered_share(o: &Oracle, ps: &[Program], s: &Subject) -> String {
 }
 
 /// For the detector, placer and filter oracles, which enumerate every interleaving (of the
-/// placed program, for a placer; in CapJava's operational mode for `…-operational`): the
-/// distribution of executions per program.
+/// placed program, for a placer; in CapJava's operational mode, up to each first violation,
+/// for `…-operational`): the distribution of executions per program.
 fn interleavings(ps: &[Program], s: &Subject, operational: bool) -> Option<String> {
     use race_oracles::explore::{Config, Explorer, Naive};
     use race_oracles::machine::Machine;
@@ -153,7 +153,7 @@ fn interleavings(ps: &[Program], s: &Subject, operational: bool) -> Option<Strin
         return None;
     }
     // As the oracles enumerate: a placer oracle runs checks eagerly (`Config::eager_checks`).
-    let cfg = Config { max_executions: 20_000, eager_checks: matches!(sut, Sut::Placer(..)), ..suts::campaign_bounds() };
+    let cfg = Config { max_executions: 20_000, eager_checks: matches!(sut, Sut::Placer(..)), stop_at_violation: operational, ..suts::campaign_bounds() };
     let mut n: Vec<u64> = ps
         .iter()
         .filter_map(|p| {
