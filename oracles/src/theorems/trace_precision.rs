@@ -384,3 +384,126 @@ pub fn filter_table(
     }
     table.or(first).ok_or_else(|| "the program has no execution".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::AccessKind;
+    use crate::machine::{EventKind, FieldId, LockId, ObjId, ThreadId, Violation};
+    use crate::theorems::{DetectorFactory, DynamicDetector, Reported};
+
+    /// The reference detector: reports an event iff it completes a race of what it has seen.
+    struct Exact(Vec<Event>);
+
+    impl DynamicDetector for Exact {
+        fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
+            self.0.push(e.clone());
+            if data_races(&self.0).iter().any(|r| r.second == e.idx) {
+                Err(Reported)
+            } else {
+                Ok(())
+            }
+        }
+
+        fn name(&self) -> String {
+            "exact".into()
+        }
+    }
+
+    /// Reports nothing.
+    struct Silent;
+
+    impl DynamicDetector for Silent {
+        fn on_event(&mut self, _: &Event) -> Result<(), Reported> {
+            Ok(())
+        }
+
+        fn name(&self) -> String {
+            "silent".into()
+        }
+    }
+
+    const X: Addr = Addr::Field(ObjId(0), FieldId(0));
+    const Y: Addr = Addr::Field(ObjId(1), FieldId(0));
+
+    fn ev(i: u32, t: u32, kind: EventKind) -> Event {
+        Event::plain(EventIdx(i), ThreadId(t), i + 1, kind)
+    }
+
+    fn w(i: u32, t: u32, a: Addr) -> Event {
+        ev(i, t, EventKind::Access(AccessKind::Write, a))
+    }
+
+    /// Main forks T1, writes y then x; T1 writes x then y: the first race completes at
+    /// event 3 (x), the y race at event 4.
+    fn racy() -> Vec<Event> {
+        vec![ev(0, 0, EventKind::Fork(ThreadId(1))), w(1, 0, Y), w(2, 0, X), w(3, 1, X), w(4, 1, Y)]
+    }
+
+    fn judge(alpha: &[Event], decisions: &[Decision], detector: &dyn DetectorFactory) -> Option<String> {
+        let names = LazyCell::new(Names::default);
+        trace_precise(alpha, decisions, &data_races(alpha), detector, &names).map(|lines| lines.join("\n"))
+    }
+
+    fn exact() -> impl DetectorFactory {
+        || Box::new(Exact(vec![])) as Box<dyn DynamicDetector>
+    }
+
+    use Decision::{Elide as E, Keep as K};
+
+    #[test]
+    fn keeping_the_first_race_passes_and_losing_it_fails() {
+        let alpha = racy();
+        assert_eq!(judge(&alpha, &[K; 5], &exact()), None);
+        // Eliding the y race's first access loses a later race only: still trace precise.
+        assert_eq!(judge(&alpha, &[K, E, K, K, K], &exact()), None);
+        // Eliding a partner of the first race loses it.
+        let lost = judge(&alpha, &[K, K, E, K, K], &exact()).unwrap();
+        assert!(lost.starts_with("FIRST RACE LOST"), "{lost}");
+        let missed = judge(&alpha, &[K; 5], &(|| Box::new(Silent) as Box<dyn DynamicDetector>)).unwrap();
+        assert!(missed.starts_with("DETECTOR MISSED THE FIRST RACE"), "{missed}");
+    }
+
+    #[test]
+    fn a_dropped_release_makes_a_new_race() {
+        let l = LockId::Obj(ObjId(2));
+        let alpha = vec![
+            ev(0, 0, EventKind::Fork(ThreadId(1))),
+            ev(1, 0, EventKind::Acquire(l)),
+            w(2, 0, X),
+            ev(3, 0, EventKind::Release(l)),
+            ev(4, 1, EventKind::Acquire(l)),
+            w(5, 1, X),
+            ev(6, 1, EventKind::Release(l)),
+        ];
+        assert_eq!(judge(&alpha, &[K; 7], &exact()), None);
+        let new = judge(&alpha, &[K, K, K, E, K, K, K], &exact()).unwrap();
+        assert!(new.starts_with("NEW RACE"), "{new}");
+    }
+
+    #[test]
+    fn violations_must_match_and_cut_what_is_owed() {
+        let mut alpha = racy();
+        alpha[2].violation = Some(Violation::Encapsulation);
+        // The semantics marks event 2; a filter that reports nothing there is wrong.
+        let differs = judge(&alpha, &[K; 5], &exact()).unwrap();
+        assert!(differs.starts_with("FIRST VIOLATION differs"), "{differs}");
+        // Reported where it happens, the first race (at 3, after v = 2) is owed nothing.
+        assert_eq!(judge(&alpha, &[K, K, Decision::Violation, E, K], &(|| Box::new(Silent) as Box<dyn DynamicDetector>)), None);
+    }
+
+    #[test]
+    fn the_negative_controls_see_a_lost_later_race() {
+        let alpha = racy();
+        let names = LazyCell::new(Names::default);
+        let races = data_races(&alpha);
+        let later_lost = [K, E, K, K, K];
+        assert!(address_precise(&alpha, &later_lost, &races, &names).is_some());
+        assert!(elided_race_free(&alpha, &later_lost, &races, &names).is_some());
+        assert!(address_precise(&alpha, &[K; 5], &races, &names).is_none());
+        assert!(elided_race_free(&alpha, &[K; 5], &races, &names).is_none());
+        // β's races, derived or recomputed, agree.
+        let beta = filtered(&alpha, &later_lost);
+        assert_eq!(races_of_beta(&alpha, &later_lost, &races, &beta), data_races(&beta));
+    }
+}
