@@ -6,7 +6,7 @@
 //! (`i = 0; loop { …a[i]…; i = i + k; if i >= n break }`, k ∈ {1, 2}, §9.3 Ex. 2 and 8) and
 //! `while` loops, reassigned index variables (renaming, §4.6), and calls to methods that do
 //! not synchronize, that acquire and release, or that only acquire or only release (the
-//! kill-set classes of [CALL], §9.3 Ex. 5 and 6).
+//! kill-set classes of \[CALL\], §9.3 Ex. 5 and 6).
 //!
 //! Built deterministically from bytes like [`super::threads`] ([`swarm_bfj`] for the
 //! registry, hence for cargo fuzz's `arbitrary` bytes and quickcheck's; [`bfj_program`] with

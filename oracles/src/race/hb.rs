@@ -3,7 +3,7 @@
 //! Definition (design.md; spec/bigfoot.md §1.2; spec/escape_capsule.md §1.2): the smallest
 //! transitive relation containing program order, release → later acquire of the same lock,
 //! fork → every event of the child, and every event of a thread → the join of it. Capsule
-//! enter/exit add no edge (escape_capsule §1.2 [D]); checks add none.
+//! enter/exit add no edge (escape_capsule §1.2 \[D\]); checks add none.
 //!
 //! Computed with vector clocks (DJIT+): each event is stamped with its thread's clock; event
 //! i happens-before a later event j of another thread iff `C_i[t_i] ≤ C_j[t_i]`.

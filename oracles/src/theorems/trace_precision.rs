@@ -6,7 +6,7 @@
 //! race depends on the order of independent events, design.md principle 1), the filter
 //! decides every event of α ([`super::filter`]), β is α without the elided events (same
 //! indices, spec A8), and the ground truth computes the races of both with the same
-//! happens-before (`race::hb`, with fork edges, spec A4). [`Property::TracePrecise`]
+//! happens-before (`race::hb`, with fork edges, spec A4). `Property::TracePrecise`
 //! checks the strong form of the theorems, spec §4.5 C1/C4 and §9.4:
 //! 1. **first race kept** (P-E1–P-E3, P-C1–P-C3): `j*(β) = j*(α)` and `R1(β) = R1(α)`,
 //!    with the first race located by its *second* access (§1.5);

@@ -209,7 +209,7 @@ impl Path {
         }
     }
 
-    /// `self[v := by]` (backward substitution through `v = e`, §4.5 [ASSIGN]); `None` when
+    /// `self[v := by]` (backward substitution through `v = e`, §4.5 \[ASSIGN\]); `None` when
     /// the result is no path (a designator replaced by a non-variable) or overflows.
     pub fn subst(&self, v: &str, by: &Lin) -> Option<Path> {
         let base = |b: &String| -> Option<String> {
@@ -279,7 +279,7 @@ impl Anticipated {
         }
     }
 
-    /// `A[x := e]` (§4.5 [ASSIGN]); paths that stop being paths are dropped, and with a
+    /// `A[x := e]` (§4.5 \[ASSIGN\]); paths that stop being paths are dropped, and with a
     /// non-linear `e` every path that mentions `x` is.
     pub fn subst(self, x: &str, e: Option<&Lin>) -> Anticipated {
         match (self, e) {
@@ -312,7 +312,7 @@ impl History {
     }
 
     /// Renames `from` to `to` everywhere (`to` must not occur): the effect of inserting the
-    /// renaming `to ← from` (§4.5 [RENAME], `H[from := to]`).
+    /// renaming `to ← from` (§4.5 \[RENAME\], `H[from := to]`).
     pub fn rename(&mut self, from: &str, to: &str) {
         let defs = std::mem::take(&mut self.defs);
         self.defs = defs

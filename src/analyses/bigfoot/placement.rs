@@ -5,16 +5,16 @@
 //! Each thread body and each method body is analysed on its own (§4.1), from the empty
 //! history, in three passes over the same (normalized) body:
 //! 1. **anticipation, backward** ([`Anticipated`]): `A` before each statement from `A`
-//!    after it by the rules of §4.5 ([READ]/[WRITE] add `p◊`, [ASSIGN] substitutes,
-//!    [ACQ] empties, [REL] passes through, [IF] meets, [CALL] empties for an acquiring
-//!    callee, [LOOP] is the greatest fixed point from `⊤`, §4.7);
+//!    after it by the rules of §4.5 (\[READ\]/\[WRITE\] add `p◊`, \[ASSIGN\] substitutes,
+//!    \[ACQ\] empties, \[REL\] passes through, \[IF\] meets, \[CALL\] empties for an acquiring
+//!    callee, \[LOOP\] is the greatest fixed point from `⊤`, §4.7);
 //! 2. **history and checks, forward** ([`History`]): past accesses, past checks and facts,
 //!    and at each placeholder of §4.4 the set `C` of the `Checks` functions (§4.3):
 //!    before `acq` (`Checks(H, ∅)`), before `rel` (`Checks(H, A)`), before a synchronizing
-//!    call (kill sets, [CALL]), at the end of each `if` branch and each loop exit
+//!    call (kill sets, \[CALL\]), at the end of each `if` branch and each loop exit
 //!    (`Checks(Hᵢ, ⊓H, A_out)`), before a loop and at its back edge
 //!    (`Checks(H, H_inv, A_in)`, read as A6 says), and at the end of the body and before
-//!    each `return` ([STMT]);
+//!    each `return` (\[STMT\]);
 //! 3. **emission**: the program with `check(…)` statements, each coalesced (§5.1).
 //!
 //! Choices, each a \[C\] of the spec or a deviation stated here:
@@ -23,7 +23,7 @@
 //!   effect of inserting `i' ← i` before it; the renaming is emitted into the program only
 //!   if a check names the shadow. One shadow name per assignment site is enough: loop
 //!   invariants never mention the shadows of their body's sites.
-//! - **Loops** (§4.5 [LOOP], §4.7, A7, A8): `loop` bodies may `break` anywhere outside a
+//! - **Loops** (§4.5 \[LOOP\], §4.7, A7, A8): `loop` bodies may `break` anywhere outside a
 //!   `sync`, and every break is a loop exit with its own check. A `while c { s }` is
 //!   analysed as it stands rather than rewritten into `if c { loop { s; if !c break } }`
 //!   (A7): the machine bounds `while *` by the loop bound but not a `loop` that exits by
@@ -43,7 +43,7 @@
 //! - Declined (a [`PlaceError`] naming the line): programs that already have checks,
 //!   `lock`/`fork`/`join`/`assume`/`assert`, paths longer than one field, a `break` or a
 //!   `return` inside a `sync`, and a `break` inside a `while`.
-//! - A `return` anywhere is an exit of its body: the end-of-body checks ([STMT]) go before
+//! - A `return` anywhere is an exit of its body: the end-of-body checks (\[STMT\]) go before
 //!   it, and nothing after it is anticipated.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -474,7 +474,7 @@ impl<'a> Analysis<'a> {
         h.chk.clear();
     }
 
-    /// [READ]/[WRITE]/[AREAD]/[AWRITE]: `p◁`; a non-linear index is checked right after.
+    /// \[READ\]/\[WRITE\]/\[AREAD\]/[AWRITE]: `p◁`; a non-linear index is checked right after.
     fn access(&mut self, s: &Stmt, h: &mut History, p: &Place, kind: AccessKind) {
         match entry_of(p, kind) {
             Some(e) => {
@@ -511,7 +511,7 @@ impl<'a> Analysis<'a> {
         Ok(())
     }
 
-    /// The merge of branches or loop exits ([IF], [LOOP]): each live branch checks what
+    /// The merge of branches or loop exits (\[IF\], \[LOOP\]): each live branch checks what
     /// the meet loses and the continuation does not anticipate; the result is the meet of
     /// the branches with their checks.
     fn merge(&mut self, branches: Vec<((usize, Slot), Option<History>)>, a: &Anticipated) -> Option<History> {
@@ -531,7 +531,7 @@ impl<'a> Analysis<'a> {
         out
     }
 
-    /// [LOOP] (module docs): `H_inv` by candidate-and-weaken, then `C_in`, `C_back` and the
+    /// \[LOOP\] (module docs): `H_inv` by candidate-and-weaken, then `C_in`, `C_back` and the
     /// exits' checks.
     fn fwd_loop(&mut self, k: usize, body: &[Stmt], h_in: History, head_exit: bool) -> Result<Option<History>, PlaceError> {
         let (a_in, a_out) = (self.ant(&self.ant_before, k), self.ant(&self.ant_after, k));
@@ -812,7 +812,7 @@ fn inductions(body: &[Stmt]) -> Vec<(String, i64, usize)> {
     out
 }
 
-/// Kill sets (§4.5 [CALL]): for each method, whether it acquires and whether it releases a
+/// Kill sets (§4.5 \[CALL\]): for each method, whether it acquires and whether it releases a
 /// lock, directly or through its callees (BFJ has no recursion, A11; the iteration is a
 /// fixed point anyway).
 fn kill_sets(p: &Program) -> BTreeMap<String, (bool, bool)> {
