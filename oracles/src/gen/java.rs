@@ -804,8 +804,9 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
             let locked = |call: &str| if b % 7 == 6 { call.to_string() } else { format!("sync({h}) {{ {call} }}") };
             fresh += 1;
             let body = &mut bodies[i];
-            match b % 6 {
-                0 | 1 => {
+            // Getters in 3/8 of the operations and setters in 2/8: a race needs one in each thread.
+            match b % 8 {
+                0..=2 => {
                     body.push(locked(&format!("x{fresh} = k.getO()")));
                     body.push(if b.is_multiple_of(3) {
                         format!("if x{fresh} != null {{ y{fresh} = x{fresh}.n; if y{fresh} != null {{ y{fresh}.g = {v} }} }}")
@@ -813,7 +814,7 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
                         format!("if x{fresh} != null {{ x{fresh}.g = {v} }}")
                     });
                 }
-                2 => {
+                3 | 4 => {
                     let linked = b.is_multiple_of(3);
                     body.push(format!("a{fresh} = new Ref"));
                     if linked {
@@ -822,8 +823,8 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
                     body.push(locked(&format!("k.put(a{fresh})")));
                     body.push(if linked { format!("b{fresh}.g = {v}") } else { format!("a{fresh}.g = {v}") });
                 }
-                3 if sibling => body.push(locked(match (i, b % 4) {
-                    (0, 3) => "k.relay(k2)",
+                5 if sibling => body.push(locked(match (i, src.next() % 3) {
+                    (0, 0) => "k.relay(k2)",
                     (0, _) => "k.copyFrom(k2)",
                     _ => "k2.inc()",
                 })),
@@ -1315,9 +1316,9 @@ mod tests {
                 pct(racy_programs)
             );
             assert!(pct(stuck_programs) < 5.0, "{name}: too many stuck programs");
-            // The target is 30–70%; CapJava is below it (its racy scenarios need a getter
-            // or a setter in both threads, and visible operations cost interleavings).
-            let floor = if name == "capjava" { 8.0 } else { 30.0 };
+            // The target is 30–70%; CapJava is below it (about 20%: its racy scenarios need a
+            // getter or a setter in both threads, and visible operations cost interleavings).
+            let floor = if name == "capjava" { 15.0 } else { 30.0 };
             assert!((floor..=75.0).contains(&pct(racy_programs)), "{name}: racy share {}", pct(racy_programs));
         }
     }
