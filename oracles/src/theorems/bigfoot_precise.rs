@@ -83,11 +83,8 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Placer(placer, factory) = sut else { return ORACLE.wrong_sut(sut) };
     let name = format!("{} + {}", placer.name(), factory.fresh().name());
     let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
-    if p.dialect != ORACLE.dialect {
-        return inconclusive(format!("{} applies to {} programs only", ORACLE.id, ORACLE.dialect));
-    }
-    if let Err(e) = validate_relaxed(p, b.relax) {
-        return inconclusive(format!("precondition unmet: {e}"));
+    if let Some(note) = ORACLE.unmet(p, b.relax) {
+        return inconclusive(note);
     }
     if let Some(line) = not_anf(p) {
         return inconclusive(format!(

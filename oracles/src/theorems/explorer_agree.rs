@@ -34,7 +34,7 @@ use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::classes::{class_key, final_state};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Outcome, Schedule};
 use crate::gen;
-use crate::lang::{validate_relaxed, Dialect, Program};
+use crate::lang::{Dialect, Program};
 use crate::machine::{Machine, State};
 use crate::race::{data_races, def36};
 
@@ -154,11 +154,8 @@ fn complete(subject: String, naive: &Seen, fast: &Seen) -> Option<Item> {
 fn setup<'s>(o: &Oracle, p: &Program, sut: &'s Sut<'_>, b: &Budget) -> Result<(FastExplorers<'s>, Config), Box<OracleResult>> {
     let Sut::Explorers(x) = sut else { return Err(Box::new(o.wrong_sut(sut))) };
     let inconclusive = |note: String| Box::new(OracleResult::inconclusive(o.id, x.name.to_string(), o.item_kind, note));
-    if p.dialect != o.dialect {
-        return Err(inconclusive(format!("{} applies to {} programs only", o.id, o.dialect)));
-    }
-    if let Err(e) = validate_relaxed(p, b.relax) {
-        return Err(inconclusive(format!("precondition unmet: {e}")));
+    if let Some(note) = o.unmet(p, b.relax) {
+        return Err(inconclusive(note));
     }
     let cfg = Config { max_executions: b.explore.max_executions.min(NAIVE_BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
     Ok((*x, cfg))

@@ -25,7 +25,7 @@ use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
 use crate::gen;
-use crate::lang::{validate_relaxed, Dialect, Program};
+use crate::lang::{Dialect, Program};
 use crate::machine::Machine;
 use crate::race::data_races;
 
@@ -50,11 +50,8 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Detector(factory) = sut else { return ORACLE.wrong_sut(sut) };
     let name = factory.fresh().name();
     let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
-    if p.dialect != ORACLE.dialect {
-        return inconclusive(format!("{} applies to {} programs only", ORACLE.id, ORACLE.dialect));
-    }
-    if let Err(e) = validate_relaxed(p, b.relax) {
-        return inconclusive(format!("precondition unmet: {e}"));
+    if let Some(note) = ORACLE.unmet(p, b.relax) {
+        return inconclusive(note);
     }
     let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
     let m = Machine::new(p, cfg.loop_bound);

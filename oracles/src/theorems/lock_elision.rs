@@ -25,7 +25,7 @@ use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
 use crate::gen;
-use crate::lang::{print, validate_relaxed, Block, Dialect, Expr, ForkTarget, Program, Stmt, StmtKind};
+use crate::lang::{print, Block, Dialect, Expr, ForkTarget, Program, Stmt, StmtKind};
 use crate::machine::Machine;
 use crate::race::data_races;
 
@@ -167,11 +167,8 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Filter(..) = sut else { return ORACLE.wrong_sut(sut) };
     let name = "block-level partial lock elision".to_string();
     let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
-    if p.dialect != ORACLE.dialect {
-        return inconclusive(format!("{} applies to {} programs only", ORACLE.id, ORACLE.dialect));
-    }
-    if let Err(e) = validate_relaxed(p, b.relax) {
-        return inconclusive(format!("precondition unmet: {e}"));
+    if let Some(note) = ORACLE.unmet(p, b.relax) {
+        return inconclusive(note);
     }
     let cfg = Config { max_executions: b.explore.max_executions.min(super::trace_precision::BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
     let (q, elided) = elide_locks(p);

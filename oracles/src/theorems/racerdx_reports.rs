@@ -40,7 +40,7 @@ use super::racerdx_tp::{Confirmer, ReportOutcome};
 use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{Access, AccessPath, RaceReport, ReportSide, Summary};
-use crate::lang::{validate_relaxed, AccessKind, Dialect, Program};
+use crate::lang::{AccessKind, Dialect, Program};
 
 /// The registry entry.
 pub const ORACLE: Oracle = Oracle {
@@ -73,11 +73,8 @@ fn key(a: Side, b: Side) -> Key {
 fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Static(a) = sut else { return ORACLE.wrong_sut(sut) };
     let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, a.name(), ORACLE.item_kind, note);
-    if p.dialect != Dialect::RacerDx {
-        return inconclusive("racerdx-reports applies to racerdx programs only".into());
-    }
-    if let Err(e) = validate_relaxed(p, b.relax) {
-        return inconclusive(format!("precondition unmet: {e}"));
+    if let Some(note) = ORACLE.unmet(p, b.relax) {
+        return inconclusive(note);
     }
     let mut alphas = vec![];
     for m in &p.methods {

@@ -128,6 +128,16 @@ impl Oracle {
         (self.check)(p, sut, budget)
     }
 
+    /// Why `p` is outside this oracle's hypotheses, if it is: another dialect, or a program
+    /// the dialect's validator rejects (with the assumptions `relax` lifts). Such a program
+    /// is `inconclusive` with this note, never judged.
+    pub fn unmet(&self, p: &Program, relax: Relax) -> Option<String> {
+        if p.dialect != self.dialect {
+            return Some(format!("{} applies to {} programs only", self.id, self.dialect));
+        }
+        crate::lang::validate_relaxed(p, relax).err().map(|e| format!("precondition unmet: {e}"))
+    }
+
     /// The result for a SUT of the wrong kind (a caller's mistake, reported as data).
     pub fn wrong_sut(&self, sut: &Sut<'_>) -> OracleResult {
         OracleResult::inconclusive(self.id, String::new(), self.item_kind, format!("racefuzz internal bug: {} needs a {:?} SUT, got a {:?}", self.id, self.sut, sut.kind()))

@@ -36,7 +36,7 @@ use super::registry::{Budget, Oracle, Sut};
 use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::witness::Names;
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
-use crate::lang::{validate_relaxed, Program};
+use crate::lang::Program;
 use crate::machine::{Addr, Event, EventIdx, Machine};
 use crate::race::{data_races, first_race, Race};
 
@@ -70,11 +70,8 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
     let Sut::Filter(filter, detector) = sut else { return o.wrong_sut(sut) };
     let name = format!("{} + {}", filter.fresh(Classes::default()).name(), detector.fresh().name());
     let inconclusive = |note: String| OracleResult::inconclusive(o.id, name.clone(), o.item_kind, note);
-    if p.dialect != o.dialect {
-        return inconclusive(format!("{} applies to {} programs only", o.id, o.dialect));
-    }
-    if let Err(e) = validate_relaxed(p, b.relax) {
-        return inconclusive(format!("precondition unmet: {e}"));
+    if let Some(note) = o.unmet(p, b.relax) {
+        return inconclusive(note);
     }
     // Operational: an execution ends at its first violation, where the claim ends.
     let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, stop_at_violation: operational, ..b.explore };
