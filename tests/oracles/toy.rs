@@ -22,8 +22,11 @@ pub const ORACLE: Oracle = Oracle {
     check,
 };
 
-fn check(p: &Program, sut: &Sut<'_>, _: &Budget) -> OracleResult {
+fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Static(a) = sut else { return ORACLE.wrong_sut(sut) };
+    if let Some(note) = ORACLE.unmet(p, b.relax) {
+        return OracleResult::inconclusive(ORACLE.id, a.name(), ORACLE.item_kind, note);
+    }
     let items = a
         .reports(p)
         .into_iter()
