@@ -245,8 +245,8 @@ pub fn result_json(r: &OracleResult, program: &str) -> serde_json::Value {
 /// An access filter on one execution (`racefuzz analyze escape|capsule`): one row per event
 /// (its decision, the event, the filter's reason; `*` marks α's first race), then the
 /// accesses elided, the first races and racy locations of α and β, and the detector's
-/// first report on β (`detector` names it).
-pub fn filter_table(t: &race_oracles::theorems::trace_precision::FilterTable, detector: &str) -> String {
+/// first report on β.
+pub fn filter_table(t: &race_oracles::theorems::trace_precision::FilterTable) -> String {
     use std::fmt::Write as _;
     let mut out = format!("execution: schedule {}\n", t.schedule);
     for r in &t.rows {
@@ -260,6 +260,6 @@ pub fn filter_table(t: &race_oracles::theorems::trace_precision::FilterTable, de
     let locs = |l: &[String]| if l.is_empty() { none() } else { l.join(", ") };
     let _ = writeln!(out, "α races on {}; first race: {}", locs(&t.racy.0), t.first_race.clone().unwrap_or_else(none));
     let _ = writeln!(out, "β races on {}; first race: {}", locs(&t.racy.1), t.first_race_beta.clone().unwrap_or_else(none));
-    let _ = writeln!(out, "{detector} on β first reports: {}", t.detector_first.clone().unwrap_or_else(none));
+    let _ = writeln!(out, "{} on β first reports: {}", t.detector, t.detector_first.clone().unwrap_or_else(none));
     out
 }

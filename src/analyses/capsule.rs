@@ -160,8 +160,8 @@ impl CapsuleFilter {
     }
 
     fn enter(&mut self, e: &Event, k: ObjId) -> Decision {
-        for v in e.moved.values().to_vec() {
-            if self.bug != Some(CapsuleBug::EnterLeaksNothing) {
+        if self.bug != Some(CapsuleBug::EnterLeaksNothing) {
+            for &v in e.moved.values() {
                 self.leak(v, Leak::Enter(e.idx));
             }
         }

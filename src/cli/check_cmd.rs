@@ -45,6 +45,11 @@ pub(super) fn subject(o: &race_oracles::theorems::Oracle, mutant: Option<&str>) 
     })
 }
 
+/// The catalogued SUT `sut` with `mutant` applied (an unknown mutant is bad input).
+fn named(sut: &str, mutant: Option<&str>) -> Result<Subject, CliError> {
+    Subject::named(sut, mutant).ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?.map_err(|e| CliError::input(format!("error: {e}")))
+}
+
 pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, json: bool, schedule: Option<&str>, operational: bool) -> Result<Exit, CliError> {
     match name {
         AnalysisName::Bigfoot => return place("bigfoot", file, mutant, json),
@@ -87,7 +92,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
 /// the file are dropped first; a construct the placer declines is bad input, naming its
 /// line).
 fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
-    let s = Subject::named(sut, mutant).ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?.map_err(|e| CliError::input(format!("error: {e}")))?;
+    let s = named(sut, mutant)?;
     let (_, prog) = super::load(file)?;
     if prog.dialect != Dialect::Bfj {
         return Err(CliError::input(format!("error: check placers take bfj programs; {} is {}", file.display(), prog.dialect)));
@@ -107,7 +112,7 @@ fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exi
 /// An access filter on one execution: a row per event (decision and reason), then the
 /// first races and racy locations of α and β and the detector's first report on β.
 fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: bool, schedule: Option<&str>, operational: bool) -> Result<Exit, CliError> {
-    let s = Subject::named(sut, mutant).ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?.map_err(|e| CliError::input(format!("error: {e}")))?;
+    let s = named(sut, mutant)?;
     let (_, prog) = super::load(file)?;
     if prog.dialect != dialect {
         return Err(CliError::input(format!("error: the {sut} filter takes {dialect} programs; {} is {}", file.display(), prog.dialect)));
@@ -116,13 +121,12 @@ fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: 
     let sched = schedule.map(|x| x.parse::<race_oracles::explore::Schedule>()).transpose().map_err(|e| CliError::input(format!("error: --schedule: {e}")))?;
     let t = race_oracles::theorems::trace_precision::filter_table(&prog, f, d, operational, &suts::campaign_bounds(), sched.as_ref())
         .map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;
-    let name = format!("{} + {}", f.fresh(race_oracles::theorems::Classes::default()).name(), d.fresh().name());
     if json {
-        print_json(&serde_json::json!({ "filter": name, "mutant": mutant, "operational": operational, "table": t }))?;
+        print_json(&serde_json::json!({ "filter": t.sut, "mutant": mutant, "operational": operational, "table": t }))?;
         return Ok(Exit::Ok);
     }
-    outln!("{name} on {}{}{}", file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default(), if operational { ", operational" } else { "" });
-    emit(&crate::render::filter_table(&t, &d.fresh().name()));
+    outln!("{} on {}{}{}", t.sut, file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default(), if operational { ", operational" } else { "" });
+    emit(&crate::render::filter_table(&t));
     Ok(Exit::Ok)
 }
 

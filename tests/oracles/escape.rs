@@ -49,7 +49,7 @@ fn table(sut: &str, p: &Program) -> FilterTable {
 
 /// A filter table as text: what `racefuzz analyze` prints.
 fn table_text(t: &FilterTable) -> String {
-    render::filter_table(t, "FastTrack")
+    render::filter_table(t)
 }
 
 /// How many traces of a conclusive check raced (its explanation's `N trace(s), M racy`).

@@ -62,9 +62,9 @@ impl<'p> Machine<'p> {
     /// CAPWRITE and CAPMETHOD make in the formal mode, spec §7.3–7.4).
     fn violation(&self, before: &State<'p>, t: ThreadId, kind: EventKind) -> Option<Violation> {
         match kind {
-            EventKind::Access(_, a) if self.is_capsule(before, a.obj()) && before.executor(t) != Some(a.obj()) => Some(Violation::Encapsulation),
+            EventKind::Access(_, a) if self.outside_capsule(before, t, a.obj()) => Some(Violation::Encapsulation),
             EventKind::Enter(k) if before.objects[idx(k)].capsule_holder.is_some() => Some(Violation::Occupied),
-            EventKind::Enter(k) => before.capfree.clone().is_some_and(|mut cf| !cf.may_enter(t, k)).then_some(Violation::CapFree),
+            EventKind::Enter(k) => before.capfree.as_ref().is_some_and(|cf| !cf.may_enter(t, k)).then_some(Violation::CapFree),
             _ => None,
         }
     }

@@ -34,9 +34,8 @@ pub(super) struct CapFree {
 
 impl CapFree {
     /// Whether every earlier exit from `k` happens-before the current point of `t`.
-    pub(super) fn may_enter(&mut self, t: ThreadId, k: ObjId) -> bool {
-        let exits = self.exits.get(&k).cloned().unwrap_or_default();
-        exits.le(self.clocks.clock(t))
+    pub(super) fn may_enter(&self, t: ThreadId, k: ObjId) -> bool {
+        self.exits.get(&k).is_none_or(|x| self.clocks.below(x, t))
     }
 
     /// Advances the clocks over `t`'s event `ev`, recording capsule exits.
@@ -146,10 +145,16 @@ impl<'p> Machine<'p> {
         st.objects[idx(o)].class.is_some_and(|c| self.program.classes[c].capsule)
     }
 
+    /// Whether `o` is a capsule and `t`'s innermost executing capsule is not `o` (an access
+    /// to `o`'s fields would break encapsulation, object-based: spec A18).
+    pub(super) fn outside_capsule(&self, st: &State<'p>, t: ThreadId, o: ObjId) -> bool {
+        self.is_capsule(st, o) && st.executor(t) != Some(o)
+    }
+
     /// CAPREAD/CAPWRITE: a capsule's fields are accessed only from inside it.
     /// (In the operational mode the access goes ahead, marked by [`Machine::observe`].)
     pub(super) fn capsule_guard(&self, st: &State<'p>, t: ThreadId, o: ObjId) -> Step<()> {
-        if !self.sem.operational && self.is_capsule(st, o) && st.executor(t) != Some(o) {
+        if !self.sem.operational && self.outside_capsule(st, t, o) {
             return fault(format!("capsule violation: field of capsule {} accessed from outside it", st.objects[idx(o)].name));
         }
         Ok(())
@@ -164,7 +169,7 @@ impl<'p> Machine<'p> {
             st.objects[idx(k)].capsule_holder = Some(t);
             return Ok(());
         }
-        if let Some(cf) = &mut st.capfree {
+        if let Some(cf) = &st.capfree {
             if !cf.may_enter(t, k) {
                 return fault(format!("capsule violation (capFree): an earlier exit from {} does not happen-before this enter", st.objects[idx(k)].name));
             }

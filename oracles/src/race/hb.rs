@@ -46,6 +46,18 @@ impl Clocks {
         })
     }
 
+    /// Whether `v ⊑ C_t`, without creating `C_t` (a thread not seen yet is at `t:1`).
+    pub fn below(&self, v: &VClock, t: ThreadId) -> bool {
+        match self.threads.get(&t) {
+            Some(c) => v.le(c),
+            None => {
+                let mut c = VClock::default();
+                c.tick(t);
+                v.le(&c)
+            }
+        }
+    }
+
     /// The incoming edges of an event by `t` (acquire, join): they count before the event.
     pub fn before(&mut self, t: ThreadId, ev: EventKind) {
         match ev {

@@ -175,13 +175,14 @@ pub fn location_differences<'a>(racy: &'a BTreeSet<String>, reported: &'a BTreeM
     (missed, false_alarms)
 }
 
-/// Runs a fresh detector over `trace` and then [`DynamicDetector::finish`]: the indices of
-/// the events it reports, and `trace.len()` if it reports at the end.
-pub fn reported(factory: &dyn DetectorFactory, trace: &[Event]) -> Vec<EventIdx> {
+/// Runs a fresh detector over the events `trace` (a whole trace, or the events a filter
+/// kept, which keep their own indices) and then [`DynamicDetector::finish`]: the index of
+/// each event it reports, in order, and `None` last if it reports at the end.
+pub fn reported<'a>(factory: &dyn DetectorFactory, trace: impl IntoIterator<Item = &'a Event>) -> Vec<Option<EventIdx>> {
     let mut d = factory.fresh();
-    let mut out: Vec<EventIdx> = trace.iter().filter(|e| d.on_event(e).is_err()).map(|e| e.idx).collect();
+    let mut out: Vec<Option<EventIdx>> = trace.into_iter().filter(|e| d.on_event(e).is_err()).map(|e| Some(e.idx)).collect();
     if d.finish().is_err() {
-        out.push(EventIdx(u32::try_from(trace.len()).unwrap_or(u32::MAX)));
+        out.push(None);
     }
     out
 }
@@ -216,7 +217,7 @@ mod tests {
         let w = |i: u32| Event::plain(EventIdx(i), ThreadId(i % 2), 1, EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(0))));
         let trace = [w(0), w(1), w(2)];
         let factory = || Box::new(SecondWrite(false)) as Box<dyn DynamicDetector>;
-        assert_eq!(reported(&factory, &trace), vec![EventIdx(1), EventIdx(2)]);
+        assert_eq!(reported(&factory, &trace), vec![Some(EventIdx(1)), Some(EventIdx(2))]);
         // A second run starts from a fresh state, not from the first run's.
         assert_eq!(reported(&factory, &trace[..1]), vec![]);
         assert_eq!(factory.fresh().explain(&trace, EventIdx(1)).reason, "second-write reported event 1");
@@ -267,8 +268,8 @@ mod tests {
         let run = reported_locations(&factory, &trace, &|a| format!("{a:?}"));
         let expected: BTreeMap<String, String> = [("event 1, which is no access".to_string(), "at 1".to_string()), (format!("{x:?}"), "at 2".to_string())].into();
         assert_eq!(run, DetectorRun { locations: expected, shadow_operations: Some(2) });
-        assert_eq!(reported(&factory, &trace), vec![EventIdx(1), EventIdx(2)]);
+        assert_eq!(reported(&factory, &trace), vec![Some(EventIdx(1)), None]);
         // The default per-program factory makes the same detectors.
-        assert_eq!(reported(factory.for_program(&crate::lang::parse("dialect bfj\nthread { }\n").unwrap()).as_ref(), &trace), vec![EventIdx(1), EventIdx(2)]);
+        assert_eq!(reported(factory.for_program(&crate::lang::parse("dialect bfj\nthread { }\n").unwrap()).as_ref(), &trace), vec![Some(EventIdx(1)), None]);
     }
 }

@@ -68,7 +68,7 @@ struct Tally {
 /// `operational` mode the machine takes capsule violations (spec A14(b)).
 pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operational: bool, property: Property) -> OracleResult {
     let Sut::Filter(filter, detector) = sut else { return o.wrong_sut(sut) };
-    let name = format!("{} + {}", filter.fresh(Classes::default()).name(), detector.fresh().name());
+    let name = sut_name(*filter, *detector);
     let inconclusive = |note: String| OracleResult::inconclusive(o.id, name.clone(), o.item_kind, note);
     if let Some(note) = o.unmet(p, b.relax) {
         return inconclusive(note);
@@ -88,8 +88,7 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
     let mut counterexample = None;
     let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         tally.traces += 1;
-        let classes = Classes::of(p, &ex.state.objects);
-        let mut f = filter.fresh(classes.clone());
+        let mut f = filter.fresh(Classes::of(p, &ex.state.objects));
         let decisions: Vec<Decision> = ex.trace.iter().map(|e| f.on_event(e)).collect();
         let alpha = data_races(ex.trace);
         tally.racy += u64::from(!alpha.is_empty());
@@ -108,7 +107,7 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
             Some(mut lines) => {
                 lines.insert(0, format!("trace {} (schedule {}):", tally.traces, Schedule(ex.schedule.to_vec())));
                 // The decisions that matter to a reader: every elided or violating event, why.
-                let mut f = filter.fresh(classes.clone());
+                let mut f = filter.fresh(Classes::of(p, &ex.state.objects));
                 for e in ex.trace {
                     let d = f.on_event(e);
                     if d != Decision::Keep {
@@ -140,6 +139,11 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
     }
     let item = Item { subject, status: if note.is_some() { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation, witness: None };
     OracleResult::from_items(o.id, name, o.item_kind, vec![item], note)
+}
+
+/// `filter + detector`, by their own names.
+fn sut_name(filter: &dyn super::FilterFactory, detector: &dyn super::DetectorFactory) -> String {
+    format!("{} + {}", filter.fresh(Classes::default()).name(), detector.fresh().name())
 }
 
 /// The racing pairs of a trace as a set.
@@ -174,8 +178,7 @@ fn trace_precise<F: FnOnce() -> Names>(
         ]);
     }
     let before_violation = |j: EventIdx| v_truth.is_none_or(|v| (j.0 as usize) < v);
-    let beta = filtered(alpha, decisions);
-    let races_b = races_of_beta(alpha, decisions, races_a, &beta);
+    let races_b = races_of_beta(alpha, decisions, races_a);
     let (pa, pb) = (pairs(races_a), pairs(&races_b));
     if let Some((i, j, _)) = pb.difference(&pa).next() {
         let (Some(ei), Some(ej)) = (event(alpha, *i), event(alpha, *j)) else { return Some(vec!["racefuzz internal bug: a race of β outside α".into()]) };
@@ -201,47 +204,52 @@ fn trace_precise<F: FnOnce() -> Names>(
             return Some(lines);
         }
     }
-    let reports = reported(detector, &beta);
+    let reports = reported(detector, kept(alpha, decisions));
     let racy: BTreeSet<Addr> = races_a.iter().map(|r| r.addr).collect();
+    let named = |r: Option<EventIdx>| r.and_then(|i| event(alpha, i)).map_or_else(|| "at the end of the trace".to_string(), |e| names.event(e));
     if let Some(fa) = &first_a {
-        if reports.first() != Some(&fa.second) {
+        if reports.first() != Some(&Some(fa.second)) {
             return Some(vec![
                 format!("DETECTOR MISSED THE FIRST RACE: α's first race completes at {}", event(alpha, fa.second).map_or_else(String::new, |e| names.event(e))),
-                match reports.first().and_then(|i| event(alpha, *i)) {
-                    Some(e) => format!("the detector on β first reports {}", names.event(e)),
+                match reports.first() {
+                    Some(r) => format!("the detector on β first reports {}", named(*r)),
                     None => "the detector on β reports nothing".into(),
                 },
             ]);
         }
     }
     for r in &reports {
-        let ok = event(alpha, *r).and_then(Event::access).is_some_and(|(_, a)| racy.contains(&a));
+        let ok = r.and_then(|i| event(alpha, i)).and_then(Event::access).is_some_and(|(_, a)| racy.contains(&a));
         if !ok {
-            let what = event(alpha, *r).map_or_else(|| "at the end of the trace".to_string(), |e| names.event(e));
+            let what = named(*r);
             return Some(vec![format!("FALSE ALARM: the detector on β reports {what}, which is no access to a location racy in α")]);
         }
     }
     None
 }
 
+/// The events of α the filter kept: β, without copying it.
+fn kept<'a>(alpha: &'a [Event], decisions: &'a [Decision]) -> impl Iterator<Item = &'a Event> {
+    alpha.iter().zip(decisions).filter(|(_, d)| **d != Decision::Elide).map(|(e, _)| e)
+}
+
 /// The races of β. Where the filter elided accesses only, β's happens-before is α's
 /// restricted to β (Theorem 4.5.1's proof, step 3: program order is transitive and a fork
 /// edge reaches every event of the child, so dropping an access breaks no chain), and its
 /// races are α's races between kept events; otherwise they are computed afresh.
-fn races_of_beta(alpha: &[Event], decisions: &[Decision], races_a: &[Race], beta: &[Event]) -> Vec<Race> {
-    let kept = |i: EventIdx| decisions.get(i.0 as usize) != Some(&Decision::Elide);
+fn races_of_beta(alpha: &[Event], decisions: &[Decision], races_a: &[Race]) -> Vec<Race> {
+    let is_kept = |i: EventIdx| decisions.get(i.0 as usize) != Some(&Decision::Elide);
     if alpha.iter().zip(decisions).all(|(e, d)| *d != Decision::Elide || e.access().is_some()) {
-        races_a.iter().filter(|r| kept(r.first) && kept(r.second)).copied().collect()
+        races_a.iter().filter(|r| is_kept(r.first) && is_kept(r.second)).copied().collect()
     } else {
-        data_races(beta)
+        data_races(&filtered(alpha, decisions))
     }
 }
 
 /// P-E8 on one trace: the racy locations of β equal those of α.
 fn address_precise<F: FnOnce() -> Names>(alpha: &[Event], decisions: &[Decision], races_a: &[Race], names: &LazyCell<Names, F>) -> Option<Vec<String>> {
-    let beta = filtered(alpha, decisions);
     let addrs = |rs: &[Race]| rs.iter().map(|r| r.addr).collect::<BTreeSet<Addr>>();
-    let (aa, ab) = (addrs(races_a), addrs(&races_of_beta(alpha, decisions, races_a, &beta)));
+    let (aa, ab) = (addrs(races_a), addrs(&races_of_beta(alpha, decisions, races_a)));
     (aa != ab).then(|| {
         let named = |s: BTreeSet<Addr>| s.into_iter().map(|a| names.addr(a)).collect::<BTreeSet<String>>();
         let (la, lb) = (named(aa), named(ab));
@@ -281,6 +289,10 @@ pub struct FilterRow {
 /// A filter on one execution, for people (`racefuzz analyze escape|capsule`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FilterTable {
+    /// The filter and the detector behind it (`escape filter + FastTrack`).
+    pub sut: String,
+    /// The detector's own name.
+    pub detector: String,
     /// The execution's schedule (`racefuzz replay --schedule`).
     pub schedule: String,
     /// Every event of α, in order.
@@ -341,15 +353,17 @@ pub fn filter_table(
             })
             .collect();
         let decisions: Vec<Decision> = rows.iter().map(|r| r.decision).collect();
-        let beta = filtered(ex.trace, &decisions);
-        let races_b = races_of_beta(ex.trace, &decisions, &alpha, &beta);
+        let races_b = races_of_beta(ex.trace, &decisions, &alpha);
         let describe = |fr: Option<crate::race::FirstRace>| {
             fr.map(|f| format!("{} with {}", event(ex.trace, f.second).map_or_else(String::new, |e| names.event(e)), partner_list(ex.trace, &f.partners, &names)))
         };
         let locs = |rs: &[Race]| rs.iter().map(|r| names.addr(r.addr)).collect::<BTreeSet<String>>().into_iter().collect::<Vec<_>>();
-        let detector_first = reported(detector, &beta).first().map(|i| event(ex.trace, *i).map_or_else(|| "at the end of the trace".into(), |e| names.event(e)));
+        let detector_first =
+            reported(detector, kept(ex.trace, &decisions)).first().map(|r| r.and_then(|i| event(ex.trace, i)).map_or_else(|| "at the end of the trace".into(), |e| names.event(e)));
         let accesses = (rows.iter().filter(|r| r.access).count(), rows.iter().filter(|r| r.access && r.decision == Decision::Elide).count());
         FilterTable {
+            sut: sut_name(filter, detector),
+            detector: detector.fresh().name(),
             schedule: Schedule(ex.schedule.to_vec()).to_string(),
             first_race: describe(fa.clone()),
             first_race_beta: describe(first_race(&races_b)),
@@ -500,7 +514,6 @@ mod tests {
         assert!(address_precise(&alpha, &[K; 5], &races, &names).is_none());
         assert!(elided_race_free(&alpha, &[K; 5], &races, &names).is_none());
         // β's races, derived or recomputed, agree.
-        let beta = filtered(&alpha, &later_lost);
-        assert_eq!(races_of_beta(&alpha, &later_lost, &races, &beta), data_races(&beta));
+        assert_eq!(races_of_beta(&alpha, &later_lost, &races), data_races(&filtered(&alpha, &later_lost)));
     }
 }
