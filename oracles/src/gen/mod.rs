@@ -161,7 +161,8 @@ fn block(depth: u32, in_loop: bool) -> BoxedStrategy<Block> {
         1 => (cond(), block(depth - 1, in_loop), block(depth - 1, in_loop)).prop_map(|(cond, then_b, else_b)| stmt(StmtKind::If { cond, then_b, else_b })),
         1 => (proptest::option::of(name(&["w1"])), cond(), block(depth - 1, true)).prop_map(|(label, cond, body)| stmt(StmtKind::While { label, cond, body })),
         1 => (proptest::option::of(name(&["w2"])), block(depth - 1, true)).prop_map(|(label, body)| stmt(StmtKind::Loop { label, body })),
-        1 => (proptest::option::of(name(VARS)), block(depth - 1, false)).prop_map(|(dst, b)| stmt(StmtKind::Fork { dst, target: ForkTarget::Block(b) })),
+        1 => (proptest::option::of(name(VARS)), proptest::option::of(name(VARS)), block(depth - 1, false))
+            .prop_map(|(dst, this, body)| stmt(StmtKind::Fork { dst, target: ForkTarget::Block { this, body } })),
     ];
     proptest::collection::vec(compound, 0..4).boxed()
 }

@@ -29,11 +29,13 @@ pub enum Dialect {
     SimpleJava,
     /// CapJava (seed 003 ch. 5, spec/escape_capsule.md §7).
     CapJava,
+    /// Naik-Aiken's WHILE language with threads (seed 002, spec/naik_aiken.md §4.1).
+    NaikAiken,
 }
 
 impl Dialect {
     /// Every dialect, in the order they are documented.
-    pub const ALL: [Dialect; 4] = [Dialect::RacerDx, Dialect::Bfj, Dialect::SimpleJava, Dialect::CapJava];
+    pub const ALL: [Dialect; 5] = [Dialect::RacerDx, Dialect::Bfj, Dialect::SimpleJava, Dialect::CapJava, Dialect::NaikAiken];
 
     /// The keyword used on a `dialect` line.
     pub fn name(self) -> &'static str {
@@ -42,6 +44,7 @@ impl Dialect {
             Dialect::Bfj => "bfj",
             Dialect::SimpleJava => "simplejava",
             Dialect::CapJava => "capjava",
+            Dialect::NaikAiken => "naikaiken",
         }
     }
 
@@ -172,6 +175,12 @@ pub enum StmtKind {
     NewArray { dst: String, len: Expr },
     /// `x = p`: a read access.
     Load { dst: String, src: Place },
+    /// `read p`: a read access whose value is dropped (Naik-Aiken, spec/naik_aiken.md §4.1).
+    Read(Place),
+    /// `x[+] = y`: appends `y` to the container `x` (Naik-Aiken's arrays, spec §4.1 [C]).
+    Append { array: String, src: String },
+    /// `x = y[*]`: any element stored in the container `y`.
+    Pick { dst: String, array: String },
     /// `p = e`: a write access; `e` is access-free.
     Store { dst: Place, src: Expr },
     /// `lock`: RacerDX's single global reentrant lock.
@@ -215,8 +224,10 @@ pub enum StmtKind {
 pub enum ForkTarget {
     /// A method call run by the new thread (`fork x` is `fork x.run()`).
     Call { recv: Option<String>, method: String, args: Vec<Expr> },
-    /// An inline block; the child starts with a copy of the parent's locals.
-    Block(Block),
+    /// `fork { .. }` or `fork(x) { .. }`: an inline block; the child starts with a copy of
+    /// the parent's locals, and with `fork(x)` also `self`, the thread object `x` holds
+    /// (Naik-Aiken, spec/naik_aiken.md §4.1).
+    Block { this: Option<String>, body: Block },
 }
 
 /// A branch or loop condition.
@@ -432,7 +443,7 @@ impl Program {
                     }
                 };
                 match &s.kind {
-                    StmtKind::Load { src, .. } => place(src),
+                    StmtKind::Load { src, .. } | StmtKind::Read(src) => place(src),
                     StmtKind::Store { dst, .. } => place(dst),
                     StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().for_each(|a| {
                         if let Expr::Path(p) = a {
@@ -465,7 +476,7 @@ impl Program {
         for b in bodies {
             walk_block(b, &mut |s| {
                 found |= match &s.kind {
-                    StmtKind::Load { src: p, .. } | StmtKind::Store { dst: p, .. } => multi(p),
+                    StmtKind::Load { src: p, .. } | StmtKind::Store { dst: p, .. } | StmtKind::Read(p) => multi(p),
                     StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().any(|a| matches!(a, Expr::Path(_))),
                     StmtKind::Check(items) => items.iter().any(|i| matches!(&i.target, CheckTarget::Fields { fields, .. } if fields.len() > 1)),
                     _ => false,
@@ -525,7 +536,12 @@ impl StmtKind {
     /// `x = p`, `x = y.m(…)`).
     pub fn assigned(&self) -> Option<&str> {
         match self {
-            StmtKind::Assign { dst, .. } | StmtKind::Rename { dst, .. } | StmtKind::New { dst, .. } | StmtKind::NewArray { dst, .. } | StmtKind::Load { dst, .. } => Some(dst),
+            StmtKind::Assign { dst, .. }
+            | StmtKind::Rename { dst, .. }
+            | StmtKind::New { dst, .. }
+            | StmtKind::NewArray { dst, .. }
+            | StmtKind::Load { dst, .. }
+            | StmtKind::Pick { dst, .. } => Some(dst),
             StmtKind::Call { dst: Some(dst), .. } => Some(dst),
             _ => None,
         }
@@ -536,7 +552,7 @@ impl StmtKind {
         match self {
             StmtKind::Sync { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => vec![body],
             StmtKind::If { then_b, else_b, .. } => vec![then_b, else_b],
-            StmtKind::Fork { target: ForkTarget::Block(b), .. } => vec![b],
+            StmtKind::Fork { target: ForkTarget::Block { body, .. }, .. } => vec![body],
             _ => vec![],
         }
     }
@@ -546,7 +562,7 @@ impl StmtKind {
         match self {
             StmtKind::Sync { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => vec![body],
             StmtKind::If { then_b, else_b, .. } => vec![then_b, else_b],
-            StmtKind::Fork { target: ForkTarget::Block(b), .. } => vec![b],
+            StmtKind::Fork { target: ForkTarget::Block { body, .. }, .. } => vec![body],
             _ => vec![],
         }
     }

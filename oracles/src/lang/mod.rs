@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod dialect;
+pub mod labels;
 mod lexer;
 pub mod parse;
 pub mod print;

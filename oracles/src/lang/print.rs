@@ -100,6 +100,15 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
         StmtKind::Store { dst, src } => {
             let _ = write!(out, "{} = {}", place(dst), expr(src));
         }
+        StmtKind::Read(p) => {
+            let _ = write!(out, "read {}", place(p));
+        }
+        StmtKind::Append { array, src } => {
+            let _ = write!(out, "{array}[+] = {src}");
+        }
+        StmtKind::Pick { dst, array } => {
+            let _ = write!(out, "{dst} = {array}[*]");
+        }
         StmtKind::Lock => out.push_str("lock"),
         StmtKind::Unlock => out.push_str("unlock"),
         StmtKind::Acq(x) => {
@@ -158,7 +167,12 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
             out.push_str("fork ");
             match target {
                 ForkTarget::Call { recv, method, args } => out.push_str(&call(recv.as_deref(), method, args)),
-                ForkTarget::Block(b) => block(out, b, depth),
+                ForkTarget::Block { this, body } => {
+                    if let Some(x) = this {
+                        let _ = write!(out, "({x}) ");
+                    }
+                    block(out, body, depth);
+                }
             }
         }
         StmtKind::Check(items) => {

@@ -51,7 +51,13 @@ impl<'p> Machine<'p> {
     /// method (entering its receiver first if that is a capsule).
     pub(super) fn fork(&self, st: &mut State<'p>, t: ThreadId, dst: Option<&'p str>, target: &'p ForkTarget, line: Line) -> Step<Option<EventKind>> {
         let frame = match target {
-            ForkTarget::Block(b) => Frame::new(st.frame(t).locals.clone(), b, None, line),
+            ForkTarget::Block { this, body } => {
+                let mut locals = st.frame(t).locals.clone();
+                if let Some(x) = this {
+                    locals.push(("self", Some(Value::Obj(st.obj_of(t, x)?))));
+                }
+                Frame::new(locals, body, None, line)
+            }
             ForkTarget::Call { recv, method, args } => {
                 let this = match recv {
                     Some(r) => Some(st.obj_of(t, r)?),

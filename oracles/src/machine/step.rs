@@ -59,6 +59,11 @@ impl<'p> Machine<'p> {
         let line = s.line;
         match &s.kind {
             StmtKind::Skip => Ok(st.assign(t, None)),
+            // Naik-Aiken's statements run on the instrumented semantics (`crate::instrumented`),
+            // which has the loop vectors and effects this machine lacks.
+            StmtKind::Read(_) | StmtKind::Append { .. } | StmtKind::Pick { .. } => {
+                Err(Disabled::Fault("`read`, `x[+] = y` and `x = y[*]` run on the instrumented semantics only (racefuzz check naik-aiken-sound)".into()))
+            }
             StmtKind::Assign { dst, src } => {
                 let v = st.eval(t, src)?;
                 Ok(st.assign(t, Some((dst, v))))

@@ -4,7 +4,8 @@
 //! - [`registry`]: every oracle ([`Oracle`], [`Registry::builtin`]) and the one dispatch.
 //! - The seams (conventions §6; at most two required methods each, and no implementation
 //!   here): [`StaticRaceAnalysis`], [`DynamicDetector`] (with [`DetectorFactory`]),
-//!   [`CheckPlacer`], [`AccessFilter`] (with [`FilterFactory`]); the explorer seam is [`crate::explore::Explorer`].
+//!   [`CheckPlacer`], [`AccessFilter`] (with [`FilterFactory`]), [`MustNotAliasAnalysis`];
+//!   the explorer seam is [`crate::explore::Explorer`].
 //! - [`result`]: the one result type, [`OracleResult`].
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
 //!   [`racerdx_reports`] (§3.4 on α), [`explorer_agree`] (the fast explorers against the
@@ -26,6 +27,7 @@ pub mod explorer_agree;
 pub mod fasttrack_precise;
 pub mod filter;
 pub mod lock_elision;
+pub mod must_not_alias;
 pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_reports;
@@ -38,6 +40,7 @@ pub mod trace_precision;
 pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
 pub use explorer_agree::FastExplorers;
 pub use filter::{AccessFilter, Classes, Decision, FilterFactory};
+pub use must_not_alias::{MustNotAliasAnalysis, Typing};
 pub use placer::{CheckPlacer, PlaceError};
 pub use registry::{Budget, Oracle, Registry, Sut, SutKind};
 pub use result::{Item, ItemStatus, OracleResult};

@@ -12,6 +12,7 @@
 use super::detector::DetectorFactory;
 use super::explorer_agree::FastExplorers;
 use super::filter::FilterFactory;
+use super::must_not_alias::MustNotAliasAnalysis;
 use super::placer::CheckPlacer;
 use super::result::OracleResult;
 use super::static_race::StaticRaceAnalysis;
@@ -34,6 +35,8 @@ pub enum SutKind {
     CheckPlacer,
     /// The fast explorers ([`FastExplorers`]), judged against the naive enumeration.
     Explorers,
+    /// Naik-Aiken's conditional must-not-alias analysis ([`MustNotAliasAnalysis`]).
+    MustNotAlias,
 }
 
 /// A system under test, as an oracle receives it.
@@ -48,6 +51,8 @@ pub enum Sut<'a> {
     Explorers(FastExplorers<'a>),
     /// An access filter and the detector that runs on what it keeps.
     Filter(&'a dyn FilterFactory, &'a dyn DetectorFactory),
+    /// A conditional must-not-alias analysis.
+    MustNotAlias(&'a dyn MustNotAliasAnalysis),
 }
 
 impl Sut<'_> {
@@ -59,6 +64,7 @@ impl Sut<'_> {
             Sut::Placer(..) => SutKind::CheckPlacer,
             Sut::Explorers(_) => SutKind::Explorers,
             Sut::Filter(..) => SutKind::Filter,
+            Sut::MustNotAlias(_) => SutKind::MustNotAlias,
         }
     }
 }

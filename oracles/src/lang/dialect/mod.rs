@@ -6,6 +6,7 @@
 //! | `bfj` | seed 003 ch. 3, spec/bigfoot.md §2, §10 | the global lock, fork/join (tier 2, outside Thm 3.9.4, A2), recursion (A11), methods assigning their parameters (A10), `x = x.f` (A9) |
 //! | `simplejava` | seed 003 ch. 4, spec/escape_capsule.md §2 | globals/`init`, several initial threads, arrays, `join`, the global lock, receiver-less calls, capsules |
 //! | `capjava` | seed 003 ch. 5, spec/escape_capsule.md §7 | as `simplejava`, but capsule classes are allowed |
+//! | `naikaiken` | seed 002, spec/naik_aiken.md §4.1, §4.4 | classes, methods, `init`, several initial threads, conditions other than `*`, ints other than data writes, explicit locks, `join`, duplicate site or loop labels, unlabelled loops or allocations, a `sync` variable assigned in its body, `self` outside `fork(x)` or assigned |
 //!
 //! One file per dialect (`racerdx`, `bfj`, `java` for SimpleJava and CapJava), each with
 //! its deviations from the paper; `common` holds the checks every dialect makes. The checks
@@ -18,6 +19,7 @@ use super::ast::*;
 mod bfj;
 mod common;
 mod java;
+mod naikaiken;
 mod racerdx;
 
 /// A program outside its dialect's assumptions.
@@ -70,6 +72,7 @@ pub fn validate_relaxed(p: &Program, relax: Relax) -> Result<(), DialectError> {
         Dialect::RacerDx => v.racerdx(),
         Dialect::Bfj => v.bfj(),
         Dialect::SimpleJava | Dialect::CapJava => v.simplejava(),
+        Dialect::NaikAiken => v.naikaiken(),
     }
 }
 

@@ -103,6 +103,7 @@ pub(super) const KEYWORDS: &[&str] = &[
     "check",
     "assume",
     "assert",
+    "read",
     "new",
     "new_array",
     "true",

@@ -112,6 +112,13 @@ impl Parser<'_> {
                 self.bump();
                 Ok(StmtKind::Assert(self.expr()?))
             }
+            "read" => {
+                self.bump();
+                match self.place()? {
+                    p @ Place::Field { .. } => Ok(StmtKind::Read(p)),
+                    Place::Index { .. } => self.err("`read` takes a field path (`read x.f.g`)"),
+                }
+            }
             // Other keywords cannot start a statement; `simple` says so.
             _ => self.simple(),
         }
@@ -187,7 +194,14 @@ impl Parser<'_> {
 
     pub(super) fn fork_target(&mut self) -> PResult<ForkTarget> {
         if self.is_punct("{") {
-            return Ok(ForkTarget::Block(self.block()?));
+            return Ok(ForkTarget::Block { this: None, body: self.block()? });
+        }
+        if self.is_punct("(") {
+            let this = self.paren_name("a thread object")?;
+            if !self.is_punct("{") {
+                return self.expected("`{` after `fork(x)`");
+            }
+            return Ok(ForkTarget::Block { this: Some(this), body: self.block()? });
         }
         self.fork_call()
     }
@@ -315,6 +329,14 @@ impl Parser<'_> {
             let args = self.args()?;
             return Ok(StmtKind::Call { dst: None, recv: Some(first), method, args });
         }
+        if self.is_punct("[") && matches!(self.peek_at(1), Tok::Punct("+")) && matches!(self.peek_at(2), Tok::Punct("]")) {
+            (0..3).for_each(|_| {
+                self.bump();
+            });
+            self.expect_punct("=")?;
+            let src = self.name("a variable (`x[+] = y` appends a variable's value)")?;
+            return Ok(StmtKind::Append { array: first, src });
+        }
         if self.is_punct(".") || self.is_punct("[") {
             self.i = start;
             let dst = self.place()?;
@@ -362,6 +384,13 @@ impl Parser<'_> {
                     let method = self.name("a method name")?;
                     let args = self.args()?;
                     return Ok(StmtKind::Call { dst: Some(dst), recv: Some(recv), method, args });
+                }
+                Tok::Punct("[") if matches!(self.peek_at(2), Tok::Punct("*")) && matches!(self.peek_at(3), Tok::Punct("]")) => {
+                    let array = self.name("a container")?;
+                    (0..3).for_each(|_| {
+                        self.bump();
+                    });
+                    return Ok(StmtKind::Pick { dst, array });
                 }
                 Tok::Punct(".") | Tok::Punct("[") => {
                     let src = self.place()?;
