@@ -83,7 +83,8 @@ pub fn relax(src: &str) -> Result<race_oracles::lang::Relax, String> {
         if let Some(what) = l.trim().strip_prefix("// outside:") {
             match what.trim() {
                 "balanced-locking" => r.balanced_locking = true,
-                other => return Err(format!("line {}: unknown assumption `{other}` (known: balanced-locking)", i + 1)),
+                "sync-reassign" => r.sync_reassign = true,
+                other => return Err(format!("line {}: unknown assumption `{other}` (known: balanced-locking, sync-reassign)", i + 1)),
             }
         }
     }

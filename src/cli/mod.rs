@@ -428,7 +428,7 @@ pub fn load_with(path: &Path, relax: lang::Relax) -> Result<(String, Program), C
     let src = std::fs::read_to_string(path).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", path.display())))?;
     let prog = lang::parse(&src).map_err(|e| CliError::input(e.render(&path.display().to_string())))?;
     let declared = crate::corpus::relax(&src).map_err(|e| CliError::input(format!("error: {}: {e}", path.display())))?;
-    let relax = lang::Relax { balanced_locking: relax.balanced_locking || declared.balanced_locking };
+    let relax = lang::Relax { balanced_locking: relax.balanced_locking || declared.balanced_locking, sync_reassign: relax.sync_reassign || declared.sync_reassign };
     lang::validate_relaxed(&prog, relax).map_err(|e| CliError::input(format!("error: {}: {e}", path.display())))?;
     Ok((src, prog))
 }

@@ -58,7 +58,9 @@ impl Validator<'_> {
         self.forbid("§4.1", "`self` is bound by `fork(x)` and never assigned", |k| k.assigned() == Some("self"))?;
         self.unique_labels()?;
         let main = &self.p.threads[0];
-        self.sync_vars_unassigned(main)?;
+        if !self.relax.sync_reassign {
+            self.sync_vars_unassigned(main)?;
+        }
         self.self_bound(main, false)
     }
 
