@@ -7,6 +7,8 @@
 //! ## Contents
 //! - [`lang`]: the IR, parser (errors with line:col), canonical printer, dialect validators.
 //! - [`machine`]: one thread step at a time; events; lazy initial heaps.
+//! - [`instrumented`]: Naik-Aiken's instrumented semantics (stamps, loop vectors, effects)
+//!   for `naikaiken` programs, with its own stateful search.
 //! - [`explore`]: the [`explore::Explorer`] seam and the naive DFS over every interleaving
 //!   and nondeterministic choice; budgets; replayable schedules; structured witnesses; the
 //!   ground truth of whole programs.
@@ -29,6 +31,7 @@
 
 pub mod explore;
 pub mod gen;
+pub mod instrumented;
 pub mod lang;
 pub mod machine;
 pub mod race;
