@@ -24,6 +24,26 @@ pub use search::{replay, search, Coverage, Step};
 pub use state::{Next, ObjId, State, Val};
 pub use step::Access;
 
+use std::collections::BTreeSet;
+
+use crate::explore::Config;
+use crate::lang::labels::{AccessLabel, Labels};
+use crate::lang::Program;
+use crate::theorems::must_not_alias::Counters;
+
+/// Every label pair that races in some reachable state of `p` (spec §4.2), and what the
+/// search covered: the ground truth of the precision figure P.
+pub fn races(p: &Program, counters: Counters, cfg: &Config) -> (BTreeSet<(AccessLabel, AccessLabel)>, Coverage) {
+    let labels = Labels::of(p);
+    let code = Code::of(p, &labels);
+    let mut out = BTreeSet::new();
+    let cov = search(&code, counters, cfg, &mut |s, _, _| {
+        out.extend(s.races(&code));
+        std::ops::ControlFlow::Continue(())
+    });
+    (out, cov)
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;

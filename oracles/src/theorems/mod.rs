@@ -14,7 +14,8 @@
 //!   [`escape_trace_precise`] (escape elision keeps the first race, Theorem 4.5.3, and two
 //!   negative controls), [`capsule_first_race`] (capsule filtering keeps it, Theorem 5.4.3,
 //!   formal and operational), [`lock_elision`] (a negative control: partial lock elision
-//!   breaks race freedom, Fig. 4.1, §5.3).
+//!   breaks race freedom, Fig. 4.1, §5.3), [`naik_aiken_sound`] (Naik-Aiken's typing abstracts
+//!   every state and its pruned pairs never race, T1–T7, and the T9 negative control).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
@@ -28,6 +29,7 @@ pub mod fasttrack_precise;
 pub mod filter;
 pub mod lock_elision;
 pub mod must_not_alias;
+pub mod naik_aiken_sound;
 pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_reports;

@@ -175,6 +175,8 @@ impl Registry {
                 super::lock_elision::ORACLE,
                 super::capsule_first_race::ORACLE,
                 super::capsule_first_race::OPERATIONAL,
+                super::naik_aiken_sound::ORACLE,
+                super::naik_aiken_sound::UNLIKELY,
             ],
         }
     }
