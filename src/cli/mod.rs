@@ -460,8 +460,24 @@ pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) ->
     explore::ground_truth(prog, cfg, pair).map_err(|e| CliError::input(format!("error: {e}")))
 }
 
+/// Refuses a program the machine does not run: naikaiken programs run on Naik-Aiken's
+/// instrumented semantics (`race_oracles::instrumented`) only.
+///
+/// # Errors
+/// A bad-input error naming the file and what to run instead.
+pub fn on_machine(file: &Path, prog: &Program) -> Result<(), CliError> {
+    if prog.dialect != Dialect::NaikAiken {
+        return Ok(());
+    }
+    Err(CliError::input(format!(
+        "error: {}: naikaiken programs run on Naik-Aiken's instrumented semantics (stamps, loop vectors, effects), not on the machine `explore` and `replay` drive; `racefuzz check naik-aiken-sound FILE` searches every state and prints a schedule for each race it needs",
+        file.display()
+    )))
+}
+
 fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
     let (_, prog) = load(&a.file)?;
+    on_machine(&a.file, &prog)?;
     let pair = parse_pair(&prog, a.pair.as_deref())?;
     let racerdx = prog.dialect == Dialect::RacerDx;
     // What `explore` answers: Def. 3.6 races (a property of states) for racerdx pairs,

@@ -9,6 +9,7 @@ use super::{load, parse_pair, print_json, BoundArgs, CliError, Exit};
 
 pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, bounds: &BoundArgs) -> Result<Exit, CliError> {
     let (_, prog) = load(file)?;
+    super::on_machine(file, &prog)?;
     let pair = parse_pair(&prog, pair)?;
     let sched: Schedule = schedule.parse().map_err(|e| CliError::input(format!("error: --schedule: {e}")))?;
     let r = replay(&prog, &bounds.config(), pair, &sched).map_err(|e| match e {

@@ -36,7 +36,10 @@ pub fn size(p: &Program) -> usize {
     let mut count = |b: &Block| {
         walk_block(b, &mut |s| {
             n += 1;
-            if let StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } = &s.kind {
+            if let StmtKind::Load { src: Place::Field { fields, .. }, .. }
+            | StmtKind::Store { dst: Place::Field { fields, .. }, .. }
+            | StmtKind::Read(Place::Field { fields, .. }) = &s.kind
+            {
                 n += fields.len() - 1;
             }
         })
@@ -159,7 +162,9 @@ fn rename_fields(p: &Program, from: &str, to: &str) -> Program {
     }
     for b in bodies(p) {
         map_stmts(body_mut(&mut q, b), &mut |s| match &mut s.kind {
-            StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } => fix(fields),
+            StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } | StmtKind::Read(Place::Field { fields, .. }) => {
+                fix(fields)
+            }
             StmtKind::Call { args, .. } => args.iter_mut().for_each(|a| {
                 if let Expr::Path(pl) = a {
                     if let Place::Field { fields, .. } = &mut **pl {
@@ -192,7 +197,10 @@ fn fields_of(p: &Program) -> Vec<String> {
     let blocks = p.all_methods().map(|(_, m)| &m.body).chain(&p.threads).chain(&p.init);
     for b in blocks {
         walk_block(b, &mut |s| {
-            if let StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } = &s.kind {
+            if let StmtKind::Load { src: Place::Field { fields, .. }, .. }
+            | StmtKind::Store { dst: Place::Field { fields, .. }, .. }
+            | StmtKind::Read(Place::Field { fields, .. }) = &s.kind
+            {
                 for f in fields {
                     if !out.contains(f) {
                         out.push(f.clone());
@@ -304,7 +312,11 @@ pub fn candidates(p: &Program) -> Vec<Program> {
     for (b, ps) in &positions_of {
         for path in ps {
             out.extend(edit(p, *b, path, |blk, i| match &mut blk[i].kind {
-                StmtKind::Load { src: Place::Field { fields, .. }, .. } | StmtKind::Store { dst: Place::Field { fields, .. }, .. } if fields.len() > 1 => {
+                StmtKind::Load { src: Place::Field { fields, .. }, .. }
+                | StmtKind::Store { dst: Place::Field { fields, .. }, .. }
+                | StmtKind::Read(Place::Field { fields, .. })
+                    if fields.len() > 1 =>
+                {
                     fields.pop();
                 }
                 StmtKind::Call { args, .. } => {
