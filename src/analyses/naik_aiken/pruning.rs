@@ -182,7 +182,10 @@ impl<'a, 'p> Pruner<'a, 'p> {
     fn disjoint(&self, s1: &Side<'_>, l1: &str, s2: &Side<'_>, l2: &str) -> Option<String> {
         let shared: BTreeSet<String> = self.base(s1).intersection(&self.base(s2)).cloned().collect();
         let big_h: BTreeSet<String> = self.var(s1, l1).union(&self.var(s2, l2)).cloned().collect();
-        shared.iter().all(|h| disjointly_reachable(self.dr_effects, h, &big_h)).then(|| format!("P(base) ∩ P(base) = {} ⊆ DR_K({})", sites(&shared), sites(&big_h)))
+        shared
+            .iter()
+            .all(|h| disjointly_reachable(self.dr_effects, h, &big_h))
+            .then(|| format!("P({}) ∩ P({}) = {} ⊆ DR_K({})", base_path(s1.access), base_path(s2.access), sites(&shared), sites(&big_h)))
     }
 
     /// PLDI'06's "unlikely": t1 = t2, or equal singleton lock sets.
@@ -193,6 +196,11 @@ impl<'a, 'p> Pruner<'a, 'p> {
                 p1.len() == 1 && s2.locks.iter().any(|l2| self.var(s2, l2) == p1)
             })
     }
+}
+
+/// An access's base path, `x.f`.
+fn base_path(a: &StaticAccess) -> String {
+    std::iter::once(a.base.as_str()).chain(a.prefix.iter().map(String::as_str)).collect::<Vec<_>>().join(".")
 }
 
 /// `{h1, h2}`.
