@@ -14,6 +14,7 @@ use crate::analyses::bigfoot::placement::PlacementBug;
 use crate::analyses::capsule::CapsuleBug;
 use crate::analyses::escape::EscapeBug;
 use crate::analyses::fasttrack::FastTrackBug;
+use crate::analyses::naik_aiken::NaikAikenBug;
 use crate::analyses::per_access::PerAccessBug;
 use crate::analyses::racerdx::{Join, LockRule, Options};
 
@@ -501,7 +502,59 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
         spec: "escape_capsule.md §14 M-C6",
     },
+    Mutant {
+        sut: "naikaiken",
+        name: "na-shared-counter",
+        oracle: "naik-aiken-sound",
+        description: "the analysis is judged under one shared loop vector π (every thread increments it), not frozen per-thread copies",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §6 R10, A7, §3 ingredient (ii)",
+    },
+    Mutant {
+        sut: "naikaiken",
+        name: "na-loopback-keeps-one",
+        oracle: "naik-aiken-sound",
+        description: "the loopback Γ^{w+} does not demote 1 to ⊤ at w: values from an earlier iteration stay correlated",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.1 (Def. 3.2), R2",
+    },
+    Mutant {
+        sut: "naikaiken",
+        name: "na-join-keeps-one",
+        oracle: "naik-aiken-sound",
+        description: "join(1, 0) = 1 instead of ⊤",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.1 (Def. 3.1)",
+    },
+    Mutant {
+        sut: "naikaiken",
+        name: "na-dr-over-k",
+        oracle: "naik-aiken-sound",
+        description: "DR_K is computed over K instead of K⁺ (multi-step reachability is ignored)",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.4 (Fig. 9 eq. 2), R7",
+    },
+    Mutant {
+        sut: "naikaiken",
+        name: "na-local-lock-no-prefix",
+        oracle: "naik-aiken-sound",
+        description: "local-lock prunes under any held locks whose DR fact covers the accessed bases' sites, without checking that the lock is a prefix of the path",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.5 local-lock, R9",
+    },
+    Mutant {
+        sut: "naikaiken",
+        name: "na-reassigned-lock-held",
+        oracle: "naik-aiken-sound",
+        description: "a sync(x) whose body assigns x still counts as holding x's lock after the assignment (programs outside A5 are generated)",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md A5, §3 ingredient (iii)",
+    },
 ];
+
+/// Every Naik-Aiken mutant breaks the soundness claim; the "unlikely" control makes no
+/// prediction.
+const NA_PREDICTED: &[(&str, Prediction)] = &[("naik-aiken-sound", Prediction::BreaksTheorem), ("naik-aiken-unlikely", Prediction::Unknown)];
 
 /// Looks a mutant up by name.
 pub fn find(name: &str) -> Option<&'static Mutant> {
@@ -642,6 +695,24 @@ pub fn capsule(names: &[&str]) -> Option<Option<CapsuleBug>> {
             ("cap-non-transitive-leak", CapsuleBug::NonTransitiveLeak),
         ],
     )
+}
+
+/// The Naik-Aiken bug the named mutant selects, as [`fasttrack`] does, with what it relaxes:
+/// `na-reassigned-lock-held` needs programs that assign a sync variable in its body (A5).
+pub fn naikaiken(names: &[&str]) -> Option<(Option<NaikAikenBug>, Relax)> {
+    let bug = one_bug(
+        names,
+        &[
+            ("na-shared-counter", NaikAikenBug::SharedCounter),
+            ("na-loopback-keeps-one", NaikAikenBug::LoopbackKeepsOne),
+            ("na-join-keeps-one", NaikAikenBug::JoinKeepsOne),
+            ("na-dr-over-k", NaikAikenBug::DrOverK),
+            ("na-local-lock-no-prefix", NaikAikenBug::LocalLockNoPrefix),
+            ("na-reassigned-lock-held", NaikAikenBug::ReassignedLockHeld),
+        ],
+    )?;
+    let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };
+    Some((bug, relax))
 }
 
 /// The one bug of `table` that `names` selects: `Some(None)` for no name, `None` for a name

@@ -263,3 +263,47 @@ pub fn filter_table(t: &race_oracles::theorems::trace_precision::FilterTable) ->
     let _ = writeln!(out, "{} on β first reports: {}", t.detector, t.detector_first.clone().unwrap_or_else(none));
     out
 }
+
+/// Naik-Aiken's results on one program (`racefuzz analyze naikaiken`): loops and sites, Γ
+/// before each point (line, statement, environment), K, K⁺, the DR_K facts, then every
+/// conflicting pair with its verdict (`pruned by STAGE: why` or `reported`; `unlikely`
+/// marks PLDI'06's filter).
+pub fn naik_aiken(labels: &race_oracles::lang::labels::Labels<'_>, t: &race_oracles::theorems::Typing) -> String {
+    use race_oracles::theorems::must_not_alias::AbsEnv;
+    let mut out = String::new();
+    let _ = writeln!(out, "loops: {}", if labels.loops.is_empty() { "none".into() } else { labels.loops.join(", ") });
+    let _ = writeln!(out, "sites: {}", if labels.sites.is_empty() { "none".into() } else { labels.sites.join(", ") });
+    let env = |g: &AbsEnv| {
+        let vars: Vec<String> = g.iter().map(|(x, ty)| format!("{x} ↦ {ty}")).collect();
+        format!("[{}]", vars.join(", "))
+    };
+    out.push_str("Γ before each point:\n");
+    for (i, p) in labels.points.iter().enumerate() {
+        let text = race_oracles::lang::print::stmt_to_string(p.stmt);
+        let head = text.lines().next().unwrap_or_default();
+        let g = t.envs.get(i).map(env).unwrap_or_else(|| "(none)".into());
+        let _ = writeln!(out, "  p{i:<3} line {:<3} {head}\n         {g}", p.stmt.line.0);
+    }
+    for (name, set) in [("K", &t.effects), ("K⁺", &t.closure)] {
+        let _ = writeln!(out, "{name} ({}):", set.len());
+        for (a, b) in set {
+            let _ = writeln!(out, "  {a} |>= {b}");
+        }
+    }
+    let _ = writeln!(out, "DR_K facts ({}):", t.disjoint.len());
+    for (h, big_h) in &t.disjoint {
+        let _ = writeln!(out, "  {h} ∈ DR_K({{{}}})", big_h.iter().cloned().collect::<Vec<_>>().join(", "));
+    }
+    let pairs = labels.conflicting_pairs();
+    let _ = writeln!(out, "pairs ({}, {} pruned, {} reported):", pairs.len(), t.pruned.len(), pairs.len().saturating_sub(t.pruned.len()));
+    for (a, b) in pairs {
+        let side = |l| labels.access(l).map_or_else(|| "?".to_string(), ToString::to_string);
+        let verdict = match t.pruned.iter().find(|p| p.pair == (a, b)) {
+            Some(p) => format!("pruned by {}: {}", p.stage.name(), p.why),
+            None => "reported".into(),
+        };
+        let unlikely = if t.unlikely.contains(&(a, b)) { " [unlikely]" } else { "" };
+        let _ = writeln!(out, "  {} ∥ {}: {verdict}{unlikely}", side(a), side(b));
+    }
+    out
+}

@@ -11,13 +11,14 @@ use race_oracles::explore::dpor::Dpor;
 use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
-use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
+use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
 use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
 use crate::analyses::bigfoot::placement::BigFoot;
 use crate::analyses::capsule::CapsuleFilterFactory;
 use crate::analyses::escape::EscapeFilterFactory;
 use crate::analyses::fasttrack::FastTrackFactory;
+use crate::analyses::naik_aiken::NaikAiken;
 use crate::analyses::per_access::PerAccess;
 use crate::analyses::racerdx::RacerDx;
 use crate::mutants::{self, MUTANTS};
@@ -34,6 +35,8 @@ pub enum Implementation {
     Placer(Box<dyn CheckPlacer + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
     /// An access filter and the detector that runs on what it keeps.
     Filter(Box<dyn FilterFactory + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
+    /// A conditional must-not-alias analysis (Naik-Aiken).
+    MustNotAlias(Box<dyn MustNotAliasAnalysis + Send + Sync>),
 }
 
 /// One SUT implementation in the catalogue.
@@ -59,6 +62,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access },
     SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape },
     SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule },
+    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -98,6 +102,11 @@ fn build_escape(names: &[&str]) -> Option<(Implementation, Relax)> {
 fn build_capsule(names: &[&str]) -> Option<(Implementation, Relax)> {
     let bug = mutants::capsule(names)?;
     Some((Implementation::Filter(Box::new(CapsuleFilterFactory { bug }), Box::new(FastTrackFactory::default())), Relax::default()))
+}
+
+fn build_naikaiken(names: &[&str]) -> Option<(Implementation, Relax)> {
+    let (bug, relax) = mutants::naikaiken(names)?;
+    Some((Implementation::MustNotAlias(Box::new(NaikAiken { bug })), relax))
 }
 
 /// Why no subject could be built.
@@ -178,6 +187,7 @@ impl Subject {
             Implementation::Detector(f) => Sut::Detector(f.as_ref()),
             Implementation::Placer(p, f) => Sut::Placer(p.as_ref(), f.as_ref()),
             Implementation::Filter(g, f) => Sut::Filter(g.as_ref(), f.as_ref()),
+            Implementation::MustNotAlias(a) => Sut::MustNotAlias(a.as_ref()),
         }
     }
 
@@ -185,7 +195,15 @@ impl Subject {
     pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
         match &self.implementation {
             Implementation::Static(a) => Some(a.as_ref()),
-            Implementation::Explorers(..) | Implementation::Detector(_) | Implementation::Placer(..) | Implementation::Filter(..) => None,
+            Implementation::Explorers(..) | Implementation::Detector(_) | Implementation::Placer(..) | Implementation::Filter(..) | Implementation::MustNotAlias(_) => None,
+        }
+    }
+
+    /// The must-not-alias analysis, if this is one (for `racefuzz analyze naikaiken`).
+    pub fn must_not_alias(&self) -> Option<&dyn MustNotAliasAnalysis> {
+        match &self.implementation {
+            Implementation::MustNotAlias(a) => Some(a.as_ref()),
+            _ => None,
         }
     }
 
@@ -228,6 +246,9 @@ mod tests {
 
     use super::*;
 
+    /// Oracles that mutants predict for before they are registered.
+    const PENDING_ORACLES: [&str; 2] = ["naik-aiken-sound", "naik-aiken-unlikely"];
+
     #[test]
     fn every_oracle_has_a_sut_and_every_mutant_a_home() {
         for o in Registry::builtin().all() {
@@ -237,6 +258,11 @@ mod tests {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
             assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
             for (oracle, _) in m.predicted {
+                // Naik-Aiken's oracles are written in parallel (spec/naik_aiken.md §4.3); drop
+                // this exemption once they are registered.
+                if PENDING_ORACLES.contains(oracle) && Registry::builtin().find(oracle).is_none() {
+                    continue;
+                }
                 assert!(Registry::builtin().find(oracle).is_some(), "{}: no oracle {oracle}", m.name);
             }
         }

@@ -27,6 +27,9 @@ pub enum AnalysisName {
     Escape,
     /// The capsule filter (capjava programs), likewise.
     Capsule,
+    /// Naik-Aiken's conditional must-not-alias analysis (naikaiken programs): Γ per point,
+    /// K, K⁺, the DR_K facts and every conflicting pair's verdict.
+    Naikaiken,
 }
 
 /// `--operational` names the operational variant of `capsule-first-race`; any other oracle
@@ -56,6 +59,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
         AnalysisName::PerAccess => return place("per-access", file, mutant, json),
         AnalysisName::Escape => return filter("escape", Dialect::SimpleJava, file, mutant, json, schedule, false),
         AnalysisName::Capsule => return filter("capsule", Dialect::CapJava, file, mutant, json, schedule, operational),
+        AnalysisName::Naikaiken => return must_not_alias(file, mutant, json),
         AnalysisName::Racerdx | AnalysisName::Racerd => {}
     }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
@@ -106,6 +110,37 @@ fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exi
         outln!("{} on {}{}", placer.name(), file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default());
         emit(&text);
     }
+    Ok(Exit::Ok)
+}
+
+/// Naik-Aiken on one program: its typing, closure, DR facts and pruned pairs (a program
+/// the analysis declines is bad input).
+fn must_not_alias(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
+    let s = named("naikaiken", mutant)?;
+    let (_, prog) = super::load_with(file, s.relax())?;
+    if prog.dialect != Dialect::NaikAiken {
+        return Err(CliError::input(format!("error: Naik-Aiken analyzes naikaiken programs; {} is {}", file.display(), prog.dialect)));
+    }
+    let a = s.must_not_alias().ok_or_else(|| CliError::internal("the SUT naikaiken is not a must-not-alias analysis"))?;
+    let labels = race_oracles::lang::labels::Labels::of(&prog);
+    let typing = a.analyze(&prog, &labels).map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;
+    if json {
+        let sides: Vec<serde_json::Value> = labels
+            .conflicting_pairs()
+            .into_iter()
+            .map(|(x, y)| {
+                let text = |l| labels.access(l).map(ToString::to_string);
+                let pruned = typing.pruned.iter().find(|p| p.pair == (x, y));
+                serde_json::json!({ "pair": [x, y], "accesses": [text(x), text(y)], "pruned": pruned, "unlikely": typing.unlikely.contains(&(x, y)) })
+            })
+            .collect();
+        print_json(
+            &serde_json::json!({ "analysis": a.name(), "mutant": mutant, "counters": a.counters(), "loops": labels.loops, "sites": labels.sites, "typing": typing, "pairs": sides }),
+        )?;
+        return Ok(Exit::Ok);
+    }
+    outln!("{} on {}{}", a.name(), file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default());
+    emit(&crate::render::naik_aiken(&labels, &typing));
     Ok(Exit::Ok)
 }
 
