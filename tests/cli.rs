@@ -274,3 +274,31 @@ fn killed_campaign_keeps_its_findings() {
         assert!(race_oracles::lang::parse(&src).is_ok() && src.contains("// oracle: racerdx-tp"), "{}", f.display());
     }
 }
+
+/// `analyze naikaiken` on Fig. 1 with L = x (spec/naik_aiken.md §6 R4): the whole text is a
+/// snapshot (Γ per point, K, K⁺, DR_K, the g pair pruned by local-lock); a program of another
+/// dialect and one outside A5 are bad input (exit 2, the line named); the mutant that keeps
+/// a reassigned lock held accepts the latter; `--json` carries the typing and the pairs.
+#[test]
+fn analyze_naikaiken_prints_the_typing_and_the_verdicts() {
+    let r4 = "tests/naikaiken/r4_fig1_lock_x.race";
+    let (code, out, err) = racefuzz(&["analyze", "naikaiken", r4]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("analyze_naikaiken_r4_lock_x", out);
+
+    let (code, _, err) = racefuzz(&["analyze", "naikaiken", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert!(code == 2 && err.contains("naikaiken programs") && err.contains("is bfj"), "{err}");
+    let f = temp_file("reassigned.race", "dialect naikaiken\nthread {\n  x = new @h1\n  sync(x) {\n    x = null\n  }\n}\n");
+    let (code, _, err) = racefuzz(&["analyze", "naikaiken", &f]);
+    assert!(code == 2 && err.contains("A5") && err.contains("(line 5)"), "{err}");
+    let (code, out, err) = racefuzz(&["analyze", "naikaiken", "--mutant", "na-reassigned-lock-held", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(mutant na-reassigned-lock-held)"), "{out}");
+
+    let (code, out, err) = racefuzz(&["analyze", "naikaiken", "--json", r4]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["typing"]["effects"].as_array().map(Vec::len), Some(2), "{out}");
+    let pairs = v["pairs"].as_array().unwrap_or_else(|| panic!("no pairs array: {out}"));
+    assert!(pairs.iter().any(|p| p["pruned"]["stage"] == "local-lock"), "{out}");
+}

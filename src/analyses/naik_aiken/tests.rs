@@ -232,3 +232,33 @@ fn analysis_reads_labels_of_its_own_program_only() {
     let err = NaikAiken::default().analyze(&p, &Labels::of(&other));
     assert!(err.is_err());
 }
+
+#[test]
+fn edge_shapes_type_and_every_pruned_pair_is_a_candidate_once() {
+    let src = "dialect naikaiken\nthread {\n\
+        g = new @hG\n\
+        while @w1 * {\n\
+          t = new @hT; d = new @hD; t.f = d\n\
+          if * { d = null } else { read t.f }\n\
+          fork(t) {\n\
+            sync(self) { self.f.g = 1; read self.f }\n\
+            fork { read self.f.g; sync(g) { self.h = 2 } }\n\
+            while @w2 * { e = new @hE; self.f = e; fork(e) { self.g = 3 } }\n\
+          }\n\
+          sync(g) { read t.h }\n\
+        }\n}\n";
+    let (p, typing) = analyze(src, None);
+    let labels = Labels::of(&p);
+    let pairs = labels.conflicting_pairs();
+    assert_eq!(typing.envs.len(), labels.points.len());
+    let mut seen = BTreeSet::new();
+    for q in &typing.pruned {
+        assert!(q.pair.0 <= q.pair.1 && pairs.contains(&q.pair) && seen.insert(q.pair), "{q:?}");
+    }
+    assert!(typing.unlikely.iter().all(|u| pairs.contains(u)));
+    // The `self` of the inner fork(e) is an hE object of the current w2 iteration.
+    let inner = labels.points.iter().position(|q| matches!(&q.stmt.kind, race_oracles::lang::StmtKind::Store { src: race_oracles::lang::Expr::Int(3), .. })).unwrap();
+    assert_eq!(typing.envs[inner]["self"], t("11", "hE"));
+    // Both h pairs hold g, allocated once: global-lock.
+    all_on(&p, &typing, "h", Some(Stage::GlobalLock));
+}
