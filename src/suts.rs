@@ -246,9 +246,6 @@ mod tests {
 
     use super::*;
 
-    /// Oracles that mutants predict for before they are registered.
-    const PENDING_ORACLES: [&str; 2] = ["naik-aiken-sound", "naik-aiken-unlikely"];
-
     #[test]
     fn every_oracle_has_a_sut_and_every_mutant_a_home() {
         for o in Registry::builtin().all() {
@@ -258,11 +255,6 @@ mod tests {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
             assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
             for (oracle, _) in m.predicted {
-                // Naik-Aiken's oracles are written in parallel (spec/naik_aiken.md §4.3); drop
-                // this exemption once they are registered.
-                if PENDING_ORACLES.contains(oracle) && Registry::builtin().find(oracle).is_none() {
-                    continue;
-                }
                 assert!(Registry::builtin().find(oracle).is_some(), "{}: no oracle {oracle}", m.name);
             }
         }
