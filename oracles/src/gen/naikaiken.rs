@@ -1110,7 +1110,7 @@ pub static GRAMMAR_NAIKAIKEN: Grammar = Grammar {
         prod("allocate and link in one iteration", "while @w * { t = new @h2; u = new @h3; t.f = u }"),
         prod("link to the previous iteration", "while @w * { .. t.next = p; p = t }"),
         prod("object allocated once and shared", "d = new @h outside loops, used in a forked thread"),
-        prod("container filled and picked in two loops", "while @w1 * { .. a[+] = t }; while @w2 * { x = a[*] .. } (R4)"),
+        prod("fill and pick in two loops", "while @w1 * { .. a[+] = t }; while @w2 * { x = a[*] .. } (R4)"),
         prod("link from a heap read", "s = a[*] or s = x.f, then s.f = u (R6, type T)"),
         prod("lock-prefix access", "sync(x) { x.f.g = k } (depth ≥ 1)"),
         prod("lock-as-base access", "sync(x) { x.g = k } (depth 0)"),
@@ -1367,7 +1367,7 @@ fn uses_naikaiken(p: &Program) -> BTreeSet<&'static str> {
         c.u.insert("object allocated once and shared");
     }
     if c.appends.iter().any(|a| c.picks.iter().any(|p| p != a)) {
-        c.u.insert("container filled and picked in two loops");
+        c.u.insert("fill and pick in two loops");
     }
     if c.depths.iter().any(|(v, deep)| *deep && c.depths.contains(&(v, false))) {
         c.u.insert("mixed depths");
