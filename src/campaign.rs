@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use race_oracles::explore::Config;
-use race_oracles::lang::{parse, print, walk_block, Program, StmtKind};
+use race_oracles::lang::{parse, print, walk_block, Program, Relax, StmtKind};
 use race_oracles::theorems::{Oracle, OracleResult, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -32,9 +32,15 @@ pub const DEFAULT_OUT: &str = ".racefuzz/found";
 
 /// One generated program for `oracle`: `seed_bytes` random bytes through its generator.
 pub fn generate(oracle: &Oracle, subject: &Subject, rng: &mut impl Rng) -> Program {
+    generate_with(oracle.generate, subject.relax(), rng)
+}
+
+/// One program from a byte-driven generator, drawn as [`generate`] draws them (for the
+/// generators no registered oracle uses yet, `racefuzz gen naikaiken`).
+pub fn generate_with(generate: fn(&[u8], Relax) -> Program, relax: Relax, rng: &mut impl Rng) -> Program {
     let mut bytes = vec![0u8; rng.random_range(16..88)];
     rng.fill_bytes(&mut bytes);
-    (oracle.generate)(&bytes, subject.relax())
+    generate(&bytes, relax)
 }
 
 /// Dialect features of a program, for coverage counts.

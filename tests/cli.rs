@@ -302,3 +302,18 @@ fn analyze_naikaiken_prints_the_typing_and_the_verdicts() {
     let pairs = v["pairs"].as_array().unwrap_or_else(|| panic!("no pairs array: {out}"));
     assert!(pairs.iter().any(|p| p["pruned"]["stage"] == "local-lock"), "{out}");
 }
+
+/// `gen naikaiken`: the dialect has no registered oracle yet, so `gen` runs its generator
+/// directly and `--stats` reports syntactic measures only.
+#[test]
+fn gen_runs_the_naikaiken_generator() {
+    let (code, stdout, stderr) = racefuzz(&["gen", "naikaiken", "--count", "2", "--seed", "3"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.matches("dialect naikaiken").count(), 2, "{stdout}");
+    let (code, stdout, stderr) = racefuzz(&["gen", "naikaiken", "--stats", "--count", "300"]);
+    assert_eq!(code, 0, "{stderr}");
+    for line in ["300 naikaiken programs", "threads at run time", "with a fork in a loop", "lock-prefix access", "ground truth: not available yet"] {
+        assert!(stdout.contains(line), "no `{line}`:\n{stdout}");
+    }
+    assert!(!stdout.contains("BELOW FLOOR"), "{stdout}");
+}
