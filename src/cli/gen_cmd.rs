@@ -5,10 +5,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use race_oracles::explore::{ground_truth, Config};
-use race_oracles::gen::grammar::{Coverage, Grammar, FLOOR_PERCENT};
+use race_oracles::gen::grammar::{Coverage, FLOOR_PERCENT};
 use race_oracles::gen::naikaiken;
 use race_oracles::gen::shrink::{counts, shrink};
-use race_oracles::lang::{parse, print, walk_block, Block, Dialect, Place, Program, Relax, StmtKind};
+use race_oracles::lang::{parse, print, walk_block, Block, Dialect, Place, Program, StmtKind};
+use race_oracles::theorems::must_not_alias::Counters as MustNotAliasCounters;
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -20,63 +21,15 @@ use crate::mutants::{Prediction, MUTANTS};
 use crate::outln;
 use crate::suts::{self, Subject};
 
-/// Generators of dialects no registered oracle uses yet, by dialect name: `gen` runs them
-/// directly (without relaxations). When an oracle of the dialect is registered, `gen` finds
-/// it first and runs its generator.
-const UNREGISTERED: [(Dialect, Generate, &Grammar); 1] = [(Dialect::NaikAiken, naikaiken::swarm_naikaiken, &naikaiken::GRAMMAR_NAIKAIKEN)];
-
-type Generate = fn(&[u8], Relax) -> Program;
-
-/// What `gen` runs: an oracle's generator, or an unregistered dialect's.
-enum Source {
-    Oracle(Oracle, Subject),
-    Dialect(Dialect, Generate, &'static Grammar),
-}
-
-impl Source {
-    fn dialect(&self) -> Dialect {
-        match self {
-            Source::Oracle(o, _) => o.dialect,
-            Source::Dialect(d, ..) => *d,
-        }
-    }
-
-    fn id(&self) -> &'static str {
-        match self {
-            Source::Oracle(o, _) => o.id,
-            Source::Dialect(d, ..) => d.name(),
-        }
-    }
-
-    fn grammar(&self) -> &'static Grammar {
-        match self {
-            Source::Oracle(o, _) => o.grammar,
-            Source::Dialect(_, _, g) => g,
-        }
-    }
-
-    fn generate(&self, rng: &mut StdRng) -> Program {
-        match self {
-            Source::Oracle(o, s) => campaign::generate(o, s, rng),
-            Source::Dialect(_, g, _) => campaign::generate_with(*g, Relax::default(), rng),
-        }
-    }
-}
-
-/// The generator `gen` runs: an oracle's by id, the first oracle's of a dialect, or an
-/// unregistered dialect's ([`UNREGISTERED`]).
-fn generator(name: &str) -> Result<Source, CliError> {
+/// The generator `gen` runs: an oracle's by id, or the first oracle's of a dialect.
+fn generator(name: &str) -> Result<(Oracle, Subject), CliError> {
     let reg = Registry::builtin();
     if let Some(o) = reg.find(name).or_else(|| reg.all().iter().find(|o| o.dialect.name() == name)).copied() {
         let subject = Subject::for_oracle(&o, None).map_err(CliError::internal)?;
-        return Ok(Source::Oracle(o, subject));
-    }
-    if let Some((d, g, grammar)) = UNREGISTERED.iter().find(|(d, ..)| d.name() == name) {
-        return Ok(Source::Dialect(*d, *g, grammar));
+        return Ok((o, subject));
     }
     let mut known: Vec<String> = reg.ids().into_iter().map(str::to_string).collect();
     known.extend(reg.all().iter().map(|o| o.dialect.name().to_string()));
-    known.extend(UNREGISTERED.iter().map(|(d, ..)| d.name().to_string()));
     known.sort();
     known.dedup();
     Err(CliError::input(format!("error: no generator `{name}` (known: {})", known.join(", "))))
@@ -108,11 +61,11 @@ fn describe(v: &[usize]) -> String {
 /// incomplete or no ground truth exists for its dialect yet.
 fn truth(p: &Program, cfg: &Config) -> Option<bool> {
     match p.dialect {
-        // Hook: Naik-Aiken programs run on the instrumented semantics (spec/naik_aiken.md
-        // §4.2), which the machine behind `ground_truth` lacks (it faults on `read`,
-        // `x[+] = y` and `x = y[*]`). Until that semantics decides races, `gen naikaiken
-        // --stats` reports syntactic measures only.
-        Dialect::NaikAiken => None,
+        // Naik-Aiken programs run on the instrumented semantics (spec/naik_aiken.md §4.2).
+        Dialect::NaikAiken => match race_oracles::instrumented::races(p, MustNotAliasCounters::PerThread, cfg) {
+            (races, _) if !races.is_empty() => Some(true),
+            (_, cov) => cov.cut.is_none().then_some(false),
+        },
         _ => match ground_truth(p, cfg, None) {
             Ok(runs) if runs.iter().any(|r| r.racy) => Some(true),
             Ok(runs) if runs.iter().all(|r| r.executions.complete) => Some(false),
@@ -122,15 +75,15 @@ fn truth(p: &Program, cfg: &Config) -> Option<bool> {
 }
 
 pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Exit, CliError> {
-    let src = generator(name)?;
+    let (o, subject) = generator(name)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
-    let grammar = src.grammar();
+    let grammar = o.grammar;
     let mut cov = Coverage::new(grammar);
     // The ground truth of a generated program: does some pair of its methods race (Def. 3.6)?
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
     for i in 0..count {
-        let p = src.generate(&mut rng);
+        let p = campaign::generate(&o, &subject, &mut rng);
         if !stats {
             outln!("// program {i} (seed {seed})");
             emit(&print(&p));
@@ -146,8 +99,8 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
         }
     }
     if stats {
-        let dialect = src.dialect();
-        outln!("{count} {dialect} programs from the {} generator (seed {seed}, swarm knobs per program)", src.id());
+        let dialect = o.dialect;
+        outln!("{count} {dialect} programs from the {} generator (seed {seed}, swarm knobs per program)", o.id);
         if dialect != Dialect::NaikAiken {
             outln!("methods per program     {}", describe(&t.methods));
         }
@@ -161,19 +114,19 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
             let flag = if pct < FLOOR_PERCENT { "  BELOW FLOOR" } else { "" };
             outln!("  {:<36} {:>5.1}%  {}{flag}", prod.name, pct, prod.rule);
         }
-        if dialect == Dialect::NaikAiken {
-            outln!("ground truth: not available yet (the instrumented semantics of spec/naik_aiken.md §4.2 will decide races); syntactic measures only");
-        } else {
-            let judged = t.racy + t.race_free;
-            let definition = if dialect == Dialect::RacerDx { "Def. 3.6, heaps ≤ 2 objects" } else { "happens-before" };
-            outln!(
-                "ground truth ({definition}): {} racy, {} race-free, {} incomplete; racy fraction {:.1}%",
-                t.racy,
-                t.race_free,
-                t.incomplete,
-                100.0 * t.racy as f64 / judged.max(1) as f64
-            );
-        }
+        let judged = t.racy + t.race_free;
+        let definition = match dialect {
+            Dialect::RacerDx => "Def. 3.6, heaps ≤ 2 objects",
+            Dialect::NaikAiken => "enabled conflicting pairs, spec/naik_aiken.md §4.2",
+            _ => "happens-before",
+        };
+        outln!(
+            "ground truth ({definition}): {} racy, {} race-free, {} incomplete; racy fraction {:.1}%",
+            t.racy,
+            t.race_free,
+            t.incomplete,
+            100.0 * t.racy as f64 / judged.max(1) as f64
+        );
     }
     Ok(Exit::Ok)
 }
