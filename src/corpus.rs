@@ -61,7 +61,7 @@ pub fn expectations(src: &str) -> Result<Vec<Expectation>, String> {
         let racy_addresses = if what == "no race" {
             vec![]
         } else if let Some(addrs) = what.strip_prefix("race on ") {
-            let mut v: Vec<String> = addrs.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect();
+            let mut v: Vec<String> = split_top_level(addrs).into_iter().map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect();
             v.sort();
             v
         } else {
@@ -70,6 +70,25 @@ pub fn expectations(src: &str) -> Result<Vec<Expectation>, String> {
         out.push(Expectation { pair, racy_addresses, line });
     }
     Ok(out)
+}
+
+/// Splits a list at the commas outside parentheses: a Naik-Aiken address names its object
+/// by stamp, `h3(1,0).g`.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (vec![], 0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
 }
 
 /// The assumptions a file declares it breaks on purpose (`// outside: balanced-locking`):

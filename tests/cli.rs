@@ -281,7 +281,7 @@ fn killed_campaign_keeps_its_findings() {
 /// a reassigned lock held accepts the latter; `--json` carries the typing and the pairs.
 #[test]
 fn analyze_naikaiken_prints_the_typing_and_the_verdicts() {
-    let r4 = "tests/naikaiken/r4_fig1_lock_x.race";
+    let r4 = "corpus/paper/naikaiken/r4_fig1_lock_x.race";
     let (code, out, err) = racefuzz(&["analyze", "naikaiken", r4]);
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("analyze_naikaiken_r4_lock_x", out);

@@ -9,7 +9,6 @@ use race_oracles::gen::grammar::{Coverage, FLOOR_PERCENT};
 use race_oracles::gen::naikaiken;
 use race_oracles::gen::shrink::{counts, shrink};
 use race_oracles::lang::{parse, print, walk_block, Block, Dialect, Place, Program, StmtKind};
-use race_oracles::theorems::must_not_alias::Counters as MustNotAliasCounters;
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -58,19 +57,12 @@ fn describe(v: &[usize]) -> String {
 }
 
 /// The ground truth of a generated program: `Some(racy)`, or `None` when the search was
-/// incomplete or no ground truth exists for its dialect yet.
+/// incomplete.
 fn truth(p: &Program, cfg: &Config) -> Option<bool> {
-    match p.dialect {
-        // Naik-Aiken programs run on the instrumented semantics (spec/naik_aiken.md §4.2).
-        Dialect::NaikAiken => match race_oracles::instrumented::races(p, MustNotAliasCounters::PerThread, cfg) {
-            (races, _) if !races.is_empty() => Some(true),
-            (_, cov) => cov.cut.is_none().then_some(false),
-        },
-        _ => match ground_truth(p, cfg, None) {
-            Ok(runs) if runs.iter().any(|r| r.racy) => Some(true),
-            Ok(runs) if runs.iter().all(|r| r.executions.complete) => Some(false),
-            _ => None,
-        },
+    match ground_truth(p, cfg, None) {
+        Ok(runs) if runs.iter().any(|r| r.racy) => Some(true),
+        Ok(runs) if runs.iter().all(|r| r.executions.complete) => Some(false),
+        _ => None,
     }
 }
 

@@ -50,11 +50,16 @@ pub struct Run {
     pub witness: Option<Witness>,
 }
 
-/// Explores `program` (every method pair, or just `pair`, for racerdx) and summarizes.
+/// Explores `program` (every method pair, or just `pair`, for racerdx; naikaiken programs on
+/// the instrumented semantics, [`crate::instrumented::ground_truth`]) and summarizes.
 ///
 /// # Errors
 /// [`SetupError`] when the initial state cannot be built.
 pub fn ground_truth(program: &Program, cfg: &Config, pair: Option<(&str, &str)>) -> Result<Vec<Run>, SetupError> {
+    if program.dialect == Dialect::NaikAiken {
+        // Naik-Aiken's races are a property of the instrumented semantics' states.
+        return Ok(vec![crate::instrumented::ground_truth(program, cfg)]);
+    }
     let m = Machine::new(program, cfg.loop_bound);
     if program.dialect != Dialect::RacerDx {
         let init = m.initial_state()?;

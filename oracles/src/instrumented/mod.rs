@@ -31,6 +31,48 @@ use crate::lang::labels::{AccessLabel, Labels};
 use crate::lang::Program;
 use crate::theorems::must_not_alias::Counters;
 
+/// The ground truth of a `naikaiken` program as the corpus and `gen --stats` read it: one
+/// run over every reachable state (per-thread counters), racy if some state has a concrete
+/// race, with the racy addresses named by stamp (`h3(1,0).g`). Final states with every
+/// thread done count as terminated, the others as stuck (a thread blocked, or stuck on ⊥).
+pub fn ground_truth(p: &Program, cfg: &Config) -> crate::explore::Run {
+    let labels = Labels::of(p);
+    let code = Code::of(p, &labels);
+    let mut addrs = BTreeSet::new();
+    let mut stats = crate::explore::Stats { complete: true, ..Default::default() };
+    let cov = search(&code, Counters::PerThread, cfg, &mut |s, _, is_final| {
+        let next: Vec<Access> = (0..s.threads.len()).filter_map(|t| s.next_access(&code, t)).collect();
+        for (a, b) in s.races(&code) {
+            for acc in next.iter().filter(|x| x.label == a || x.label == b) {
+                addrs.insert(format!("{}.{}", s.obj_name(&code, acc.obj), code.fields[usize::from(acc.field)]));
+            }
+        }
+        if is_final {
+            stats.executions += 1;
+            if (0..s.threads.len()).all(|t| s.next(&code, t) == Next::Done) {
+                stats.terminated += 1;
+            } else {
+                stats.stuck += 1;
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    stats.states = cov.states;
+    stats.complete = cov.cut.is_none();
+    let racy_addresses: Vec<String> = addrs.into_iter().collect();
+    crate::explore::Run {
+        setup: "threads".into(),
+        threads: vec!["T1".into()],
+        executions: stats,
+        racy: !racy_addresses.is_empty(),
+        hb_racy_addresses: racy_addresses.clone(),
+        racy_addresses,
+        classes: None,
+        problems: cov.cut.into_iter().collect(),
+        witness: None,
+    }
+}
+
 /// Every label pair that races in some reachable state of `p` (spec §4.2), and what the
 /// search covered: the ground truth of the precision figure P.
 pub fn races(p: &Program, counters: Counters, cfg: &Config) -> (BTreeSet<(AccessLabel, AccessLabel)>, Coverage) {

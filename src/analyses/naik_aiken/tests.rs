@@ -1,4 +1,4 @@
-//! The regression programs R1–R11 of spec/naik_aiken.md §6 (in `tests/naikaiken/`), each
+//! The regression programs R1–R11 of spec/naik_aiken.md §6 (in `corpus/paper/naikaiken/`), each
 //! against the analysis results the spec expects, and the seeded bugs on them.
 
 use std::collections::BTreeSet;
@@ -14,7 +14,7 @@ use super::{NaikAiken, NaikAikenBug};
 
 macro_rules! program {
     ($file:literal) => {
-        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/naikaiken/", $file, ".race"))
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/paper/naikaiken/", $file, ".race"))
     };
 }
 
