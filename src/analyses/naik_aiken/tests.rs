@@ -108,16 +108,16 @@ fn r4_effects(typing: &Typing) {
 fn r4_three_locks_three_stages() {
     let (p, typing) = analyze(program!("r4_fig1_lock_a"), None);
     r4_effects(&typing);
-    assert_eq!(verdicts(&p, &typing, "g"), [((8, Write), (8, Write), Some(Stage::GlobalLock))]);
+    assert_eq!(verdicts(&p, &typing, "g"), [((9, Write), (9, Write), Some(Stage::GlobalLock))]);
     let (p, typing) = analyze(program!("r4_fig1_lock_x"), None);
     r4_effects(&typing);
-    assert_eq!(verdicts(&p, &typing, "g"), [((8, Write), (8, Write), Some(Stage::LocalLock))]);
+    assert_eq!(verdicts(&p, &typing, "g"), [((9, Write), (9, Write), Some(Stage::LocalLock))]);
     let why = &typing.pruned.iter().find(|q| q.stage == Stage::LocalLock).unwrap().why;
     assert!(why.contains("{h3} ⊆ DR_K({h2})"), "{why}");
     let (p, typing) = analyze(program!("r4_fig1_lock_xf"), None);
-    assert_eq!(verdicts(&p, &typing, "g"), [((8, Write), (8, Write), Some(Stage::LocalLock))]);
+    assert_eq!(verdicts(&p, &typing, "g"), [((9, Write), (9, Write), Some(Stage::LocalLock))]);
     let (p, typing) = analyze(program!("r4_fig1_no_sync"), None);
-    assert_eq!(verdicts(&p, &typing, "g"), [((7, Write), (7, Write), None)]);
+    assert_eq!(verdicts(&p, &typing, "g"), [((8, Write), (8, Write), None)]);
     // Phase 1 is skipped (A13): main's t.f = u and the children's read of x.f are reported.
     assert!(verdicts(&p, &typing, "f").iter().all(|(_, _, s)| s.is_none()));
 }
@@ -155,7 +155,7 @@ fn r8_local_thread_and_its_variants() {
     assert!(!typing.disjoint.contains(&fact("hD", &["hT"])));
     all_on(&p, &typing, "g", None);
     let (p, typing) = analyze(program!("r8_main_writes"), None);
-    assert_eq!(verdicts(&p, &typing, "g"), [((6, Write), (6, Write), Some(Stage::LocalThread)), ((6, Write), (6, Write), None), ((6, Write), (6, Write), None)]);
+    assert_eq!(verdicts(&p, &typing, "g"), [((7, Write), (7, Write), Some(Stage::LocalThread)), ((7, Write), (7, Write), None), ((7, Write), (7, Write), None)]);
 }
 
 #[test]
