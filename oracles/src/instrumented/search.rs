@@ -66,9 +66,12 @@ fn scheduled(code: &Code, s: &State, eager: bool) -> Vec<usize> {
     (0..s.threads.len()).collect()
 }
 
-/// Visits every reachable state once, depth first: `visit(state, path, is_final)`. A visitor
-/// that breaks stops the search (`cut` says so).
-pub fn search(code: &Code, counters: Counters, cfg: &Config, visit: &mut dyn FnMut(&State, &[Step], bool) -> ControlFlow<()>) -> Coverage {
+/// What a search calls at each state it visits: `visit(state, path, is_final)`.
+pub type Visit<'a> = dyn FnMut(&State, &[Step], bool) -> ControlFlow<()> + 'a;
+
+/// Visits every reachable state once, depth first. A visitor that breaks stops the search
+/// (`cut` says so).
+pub fn search(code: &Code, counters: Counters, cfg: &Config, visit: &mut Visit<'_>) -> Coverage {
     let mut cov = Coverage::default();
     let mut seen = HashSet::new();
     let init = State::initial(code, counters);

@@ -288,14 +288,12 @@ impl Judge<'_, '_> {
             if !self.obj_le(st, ty) {
                 return Some(format!("clause 2: {name} holds {} ⋠ Γ({name}) = {ty}", self.stamp_name(s, o)));
             }
-            for w in 0..pi.len() {
-                if ty.pi.get(w) == Some(&Corr::One) && st.pi[w] != pi[w] {
+            for (w, (&own, &now)) in st.pi.iter().zip(pi).enumerate() {
+                if ty.pi.get(w) == Some(&Corr::One) && own != now {
                     return Some(format!(
-                        "clause 3b: Γ({name}) = {ty} has 1 at {} but {name} holds {}, from iteration {} while the current one is {}",
+                        "clause 3b: Γ({name}) = {ty} has 1 at {} but {name} holds {}, from iteration {own} while the current one is {now}",
                         loop_name(w),
-                        self.stamp_name(s, o),
-                        st.pi[w],
-                        pi[w]
+                        self.stamp_name(s, o)
                     ));
                 }
             }
