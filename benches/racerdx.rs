@@ -3,8 +3,10 @@
 //! oracle of the registry. Run with `cargo bench --bench racerdx`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use race_oracles::instrumented;
 use race_oracles::lang::Program;
 use race_oracles::machine::Event;
+use race_oracles::theorems::must_not_alias::Counters;
 use race_oracles::theorems::{AccessFilter, Budget, Classes, Decision, Oracle, Registry, StaticRaceAnalysis, Sut, Verdict};
 use racefuzz::analyses::racerdx::RacerDx;
 use racefuzz::mutants::{Prediction, MUTANTS};
@@ -52,6 +54,13 @@ fn bench(c: &mut Criterion) {
             let ft = racefuzz::analyses::fasttrack::FastTrackFactory::default();
             let budget = Budget { explore: suts::campaign_bounds(), relax: s.relax() };
             g.bench_function(format!("{}/keep-all", o.id), |b| b.iter(|| ps.iter().filter(|p| o.check(p, &Sut::Filter(&keep_all, &ft), &budget).verdict == Verdict::Fail).count()));
+        }
+        // Naik-Aiken's baseline in the same run: the ground truth alone (the instrumented
+        // semantics' search for races, no analysis and no judging) on the same programs.
+        if o.sut == race_oracles::theorems::SutKind::MustNotAlias && !o.negative_control {
+            eprintln!("{}: {}", o.id, states(&ps));
+            let cfg = suts::campaign_bounds();
+            g.bench_function(format!("{}/ground-truth-only", o.id), |b| b.iter(|| ps.iter().map(|p| instrumented::races(p, Counters::PerThread, &cfg).0.len()).sum::<usize>()));
         }
         g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
         // The placer oracle's baseline in the same run: the same programs under per-access
@@ -140,6 +149,15 @@ fn filtered_share(o: &Oracle, ps: &[Program], s: &Subject) -> String {
         }
     }
     format!("{elided} of {accesses} accesses filtered ({:.1}%) over every trace", 100.0 * elided / accesses.max(1.0))
+}
+
+/// For Naik-Aiken's programs: the distribution of states the instrumented semantics visits.
+fn states(ps: &[Program]) -> String {
+    let cfg = suts::campaign_bounds();
+    let mut n: Vec<u64> = ps.iter().map(|p| instrumented::races(p, Counters::PerThread, &cfg).1.states).collect();
+    n.sort_unstable();
+    let q = |f: f64| n.get(((n.len().max(1) - 1) as f64 * f) as usize).copied().unwrap_or(0);
+    format!("states per program: min {}, median {}, p90 {}, max {} (of {} programs)", q(0.0), q(0.5), q(0.9), q(1.0), n.len())
 }
 
 /// For the detector, placer and filter oracles, which enumerate every interleaving (of the
