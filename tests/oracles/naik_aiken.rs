@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use race_oracles::explore::Config;
-use race_oracles::gen::naikaiken::{build_naikaiken, NaikAikenKnobs};
+use race_oracles::gen::naikaiken::{build_naikaiken, NaikAikenInput, NaikAikenKnobs};
 use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::instrumented;
 use race_oracles::lang::labels::Labels;
@@ -136,15 +136,16 @@ fn proptest_naik_aiken_sound() {
     assert!(pruned >= 100, "only {pruned} pruned pairs judged");
 }
 
-/// T1–T7 under quickcheck (seeded; the registry's swarm generator from byte vectors).
+/// T1–T7 under quickcheck (seeded; `NaikAikenInput`, the swarm generator's quickcheck form,
+/// which shrinks through its bytes).
 #[test]
 fn quickcheck_naik_aiken_sound() {
-    fn prop(bytes: Vec<u8>) -> quickcheck::TestResult {
+    fn prop(input: NaikAikenInput) -> quickcheck::TestResult {
         let o = *Registry::builtin().find("naik-aiken-sound").unwrap();
         let s = Subject::for_oracle(&o, None).unwrap();
-        super::quickcheck_result(suts::check(&o, &(o.generate)(&bytes, s.relax()), &s, suts::campaign_bounds()).verdict)
+        super::quickcheck_result(suts::check(&o, &input.program, &s, suts::campaign_bounds()).verdict)
     }
-    super::quickcheck(prop as fn(Vec<u8>) -> quickcheck::TestResult);
+    super::quickcheck(prop as fn(NaikAikenInput) -> quickcheck::TestResult);
 }
 
 /// P (spec §4.3): reported pairs with no race found, per generator setting (the §6 idioms,

@@ -1226,18 +1226,7 @@ mod tests {
     use crate::gen::grammar::Coverage;
     use crate::machine::Machine;
 
-    /// Pseudo-random bytes (xorshift), with a zero byte now and then as a stop.
-    fn bytes(seed: u64, len: usize) -> Vec<u8> {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::gen::test_bytes as bytes;
 
     type Gen = fn(&[u8], Relax) -> Program;
     const GENS: [(&str, Gen); 2] = [("simplejava", swarm_simplejava), ("capjava", swarm_capjava)];

@@ -24,6 +24,21 @@ pub mod threads;
 
 pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 
+/// Pseudo-random bytes (xorshift), with a zero byte now and then as a stop: the byte-driven
+/// generators' tests draw their inputs from it.
+#[cfg(test)]
+fn test_bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
 /// A swarm header of `N` bytes (zeros past the end of the input) and the bytes after it.
 fn split_header<const N: usize>(bytes: &[u8]) -> ([u8; N], &[u8]) {
     let mut h = [0u8; N];

@@ -1459,18 +1459,7 @@ mod tests {
     use super::*;
     use crate::gen::grammar::Coverage;
 
-    /// Pseudo-random bytes (xorshift), with a zero byte now and then as a stop.
-    fn bytes(seed: u64, len: usize) -> Vec<u8> {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::gen::test_bytes as bytes;
 
     const REASSIGN: Relax = Relax { sync_reassign: true, balanced_locking: false };
 
