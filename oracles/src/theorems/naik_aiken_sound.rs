@@ -118,7 +118,9 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let counters = analysis.counters();
     let mut f = Findings::default();
     let mut effects_seen: HashSet<(Stamp, Stamp)> = HashSet::new();
-    let mut finals_seen: HashSet<Vec<(ObjId, ObjId)>> = HashSet::new();
+    // T3 and T4 depend on C and on each object's stamp only; object numbers are creation
+    // order, which differs between interleavings, so the key has both.
+    let mut finals_seen: HashSet<(Vec<(ObjId, ObjId)>, Vec<Stamp>)> = HashSet::new();
     let only_races = o.id == UNLIKELY.id;
     let cov = search(&code, counters, &b.explore, &mut |s, path, is_final| {
         for pair in s.races(&code) {
@@ -139,7 +141,7 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             }
         }
         note(1, judge.envs_abstracted(s));
-        if is_final && finals_seen.insert(s.effects.clone()) {
+        if is_final && finals_seen.insert((s.effects.clone(), s.objs.iter().map(|o| o.stamp.clone()).collect())) {
             let plus = reach::closure(s);
             note(2, plus.iter().find_map(|&e| judge.effect_abstracted(s, e, &typing.closure, "K⁺")));
             note(3, judge.disjointness(s, &plus));
