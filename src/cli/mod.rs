@@ -461,18 +461,20 @@ pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) ->
 }
 
 /// Refuses a program the machine does not run: naikaiken programs run on Naik-Aiken's
-/// instrumented semantics (`race_oracles::instrumented`) only.
+/// instrumented semantics (`race_oracles::instrumented`), ldrf programs on the L-DRF
+/// engines (`race_oracles::ldrf`).
 ///
 /// # Errors
 /// A bad-input error naming the file and what to run instead.
 pub fn on_machine(file: &Path, prog: &Program) -> Result<(), CliError> {
-    if prog.dialect != Dialect::NaikAiken {
-        return Ok(());
+    match prog.dialect {
+        Dialect::NaikAiken => Err(CliError::input(format!(
+            "error: {}: naikaiken programs run on Naik-Aiken's instrumented semantics (stamps, loop vectors, effects), not on the machine `explore` and `replay` drive; `racefuzz check naik-aiken-sound FILE` searches every state and prints a schedule for each race it needs",
+            file.display()
+        ))),
+        Dialect::Ldrf => Err(CliError::input(format!("error: {}: ldrf programs run on the L-DRF engines (`race_oracles::ldrf`), not on the machine `explore` and `replay` drive", file.display()))),
+        _ => Ok(()),
     }
-    Err(CliError::input(format!(
-        "error: {}: naikaiken programs run on Naik-Aiken's instrumented semantics (stamps, loop vectors, effects), not on the machine `explore` and `replay` drive; `racefuzz check naik-aiken-sound FILE` searches every state and prints a schedule for each race it needs",
-        file.display()
-    )))
 }
 
 fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {

@@ -31,11 +31,13 @@ pub enum Dialect {
     CapJava,
     /// Naik-Aiken's WHILE language with threads (seed 002, spec/naik_aiken.md §4.1).
     NaikAiken,
+    /// The L-DRF paper's language: shared integers, named locks (seed 004, spec/ldrf.md §1.1).
+    Ldrf,
 }
 
 impl Dialect {
     /// Every dialect, in the order they are documented.
-    pub const ALL: [Dialect; 5] = [Dialect::RacerDx, Dialect::Bfj, Dialect::SimpleJava, Dialect::CapJava, Dialect::NaikAiken];
+    pub const ALL: [Dialect; 6] = [Dialect::RacerDx, Dialect::Bfj, Dialect::SimpleJava, Dialect::CapJava, Dialect::NaikAiken, Dialect::Ldrf];
 
     /// The keyword used on a `dialect` line.
     pub fn name(self) -> &'static str {
@@ -45,6 +47,7 @@ impl Dialect {
             Dialect::SimpleJava => "simplejava",
             Dialect::CapJava => "capjava",
             Dialect::NaikAiken => "naikaiken",
+            Dialect::Ldrf => "ldrf",
         }
     }
 
@@ -181,6 +184,8 @@ pub enum StmtKind {
     Append { array: String, src: String },
     /// `x = y[*]`: any element stored in the container `y`.
     Pick { dst: String, array: String },
+    /// `x = nondet{lo..hi}`: any integer from `lo` to `hi`, both included (L-DRF, spec/ldrf.md §1.1).
+    Nondet { dst: String, lo: i64, hi: i64 },
     /// `p = e`: a write access; `e` is access-free.
     Store { dst: Place, src: Expr },
     /// `lock`: RacerDX's single global reentrant lock.
@@ -541,7 +546,8 @@ impl StmtKind {
             | StmtKind::New { dst, .. }
             | StmtKind::NewArray { dst, .. }
             | StmtKind::Load { dst, .. }
-            | StmtKind::Pick { dst, .. } => Some(dst),
+            | StmtKind::Pick { dst, .. }
+            | StmtKind::Nondet { dst, .. } => Some(dst),
             StmtKind::Call { dst: Some(dst), .. } => Some(dst),
             _ => None,
         }

@@ -109,6 +109,9 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
         StmtKind::Pick { dst, array } => {
             let _ = write!(out, "{dst} = {array}[*]");
         }
+        StmtKind::Nondet { dst, lo, hi } => {
+            let _ = write!(out, "{dst} = nondet{{{lo}..{hi}}}");
+        }
         StmtKind::Lock => out.push_str("lock"),
         StmtKind::Unlock => out.push_str("unlock"),
         StmtKind::Acq(x) => {

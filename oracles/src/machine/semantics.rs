@@ -45,7 +45,7 @@ impl Semantics {
         let field_init = match d {
             Dialect::RacerDx => FieldInit::SelfLoop,
             Dialect::Bfj => FieldInit::Zero,
-            Dialect::SimpleJava | Dialect::CapJava | Dialect::NaikAiken => FieldInit::Null,
+            Dialect::SimpleJava | Dialect::CapJava | Dialect::NaikAiken | Dialect::Ldrf => FieldInit::Null,
         };
         let java = matches!(d, Dialect::SimpleJava | Dialect::CapJava);
         Semantics { field_init, cap_free: d == Dialect::CapJava, values: java, operational: false }

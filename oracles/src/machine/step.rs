@@ -61,8 +61,8 @@ impl<'p> Machine<'p> {
             StmtKind::Skip => Ok(st.assign(t, None)),
             // Naik-Aiken's statements run on the instrumented semantics (`crate::instrumented`),
             // which has the loop vectors and effects this machine lacks.
-            StmtKind::Read(_) | StmtKind::Append { .. } | StmtKind::Pick { .. } => {
-                Err(Disabled::Fault("`read`, `x[+] = y` and `x = y[*]` run on the instrumented semantics only (racefuzz check naik-aiken-sound)".into()))
+            StmtKind::Read(_) | StmtKind::Append { .. } | StmtKind::Pick { .. } | StmtKind::Nondet { .. } => {
+                Err(Disabled::Fault("`read`, `x[+] = y`, `x = y[*]` and `nondet` belong to the naikaiken and ldrf dialects, which run on their own semantics".into()))
             }
             StmtKind::Assign { dst, src } => {
                 let v = st.eval(t, src)?;

@@ -6,6 +6,7 @@
 //! | `bfj` | seed 003 ch. 3, spec/bigfoot.md §2, §10 | the global lock, fork/join (tier 2, outside Thm 3.9.4, A2), recursion (A11), methods assigning their parameters (A10), `x = x.f` (A9) |
 //! | `simplejava` | seed 003 ch. 4, spec/escape_capsule.md §2 | globals/`init`, several initial threads, arrays, `join`, the global lock, receiver-less calls, capsules |
 //! | `capjava` | seed 003 ch. 5, spec/escape_capsule.md §7 | as `simplejava`, but capsule classes are allowed |
+//! | `ldrf` | seed 004, spec/ldrf.md §1.1, §6.4 | classes, methods, `init`, heap and object statements, `join`, `fork`, `break`, assume/branch conditions on shared variables, lock names used as variables, locks acquired while held |
 //! | `naikaiken` | seed 002, spec/naik_aiken.md §4.1, §4.4 | classes, methods, `init`, several initial threads, conditions other than `*`, ints other than data writes, explicit locks, `join`, duplicate site or loop labels, unlabelled loops or allocations, a `sync` variable assigned in its body, `self` outside `fork(x)` or assigned |
 //!
 //! One file per dialect (`racerdx`, `bfj`, `java` for SimpleJava and CapJava), each with
@@ -19,6 +20,7 @@ use super::ast::*;
 mod bfj;
 mod common;
 mod java;
+mod ldrf;
 mod naikaiken;
 mod racerdx;
 
@@ -76,6 +78,7 @@ pub fn validate_relaxed(p: &Program, relax: Relax) -> Result<(), DialectError> {
         Dialect::Bfj => v.bfj(),
         Dialect::SimpleJava | Dialect::CapJava => v.simplejava(),
         Dialect::NaikAiken => v.naikaiken(),
+        Dialect::Ldrf => v.ldrf(),
     }
 }
 

@@ -357,6 +357,18 @@ impl Parser<'_> {
 
     /// `new`, `new_array`, a call, a load or an expression.
     fn rhs_value(&mut self, dst: String) -> PResult<StmtKind> {
+        if matches!(self.peek(), Tok::Ident(n) if n == "nondet") && matches!(self.peek_at(1), Tok::Punct("{")) {
+            self.bump();
+            self.bump();
+            let lo = self.int_literal()?;
+            self.expect_punct("..")?;
+            let hi = self.int_literal()?;
+            self.expect_punct("}")?;
+            if lo > hi {
+                return self.err(&format!("`nondet{{{lo}..{hi}}}` is empty"));
+            }
+            return Ok(StmtKind::Nondet { dst, lo, hi });
+        }
         if self.eat_kw("new") {
             if self.eat_punct("(") {
                 self.expect_punct(")")?;
@@ -403,6 +415,15 @@ impl Parser<'_> {
             }
         }
         Ok(StmtKind::Assign { dst, src: self.expr()? })
+    }
+
+    /// An integer literal, possibly negative.
+    fn int_literal(&mut self) -> PResult<i64> {
+        let neg = self.eat_punct("-");
+        match self.bump() {
+            Tok::Int(k) => Ok(if neg { -k } else { k }),
+            _ => self.err("an integer literal"),
+        }
     }
 
     pub(super) fn place(&mut self) -> PResult<Place> {
