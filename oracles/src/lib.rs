@@ -33,6 +33,7 @@ pub mod explore;
 pub mod gen;
 pub mod instrumented;
 pub mod lang;
+pub mod ldrf;
 pub mod machine;
 pub mod race;
 pub mod theorems;

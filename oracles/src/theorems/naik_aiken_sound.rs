@@ -62,6 +62,9 @@ pub const UNLIKELY: Oracle = Oracle {
     ..ORACLE
 };
 
+/// What identifies a final state for T3 and T4: its effects and its objects' stamps.
+type FinalKey = (Vec<(ObjId, ObjId)>, Vec<Stamp>);
+
 /// What one search found, before it is judged.
 #[derive(Default)]
 struct Findings {
@@ -120,7 +123,7 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let mut effects_seen: HashSet<(Stamp, Stamp)> = HashSet::new();
     // T3 and T4 depend on C and on each object's stamp only; object numbers are creation
     // order, which differs between interleavings, so the key has both.
-    let mut finals_seen: HashSet<(Vec<(ObjId, ObjId)>, Vec<Stamp>)> = HashSet::new();
+    let mut finals_seen: HashSet<FinalKey> = HashSet::new();
     let only_races = o.id == UNLIKELY.id;
     let cov = search(&code, counters, &b.explore, &mut |s, path, is_final| {
         for pair in s.races(&code) {

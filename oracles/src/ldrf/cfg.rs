@@ -1,0 +1,365 @@
+//! An `ldrf` program as the paper's control-flow graphs (spec/ldrf.md §1.1): per thread,
+//! locations (nodes) and instructions (edges) `⟨n, cmd, n'⟩`. Statements compile in order,
+//! one edge each; `if c` is the assume pair `assume c` / `assume !c` and `while c` the same
+//! at its head, with a skip edge from the body's end back to the head (Fig. 4's `10 → 6`).
+//! Only assume edges branch, and every assignment, acquire and release has one source and
+//! one target, as §1.1 requires. Values live in the mod-K world (§6.2): every engine
+//! evaluates through [`Cfg::eval`] and [`Cfg::holds`].
+
+use crate::lang::*;
+
+/// A location.
+pub type Node = u32;
+
+/// A variable or a lock, by index.
+pub type Ix = u16;
+
+/// An integer expression over variable indices.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IExpr {
+    /// A constant.
+    Int(i64),
+    /// A variable.
+    Var(Ix),
+    /// `-e`
+    Neg(Box<IExpr>),
+    /// `e op e` for `+ - * %`.
+    Bin(BinOp, Box<IExpr>, Box<IExpr>),
+}
+
+/// A condition.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BExpr {
+    /// `true` / `false`
+    Const(bool),
+    /// `!b`
+    Not(Box<BExpr>),
+    /// `b && b`, `b || b`
+    Logic(BinOp, Box<BExpr>, Box<BExpr>),
+    /// A comparison of two integers.
+    Cmp(BinOp, IExpr, IExpr),
+}
+
+/// What an instruction does.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Cmd {
+    /// `x := e`
+    Assign(Ix, IExpr),
+    /// `x := nondet{lo..hi}`
+    Nondet(Ix, i64, i64),
+    /// `assume b` (no access: it reads private variables only)
+    Assume(BExpr),
+    /// `assert b`: a non-blocking read of vars(b) that may record a failure (A1)
+    Assert(BExpr),
+    /// `acquire(m)`
+    Acquire(Ix),
+    /// `release(m)`
+    Release(Ix),
+    /// `skip` (also the edges that join branches and close loops)
+    Skip,
+}
+
+/// An instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// Source location.
+    pub src: Node,
+    /// The command.
+    pub cmd: Cmd,
+    /// Target location.
+    pub dst: Node,
+    /// The statement's line.
+    pub line: Line,
+}
+
+/// The program's graphs.
+#[derive(Clone, Debug)]
+pub struct Cfg {
+    /// Variable names.
+    pub vars: Vec<String>,
+    /// Lock names.
+    pub locks: Vec<String>,
+    /// Each thread's entry location.
+    pub entries: Vec<Node>,
+    /// The thread owning each location.
+    pub owner: Vec<usize>,
+    /// Every instruction.
+    pub edges: Vec<Edge>,
+    /// The instructions leaving each location, by index into `edges`.
+    pub out: Vec<Vec<usize>>,
+    /// K: values are taken mod K (§6.2).
+    pub modulus: i64,
+}
+
+struct Builder {
+    cfg: Cfg,
+    thread: usize,
+}
+
+fn ix(n: usize) -> Ix {
+    Ix::try_from(n).unwrap_or(Ix::MAX)
+}
+
+impl Builder {
+    fn node(&mut self) -> Node {
+        self.cfg.owner.push(self.thread);
+        self.cfg.out.push(vec![]);
+        Node::try_from(self.cfg.owner.len() - 1).unwrap_or(Node::MAX)
+    }
+
+    fn edge(&mut self, src: Node, cmd: Cmd, dst: Node, line: Line) {
+        self.cfg.out[src as usize].push(self.cfg.edges.len());
+        self.cfg.edges.push(Edge { src, cmd, dst, line });
+    }
+
+    fn var(&mut self, v: &str) -> Ix {
+        match self.cfg.vars.iter().position(|x| x == v) {
+            Some(i) => ix(i),
+            None => {
+                self.cfg.vars.push(v.to_string());
+                ix(self.cfg.vars.len() - 1)
+            }
+        }
+    }
+
+    fn lock(&mut self, m: &str) -> Ix {
+        match self.cfg.locks.iter().position(|x| x == m) {
+            Some(i) => ix(i),
+            None => {
+                self.cfg.locks.push(m.to_string());
+                ix(self.cfg.locks.len() - 1)
+            }
+        }
+    }
+
+    fn int(&mut self, e: &Expr) -> IExpr {
+        match e {
+            Expr::Int(k) => IExpr::Int(*k),
+            Expr::Var(v) => IExpr::Var(self.var(v)),
+            Expr::Unary(UnOp::Neg, a) => IExpr::Neg(Box::new(self.int(a))),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (self.int(a), self.int(b));
+                IExpr::Bin(*op, Box::new(a), Box::new(b))
+            }
+            // The validator admits nothing else.
+            _ => IExpr::Int(0),
+        }
+    }
+
+    fn cond(&mut self, e: &Expr) -> BExpr {
+        match e {
+            Expr::Bool(b) => BExpr::Const(*b),
+            Expr::Unary(UnOp::Not, a) => BExpr::Not(Box::new(self.cond(a))),
+            Expr::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let (a, b) = (self.cond(a), self.cond(b));
+                BExpr::Logic(*op, Box::new(a), Box::new(b))
+            }
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (self.int(a), self.int(b));
+                BExpr::Cmp(*op, a, b)
+            }
+            _ => BExpr::Const(true),
+        }
+    }
+
+    fn block(&mut self, b: &[Stmt], mut cur: Node) -> Node {
+        for s in b {
+            cur = self.stmt(s, cur);
+        }
+        cur
+    }
+
+    fn stmt(&mut self, s: &Stmt, n: Node) -> Node {
+        let simple = match &s.kind {
+            StmtKind::Assign { dst, src } => {
+                let x = self.var(dst);
+                Some(Cmd::Assign(x, self.int(src)))
+            }
+            StmtKind::Nondet { dst, lo, hi } => Some(Cmd::Nondet(self.var(dst), *lo, *hi)),
+            StmtKind::Assume(e) => Some(Cmd::Assume(self.cond(e))),
+            StmtKind::Assert(e) => Some(Cmd::Assert(self.cond(e))),
+            StmtKind::Acq(m) => Some(Cmd::Acquire(self.lock(m))),
+            StmtKind::Rel(m) => Some(Cmd::Release(self.lock(m))),
+            StmtKind::If { .. } | StmtKind::While { .. } => None,
+            _ => Some(Cmd::Skip),
+        };
+        if let Some(cmd) = simple {
+            let next = self.node();
+            self.edge(n, cmd, next, s.line);
+            return next;
+        }
+        let (c, then_b, else_b, is_loop) = match &s.kind {
+            StmtKind::If { cond, then_b, else_b } => (cond, then_b.as_slice(), else_b.as_slice(), false),
+            StmtKind::While { cond, body, .. } => (cond, body.as_slice(), &[][..], true),
+            _ => unreachable!("racefuzz internal bug: only if and while reach here"),
+        };
+        let c = match c {
+            Cond::Star => BExpr::Const(true),
+            Cond::Expr(e) => self.cond(e),
+        };
+        let (a, b) = (self.node(), self.node());
+        self.edge(n, Cmd::Assume(c.clone()), a, s.line);
+        self.edge(n, Cmd::Assume(BExpr::Not(Box::new(c))), b, s.line);
+        let ea = self.block(then_b, a);
+        if is_loop {
+            self.edge(ea, Cmd::Skip, n, s.line);
+            return b;
+        }
+        let eb = self.block(else_b, b);
+        let join = self.node();
+        self.edge(ea, Cmd::Skip, join, s.line);
+        self.edge(eb, Cmd::Skip, join, s.line);
+        join
+    }
+}
+
+impl Cfg {
+    /// The graphs of an `ldrf` program (validated), with values mod `modulus`.
+    pub fn of(p: &Program, modulus: i64) -> Cfg {
+        let cfg = Cfg { vars: vec![], locks: vec![], entries: vec![], owner: vec![], edges: vec![], out: vec![], modulus: modulus.max(1) };
+        let mut b = Builder { cfg, thread: 0 };
+        for (t, body) in p.threads.iter().enumerate() {
+            b.thread = t;
+            let entry = b.node();
+            b.cfg.entries.push(entry);
+            b.block(body, entry);
+        }
+        b.cfg
+    }
+
+    /// `⟦e⟧φ` mod K.
+    pub fn eval(&self, e: &IExpr, env: &dyn Fn(Ix) -> i64) -> i64 {
+        let k = self.modulus;
+        match e {
+            IExpr::Int(c) => c.rem_euclid(k),
+            IExpr::Var(x) => env(*x),
+            IExpr::Neg(a) => (-self.eval(a, env)).rem_euclid(k),
+            IExpr::Bin(op, a, b) => {
+                let (a, b) = (self.eval(a, env), self.eval(b, env));
+                match op {
+                    BinOp::Add => (a + b).rem_euclid(k),
+                    BinOp::Sub => (a - b).rem_euclid(k),
+                    BinOp::Mul => (a * b).rem_euclid(k),
+                    BinOp::Rem if b != 0 => a.rem_euclid(b),
+                    _ => 0,
+                }
+            }
+        }
+    }
+
+    /// `⟦b⟧φ`.
+    pub fn holds(&self, b: &BExpr, env: &dyn Fn(Ix) -> i64) -> bool {
+        match b {
+            BExpr::Const(c) => *c,
+            BExpr::Not(a) => !self.holds(a, env),
+            BExpr::Logic(BinOp::And, a, c) => self.holds(a, env) && self.holds(c, env),
+            BExpr::Logic(_, a, c) => self.holds(a, env) || self.holds(c, env),
+            BExpr::Cmp(op, a, c) => {
+                let (a, c) = (self.eval(a, env), self.eval(c, env));
+                match op {
+                    BinOp::Eq => a == c,
+                    BinOp::Ne => a != c,
+                    BinOp::Lt => a < c,
+                    BinOp::Le => a <= c,
+                    BinOp::Gt => a > c,
+                    _ => a >= c,
+                }
+            }
+        }
+    }
+
+    /// The values `x := nondet{lo..hi}` may store, mod K, sorted, without repeats.
+    pub fn nondet(&self, lo: i64, hi: i64) -> Vec<i64> {
+        let mut v: Vec<i64> = (lo..=hi.min(lo + self.modulus - 1)).map(|c| c.rem_euclid(self.modulus)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The variables an instruction reads and the one it writes (§1.1 accesses; an assume
+    /// has none, an assert reads).
+    pub fn accesses(&self, e: &Edge) -> (Vec<Ix>, Option<Ix>) {
+        let mut reads = vec![];
+        match &e.cmd {
+            Cmd::Assign(x, a) => {
+                int_vars(a, &mut reads);
+                return (reads, Some(*x));
+            }
+            Cmd::Nondet(x, ..) => return (reads, Some(*x)),
+            Cmd::Assert(b) => bool_vars(b, &mut reads),
+            _ => {}
+        }
+        (reads, None)
+    }
+
+    /// Acc(n) (spec §6.3 C3): the variables the instructions leaving `n` read or write, and
+    /// those their assumes mention; sorted.
+    pub fn relevant(&self, n: Node) -> Vec<Ix> {
+        let mut out = vec![];
+        for &i in &self.out[n as usize] {
+            let e = &self.edges[i];
+            let (r, w) = self.accesses(e);
+            out.extend(r);
+            out.extend(w);
+            if let Cmd::Assume(b) = &e.cmd {
+                bool_vars(b, &mut out);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The post-release points of lock `m` (targets of its release edges), sorted.
+    pub fn release_points(&self, m: Ix) -> Vec<Node> {
+        let mut v: Vec<Node> = self.edges.iter().filter(|e| e.cmd == Cmd::Release(m)).map(|e| e.dst).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Every post-release point, sorted: the buffers of L-DRF.
+    pub fn all_release_points(&self) -> Vec<Node> {
+        let mut v: Vec<Node> = self.edges.iter().filter(|e| matches!(e.cmd, Cmd::Release(_))).map(|e| e.dst).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// A location's readable name: its thread and the line of the instruction leaving it
+    /// (`t2@11`), or `t2@end`.
+    pub fn node_name(&self, n: Node) -> String {
+        let t = self.owner[n as usize] + 1;
+        match self.out[n as usize].first() {
+            Some(&i) => format!("t{t}@{}", self.edges[i].line.0),
+            None => format!("t{t}@end"),
+        }
+    }
+}
+
+fn int_vars(e: &IExpr, out: &mut Vec<Ix>) {
+    match e {
+        IExpr::Int(_) => {}
+        IExpr::Var(x) => out.push(*x),
+        IExpr::Neg(a) => int_vars(a, out),
+        IExpr::Bin(_, a, b) => {
+            int_vars(a, out);
+            int_vars(b, out);
+        }
+    }
+}
+
+fn bool_vars(b: &BExpr, out: &mut Vec<Ix>) {
+    match b {
+        BExpr::Const(_) => {}
+        BExpr::Not(a) => bool_vars(a, out),
+        BExpr::Logic(_, a, c) => {
+            bool_vars(a, out);
+            bool_vars(c, out);
+        }
+        BExpr::Cmp(_, a, c) => {
+            int_vars(a, out);
+            int_vars(c, out);
+        }
+    }
+}

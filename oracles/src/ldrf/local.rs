@@ -1,0 +1,246 @@
+//! E-LDRF (spec/ldrf.md §2, §6.1): the thread-local semantics, explicit-state and
+//! exhaustive. Every thread works on its own versioned copy of the store; a release leaves a
+//! snapshot in the buffer of its post-release point (overwriting it); an acquire of m takes,
+//! for each variable *independently*, a newest copy among its own and the buffers of m's
+//! post-release points that G allows (updEnv, kept set-valued so that Lemma 6 violations
+//! stay observable).
+//!
+//! Versions are normalised to dense ranks after every step (§2.1 \[D\]): only their order
+//! matters, and a write makes the writer's version strictly the largest. The engine checks
+//! "writer at max" on every write (§2.1 \[C\]): in a race-free program the writer of x always
+//! holds the newest version of x.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+use super::cfg::{Cfg, Cmd, Ix, Node};
+use super::standard::StdState;
+use crate::explore::Config;
+
+/// A versioned environment ⟨φ, ν⟩: per variable, its value and version.
+pub type VEnv = Vec<(i64, u32)>;
+
+/// ⟨pc, μ, Θ, Λ⟩.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalState {
+    /// Each thread's location.
+    pub pc: Vec<Node>,
+    /// Each lock's holder.
+    pub owner: Vec<Option<u8>>,
+    /// Θ: each thread's copy.
+    pub theta: Vec<VEnv>,
+    /// Λ: the buffer of each post-release point ([`Cfg::all_release_points`] order), if set.
+    pub lambda: Vec<Option<VEnv>>,
+}
+
+/// Which buffers an acquire reads: G(n̄) for each post-release point n̄ (§2; Remark 9).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Sync {
+    /// G(n̄) = L^acq_m: every acquire of m reads every release point of m.
+    #[default]
+    Full,
+    /// Only these (post-release point, acquire source) pairs: Remark 9's refinement.
+    Pairs(BTreeSet<(Node, Node)>),
+}
+
+/// The engine: the program's graphs, G, and where its buffers live.
+pub struct Ldrf<'c> {
+    cfg: &'c Cfg,
+    sync: Sync,
+    rel: Vec<Node>,
+}
+
+/// The reachable L-DRF states and what went wrong among them.
+#[derive(Clone, Debug, Default)]
+pub struct LocalReach {
+    /// Every reachable state with the state and instruction it was first reached from.
+    pub states: HashMap<LocalState, Option<(LocalState, usize)>>,
+    /// Writes by a thread whose version of the variable was not the newest (§2.1): the
+    /// instruction and the state it was taken from (first one per instruction).
+    pub writer_not_max: Vec<(usize, LocalState)>,
+    /// Acquires whose updEnv had more than one result (ties that disagree, Lemma 6).
+    pub ambiguous_acquires: Vec<(usize, LocalState)>,
+    /// Why the search stopped early, if it did.
+    pub cut: Option<String>,
+}
+
+impl<'c> Ldrf<'c> {
+    /// The engine for `cfg` with G = `sync`.
+    pub fn new(cfg: &'c Cfg, sync: Sync) -> Ldrf<'c> {
+        Ldrf { cfg, sync, rel: cfg.all_release_points() }
+    }
+
+    /// σ_ent: every thread at its entry with the all-zero store at version 0, no buffer.
+    pub fn initial(&self) -> LocalState {
+        let env = vec![(0, 0); self.cfg.vars.len()];
+        LocalState { pc: self.cfg.entries.clone(), owner: vec![None; self.cfg.locks.len()], theta: vec![env; self.cfg.entries.len()], lambda: vec![None; self.rel.len()] }
+    }
+
+    fn buffer(&self, n: Node) -> Option<usize> {
+        self.rel.binary_search(&n).ok()
+    }
+
+    /// Whether an acquire leaving `acq` reads the buffer of `rel` (G).
+    fn allowed(&self, rel: Node, acq: Node) -> bool {
+        match &self.sync {
+            Sync::Full => true,
+            Sync::Pairs(p) => p.contains(&(rel, acq)),
+        }
+    }
+
+    /// The newest version of `x` anywhere (threads and defined buffers).
+    fn newest(s: &LocalState, x: usize) -> u32 {
+        s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1).max().unwrap_or(0)
+    }
+
+    /// Every successor by thread `t` along instruction `e`, and whether the step was a write
+    /// by a thread not holding the newest version.
+    pub fn step(&self, s: &LocalState, t: usize, e: usize) -> (Vec<LocalState>, bool) {
+        let cfg = self.cfg;
+        let edge = &cfg.edges[e];
+        let local = |x: Ix| s.theta[t][usize::from(x)].0;
+        let me = u8::try_from(t).unwrap_or(u8::MAX);
+        let mut next = s.clone();
+        next.pc[t] = edge.dst;
+        // ν[x ↦ ν(x)+1] on the writer's own copy (§2): in a racy program that can tie with
+        // another copy's version, which is exactly what Lemma 6's check then sees.
+        let write = |n: &mut LocalState, x: Ix, v: i64| {
+            let x = usize::from(x);
+            n.theta[t][x] = (v, s.theta[t][x].1 + 1);
+        };
+        let out = match &edge.cmd {
+            Cmd::Assign(x, a) => {
+                write(&mut next, *x, cfg.eval(a, &local));
+                vec![next]
+            }
+            Cmd::Nondet(x, lo, hi) => cfg
+                .nondet(*lo, *hi)
+                .into_iter()
+                .map(|v| {
+                    let mut n = next.clone();
+                    write(&mut n, *x, v);
+                    n
+                })
+                .collect(),
+            Cmd::Assume(b) if !cfg.holds(b, &local) => vec![],
+            Cmd::Acquire(m) if s.owner[usize::from(*m)].is_some() => vec![],
+            Cmd::Release(m) if s.owner[usize::from(*m)] != Some(me) => vec![],
+            Cmd::Release(m) => {
+                next.owner[usize::from(*m)] = None;
+                if let Some(b) = self.buffer(edge.dst) {
+                    next.lambda[b] = Some(s.theta[t].clone());
+                }
+                vec![next]
+            }
+            Cmd::Acquire(m) => {
+                next.owner[usize::from(*m)] = Some(me);
+                self.acquire(&next, t, *m, edge.src)
+            }
+            Cmd::Assume(_) | Cmd::Assert(_) | Cmd::Skip => vec![next],
+        };
+        let stale_write = match &edge.cmd {
+            Cmd::Assign(x, _) | Cmd::Nondet(x, ..) => s.theta[t][usize::from(*x)].1 < Self::newest(s, usize::from(*x)),
+            _ => false,
+        };
+        (out.into_iter().map(normalise).collect(), stale_write)
+    }
+
+    /// updEnv: every copy that takes each variable from a newest member of Y.
+    fn acquire(&self, s: &LocalState, t: usize, m: Ix, at: Node) -> Vec<LocalState> {
+        let mut y: Vec<&VEnv> = vec![&s.theta[t]];
+        for n in self.cfg.release_points(m) {
+            if let (Some(b), true) = (self.buffer(n), self.allowed(n, at)) {
+                y.extend(s.lambda[b].as_ref());
+            }
+        }
+        let mut envs: Vec<VEnv> = vec![vec![]];
+        for x in 0..self.cfg.vars.len() {
+            let top = y.iter().map(|v| v[x].1).max().unwrap_or(0);
+            let mut take: Vec<(i64, u32)> = y.iter().map(|v| v[x]).filter(|c| c.1 == top).collect();
+            take.sort_unstable();
+            take.dedup();
+            envs = envs.into_iter().flat_map(|e| take.iter().map(move |c| [e.clone(), vec![*c]].concat())).collect();
+        }
+        envs.into_iter()
+            .map(|env| {
+                let mut n = s.clone();
+                n.theta[t] = env;
+                n
+            })
+            .collect()
+    }
+
+    /// Every reachable L-DRF state (breadth first), with the writes and acquires that break
+    /// race-free behaviour.
+    pub fn reach(&self, bounds: &Config) -> LocalReach {
+        let init = self.initial();
+        let mut r = LocalReach::default();
+        r.states.insert(init.clone(), None);
+        let mut queue = VecDeque::from([init]);
+        let (mut stale_seen, mut ambiguous_seen) = (BTreeSet::new(), BTreeSet::new());
+        while let Some(s) = queue.pop_front() {
+            for (t, &n) in s.pc.iter().enumerate() {
+                for &e in &self.cfg.out[n as usize] {
+                    let (succ, stale) = self.step(&s, t, e);
+                    if stale && stale_seen.insert(e) {
+                        r.writer_not_max.push((e, s.clone()));
+                    }
+                    if matches!(self.cfg.edges[e].cmd, Cmd::Acquire(_)) && succ.len() > 1 && ambiguous_seen.insert(e) {
+                        r.ambiguous_acquires.push((e, s.clone()));
+                    }
+                    for n in succ {
+                        if r.states.len() as u64 >= bounds.max_states {
+                            r.cut = Some(format!("the L-DRF semantics hit its budget of {} states (raise --max-states)", bounds.max_states));
+                            return r;
+                        }
+                        if !r.states.contains_key(&n) {
+                            r.states.insert(n.clone(), Some((s.clone(), e)));
+                            queue.push_back(n);
+                        }
+                    }
+                }
+            }
+        }
+        r
+    }
+}
+
+/// Replaces every version by its dense rank among the versions of that variable present in
+/// the state (§2.1).
+fn normalise(mut s: LocalState) -> LocalState {
+    let vars = s.theta.first().map_or(0, Vec::len);
+    for x in 0..vars {
+        let mut vs: Vec<u32> = s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1).collect();
+        vs.sort_unstable();
+        vs.dedup();
+        let rank = |v: u32| u32::try_from(vs.binary_search(&v).unwrap_or(0)).unwrap_or(u32::MAX);
+        for env in s.theta.iter_mut().chain(s.lambda.iter_mut().flatten()) {
+            env[x].1 = rank(env[x].1);
+        }
+    }
+    s
+}
+
+/// Whether the state is admissible (Lemma 6): any two copies (threads or buffers) with one
+/// version of x agree on x's value. The first disagreement: the variable.
+pub fn inadmissible(s: &LocalState) -> Option<usize> {
+    let vars = s.theta.first().map_or(0, Vec::len);
+    (0..vars).find(|&x| {
+        let mut seen: Vec<(u32, i64)> = s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| (v[x].1, v[x].0)).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.windows(2).any(|w| w[0].0 == w[1].0)
+    })
+}
+
+/// χ (Def. 5): ⟨pc, μ, λx. Θ(t*)φ(x)⟩ with t* a thread holding the newest version of x
+/// (the first such thread; on an admissible state they agree).
+pub fn extract(s: &LocalState) -> StdState {
+    let vars = s.theta.first().map_or(0, Vec::len);
+    let env = (0..vars)
+        .map(|x| {
+            let best = s.theta.iter().map(|v| v[x].1).max().unwrap_or(0);
+            s.theta.iter().find(|v| v[x].1 == best).map_or(0, |v| v[x].0)
+        })
+        .collect();
+    StdState { pc: s.pc.clone(), owner: s.owner.clone(), env }
+}

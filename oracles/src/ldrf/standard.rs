@@ -1,0 +1,164 @@
+//! E-STD (spec/ldrf.md §1.2, §6.1): the standard interleaving semantics, explicit-state and
+//! exhaustive. A state is ⟨pc, μ, φ⟩; a step moves one thread along one enabled
+//! instruction. Its race verdict (§1.3 \[D\]) is simultaneous enabledness: a reachable state
+//! in which two threads' next instructions access one variable, one of them writing.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::cfg::{Cfg, Cmd, Ix, Node};
+use crate::explore::Config;
+
+/// ⟨pc, μ, φ⟩.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StdState {
+    /// Each thread's location.
+    pub pc: Vec<Node>,
+    /// Each lock's holder.
+    pub owner: Vec<Option<u8>>,
+    /// The store (values mod K).
+    pub env: Vec<i64>,
+}
+
+/// A race of E-STD: two instructions (edge indices, the smaller first) and the variable.
+pub type Race = (usize, usize, Ix);
+
+/// The reachable standard states and what was found among them.
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    /// Every reachable state, with the state and edge it was first reached from (`None`
+    /// for the initial state): the witness paths.
+    pub states: HashMap<StdState, Option<(StdState, usize)>>,
+    /// Every race (§1.3), sorted.
+    pub races: BTreeSet<Race>,
+    /// Every assert instruction that fails in some reachable state.
+    pub failed_asserts: BTreeSet<usize>,
+    /// Why the search stopped early, if it did.
+    pub cut: Option<String>,
+}
+
+impl StdState {
+    /// s_ent: every thread at its entry, no lock held, every variable 0.
+    pub fn initial(cfg: &Cfg) -> StdState {
+        StdState { pc: cfg.entries.clone(), owner: vec![None; cfg.locks.len()], env: vec![0; cfg.vars.len()] }
+    }
+
+    /// Every successor by thread `t` along instruction `e` (an edge leaving `pc[t]`).
+    pub fn step(&self, cfg: &Cfg, t: usize, e: usize) -> Vec<StdState> {
+        let edge = &cfg.edges[e];
+        let env = |x: Ix| self.env[usize::from(x)];
+        let me = u8::try_from(t).unwrap_or(u8::MAX);
+        let mut next = self.clone();
+        next.pc[t] = edge.dst;
+        match &edge.cmd {
+            Cmd::Assign(x, a) => next.env[usize::from(*x)] = cfg.eval(a, &env),
+            Cmd::Nondet(x, lo, hi) => {
+                return cfg
+                    .nondet(*lo, *hi)
+                    .into_iter()
+                    .map(|v| {
+                        let mut n = next.clone();
+                        n.env[usize::from(*x)] = v;
+                        n
+                    })
+                    .collect();
+            }
+            Cmd::Assume(b) if !cfg.holds(b, &env) => return vec![],
+            Cmd::Acquire(m) if self.owner[usize::from(*m)].is_some() => return vec![],
+            Cmd::Acquire(m) => next.owner[usize::from(*m)] = Some(me),
+            Cmd::Release(m) if self.owner[usize::from(*m)] != Some(me) => return vec![],
+            Cmd::Release(m) => next.owner[usize::from(*m)] = None,
+            Cmd::Assume(_) | Cmd::Assert(_) | Cmd::Skip => {}
+        }
+        vec![next]
+    }
+
+    /// Every (edge, successor) of every thread.
+    pub fn successors(&self, cfg: &Cfg) -> Vec<(usize, StdState)> {
+        let mut out = vec![];
+        for (t, &n) in self.pc.iter().enumerate() {
+            for &e in &cfg.out[n as usize] {
+                out.extend(self.step(cfg, t, e).into_iter().map(|s| (e, s)));
+            }
+        }
+        out
+    }
+
+    /// The races of this state: next instructions of two threads that conflict.
+    pub fn races(&self, cfg: &Cfg) -> Vec<Race> {
+        let mut out = vec![];
+        for (t, &n) in self.pc.iter().enumerate() {
+            for &u in &self.pc[t + 1..] {
+                for &e1 in &cfg.out[n as usize] {
+                    for &e2 in &cfg.out[u as usize] {
+                        for x in conflicts(cfg, e1, e2) {
+                            out.push((e1.min(e2), e1.max(e2), x));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The variables two instructions conflict on (one writes what the other reads or writes).
+pub fn conflicts(cfg: &Cfg, e1: usize, e2: usize) -> Vec<Ix> {
+    let (r1, w1) = cfg.accesses(&cfg.edges[e1]);
+    let (r2, w2) = cfg.accesses(&cfg.edges[e2]);
+    let mut out = vec![];
+    if let Some(x) = w1 {
+        if w2 == Some(x) || r2.contains(&x) {
+            out.push(x);
+        }
+    }
+    if let Some(x) = w2 {
+        if r1.contains(&x) && !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Every reachable standard state (breadth first, so witness paths are shortest), its races
+/// and failing asserts. `cfg.max_states` bounds the search (incomplete, `cut` says so).
+pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
+    let init = StdState::initial(cfg);
+    let mut r = Reach::default();
+    r.states.insert(init.clone(), None);
+    let mut queue = std::collections::VecDeque::from([init]);
+    while let Some(s) = queue.pop_front() {
+        r.races.extend(s.races(cfg));
+        for &n in &s.pc {
+            for &e in &cfg.out[n as usize] {
+                if let Cmd::Assert(b) = &cfg.edges[e].cmd {
+                    if !cfg.holds(b, &|x| s.env[usize::from(x)]) {
+                        r.failed_asserts.insert(e);
+                    }
+                }
+            }
+        }
+        for (e, n) in s.successors(cfg) {
+            if r.states.len() as u64 >= bounds.max_states {
+                r.cut = Some(format!("the standard semantics hit its budget of {} states (raise --max-states)", bounds.max_states));
+                return r;
+            }
+            if !r.states.contains_key(&n) {
+                r.states.insert(n.clone(), Some((s.clone(), e)));
+                queue.push_back(n);
+            }
+        }
+    }
+    r
+}
+
+/// The instructions from the initial state to `s` (a reachable state of `r`).
+pub fn path_to(r: &Reach, s: &StdState) -> Vec<usize> {
+    let mut path = vec![];
+    let mut cur = s.clone();
+    while let Some(Some((prev, e))) = r.states.get(&cur) {
+        path.push(*e);
+        cur = prev.clone();
+    }
+    path.reverse();
+    path
+}
