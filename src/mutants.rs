@@ -8,6 +8,7 @@ use race_oracles::lang::Relax;
 
 use race_oracles::explore::dpor::{Dpor, DporBug};
 use race_oracles::explore::stateful::{Stateful, StatefulBug};
+use race_oracles::ldrf::local::LdrfBug;
 
 use crate::analyses::bigfoot::dynamic::DynamicBfBug;
 use crate::analyses::bigfoot::placement::PlacementBug;
@@ -550,6 +551,54 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: NA_PREDICTED,
         spec: "naik_aiken.md A5, §3 ingredient (iii)",
     },
+    Mutant {
+        sut: "ldrf",
+        name: "ldrf-whole-snapshot",
+        oracle: "ldrf-agree",
+        description: "an acquire copies one newest snapshot whole instead of taking each variable from a copy newest in it",
+        predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
+        spec: "ldrf.md §2 updEnv, §8 R3",
+    },
+    Mutant {
+        sut: "ldrf",
+        name: "ldrf-append-buffer",
+        oracle: "ldrf-agree",
+        description: "a release appends its snapshot to the buffer instead of overwriting it (older snapshots never hold a newest version, so the import is unchanged: more states, same χ-images)",
+        predicted: &[("ldrf-agree", Prediction::Equivalent)],
+        spec: "ldrf.md §2 Release",
+    },
+    Mutant {
+        sut: "ldrf",
+        name: "ldrf-acquire-ignores-g",
+        oracle: "ldrf-agree",
+        description: "an acquire reads the buffers of every release point, of every lock, ignoring G",
+        predicted: &[("ldrf-agree", Prediction::Unknown)],
+        spec: "ldrf.md §2 Acquire, Remark 9",
+    },
+    Mutant {
+        sut: "ldrf",
+        name: "ldrf-no-version-bump",
+        oracle: "ldrf-agree",
+        description: "a write does not increment the writer's version, so an acquire may keep a stale copy",
+        predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
+        spec: "ldrf.md §2 Assign",
+    },
+    Mutant {
+        sut: "ldrf",
+        name: "ldrf-chi-prefers-buffers",
+        oracle: "ldrf-agree",
+        description: "χ reads every variable from a defined buffer before the threads (buffers are old copies)",
+        predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
+        spec: "ldrf.md Def. 5",
+    },
+    Mutant {
+        sut: "ldrf",
+        name: "ldrf-release-no-snapshot",
+        oracle: "ldrf-agree",
+        description: "a release leaves no snapshot in its buffer, so no acquire ever imports",
+        predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
+        spec: "ldrf.md §2 Release",
+    },
 ];
 
 /// Every Naik-Aiken mutant breaks the soundness claim; the "unlikely" control makes no
@@ -693,6 +742,21 @@ pub fn capsule(names: &[&str]) -> Option<Option<CapsuleBug>> {
             ("cap-exit-leaks-nothing", CapsuleBug::ExitLeaksNothing),
             ("cap-enter-leaks-nothing", CapsuleBug::EnterLeaksNothing),
             ("cap-non-transitive-leak", CapsuleBug::NonTransitiveLeak),
+        ],
+    )
+}
+
+/// The L-DRF engine bug the named mutant selects, as [`fasttrack`] does.
+pub fn ldrf(names: &[&str]) -> Option<Option<LdrfBug>> {
+    one_bug(
+        names,
+        &[
+            ("ldrf-whole-snapshot", LdrfBug::WholeSnapshot),
+            ("ldrf-append-buffer", LdrfBug::AppendBuffer),
+            ("ldrf-acquire-ignores-g", LdrfBug::AcquireIgnoresG),
+            ("ldrf-no-version-bump", LdrfBug::NoVersionBump),
+            ("ldrf-chi-prefers-buffers", LdrfBug::ChiPrefersBuffers),
+            ("ldrf-release-no-snapshot", LdrfBug::ReleaseNoSnapshot),
         ],
     )
 }

@@ -11,6 +11,7 @@ use race_oracles::explore::dpor::Dpor;
 use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
+use race_oracles::ldrf::local::LdrfBug;
 use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
 
 use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
@@ -37,6 +38,8 @@ pub enum Implementation {
     Filter(Box<dyn FilterFactory + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
     /// A conditional must-not-alias analysis (Naik-Aiken).
     MustNotAlias(Box<dyn MustNotAliasAnalysis + Send + Sync>),
+    /// The L-DRF semantics, real or with a seeded bug.
+    ThreadLocal(Option<LdrfBug>),
 }
 
 /// One SUT implementation in the catalogue.
@@ -63,11 +66,16 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape },
     SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule },
     SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken },
+    SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
     let (opts, relax) = mutants::racerdx(names)?;
     Some((Implementation::Static(Box::new(RacerDx::new(opts))), relax))
+}
+
+fn build_ldrf(names: &[&str]) -> Option<(Implementation, Relax)> {
+    Some((Implementation::ThreadLocal(mutants::ldrf(names)?), Relax::default()))
 }
 
 fn build_explorers(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -188,6 +196,7 @@ impl Subject {
             Implementation::Placer(p, f) => Sut::Placer(p.as_ref(), f.as_ref()),
             Implementation::Filter(g, f) => Sut::Filter(g.as_ref(), f.as_ref()),
             Implementation::MustNotAlias(a) => Sut::MustNotAlias(a.as_ref()),
+            Implementation::ThreadLocal(bug) => Sut::ThreadLocal(*bug),
         }
     }
 
@@ -195,7 +204,12 @@ impl Subject {
     pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
         match &self.implementation {
             Implementation::Static(a) => Some(a.as_ref()),
-            Implementation::Explorers(..) | Implementation::Detector(_) | Implementation::Placer(..) | Implementation::Filter(..) | Implementation::MustNotAlias(_) => None,
+            Implementation::Explorers(..)
+            | Implementation::Detector(_)
+            | Implementation::Placer(..)
+            | Implementation::Filter(..)
+            | Implementation::MustNotAlias(_)
+            | Implementation::ThreadLocal(_) => None,
         }
     }
 

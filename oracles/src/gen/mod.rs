@@ -17,6 +17,7 @@ use proptest::prelude::*;
 pub mod bfj;
 pub mod grammar;
 pub mod java;
+pub mod ldrf;
 pub mod naikaiken;
 pub mod racerdx;
 pub mod shrink;

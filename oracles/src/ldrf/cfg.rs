@@ -70,6 +70,8 @@ pub struct Edge {
     pub dst: Node,
     /// The statement's line.
     pub line: Line,
+    /// What it does, as source text (`x = x + 1`, `assume !(p != 1)`, `skip`).
+    pub text: String,
 }
 
 /// The program's graphs.
@@ -107,9 +109,9 @@ impl Builder {
         Node::try_from(self.cfg.owner.len() - 1).unwrap_or(Node::MAX)
     }
 
-    fn edge(&mut self, src: Node, cmd: Cmd, dst: Node, line: Line) {
+    fn edge(&mut self, src: Node, cmd: Cmd, dst: Node, line: Line, text: String) {
         self.cfg.out[src as usize].push(self.cfg.edges.len());
-        self.cfg.edges.push(Edge { src, cmd, dst, line });
+        self.cfg.edges.push(Edge { src, cmd, dst, line, text });
     }
 
     fn var(&mut self, v: &str) -> Ix {
@@ -185,7 +187,7 @@ impl Builder {
         };
         if let Some(cmd) = simple {
             let next = self.node();
-            self.edge(n, cmd, next, s.line);
+            self.edge(n, cmd, next, s.line, crate::lang::print::stmt_to_string(s));
             return next;
         }
         let (c, then_b, else_b, is_loop) = match &s.kind {
@@ -193,22 +195,26 @@ impl Builder {
             StmtKind::While { cond, body, .. } => (cond, body.as_slice(), &[][..], true),
             _ => unreachable!("racefuzz internal bug: only if and while reach here"),
         };
+        let text = match c {
+            Cond::Star => "*".to_string(),
+            Cond::Expr(e) => crate::lang::print::expr(e),
+        };
         let c = match c {
             Cond::Star => BExpr::Const(true),
             Cond::Expr(e) => self.cond(e),
         };
         let (a, b) = (self.node(), self.node());
-        self.edge(n, Cmd::Assume(c.clone()), a, s.line);
-        self.edge(n, Cmd::Assume(BExpr::Not(Box::new(c))), b, s.line);
+        self.edge(n, Cmd::Assume(c.clone()), a, s.line, format!("assume {text}"));
+        self.edge(n, Cmd::Assume(BExpr::Not(Box::new(c))), b, s.line, format!("assume !({text})"));
         let ea = self.block(then_b, a);
         if is_loop {
-            self.edge(ea, Cmd::Skip, n, s.line);
+            self.edge(ea, Cmd::Skip, n, s.line, "skip (back to the loop head)".into());
             return b;
         }
         let eb = self.block(else_b, b);
         let join = self.node();
-        self.edge(ea, Cmd::Skip, join, s.line);
-        self.edge(eb, Cmd::Skip, join, s.line);
+        self.edge(ea, Cmd::Skip, join, s.line, "skip (end of branch)".into());
+        self.edge(eb, Cmd::Skip, join, s.line, "skip (end of branch)".into());
         join
     }
 }

@@ -28,8 +28,10 @@ pub struct LocalState {
     pub owner: Vec<Option<u8>>,
     /// Θ: each thread's copy.
     pub theta: Vec<VEnv>,
-    /// Λ: the buffer of each post-release point ([`Cfg::all_release_points`] order), if set.
-    pub lambda: Vec<Option<VEnv>>,
+    /// Λ: the buffer of each post-release point ([`Cfg::all_release_points`] order): empty
+    /// until a release lands there, then the last snapshot (the seeded bug `AppendBuffer`
+    /// keeps every snapshot instead).
+    pub lambda: Vec<Vec<VEnv>>,
 }
 
 /// Which buffers an acquire reads: G(n̄) for each post-release point n̄ (§2; Remark 9).
@@ -42,11 +44,29 @@ pub enum Sync {
     Pairs(BTreeSet<(Node, Node)>),
 }
 
-/// The engine: the program's graphs, G, and where its buffers live.
+/// Seeded bugs of the engine (issue 13's mutants), for the `ldrf-agree` oracle's teeth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LdrfBug {
+    /// An acquire copies one newest snapshot whole instead of choosing per variable.
+    WholeSnapshot,
+    /// A release appends its snapshot to the buffer instead of overwriting it.
+    AppendBuffer,
+    /// An acquire ignores G and the lock: it reads the buffers of every release point.
+    AcquireIgnoresG,
+    /// A write does not bump the writer's version.
+    NoVersionBump,
+    /// χ reads a variable from a defined buffer, when there is one, before the threads.
+    ChiPrefersBuffers,
+    /// A release leaves no snapshot.
+    ReleaseNoSnapshot,
+}
+
+/// The engine: the program's graphs, G, where its buffers live, and a seeded bug if any.
 pub struct Ldrf<'c> {
     cfg: &'c Cfg,
     sync: Sync,
     rel: Vec<Node>,
+    bug: Option<LdrfBug>,
 }
 
 /// The reachable L-DRF states and what went wrong among them.
@@ -66,13 +86,20 @@ pub struct LocalReach {
 impl<'c> Ldrf<'c> {
     /// The engine for `cfg` with G = `sync`.
     pub fn new(cfg: &'c Cfg, sync: Sync) -> Ldrf<'c> {
-        Ldrf { cfg, sync, rel: cfg.all_release_points() }
+        Ldrf { cfg, sync, rel: cfg.all_release_points(), bug: None }
+    }
+
+    /// This engine with a seeded bug.
+    #[must_use]
+    pub fn with_bug(mut self, bug: Option<LdrfBug>) -> Ldrf<'c> {
+        self.bug = bug;
+        self
     }
 
     /// σ_ent: every thread at its entry with the all-zero store at version 0, no buffer.
     pub fn initial(&self) -> LocalState {
         let env = vec![(0, 0); self.cfg.vars.len()];
-        LocalState { pc: self.cfg.entries.clone(), owner: vec![None; self.cfg.locks.len()], theta: vec![env; self.cfg.entries.len()], lambda: vec![None; self.rel.len()] }
+        LocalState { pc: self.cfg.entries.clone(), owner: vec![None; self.cfg.locks.len()], theta: vec![env; self.cfg.entries.len()], lambda: vec![vec![]; self.rel.len()] }
     }
 
     fn buffer(&self, n: Node) -> Option<usize> {
@@ -103,9 +130,10 @@ impl<'c> Ldrf<'c> {
         next.pc[t] = edge.dst;
         // ν[x ↦ ν(x)+1] on the writer's own copy (§2): in a racy program that can tie with
         // another copy's version, which is exactly what Lemma 6's check then sees.
+        let bump = u32::from(self.bug != Some(LdrfBug::NoVersionBump));
         let write = |n: &mut LocalState, x: Ix, v: i64| {
             let x = usize::from(x);
-            n.theta[t][x] = (v, s.theta[t][x].1 + 1);
+            n.theta[t][x] = (v, s.theta[t][x].1 + bump);
         };
         let out = match &edge.cmd {
             Cmd::Assign(x, a) => {
@@ -126,8 +154,15 @@ impl<'c> Ldrf<'c> {
             Cmd::Release(m) if s.owner[usize::from(*m)] != Some(me) => vec![],
             Cmd::Release(m) => {
                 next.owner[usize::from(*m)] = None;
-                if let Some(b) = self.buffer(edge.dst) {
-                    next.lambda[b] = Some(s.theta[t].clone());
+                match (self.buffer(edge.dst), self.bug) {
+                    (_, Some(LdrfBug::ReleaseNoSnapshot)) | (None, _) => {}
+                    (Some(b), Some(LdrfBug::AppendBuffer)) => {
+                        if !next.lambda[b].contains(&s.theta[t]) {
+                            next.lambda[b].push(s.theta[t].clone());
+                            next.lambda[b].sort();
+                        }
+                    }
+                    (Some(b), _) => next.lambda[b] = vec![s.theta[t].clone()],
                 }
                 vec![next]
             }
@@ -147,10 +182,27 @@ impl<'c> Ldrf<'c> {
     /// updEnv: every copy that takes each variable from a newest member of Y.
     fn acquire(&self, s: &LocalState, t: usize, m: Ix, at: Node) -> Vec<LocalState> {
         let mut y: Vec<&VEnv> = vec![&s.theta[t]];
-        for n in self.cfg.release_points(m) {
-            if let (Some(b), true) = (self.buffer(n), self.allowed(n, at)) {
-                y.extend(s.lambda[b].as_ref());
+        let points = if self.bug == Some(LdrfBug::AcquireIgnoresG) { self.rel.clone() } else { self.cfg.release_points(m) };
+        for n in points {
+            if let (Some(b), true) = (self.buffer(n), self.allowed(n, at) || self.bug == Some(LdrfBug::AcquireIgnoresG)) {
+                y.extend(s.lambda[b].iter());
             }
+        }
+        if self.bug == Some(LdrfBug::WholeSnapshot) {
+            // The member newest in the most variables, whole (ties: each of them).
+            let score = |v: &VEnv| (0..v.len()).filter(|&x| y.iter().all(|o| o[x].1 <= v[x].1)).count();
+            let best = y.iter().map(|v| score(v)).max().unwrap_or(0);
+            let mut whole: Vec<VEnv> = y.iter().filter(|v| score(v) == best).map(|v| (*v).clone()).collect();
+            whole.sort();
+            whole.dedup();
+            return whole
+                .into_iter()
+                .map(|env| {
+                    let mut n = s.clone();
+                    n.theta[t] = env;
+                    n
+                })
+                .collect();
         }
         let mut envs: Vec<VEnv> = vec![vec![]];
         for x in 0..self.cfg.vars.len() {
@@ -232,15 +284,22 @@ pub fn inadmissible(s: &LocalState) -> Option<usize> {
     })
 }
 
-/// χ (Def. 5): ⟨pc, μ, λx. Θ(t*)φ(x)⟩ with t* a thread holding the newest version of x
-/// (the first such thread; on an admissible state they agree).
-pub fn extract(s: &LocalState) -> StdState {
-    let vars = s.theta.first().map_or(0, Vec::len);
-    let env = (0..vars)
-        .map(|x| {
-            let best = s.theta.iter().map(|v| v[x].1).max().unwrap_or(0);
-            s.theta.iter().find(|v| v[x].1 == best).map_or(0, |v| v[x].0)
-        })
-        .collect();
-    StdState { pc: s.pc.clone(), owner: s.owner.clone(), env }
+impl Ldrf<'_> {
+    /// χ (Def. 5): ⟨pc, μ, λx. Θ(t*)φ(x)⟩ with t* a thread holding the newest version of x
+    /// (the first such thread; on an admissible state they agree). Only threads count.
+    pub fn extract(&self, s: &LocalState) -> StdState {
+        let vars = s.theta.first().map_or(0, Vec::len);
+        let env = (0..vars)
+            .map(|x| {
+                if self.bug == Some(LdrfBug::ChiPrefersBuffers) {
+                    if let Some(b) = s.lambda.iter().flatten().last() {
+                        return b[x].0;
+                    }
+                }
+                let best = s.theta.iter().map(|v| v[x].1).max().unwrap_or(0);
+                s.theta.iter().find(|v| v[x].1 == best).map_or(0, |v| v[x].0)
+            })
+            .collect();
+        StdState { pc: s.pc.clone(), owner: s.owner.clone(), env }
+    }
 }

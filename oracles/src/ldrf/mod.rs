@@ -20,7 +20,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::cfg::Cfg;
-    use super::local::{extract, inadmissible, Ldrf, Sync};
+    use super::local::{inadmissible, Ldrf, Sync};
     use super::standard::{reach, StdState};
     use crate::explore::Config;
     use crate::lang::parse;
@@ -42,10 +42,11 @@ mod tests {
         let c = cfg_of(&FIG1);
         let std = reach(&c, &Config::default());
         assert_eq!((std.states.len(), std.races.len(), std.failed_asserts.len(), std.cut.clone()), (32, 0, 0, None));
-        let l = Ldrf::new(&c, Sync::Full).reach(&Config::default());
+        let e = Ldrf::new(&c, Sync::Full);
+        let l = e.reach(&Config::default());
         assert_eq!((l.states.len(), l.writer_not_max.len(), l.ambiguous_acquires.len()), (33, 0, 0));
         assert!(l.states.keys().all(|s| inadmissible(s).is_none()));
-        let chi: BTreeSet<StdState> = l.states.keys().map(extract).collect();
+        let chi: BTreeSet<StdState> = l.states.keys().map(|s| e.extract(s)).collect();
         let truth: BTreeSet<StdState> = std.states.keys().cloned().collect();
         assert_eq!(chi, truth);
     }
@@ -56,9 +57,10 @@ mod tests {
         let c = cfg_of(&FIG4);
         let std = reach(&c, &Config::default());
         assert_eq!((std.races.len(), std.failed_asserts.len()), (0, 0));
-        let l = Ldrf::new(&c, Sync::Full).reach(&Config::default());
+        let e = Ldrf::new(&c, Sync::Full);
+        let l = e.reach(&Config::default());
         assert_eq!((l.states.len(), l.writer_not_max.len()), (39, 0));
-        let chi: BTreeSet<StdState> = l.states.keys().map(extract).collect();
+        let chi: BTreeSet<StdState> = l.states.keys().map(|s| e.extract(s)).collect();
         assert_eq!(chi, std.states.keys().cloned().collect());
     }
 
@@ -69,8 +71,9 @@ mod tests {
         let c = cfg_of(&["x = 1", "y = x"]);
         let std = reach(&c, &Config::default());
         assert_eq!(std.races.len(), 1);
-        let l = Ldrf::new(&c, Sync::Full).reach(&Config::default());
-        let chi: BTreeSet<StdState> = l.states.keys().map(extract).collect();
+        let e = Ldrf::new(&c, Sync::Full);
+        let l = e.reach(&Config::default());
+        let chi: BTreeSet<StdState> = l.states.keys().map(|s| e.extract(s)).collect();
         assert!(chi.len() < std.states.len(), "L-DRF sees only y = 0");
         let c = cfg_of(&["x = 1", "x = 2"]);
         let l = Ldrf::new(&c, Sync::Full).reach(&Config::default());

@@ -15,7 +15,9 @@
 //!   negative controls), [`capsule_first_race`] (capsule filtering keeps it, Theorem 5.4.3,
 //!   formal and operational), [`lock_elision`] (a negative control: partial lock elision
 //!   breaks race freedom, Fig. 4.1, §5.3), [`naik_aiken_sound`] (Naik-Aiken's typing abstracts
-//!   every state and its pruned pairs never race, T1–T7, and the T9 negative control).
+//!   every state and its pruned pairs never race, T1–T7, and the T9 negative control),
+//!   [`ldrf_agree`] (the L-DRF semantics agrees with the standard one on race-free programs,
+//!   C1–C4).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
@@ -27,6 +29,7 @@ pub mod escape_trace_precise;
 pub mod explorer_agree;
 pub mod fasttrack_precise;
 pub mod filter;
+pub mod ldrf_agree;
 pub mod lock_elision;
 pub mod must_not_alias;
 pub mod naik_aiken_sound;

@@ -37,6 +37,9 @@ pub enum SutKind {
     Explorers,
     /// Naik-Aiken's conditional must-not-alias analysis ([`MustNotAliasAnalysis`]).
     MustNotAlias,
+    /// The thread-local L-DRF semantics ([`crate::ldrf::local`]), judged against the
+    /// standard one.
+    ThreadLocal,
 }
 
 /// A system under test, as an oracle receives it.
@@ -53,6 +56,8 @@ pub enum Sut<'a> {
     Filter(&'a dyn FilterFactory, &'a dyn DetectorFactory),
     /// A conditional must-not-alias analysis.
     MustNotAlias(&'a dyn MustNotAliasAnalysis),
+    /// The L-DRF semantics, with a seeded bug or not.
+    ThreadLocal(Option<crate::ldrf::local::LdrfBug>),
 }
 
 impl Sut<'_> {
@@ -65,6 +70,7 @@ impl Sut<'_> {
             Sut::Explorers(_) => SutKind::Explorers,
             Sut::Filter(..) => SutKind::Filter,
             Sut::MustNotAlias(_) => SutKind::MustNotAlias,
+            Sut::ThreadLocal(_) => SutKind::ThreadLocal,
         }
     }
 }
@@ -177,6 +183,7 @@ impl Registry {
                 super::capsule_first_race::OPERATIONAL,
                 super::naik_aiken_sound::ORACLE,
                 super::naik_aiken_sound::UNLIKELY,
+                super::ldrf_agree::ORACLE,
             ],
         }
     }
