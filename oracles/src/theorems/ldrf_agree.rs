@@ -91,10 +91,7 @@ fn item(subject: &str, found: Option<Vec<String>>, bounds: &str) -> Item {
 }
 
 /// A deterministic order over states, so that counterexamples are reproducible.
-fn sorted<'s, S: Ord>(it: impl Iterator<Item = &'s S>) -> Vec<&'s S>
-where
-    S: 's,
-{
+fn sorted<'s, S: Ord + 's>(it: impl Iterator<Item = &'s S>) -> Vec<&'s S> {
     let mut v: Vec<&S> = it.collect();
     v.sort();
     v
