@@ -6,6 +6,7 @@ mod escape;
 mod explorer_agree;
 mod fasttrack;
 mod filters;
+mod ldrf;
 mod naik_aiken;
 mod racerdx;
 mod toy;

@@ -51,14 +51,18 @@ pub struct Run {
 }
 
 /// Explores `program` (every method pair, or just `pair`, for racerdx; naikaiken programs on
-/// the instrumented semantics, [`crate::instrumented::ground_truth`]) and summarizes.
+/// the instrumented semantics, [`crate::instrumented::ground_truth`]; ldrf programs on E-STD,
+/// [`crate::ldrf::ground_truth`]) and summarizes.
 ///
 /// # Errors
 /// [`SetupError`] when the initial state cannot be built.
 pub fn ground_truth(program: &Program, cfg: &Config, pair: Option<(&str, &str)>) -> Result<Vec<Run>, SetupError> {
-    if program.dialect == Dialect::NaikAiken {
+    match program.dialect {
         // Naik-Aiken's races are a property of the instrumented semantics' states.
-        return Ok(vec![crate::instrumented::ground_truth(program, cfg)]);
+        Dialect::NaikAiken => return Ok(vec![crate::instrumented::ground_truth(program, cfg)]),
+        // L-DRF programs run on the paper's own standard semantics (values mod K).
+        Dialect::Ldrf => return Ok(vec![crate::ldrf::ground_truth(program, cfg)]),
+        _ => {}
     }
     let m = Machine::new(program, cfg.loop_bound);
     if program.dialect != Dialect::RacerDx {

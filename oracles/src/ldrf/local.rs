@@ -49,7 +49,8 @@ pub enum Sync {
 pub enum LdrfBug {
     /// An acquire copies one newest snapshot whole instead of choosing per variable.
     WholeSnapshot,
-    /// A release appends its snapshot to the buffer instead of overwriting it.
+    /// A release appends its snapshot to the buffer instead of overwriting it (the buffer
+    /// keeps the two latest).
     AppendBuffer,
     /// An acquire ignores G and the lock: it reads the buffers of every release point.
     AcquireIgnoresG,
@@ -157,9 +158,13 @@ impl<'c> Ldrf<'c> {
                 match (self.buffer(edge.dst), self.bug) {
                     (_, Some(LdrfBug::ReleaseNoSnapshot)) | (None, _) => {}
                     (Some(b), Some(LdrfBug::AppendBuffer)) => {
+                        // The two latest snapshots: an unbounded list would make a spin loop's
+                        // state space infinite (every round appends a newer version).
                         if !next.lambda[b].contains(&s.theta[t]) {
                             next.lambda[b].push(s.theta[t].clone());
-                            next.lambda[b].sort();
+                            if next.lambda[b].len() > 2 {
+                                next.lambda[b].remove(0);
+                            }
                         }
                     }
                     (Some(b), _) => next.lambda[b] = vec![s.theta[t].clone()],

@@ -15,6 +15,35 @@ pub mod cfg;
 pub mod local;
 pub mod standard;
 
+use crate::explore::{Config, Run, Stats};
+use crate::lang::Program;
+
+/// The ground truth of an `ldrf` program as the corpus and `gen --stats` read it: E-STD over
+/// every reachable state (values mod [`crate::theorems::ldrf_agree::MODULUS`]), racy if
+/// some state has a race (§1.3), the racy addresses being the variables raced on.
+pub fn ground_truth(p: &Program, bounds: &Config) -> Run {
+    let cfg = cfg::Cfg::of(p, crate::theorems::ldrf_agree::MODULUS);
+    let r = standard::reach(&cfg, bounds);
+    let mut racy: Vec<String> = r.races.iter().map(|&(_, _, x)| cfg.vars[usize::from(x)].clone()).collect();
+    racy.sort();
+    racy.dedup();
+    let executions =
+        Stats { executions: r.finals, terminated: r.finals - r.blocked, deadlocked: r.blocked, states: r.states.len() as u64, complete: r.cut.is_none(), ..Stats::default() };
+    let mut problems: Vec<String> = r.failed_asserts.iter().map(|&e| format!("assert fails: line {} ({})", cfg.edges[e].line.0, cfg.edges[e].text)).collect();
+    problems.extend(r.cut);
+    Run {
+        setup: "threads".into(),
+        threads: (1..=p.threads.len()).map(|i| format!("T{i}")).collect(),
+        executions,
+        racy: !racy.is_empty(),
+        hb_racy_addresses: racy.clone(),
+        racy_addresses: racy,
+        classes: None,
+        problems,
+        witness: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;

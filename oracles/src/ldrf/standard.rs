@@ -32,6 +32,10 @@ pub struct Reach {
     pub races: BTreeSet<Race>,
     /// Every assert instruction that fails in some reachable state.
     pub failed_asserts: BTreeSet<usize>,
+    /// Final states (no successor): every thread at its end, or blocked.
+    pub finals: u64,
+    /// … of which some thread is not at its end (blocked on a lock or an assume).
+    pub blocked: u64,
     /// Why the search stopped early, if it did.
     pub cut: Option<String>,
 }
@@ -137,7 +141,12 @@ pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
                 }
             }
         }
-        for (e, n) in s.successors(cfg) {
+        let succ = s.successors(cfg);
+        if succ.is_empty() {
+            r.finals += 1;
+            r.blocked += u64::from(s.pc.iter().any(|&n| !cfg.out[n as usize].is_empty()));
+        }
+        for (e, n) in succ {
             if r.states.len() as u64 >= bounds.max_states {
                 r.cut = Some(format!("the standard semantics hit its budget of {} states (raise --max-states)", bounds.max_states));
                 return r;
