@@ -24,13 +24,19 @@ fn load(f: &Path) -> Program {
 }
 
 fn judge(p: &Program, mutant: Option<&str>) -> OracleResult {
-    let o = *Registry::builtin().find("ldrf-agree").unwrap();
+    judge_with("ldrf-agree", p, mutant)
+}
+
+fn judge_with(id: &str, p: &Program, mutant: Option<&str>) -> OracleResult {
+    let o = *Registry::builtin().find(id).unwrap();
     let s = Subject::for_oracle(&o, mutant).unwrap();
     suts::check(&o, p, &s, suts::campaign_bounds())
 }
 
 /// Spec §8: C1–C4 hold on Fig. 1, Fig. 4 and R5; the racy controls R6(a), R6(b) are outside
-/// the theorems' hypothesis (inconclusive, naming the race). One snapshot.
+/// the theorems' hypothesis (inconclusive, naming the race), and the negative control
+/// `ldrf-agree-racy` fails exactly on them: R6(a) loses the standard state where t2 read 1
+/// (C2), R6(b) writes from a stale version (C1). One snapshot.
 #[test]
 fn ldrf_agree_on_the_papers_examples() {
     let mut text = String::new();
@@ -41,6 +47,11 @@ fn ldrf_agree_on_the_papers_examples() {
         assert_eq!(r.verdict, want, "{name}: {}", render::result_brief(&r));
         let _ = writeln!(text, "// {name}");
         text.push_str(&render::result_brief(&r));
+        let racy = judge_with("ldrf-agree-racy", &load(&f), None);
+        assert_eq!(racy.verdict == Verdict::Fail, name.starts_with("r6"), "{name}: {}", render::result_brief(&racy));
+        if racy.verdict == Verdict::Fail {
+            text.push_str(&render::result_brief(&racy));
+        }
     }
     insta::assert_snapshot!(text);
 }

@@ -44,14 +44,34 @@ pub const ORACLE: Oracle = Oracle {
     check,
 };
 
+/// `ldrf-agree-racy`, a negative control (C9, false: R6): the agreement holds on racy
+/// programs too. It judges every program, racy or not, so a failure is a racy program on
+/// which the L-DRF semantics and the standard one disagree.
+pub const RACY: Oracle = Oracle {
+    id: "ldrf-agree-racy",
+    claim: "NEGATIVE CONTROL (false, R6): the L-DRF semantics agrees with the standard one on racy programs too (C9)",
+    spec: "spec/ldrf.md §6.3 C9, §8 R6, A2",
+    negative_control: true,
+    check: check_racy,
+    ..ORACLE
+};
+
 fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
-    let Sut::ThreadLocal(bug) = sut else { return ORACLE.wrong_sut(sut) };
+    run(&ORACLE, p, sut, b)
+}
+
+fn check_racy(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    run(&RACY, p, sut, b)
+}
+
+fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    let Sut::ThreadLocal(bug) = sut else { return o.wrong_sut(sut) };
     let name = match bug {
         None => "L-DRF".to_string(),
         Some(bug) => format!("L-DRF[{bug:?}]"),
     };
-    let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
-    if let Some(note) = ORACLE.unmet(p, b.relax) {
+    let inconclusive = |note: String| OracleResult::inconclusive(o.id, name.clone(), o.item_kind, note);
+    if let Some(note) = o.unmet(p, b.relax) {
         return inconclusive(note);
     }
     let cfg = Cfg::of(p, MODULUS);
@@ -59,7 +79,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     if let Some(cut) = &std.cut {
         return inconclusive(cut.clone());
     }
-    if let Some(&(e1, e2, x)) = std.races.iter().next() {
+    if let (Some(&(e1, e2, x)), false) = (std.races.iter().next(), o.negative_control) {
         let (l1, l2) = (cfg.edges[e1].line.0, cfg.edges[e2].line.0);
         return inconclusive(format!("precondition unmet: the program races on `{}` (lines {l1} and {l2}); the theorems assume race freedom (A2)", cfg.vars[usize::from(x)]));
     }
@@ -71,7 +91,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local };
     let bounds = format!("values mod {MODULUS}; {} standard states, {} L-DRF states", std.states.len(), local.states.len());
     let items = vec![j.c1(&bounds), j.c2(&bounds), j.c3(&bounds), j.c4(&bounds)];
-    let mut r = OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, items, None);
+    let mut r = OracleResult::from_items(o.id, name, o.item_kind, items, None);
     r.context = vec![bounds];
     r
 }
@@ -226,7 +246,7 @@ impl Judge<'_, '_> {
             let (a, b) = (truth.get(n).cloned().unwrap_or_default(), local.get(n).cloned().unwrap_or_default());
             if a != b {
                 let vars: Vec<&str> = self.cfg.relevant(*n).into_iter().map(|x| self.cfg.vars[usize::from(x)].as_str()).collect();
-                let show = |set: &BTreeSet<Vec<i64>>| set.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(" ");
+                let show = |set: &BTreeSet<Vec<i64>>| if set.is_empty() { "none".to_string() } else { set.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(" ") };
                 return item(
                     subject,
                     Some(vec![

@@ -184,6 +184,7 @@ impl Registry {
                 super::naik_aiken_sound::ORACLE,
                 super::naik_aiken_sound::UNLIKELY,
                 super::ldrf_agree::ORACLE,
+                super::ldrf_agree::RACY,
             ],
         }
     }
