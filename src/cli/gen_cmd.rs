@@ -110,6 +110,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
         let definition = match dialect {
             Dialect::RacerDx => "Def. 3.6, heaps ≤ 2 objects",
             Dialect::NaikAiken => "enabled conflicting pairs, spec/naik_aiken.md §4.2",
+            Dialect::Ldrf => "E-STD, simultaneous enabledness, spec/ldrf.md §1.3",
             _ => "happens-before",
         };
         outln!(
