@@ -92,3 +92,68 @@ fn ldrf_mutants_on_the_papers_examples() {
     }
     insta::assert_snapshot!(table);
 }
+
+/// Every engine mutant hunted by `ldrf-agree` on the generator's programs (fixed seed): a
+/// theorem-breaking one is caught within 300 programs, an equivalent one never. A snapshot.
+#[test]
+fn ldrf_mutants_are_caught_as_predicted() {
+    let (table, wrong, caught) = super::judge_mutants("ldrf", 300, (51, 16, 48), (26, 10));
+    assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
+    assert_eq!(caught, 4, "{table}");
+    insta::assert_snapshot!(table);
+}
+
+/// C9 (negative control): the generator finds a racy program on which the two semantics
+/// disagree, from scratch, and it shrinks to no more than R6(a)'s size.
+#[test]
+fn racy_negative_control_is_rediscovered_no_larger_than_r6() {
+    use race_oracles::gen::shrink::{shrink, size};
+    let o = *Registry::builtin().find("ldrf-agree-racy").unwrap();
+    assert!(o.negative_control);
+    let r6 = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/paper/ldrf/r6a_racy_read.race"));
+    let s = Subject::for_oracle(&o, None).unwrap();
+    let fails = |p: &Program| suts::check(&o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail;
+    let (n, found) = super::hunt(None, o.id, 300, 53, 16, 48).unwrap_or_else(|| panic!("C9 not rediscovered in 300 programs"));
+    let shrunk = shrink(&found, s.relax(), 3000, fails);
+    assert!(fails(&shrunk.program));
+    assert!(size(&shrunk.program) <= size(&r6), "shrunk to size {} > R6's {}:\n{}", size(&shrunk.program), size(&r6), race_oracles::lang::print(&shrunk.program));
+    insta::assert_snapshot!(format!(
+        "// ldrf-agree-racy: program {n} of the hunt, shrunk to size {} (R6a: {})\n{}",
+        size(&shrunk.program),
+        size(&r6),
+        race_oracles::lang::print(&shrunk.program)
+    ));
+}
+
+/// C1–C4 on the generator's programs (proptest, fixed seed): never a failure, at least half
+/// conclusive (racy programs are inconclusive by A2), and hundreds of states compared.
+#[test]
+fn proptest_ldrf_agree() {
+    const CASES: u32 = 200;
+    let o = *Registry::builtin().find("ldrf-agree").unwrap();
+    let s = Subject::for_oracle(&o, None).unwrap();
+    let conclusive = std::cell::Cell::new(0usize);
+    crate::runner(CASES)
+        .run(&race_oracles::gen::ldrf::swarm_ldrf_program(race_oracles::lang::Relax::default()), |p| {
+            let r = suts::check(&o, &p, &s, suts::campaign_bounds());
+            proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{}", race_oracles::lang::print(&p), render::result_brief(&r));
+            conclusive.set(conclusive.get() + usize::from(r.verdict == Verdict::Pass));
+            Ok(())
+        })
+        .unwrap();
+    assert!(conclusive.get() * 2 >= CASES as usize, "vacuous: {} of {CASES} conclusive", conclusive.get());
+}
+
+/// C1–C4 under quickcheck (seeded; `LdrfInput`, the generator's quickcheck form).
+#[test]
+fn quickcheck_ldrf_agree() {
+    fn prop(input: race_oracles::gen::ldrf::LdrfInput) -> quickcheck::TestResult {
+        let o = *Registry::builtin().find("ldrf-agree").unwrap();
+        let s = Subject::for_oracle(&o, None).unwrap();
+        match suts::check(&o, &input.program, &s, suts::campaign_bounds()).verdict {
+            Verdict::Fail => quickcheck::TestResult::failed(),
+            _ => quickcheck::TestResult::passed(),
+        }
+    }
+    super::quickcheck(prop as fn(race_oracles::gen::ldrf::LdrfInput) -> quickcheck::TestResult);
+}
