@@ -685,47 +685,12 @@ pub fn swarm_ldrf_program(relax: Relax) -> impl proptest::strategy::Strategy<Val
     proptest::collection::vec(any::<u8>(), 0..88).prop_map(move |b| swarm_ldrf(&b, relax))
 }
 
-/// A generated L-DRF program with the bytes it came from (for cargo fuzz's `arbitrary` and
-/// quickcheck), built by [`swarm_ldrf`] without relaxations.
-#[derive(Clone)]
-pub struct LdrfInput {
-    /// The bytes.
-    pub bytes: Vec<u8>,
-    /// The program built from them.
-    pub program: Program,
-}
-
-impl LdrfInput {
-    /// Builds the input for `bytes`.
-    pub fn new(bytes: Vec<u8>) -> LdrfInput {
-        let program = swarm_ldrf(&bytes, Relax::default());
-        LdrfInput { bytes, program }
-    }
-}
-
-impl std::fmt::Debug for LdrfInput {
-    // Print the program as text: that is what a person wants to see in a fuzz crash.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", print(&self.program))
-    }
-}
-
-impl<'a> arbitrary::Arbitrary<'a> for LdrfInput {
-    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
-        let n = u.len();
-        Ok(LdrfInput::new(u.bytes(n)?.to_vec()))
-    }
-}
-
-impl quickcheck::Arbitrary for LdrfInput {
-    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
-        LdrfInput::new(<Vec<u8> as quickcheck::Arbitrary>::arbitrary(g))
-    }
-
-    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
-        Box::new(quickcheck::Arbitrary::shrink(&self.bytes).map(LdrfInput::new))
-    }
-}
+swarm_input!(
+    /// A generated L-DRF program with the bytes it came from (for cargo fuzz's `arbitrary` and
+    /// quickcheck), built by [`swarm_ldrf`] without relaxations.
+    LdrfInput,
+    swarm_ldrf
+);
 
 const fn prod(name: &'static str, rule: &'static str) -> Production {
     Production { name, rule }

@@ -14,6 +14,54 @@
 
 use proptest::prelude::*;
 
+/// Defines a swarm generator's input type for cargo fuzz (`arbitrary`) and quickcheck: the
+/// bytes and the program the generator builds from them without relaxations. Its `Debug`
+/// prints the program as text, which is what a person wants to see in a fuzz crash, and
+/// quickcheck shrinks it through its bytes.
+macro_rules! swarm_input {
+    ($(#[$doc:meta])* $name:ident, $generate:path) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name {
+            /// The bytes.
+            pub bytes: Vec<u8>,
+            /// The program built from them.
+            pub program: crate::lang::Program,
+        }
+
+        impl $name {
+            /// Builds the input for `bytes`.
+            pub fn new(bytes: Vec<u8>) -> $name {
+                let program = $generate(&bytes, crate::lang::Relax::default());
+                $name { bytes, program }
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}", crate::lang::print(&self.program))
+            }
+        }
+
+        impl<'a> arbitrary::Arbitrary<'a> for $name {
+            fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+                let n = u.len();
+                Ok($name::new(u.bytes(n)?.to_vec()))
+            }
+        }
+
+        impl quickcheck::Arbitrary for $name {
+            fn arbitrary(g: &mut quickcheck::Gen) -> Self {
+                $name::new(<Vec<u8> as quickcheck::Arbitrary>::arbitrary(g))
+            }
+
+            fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+                Box::new(quickcheck::Arbitrary::shrink(&self.bytes).map($name::new))
+            }
+        }
+    };
+}
+
 pub mod bfj;
 pub mod grammar;
 pub mod java;

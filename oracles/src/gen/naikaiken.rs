@@ -1043,47 +1043,12 @@ pub fn swarm_naikaiken_program(relax: Relax) -> impl proptest::strategy::Strateg
     proptest::collection::vec(any::<u8>(), 0..88).prop_map(move |b| swarm_naikaiken(&b, relax))
 }
 
-/// A generated Naik-Aiken program with the bytes it came from (for cargo fuzz's `arbitrary`
-/// and quickcheck), built by [`swarm_naikaiken`] without relaxations.
-#[derive(Clone)]
-pub struct NaikAikenInput {
-    /// The bytes.
-    pub bytes: Vec<u8>,
-    /// The program built from them.
-    pub program: Program,
-}
-
-impl NaikAikenInput {
-    /// Builds the input for `bytes`.
-    pub fn new(bytes: Vec<u8>) -> NaikAikenInput {
-        let program = swarm_naikaiken(&bytes, Relax::default());
-        NaikAikenInput { bytes, program }
-    }
-}
-
-impl std::fmt::Debug for NaikAikenInput {
-    // Print the program as text: that is what a person wants to see in a fuzz crash.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", print(&self.program))
-    }
-}
-
-impl<'a> arbitrary::Arbitrary<'a> for NaikAikenInput {
-    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
-        let n = u.len();
-        Ok(NaikAikenInput::new(u.bytes(n)?.to_vec()))
-    }
-}
-
-impl quickcheck::Arbitrary for NaikAikenInput {
-    fn arbitrary(g: &mut quickcheck::Gen) -> Self {
-        NaikAikenInput::new(<Vec<u8> as quickcheck::Arbitrary>::arbitrary(g))
-    }
-
-    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
-        Box::new(quickcheck::Arbitrary::shrink(&self.bytes).map(NaikAikenInput::new))
-    }
-}
+swarm_input!(
+    /// A generated Naik-Aiken program with the bytes it came from (for cargo fuzz's `arbitrary`
+    /// and quickcheck), built by [`swarm_naikaiken`] without relaxations.
+    NaikAikenInput,
+    swarm_naikaiken
+);
 
 const fn prod(name: &'static str, rule: &'static str) -> Production {
     Production { name, rule }
