@@ -76,7 +76,7 @@ pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 /// Pseudo-random bytes (xorshift), with a zero byte now and then as a stop: the byte-driven
 /// generators' tests draw their inputs from it.
 #[cfg(test)]
-fn test_bytes(seed: u64, len: usize) -> Vec<u8> {
+pub(crate) fn test_bytes(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..len)
         .map(|_| {

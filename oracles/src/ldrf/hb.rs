@@ -1,0 +1,106 @@
+//! The trace-level race check of Def. 4 (spec/ldrf.md §1.3): every standard execution is
+//! enumerated (no state merging: a race is a property of a trace's history), happens-before
+//! is program order plus release→next-acquire of the same lock, tracked with vector clocks,
+//! and two conflicting accesses of different threads race when neither happens before the
+//! other. C11 compares it with E-STD's simultaneous-enabledness check
+//! ([`super::standard::reach`]); the spec derives that both find the same racy programs
+//! (§1.3 \[D\]), and this module is how that claim is tested.
+//!
+//! Traces are unbounded under loops, so the enumeration stops at `max_steps` per execution
+//! and `max_executions` in all; a cut enumeration is incomplete (its races are still real).
+
+use std::collections::BTreeSet;
+
+use super::cfg::{Cfg, Cmd, Ix};
+use super::standard::{conflicts, Race, StdState};
+use crate::explore::Config;
+
+/// One access remembered for a variable: the thread, its clock then, the instruction.
+#[derive(Clone, Copy)]
+struct Past {
+    thread: usize,
+    clock: u32,
+    write: bool,
+    edge: usize,
+}
+
+#[derive(Clone)]
+struct Run {
+    s: StdState,
+    vc: Vec<Vec<u32>>,
+    locks: Vec<Vec<u32>>,
+    past: Vec<Vec<Past>>,
+    steps: u32,
+}
+
+/// The races of every execution (Def. 4) as `(edge, edge, variable)`, the smaller edge
+/// first, and whether the enumeration was complete.
+pub fn races(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, bool) {
+    let threads = cfg.entries.len();
+    let init = Run {
+        s: StdState::initial(cfg),
+        vc: (0..threads).map(|t| (0..threads).map(|u| u32::from(t == u)).collect()).collect(),
+        locks: vec![vec![0; threads]; cfg.locks.len()],
+        past: vec![vec![]; cfg.vars.len()],
+        steps: 0,
+    };
+    let (mut out, mut complete, mut executions) = (BTreeSet::new(), true, 0u64);
+    let mut stack = vec![init];
+    while let Some(r) = stack.pop() {
+        let mut any = false;
+        for (t, &n) in r.s.pc.iter().enumerate() {
+            for &e in &cfg.out[n as usize] {
+                for next in r.s.step(cfg, t, e) {
+                    any = true;
+                    if r.steps >= bounds.max_steps {
+                        complete = false;
+                        continue;
+                    }
+                    stack.push(advance(cfg, &r, t, e, next, &mut out));
+                }
+            }
+        }
+        if !any {
+            executions += 1;
+            if executions >= bounds.max_executions {
+                return (out, false);
+            }
+        }
+    }
+    (out, complete)
+}
+
+/// The run after thread `t` took instruction `e` to state `s`, recording its races.
+fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState, out: &mut BTreeSet<Race>) -> Run {
+    let mut n = r.clone();
+    n.s = s;
+    n.steps += 1;
+    match cfg.edges[e].cmd {
+        Cmd::Acquire(m) => {
+            let l = &n.locks[usize::from(m)];
+            n.vc[t] = n.vc[t].iter().zip(l).map(|(a, b)| *a.max(b)).collect();
+        }
+        Cmd::Release(m) => n.locks[usize::from(m)] = n.vc[t].clone(),
+        _ => {}
+    }
+    let (reads, write) = cfg.accesses(&cfg.edges[e]);
+    let mut touch = |x: Ix, is_write: bool| {
+        for p in &n.past[usize::from(x)] {
+            if p.thread != t && (is_write || p.write) && n.vc[t][p.thread] < p.clock {
+                // `conflicts` names the variable the two instructions race on.
+                if conflicts(cfg, p.edge, e).contains(&x) {
+                    out.insert((p.edge.min(e), p.edge.max(e), x));
+                }
+            }
+        }
+        n.past[usize::from(x)].push(Past { thread: t, clock: n.vc[t][t], write: is_write, edge: e });
+    };
+    for x in reads {
+        touch(x, false);
+    }
+    if let Some(x) = write {
+        touch(x, true);
+    }
+    n.vc[t][t] += 1;
+    n
+}
