@@ -14,7 +14,7 @@ use race_oracles::explore::Config;
 use race_oracles::gen::naikaiken::{build_naikaiken, NaikAikenInput, NaikAikenKnobs};
 use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::instrumented;
-use race_oracles::lang::labels::Labels;
+use race_oracles::lang::labels::{unordered, Labels};
 use race_oracles::lang::{parse, print, Program, Relax};
 use race_oracles::theorems::must_not_alias::Counters;
 use race_oracles::theorems::{ItemStatus, OracleResult, Registry, Verdict};
@@ -169,7 +169,7 @@ fn precision_per_generator_setting() {
             let Ok(t) = analysis.analyze(&p, &labels) else { continue };
             let (races, cov) = instrumented::races(&p, Counters::PerThread, &Config { max_states: 100_000, ..Config::default() });
             assert!(cov.cut.is_none(), "{}", print(&p));
-            let cut: BTreeSet<_> = t.pruned.iter().map(|x| (x.pair.0.min(x.pair.1), x.pair.0.max(x.pair.1))).collect();
+            let cut: BTreeSet<_> = t.pruned.iter().map(|x| unordered(x.pair)).collect();
             let rep: Vec<_> = labels.conflicting_pairs().into_iter().filter(|q| !cut.contains(q)).collect();
             programs += 1;
             pruned += cut.len();

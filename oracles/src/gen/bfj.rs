@@ -20,7 +20,7 @@
 
 use std::collections::BTreeSet;
 
-use super::grammar::{Grammar, Production};
+use super::grammar::{prod, Grammar};
 use super::{split_header, Bytes};
 use crate::lang::*;
 
@@ -271,10 +271,6 @@ pub fn bfj_program(k: BfjKnobs) -> impl proptest::strategy::Strategy<Value = Pro
 pub fn swarm_bfj(bytes: &[u8], _relax: Relax) -> Program {
     let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     build(rest, BfjKnobs::swarm(h))
-}
-
-const fn prod(name: &'static str, rule: &'static str) -> Production {
-    Production { name, rule }
 }
 
 /// The productions of the BFJ programs, one per rule of spec §4.5 they exercise.

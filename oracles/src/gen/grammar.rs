@@ -30,6 +30,11 @@ pub struct Production {
     pub rule: &'static str,
 }
 
+/// A production, in a `const` table (`prod("copy", "x = y")`).
+pub const fn prod(name: &'static str, rule: &'static str) -> Production {
+    Production { name, rule }
+}
+
 /// A dialect's productions and a classifier for programs.
 #[derive(Clone, Copy)]
 pub struct Grammar {

@@ -37,7 +37,7 @@
 
 use std::collections::BTreeSet;
 
-use super::grammar::{Grammar, Production};
+use super::grammar::{prod, Grammar};
 use super::{split_header, Bytes};
 use crate::lang::*;
 
@@ -883,10 +883,6 @@ pub fn simplejava_program(k: SimpleJavaKnobs) -> impl proptest::strategy::Strate
 pub fn capjava_program(k: CapJavaKnobs) -> impl proptest::strategy::Strategy<Value = Program> {
     use proptest::prelude::*;
     proptest::collection::vec(any::<u8>(), 0..48).prop_map(move |b| build_capjava(&b, k))
-}
-
-const fn prod(name: &'static str, rule: &'static str) -> Production {
-    Production { name, rule }
 }
 
 /// The productions of the SimpleJava programs (spec/escape_capsule.md §2, §5, §14 M-E1…M-E5).

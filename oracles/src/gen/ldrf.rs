@@ -31,7 +31,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::grammar::{Grammar, Production};
+use super::grammar::{prod, Grammar};
 use super::{split_header, Bytes};
 use crate::lang::*;
 
@@ -672,13 +672,6 @@ pub fn swarm_ldrf(bytes: &[u8], relax: Relax) -> Program {
     build_ldrf(rest, LdrfKnobs::swarm(h, relax))
 }
 
-/// The proptest form of the generator: programs with knobs `k` from proptest's byte vectors
-/// (shrinkable).
-pub fn ldrf_program(k: LdrfKnobs) -> impl proptest::strategy::Strategy<Value = Program> {
-    use proptest::prelude::*;
-    proptest::collection::vec(any::<u8>(), 0..64).prop_map(move |b| build_ldrf(&b, k))
-}
-
 /// The proptest form of the swarm generator: knobs from a header, as campaigns draw them.
 pub fn swarm_ldrf_program(relax: Relax) -> impl proptest::strategy::Strategy<Value = Program> {
     use proptest::prelude::*;
@@ -691,10 +684,6 @@ swarm_input!(
     LdrfInput,
     swarm_ldrf
 );
-
-const fn prod(name: &'static str, rule: &'static str) -> Production {
-    Production { name, rule }
-}
 
 /// The productions of the L-DRF programs (spec/ldrf.md §1.1 the commands, §6.4 the biases,
 /// §8 the shapes).

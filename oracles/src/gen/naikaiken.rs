@@ -38,7 +38,7 @@
 
 use std::collections::BTreeSet;
 
-use super::grammar::{Grammar, Production};
+use super::grammar::{prod, Grammar};
 use super::{split_header, Bytes};
 use crate::lang::*;
 
@@ -1030,13 +1030,6 @@ pub fn swarm_naikaiken(bytes: &[u8], relax: Relax) -> Program {
     build_naikaiken(rest, NaikAikenKnobs::swarm(h, relax))
 }
 
-/// The proptest form of the generator: programs with knobs `k` from proptest's byte vectors
-/// (shrinkable).
-pub fn naikaiken_program(k: NaikAikenKnobs) -> impl proptest::strategy::Strategy<Value = Program> {
-    use proptest::prelude::*;
-    proptest::collection::vec(any::<u8>(), 0..64).prop_map(move |b| build_naikaiken(&b, k))
-}
-
 /// The proptest form of the swarm generator: knobs from a header, as campaigns draw them.
 pub fn swarm_naikaiken_program(relax: Relax) -> impl proptest::strategy::Strategy<Value = Program> {
     use proptest::prelude::*;
@@ -1049,10 +1042,6 @@ swarm_input!(
     NaikAikenInput,
     swarm_naikaiken
 );
-
-const fn prod(name: &'static str, rule: &'static str) -> Production {
-    Production { name, rule }
-}
 
 /// The productions of the Naik-Aiken programs (spec/naik_aiken.md §4.1 the statements, §4.4
 /// the biases, §6 the shapes).

@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 
-use super::grammar::{Grammar, Production};
+use super::grammar::{prod, Grammar};
 use super::Bytes;
 use crate::lang::*;
 use crate::theorems::static_race::is_formal;
@@ -344,10 +344,6 @@ pub fn swarm_small(bytes: &[u8], relax: Relax) -> Program {
     let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
     let k = RacerDxKnobs::swarm(h, relax);
     build(rest, RacerDxKnobs { max_stmts: k.max_stmts.min(4), ..k })
-}
-
-const fn prod(name: &'static str, rule: &'static str) -> Production {
-    Production { name, rule }
 }
 
 /// The racerdx grammar (spec/racerdx.md §1.1, Fig. 4, under A1–A6 and ANF), one production

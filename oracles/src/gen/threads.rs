@@ -16,7 +16,7 @@
 
 use std::collections::BTreeSet;
 
-use super::grammar::{Grammar, Production};
+use super::grammar::{prod, Grammar, Production};
 use super::Bytes;
 use crate::lang::*;
 
@@ -212,10 +212,6 @@ fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
     let (fields, objects) = (if half(h[2], 5) { 1 } else { 2 }, if half(h[3], 6) { 1 } else { 2 });
     let locks = if half(h[0], 4) { k.locks.min(1) } else { k.locks };
     ThreadKnobs { fields, objects, locks, ..k }
-}
-
-const fn prod(name: &'static str, rule: &'static str) -> Production {
-    Production { name, rule }
 }
 
 /// The productions of the thread programs, one per form that creates, hides or orders a

@@ -41,11 +41,8 @@ pub fn ground_truth(p: &Program, cfg: &Config) -> crate::explore::Run {
     let mut addrs = BTreeSet::new();
     let mut stats = crate::explore::Stats { complete: true, ..Default::default() };
     let cov = search(&code, Counters::PerThread, cfg, &mut |s, _, is_final| {
-        let next: Vec<Access> = (0..s.threads.len()).filter_map(|t| s.next_access(&code, t)).collect();
-        for (a, b) in s.races(&code) {
-            for acc in next.iter().filter(|x| x.label == a || x.label == b) {
-                addrs.insert(format!("{}.{}", s.obj_name(&code, acc.obj), code.fields[usize::from(acc.field)]));
-            }
+        for (a, _) in s.racing_accesses(&code) {
+            addrs.insert(format!("{}.{}", s.obj_name(&code, a.obj), code.fields[usize::from(a.field)]));
         }
         if is_final {
             stats.executions += 1;

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::code::{Code, Instr, Src};
 use super::state::*;
-use crate::lang::labels::{AccessLabel, PointId};
+use crate::lang::labels::{unordered, AccessLabel, PointId};
 use crate::lang::AccessKind;
 
 /// One heap access a thread is about to make.
@@ -47,12 +47,17 @@ impl State {
     /// accesses are to one (object, field), at least one a write; each as its pair of
     /// labels, the smaller first.
     pub fn races(&self, code: &Code) -> Vec<(AccessLabel, AccessLabel)> {
+        self.racing_accesses(code).into_iter().map(|(a, b)| unordered((a.label, b.label))).collect()
+    }
+
+    /// The races of [`State::races`] as the two accesses themselves (objects and fields).
+    pub fn racing_accesses(&self, code: &Code) -> Vec<(Access, Access)> {
         let next: Vec<Access> = (0..self.threads.len()).filter_map(|t| self.next_access(code, t)).collect();
         let mut out = vec![];
         for (i, a) in next.iter().enumerate() {
             for b in &next[i + 1..] {
                 if a.obj == b.obj && a.field == b.field && (a.kind == AccessKind::Write || b.kind == AccessKind::Write) {
-                    out.push((a.label.min(b.label), a.label.max(b.label)));
+                    out.push((*a, *b));
                 }
             }
         }

@@ -33,6 +33,11 @@ pub struct AccessLabel {
     pub pos: u8,
 }
 
+/// An unordered pair of accesses in its one representation: the smaller label first.
+pub fn unordered((a, b): (AccessLabel, AccessLabel)) -> (AccessLabel, AccessLabel) {
+    (a.min(b), a.max(b))
+}
+
 /// A statement with what the analyses need to know about where it stands.
 #[derive(Clone, Debug)]
 pub struct Point<'p> {

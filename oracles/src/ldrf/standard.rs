@@ -160,11 +160,13 @@ pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
     r
 }
 
-/// The instructions from the initial state to `s` (a reachable state of `r`).
-pub fn path_to(r: &Reach, s: &StdState) -> Vec<usize> {
+/// The instructions from the initial state to `s`, read off a search's parent links (each
+/// state mapped to the state and instruction it was first reached from): E-STD's and
+/// E-LDRF's witness paths.
+pub fn path_to<S: Clone + Eq + std::hash::Hash>(parents: &HashMap<S, Option<(S, usize)>>, s: &S) -> Vec<usize> {
     let mut path = vec![];
     let mut cur = s.clone();
-    while let Some(Some((prev, e))) = r.states.get(&cur) {
+    while let Some(Some((prev, e))) = parents.get(&cur) {
         path.push(*e);
         cur = prev.clone();
     }

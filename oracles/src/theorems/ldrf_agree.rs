@@ -140,14 +140,7 @@ impl Judge<'_, '_> {
 
     /// The instructions from σ_ent to an L-DRF state, as lines.
     fn local_path(&self, s: &LocalState) -> Vec<String> {
-        let mut path = vec![];
-        let mut cur = s.clone();
-        while let Some(Some((prev, e))) = self.local.states.get(&cur) {
-            path.push(*e);
-            cur = prev.clone();
-        }
-        path.reverse();
-        self.path_lines("L-DRF path", &path)
+        self.path_lines("L-DRF path", &path_to(&self.local.states, s))
     }
 
     fn path_lines(&self, what: &str, path: &[usize]) -> Vec<String> {
@@ -187,7 +180,7 @@ impl Judge<'_, '_> {
         for s in sorted(self.std.states.keys()) {
             if !chi.contains_key(s) {
                 let mut ex = vec![format!("missing (Thm 7): the standard state {} is no χ-image of an L-DRF state", self.std_state(s))];
-                ex.extend(self.path_lines("standard path", &path_to(self.std, s)));
+                ex.extend(self.path_lines("standard path", &path_to(&self.std.states, s)));
                 return item(subject, Some(ex), bounds);
             }
         }

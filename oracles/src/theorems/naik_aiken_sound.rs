@@ -35,7 +35,7 @@ use crate::instrumented::code::Code;
 use crate::instrumented::reach;
 use crate::instrumented::search::{replay, search, Step};
 use crate::instrumented::state::{Next, ObjId, Stamp, State, Val};
-use crate::lang::labels::{AccessLabel, Labels};
+use crate::lang::labels::{unordered, AccessLabel, Labels};
 use crate::lang::{Dialect, Program};
 
 /// `naik-aiken-sound`.
@@ -177,7 +177,7 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     };
     let mut items = vec![];
     if only_races {
-        let pairs: Vec<(AccessLabel, AccessLabel)> = typing.unlikely.iter().map(|&(a, c)| (a.min(c), a.max(c))).collect();
+        let pairs: Vec<(AccessLabel, AccessLabel)> = typing.unlikely.iter().copied().map(unordered).collect();
         items.push(judge.pairs_item("T9 unlikely pairs (PLDI'06)", &pairs, &f, cut.as_deref(), &bound, &replayed, |_| String::new()));
     } else {
         let subjects = ["T1 C ⪯ K (Cor 3.4)", "T2 W ⊢ (π, ρ) ⪯ (Π, Γ) at every point (Lemma 3.3)", "T3 C⁺ ⪯ K⁺ (Lemma 4.3)", "T4 DR_K(H) ⇒ DR_C(H) (Thm 4.4)"];
@@ -193,8 +193,8 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         }
         for (stage, t) in [(Stage::LocalLock, "T5"), (Stage::GlobalLock, "T6"), (Stage::LocalThread, "T7")] {
             let pruned: Vec<_> = typing.pruned.iter().filter(|x| x.stage == stage).collect();
-            let pairs: Vec<(AccessLabel, AccessLabel)> = pruned.iter().map(|x| (x.pair.0.min(x.pair.1), x.pair.0.max(x.pair.1))).collect();
-            let why = |pair: (AccessLabel, AccessLabel)| pruned.iter().find(|x| (x.pair.0.min(x.pair.1), x.pair.0.max(x.pair.1)) == pair).map_or(String::new(), |x| x.why.clone());
+            let pairs: Vec<(AccessLabel, AccessLabel)> = pruned.iter().map(|x| unordered(x.pair)).collect();
+            let why = |pair: (AccessLabel, AccessLabel)| pruned.iter().find(|x| unordered(x.pair) == pair).map_or(String::new(), |x| x.why.clone());
             items.push(judge.pairs_item(&format!("{t} pruned by {}", stage.name()), &pairs, &f, cut.as_deref(), &bound, &replayed, why));
         }
         items.push(judge.precision(&f, cut.is_some()));
@@ -357,7 +357,7 @@ impl Judge<'_, '_> {
 
     /// P: the reported pairs with no race found.
     fn precision(&self, f: &Findings, cut: bool) -> Item {
-        let pruned: BTreeSet<(AccessLabel, AccessLabel)> = self.typing.pruned.iter().map(|x| (x.pair.0.min(x.pair.1), x.pair.0.max(x.pair.1))).collect();
+        let pruned: BTreeSet<(AccessLabel, AccessLabel)> = self.typing.pruned.iter().map(|x| unordered(x.pair)).collect();
         let reported: Vec<_> = self.labels.conflicting_pairs().into_iter().filter(|p| !pruned.contains(p)).collect();
         let racy = reported.iter().filter(|p| f.races.contains_key(p)).count();
         let fp = reported.len() - racy;
