@@ -266,6 +266,7 @@ pub fn any_program() -> impl Strategy<Value = Program> {
             methods: m.into_iter().collect(),
             init,
             threads,
+            regions: vec![],
         })
 }
 
@@ -341,6 +342,7 @@ pub fn threads_program() -> impl Strategy<Value = Program> {
             methods: vec![],
             init: Some(vec![new("o1"), new("o2"), new("m")]),
             threads,
+            regions: vec![],
         }
     })
 }
@@ -359,5 +361,6 @@ pub fn independent_threads(threads: usize, n: usize) -> Program {
         methods: vec![],
         init: Some(init),
         threads: bodies,
+        regions: vec![],
     }
 }

@@ -295,7 +295,7 @@ pub fn build(bytes: &[u8], k: RacerDxKnobs) -> Program {
         methods.push(Method { name: format!("m{}", me + 1), params: (1..=formals).map(|i| format!("arg{i}")).collect(), body, line: Line(0) });
     }
     // Give every statement a distinct line, as if printed, so that reports name lines.
-    let text = print(&Program { dialect: Dialect::RacerDx, classes: vec![], methods, init: None, threads: vec![] });
+    let text = print(&Program { dialect: Dialect::RacerDx, classes: vec![], methods, init: None, threads: vec![], regions: vec![] });
     parse(&text).expect("racefuzz internal bug: the racerdx generator printed an unparsable program")
 }
 

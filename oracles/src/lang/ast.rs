@@ -81,6 +81,9 @@ pub struct Program {
     pub init: Option<Block>,
     /// The threads started together after `init`.
     pub threads: Vec<Block>,
+    /// `regions { x, y }` declarations (ldrf, spec/ldrf.md §3): each is one region of a
+    /// partition of the shared variables; a variable in none is a region of its own.
+    pub regions: Vec<Vec<String>>,
 }
 
 impl Program {

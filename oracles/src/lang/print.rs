@@ -1,5 +1,5 @@
 //! The canonical printer: one statement per line, two-space indentation, sections in a fixed
-//! order (dialect, classes, methods, init, threads). `parse(print(p)) == p` is a property test
+//! order (dialect, regions, classes, methods, init, threads). `parse(print(p)) == p` is a property test
 //! (`tests/lang.rs`); snapshots and shrunk counterexamples are printed with it so that they stay
 //! stable under reformatting.
 
@@ -11,6 +11,9 @@ use super::ast::*;
 pub fn print(p: &Program) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "dialect {}", p.dialect);
+    for r in &p.regions {
+        let _ = writeln!(out, "regions {{ {} }}", r.join(", "));
+    }
     for c in &p.classes {
         let cap = if c.capsule { "capsule " } else { "" };
         let _ = writeln!(out, "{cap}class {} {{", c.name);

@@ -91,6 +91,9 @@ pub struct Cfg {
     pub out: Vec<Vec<usize>>,
     /// K: values are taken mod K (§6.2).
     pub modulus: i64,
+    /// The declared region partition (§3): every variable in exactly one region, the
+    /// declared ones first, then a singleton for each undeclared variable.
+    pub regions: Vec<Vec<Ix>>,
 }
 
 struct Builder {
@@ -222,7 +225,7 @@ impl Builder {
 impl Cfg {
     /// The graphs of an `ldrf` program (validated), with values mod `modulus`.
     pub fn of(p: &Program, modulus: i64) -> Cfg {
-        let cfg = Cfg { vars: vec![], locks: vec![], entries: vec![], owner: vec![], edges: vec![], out: vec![], modulus: modulus.max(1) };
+        let cfg = Cfg { vars: vec![], locks: vec![], entries: vec![], owner: vec![], edges: vec![], out: vec![], modulus: modulus.max(1), regions: vec![] };
         let mut b = Builder { cfg, thread: 0 };
         for (t, body) in p.threads.iter().enumerate() {
             b.thread = t;
@@ -230,7 +233,38 @@ impl Cfg {
             b.cfg.entries.push(entry);
             b.block(body, entry);
         }
+        let declared: Vec<Vec<Ix>> = p.regions.iter().map(|r| r.iter().map(|v| b.var(v)).collect()).collect();
+        b.cfg.regions = complete(declared, b.cfg.vars.len());
         b.cfg
+    }
+
+    /// The region of each variable under `partition` (by index into it).
+    pub fn region_of(&self, partition: &[Vec<Ix>]) -> Vec<usize> {
+        let mut out = vec![0; self.vars.len()];
+        for (r, vars) in partition.iter().enumerate() {
+            for &x in vars {
+                out[usize::from(x)] = r;
+            }
+        }
+        out
+    }
+
+    /// The variables two threads mention (the rest are private temps), sorted.
+    pub fn shared_vars(&self) -> Vec<Ix> {
+        let mut by: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); self.vars.len()];
+        for e in &self.edges {
+            let (r, w) = self.accesses(e);
+            for x in r.into_iter().chain(w) {
+                by[usize::from(x)].insert(self.owner[e.src as usize]);
+            }
+        }
+        (0..self.vars.len()).filter(|&x| by[x].len() > 1).map(ix).collect()
+    }
+
+    /// A region's readable name: `{x, y}`.
+    pub fn region_name(&self, vars: &[Ix]) -> String {
+        let names: Vec<&str> = vars.iter().map(|&x| self.vars[usize::from(x)].as_str()).collect();
+        format!("{{{}}}", names.join(", "))
     }
 
     /// `⟦e⟧φ` mod K.
@@ -341,6 +375,16 @@ impl Cfg {
             None => format!("t{t}@end"),
         }
     }
+}
+
+/// `declared` completed to a partition of `0..vars` with singletons, in order.
+pub fn complete(mut declared: Vec<Vec<Ix>>, vars: usize) -> Vec<Vec<Ix>> {
+    for x in 0..vars {
+        if !declared.iter().flatten().any(|&y| usize::from(y) == x) {
+            declared.push(vec![ix(x)]);
+        }
+    }
+    declared
 }
 
 fn int_vars(e: &IExpr, out: &mut Vec<Ix>) {

@@ -59,6 +59,9 @@ fn find_cycle<'s>(root: &'s str, g: &BTreeMap<&'s str, BTreeSet<&'s str>>, done:
 
 impl Validator<'_> {
     pub(super) fn common(&self) -> VResult {
+        if self.d != Dialect::Ldrf && !self.p.regions.is_empty() {
+            return self.fail("regions", "`regions` partitions belong to the ldrf dialect (spec/ldrf.md §3)".into(), None);
+        }
         if let Some(init) = &self.p.init {
             let mut bad = None;
             walk_block(init, &mut |s| {

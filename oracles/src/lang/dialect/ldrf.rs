@@ -13,7 +13,10 @@
 //! - **§1.1 assume**: assume conditions (and so `if`/`while` conditions, which are assume
 //!   pairs) mention only the thread's private variables, those no other thread mentions:
 //!   the paper's WLOG restriction, which keeps assumes out of the accesses;
-//! - **§1.1 locks**: a lock name is not also a variable.
+//! - **§1.1 locks**: a lock name is not also a variable;
+//! - **§3 regions**: `regions { x, y }` declares one region of a partition of the
+//!   variables: each names variables of the program, none twice (a variable in no
+//!   declaration is a region of its own).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -70,6 +73,17 @@ impl Validator<'_> {
                     return self.fail("§1.1 locks", format!("`{v}` names a lock and a variable"), Some(s.line));
                 }
                 owners.entry(v).or_default().insert(t);
+            }
+        }
+        let mut placed = BTreeSet::new();
+        for r in &self.p.regions {
+            for v in r {
+                if !owners.contains_key(v.as_str()) {
+                    return self.fail("§3 regions", format!("`{v}` in `regions {{ {} }}` is not a variable of the program", r.join(", ")), None);
+                }
+                if !placed.insert(v.as_str()) {
+                    return self.fail("§3 regions", format!("`{v}` is in two regions; regions partition the variables"), None);
+                }
             }
         }
         for (t, s) in self.all_stmts() {
@@ -167,5 +181,10 @@ mod tests {
         assert_eq!(v(&["x = new"]), Some(("§1.1 commands", Some(3))));
         assert_eq!(v(&["lock"]), Some(("§1.1 commands", Some(3))));
         assert_eq!(violation("dialect ldrf\n").map(|(a, _, _)| a), Some("§1.1 program"));
+        let regions = |decl: &str| violation(&format!("dialect ldrf\n{decl}\nthread {{\nx = 1\ny = 2\n}}\n")).map(|(a, _, _)| a);
+        assert_eq!(regions("regions { x, y }"), None);
+        assert_eq!(regions("regions { x, w }"), Some("§3 regions"));
+        assert_eq!(regions("regions { x }\nregions { x, y }"), Some("§3 regions"));
+        assert_eq!(violation("dialect bfj\nregions { x }\nthread { x = 1 }\n").map(|(a, _, _)| a), Some("regions"));
     }
 }

@@ -19,7 +19,7 @@ impl Parser<'_> {
             },
             _ => return self.expected("a dialect name"),
         };
-        let mut prog = Program { dialect, classes: vec![], methods: vec![], init: None, threads: vec![] };
+        let mut prog = Program { dialect, classes: vec![], methods: vec![], init: None, threads: vec![], regions: vec![] };
         loop {
             self.skip_newlines();
             let line = Line(self.pos().line);
@@ -40,8 +40,10 @@ impl Parser<'_> {
                 prog.init = Some(self.block()?);
             } else if self.eat_kw("thread") {
                 prog.threads.push(self.block()?);
+            } else if self.eat_kw("regions") {
+                prog.regions.push(self.region()?);
             } else {
-                return self.expected("`class`, `method`, `init` or `thread`");
+                return self.expected("`class`, `method`, `init`, `thread` or `regions`");
             }
         }
         let scopes = std::iter::once(&prog.methods).chain(prog.classes.iter().map(|c| &c.methods));
@@ -54,6 +56,17 @@ impl Parser<'_> {
             }
         }
         Ok(prog)
+    }
+
+    /// `regions { x, y }`: one region, a non-empty list of variables.
+    fn region(&mut self) -> PResult<Vec<String>> {
+        self.expect_punct("{")?;
+        let mut vars = vec![self.name("a variable name")?];
+        while self.eat_punct(",") {
+            vars.push(self.name("a variable name")?);
+        }
+        self.expect_punct("}")?;
+        Ok(vars)
     }
 
     pub(super) fn class(&mut self) -> PResult<Class> {

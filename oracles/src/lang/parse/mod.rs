@@ -86,6 +86,7 @@ pub(super) const KEYWORDS: &[&str] = &[
     "method",
     "init",
     "thread",
+    "regions",
     "skip",
     "lock",
     "unlock",
