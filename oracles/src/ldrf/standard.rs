@@ -30,6 +30,10 @@ pub struct Reach {
     pub states: HashMap<StdState, Option<(StdState, usize)>>,
     /// Every race (§1.3), sorted.
     pub races: BTreeSet<Race>,
+    /// Every pair of instructions of two threads that leave their locations in one
+    /// reachable state (the smaller edge first): races and region races (Def. 12) under
+    /// any partition are read off these.
+    pub together: BTreeSet<(usize, usize)>,
     /// Every assert instruction that fails in some reachable state.
     pub failed_asserts: BTreeSet<usize>,
     /// Final states (no successor): every thread at its end, or blocked.
@@ -87,21 +91,24 @@ impl StdState {
         out
     }
 
-    /// The races of this state: next instructions of two threads that conflict.
-    pub fn races(&self, cfg: &Cfg) -> Vec<Race> {
+    /// The next instructions of two threads in this state (the smaller edge first).
+    pub fn together(&self, cfg: &Cfg) -> Vec<(usize, usize)> {
         let mut out = vec![];
         for (t, &n) in self.pc.iter().enumerate() {
             for &u in &self.pc[t + 1..] {
                 for &e1 in &cfg.out[n as usize] {
                     for &e2 in &cfg.out[u as usize] {
-                        for x in conflicts(cfg, e1, e2) {
-                            out.push((e1.min(e2), e1.max(e2), x));
-                        }
+                        out.push((e1.min(e2), e1.max(e2)));
                     }
                 }
             }
         }
         out
+    }
+
+    /// The races of this state: next instructions of two threads that conflict.
+    pub fn races(&self, cfg: &Cfg) -> Vec<Race> {
+        self.together(cfg).into_iter().flat_map(|(e1, e2)| conflicts(cfg, e1, e2).into_iter().map(move |x| (e1, e2, x))).collect()
     }
 }
 
@@ -123,6 +130,33 @@ pub fn conflicts(cfg: &Cfg, e1: usize, e2: usize) -> Vec<Ix> {
     out
 }
 
+/// A region race (Def. 12, A10): two instructions (the smaller first) and the region (an
+/// index into the partition).
+pub type RegionRace = (usize, usize, usize);
+
+/// The region races of a search under `partition`: instructions of two threads, leaving
+/// their locations in one reachable state, that access one region, one of them writing a
+/// variable of it. Singleton regions give the data races (§3: DRF is the special case).
+pub fn region_races(cfg: &Cfg, r: &Reach, partition: &[Vec<Ix>]) -> BTreeSet<RegionRace> {
+    let region = cfg.region_of(partition);
+    let touched = |e: usize| {
+        let (reads, write) = cfg.accesses(&cfg.edges[e]);
+        (reads.into_iter().map(|x| region[usize::from(x)]).collect::<BTreeSet<_>>(), write.map(|x| region[usize::from(x)]))
+    };
+    let mut out = BTreeSet::new();
+    for &(e1, e2) in &r.together {
+        let ((r1, w1), (r2, w2)) = (touched(e1), touched(e2));
+        for (w, (r, o)) in [(w1, (&r2, w2)), (w2, (&r1, w1))] {
+            if let Some(w) = w {
+                if r.contains(&w) || o == Some(w) {
+                    out.insert((e1, e2, w));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Every reachable standard state (breadth first, so witness paths are shortest), its races
 /// and failing asserts. `cfg.max_states` bounds the search (incomplete, `cut` says so).
 pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
@@ -131,7 +165,11 @@ pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
     r.states.insert(init.clone(), None);
     let mut queue = std::collections::VecDeque::from([init]);
     while let Some(s) = queue.pop_front() {
-        r.races.extend(s.races(cfg));
+        for (e1, e2) in s.together(cfg) {
+            if r.together.insert((e1, e2)) {
+                r.races.extend(conflicts(cfg, e1, e2).into_iter().map(|x| (e1, e2, x)));
+            }
+        }
         for &n in &s.pc {
             for &e in &cfg.out[n as usize] {
                 if let Cmd::Assert(b) = &cfg.edges[e].cmd {
