@@ -599,6 +599,14 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
         spec: "ldrf.md §2 Release",
     },
+    Mutant {
+        sut: "ldrf",
+        name: "ldrf-region-bump-one",
+        oracle: "ldrf-agree",
+        description: "R-DRF: a write bumps the version of the written variable only, not of its whole region",
+        predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
+        spec: "ldrf.md §3 R-DRF semantics",
+    },
 ];
 
 /// Every Naik-Aiken mutant breaks the soundness claim; the "unlikely" control makes no
@@ -757,6 +765,7 @@ pub fn ldrf(names: &[&str]) -> Option<Option<LdrfBug>> {
             ("ldrf-no-version-bump", LdrfBug::NoVersionBump),
             ("ldrf-chi-prefers-buffers", LdrfBug::ChiPrefersBuffers),
             ("ldrf-release-no-snapshot", LdrfBug::ReleaseNoSnapshot),
+            ("ldrf-region-bump-one", LdrfBug::RegionBumpOne),
         ],
     )
 }

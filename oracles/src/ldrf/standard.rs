@@ -198,6 +198,39 @@ pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
     r
 }
 
+/// Remark 9's observed synchronizes-with pairs (§6.1): (n̄, n) when some standard execution
+/// has a release landing at n̄ followed, as the next acquire of that lock, by an acquire
+/// leaving n. A search over (state, the landing point of each lock's last release); why it
+/// stopped early, if it did.
+pub fn observed_sw(cfg: &Cfg, bounds: &Config) -> (BTreeSet<(Node, Node)>, Option<String>) {
+    let init = (StdState::initial(cfg), vec![None::<Node>; cfg.locks.len()]);
+    let mut out = BTreeSet::new();
+    let mut seen = std::collections::HashSet::from([init.clone()]);
+    let mut queue = std::collections::VecDeque::from([init]);
+    while let Some((s, last)) = queue.pop_front() {
+        for (t, &n) in s.pc.iter().enumerate() {
+            for &e in &cfg.out[n as usize] {
+                for next in s.step(cfg, t, e) {
+                    let mut last = last.clone();
+                    match cfg.edges[e].cmd {
+                        Cmd::Acquire(m) => out.extend(last[usize::from(m)].map(|r| (r, n))),
+                        Cmd::Release(m) => last[usize::from(m)] = Some(cfg.edges[e].dst),
+                        _ => {}
+                    }
+                    if seen.len() as u64 >= bounds.max_states {
+                        return (out, Some(format!("the synchronizes-with search hit its budget of {} states (raise --max-states)", bounds.max_states)));
+                    }
+                    let key = (next, last);
+                    if seen.insert(key.clone()) {
+                        queue.push_back(key);
+                    }
+                }
+            }
+        }
+    }
+    (out, None)
+}
+
 /// The instructions from the initial state to `s`, read off a search's parent links (each
 /// state mapped to the state and instruction it was first reached from): E-STD's and
 /// E-LDRF's witness paths.

@@ -8,9 +8,14 @@
 //! | C2 | χ(Reach_LDRF) = Reach_STD on whole states (Thm 7 ⊇, Thm 8 ⊆) | a `missing` standard state or an `extra` χ-image, with its path |
 //! | C3 | local exactness: at every reachable L-DRF state, a thread's copy agrees with χ on Acc(n) | the state, the thread, the variable |
 //! | C4 | relevant-point equality: per location n, the thread's copies restricted to Acc(n) are exactly the standard projections | the location and a tuple on one side only |
+//! | C5 | C1-C4 with E-RDRF (§3) for every partition of the shared variables under which the program is region-race-free, and every copy giving a region's variables one version | the partition and the C1-C4 counterexample |
+//! | C6 | Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes | the pairs and the C1-C4 counterexample |
+//! | C10 | Remark 13 (with the k = 0 fix) finds exactly Def. 12's region races, for the declared partition (all shared variables in one region if none is declared) | the races on one side only |
+//! | C11 | simultaneous enabledness and the trace-level happens-before check (Def. 4, [`races_stateful`]) agree on racy or not, and the first's pairs are among the second's | both sets |
 //!
-//! The theorems assume race freedom (A2): E-STD classifies the program first, and a racy one
-//! is inconclusive here (it belongs to the negative controls, C9). Both searches are
+//! The theorems assume race freedom (A2): E-STD classifies the program first, and on a racy
+//! one C1-C7 are not judged (they belong to the negative controls, C9): the result is
+//! inconclusive unless C10 or C11, which need no hypothesis, fail. Both searches are
 //! exhaustive over a finite state space, so a pass has no bound but K and the state budget.
 //! The system under test is the L-DRF semantics itself, with or without a seeded bug
 //! ([`LdrfBug`]).
@@ -19,13 +24,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
+use crate::explore::Config;
 use crate::gen;
 use crate::lang::{Dialect, Program};
-use crate::ldrf::cfg::{Cfg, Ix, Node};
-#[cfg(doc)]
-use crate::ldrf::local::LdrfBug;
-use crate::ldrf::local::{inadmissible, Ldrf, LocalReach, LocalState, Sync};
-use crate::ldrf::standard::{path_to, reach, Reach, StdState};
+use crate::ldrf::cfg::{complete, Cfg, Ix, Node};
+use crate::ldrf::hb::races_stateful;
+use crate::ldrf::local::{inadmissible, region_split, Ldrf, LdrfBug, LocalReach, LocalState, Sync};
+use crate::ldrf::reduction::{reduce, Reduction};
+use crate::ldrf::standard::{observed_sw, path_to, reach, region_races, Reach, StdState};
 
 /// The values of every engine are taken mod this K (spec §6.2).
 pub const MODULUS: i64 = 4;
@@ -79,21 +85,197 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     if let Some(cut) = &std.cut {
         return inconclusive(cut.clone());
     }
+    // The race checks (C10, C11) need no hypothesis: they are judged on racy programs too.
+    let mut checks = match (c10(&cfg, &std, &b.explore), c11(&cfg, &std, &b.explore)) {
+        (Ok(a), Ok(c)) => vec![a, c],
+        (Err(cut), _) | (_, Err(cut)) => return inconclusive(cut),
+    };
     if let (Some(&(e1, e2, x)), false) = (std.races.iter().next(), o.negative_control) {
         let (l1, l2) = (cfg.edges[e1].line.0, cfg.edges[e2].line.0);
-        return inconclusive(format!("precondition unmet: the program races on `{}` (lines {l1} and {l2}); the theorems assume race freedom (A2)", cfg.vars[usize::from(x)]));
+        let note = format!("precondition unmet: the program races on `{}` (lines {l1} and {l2}); C1-C7 assume race freedom (A2)", cfg.vars[usize::from(x)]);
+        return OracleResult::from_items(o.id, name, o.item_kind, checks, Some(note));
     }
     let engine = Ldrf::new(&cfg, Sync::Full).with_bug(*bug);
     let local = engine.reach(&b.explore);
     if let Some(cut) = &local.cut {
         return inconclusive(cut.clone());
     }
-    let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local };
+    let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local, partition: None };
     let bounds = format!("values mod {MODULUS}; {} standard states, {} L-DRF states", std.states.len(), local.states.len());
-    let items = vec![j.c1(&bounds), j.c2(&bounds), j.c3(&bounds), j.c4(&bounds)];
+    let mut items = j.c1_to_c4(&bounds);
+    if !o.negative_control {
+        match (c5(&cfg, &std, *bug, &b.explore), c6(&cfg, &std, *bug, &b.explore)) {
+            (Ok(c5), Ok(c6)) => items.extend([c5, c6]),
+            (Err(cut), _) | (_, Err(cut)) => return inconclusive(cut),
+        }
+        items.append(&mut checks);
+    }
     let mut r = OracleResult::from_items(o.id, name, o.item_kind, items, None);
     r.context = vec![bounds];
     r
+}
+
+/// Every partition of `vars` into blocks, the all-singletons one excluded (that is L-DRF),
+/// as complete partitions of the program's variables; `None` when there are too many
+/// (more than five shared variables: Bell(6) = 203).
+fn coarsenings(cfg: &Cfg, vars: &[Ix]) -> Option<Vec<Vec<Vec<Ix>>>> {
+    if vars.len() > 5 {
+        return None;
+    }
+    let mut all: Vec<Vec<Vec<Ix>>> = vec![vec![]];
+    for &x in vars {
+        let mut next = vec![];
+        for p in all {
+            for i in 0..p.len() {
+                let mut q = p.clone();
+                q[i].push(x);
+                next.push(q);
+            }
+            let mut q = p;
+            q.push(vec![x]);
+            next.push(q);
+        }
+        all = next;
+    }
+    Some(all.into_iter().filter(|p| p.iter().any(|b| b.len() > 1)).map(|p| complete(p, cfg.vars.len())).collect())
+}
+
+/// C5: C1-C4 with E-RDRF, and the region form of Lemma 6, for every partition of the shared
+/// variables under which the program is region-race-free (spec §3, §6.3 C5).
+fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
+    let subject = "C5 R-DRF agrees for every region-race-free partition (Thms 7, 8 for R-DRF; regions share versions)";
+    let Some(partitions) = coarsenings(cfg, &cfg.shared_vars()) else {
+        return Ok(Item {
+            subject: subject.into(),
+            status: ItemStatus::Unknown,
+            explanation: vec!["more than five shared variables: the partitions are not enumerated".into()],
+            witness: None,
+        });
+    };
+    let mut judged = vec![];
+    for partition in partitions.iter().filter(|q| region_races(cfg, std, q).is_empty()) {
+        let engine = Ldrf::new(cfg, Sync::Full).with_bug(bug).with_regions(partition);
+        let local = engine.reach(bounds);
+        if let Some(cut) = local.cut {
+            return Err(cut);
+        }
+        let regions: Vec<String> = partition.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
+        let j = Judge { cfg, engine: &engine, std, local: &local, partition: Some(partition) };
+        if let Some(bad) = j.c1_to_c4("").into_iter().find(|i| i.status == ItemStatus::Violated) {
+            let mut explanation = vec![format!("with regions {} (region-race-free), {}:", regions.join(" "), bad.subject)];
+            explanation.extend(bad.explanation);
+            return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+        }
+        judged.push(format!("{} ({} R-DRF states)", regions.join(" "), local.states.len()));
+    }
+    let explanation = if judged.is_empty() {
+        "holds: no partition coarser than singletons is region-race-free".to_string()
+    } else {
+        format!("holds for {} partition(s): {}", judged.len(), judged.join("; "))
+    };
+    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![explanation], witness: None })
+}
+
+/// C6: Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes.
+fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
+    let subject = "C6 Remark 9: C1-C4 with G refined to the observed synchronizes-with pairs";
+    let (pairs, cut) = observed_sw(cfg, bounds);
+    if let Some(cut) = cut {
+        return Err(cut);
+    }
+    let shown: Vec<String> = pairs.iter().map(|&(r, a)| format!("{}→{}", cfg.node_name(r), cfg.node_name(a))).collect();
+    let engine = Ldrf::new(cfg, Sync::Pairs(pairs)).with_bug(bug);
+    let local = engine.reach(bounds);
+    if let Some(cut) = local.cut {
+        return Err(cut);
+    }
+    let j = Judge { cfg, engine: &engine, std, local: &local, partition: None };
+    let pairs = if shown.is_empty() { "∅".to_string() } else { shown.join(" ") };
+    if let Some(bad) = j.c1_to_c4("").into_iter().find(|i| i.status == ItemStatus::Violated) {
+        let mut explanation = vec![format!("with G = the observed pairs {pairs}: {}:", bad.subject)];
+        explanation.extend(bad.explanation);
+        return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+    }
+    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds with G = {pairs} ({} L-DRF states)", local.states.len())], witness: None })
+}
+
+/// The partition C10 reduces: the declared one, or all shared variables in one region when
+/// none is declared (the partition with the most region races).
+fn c10_partition(cfg: &Cfg) -> Vec<Vec<Ix>> {
+    if cfg.regions.iter().any(|r| r.len() > 1) {
+        return cfg.regions.clone();
+    }
+    complete(vec![cfg.shared_vars()].into_iter().filter(|r| !r.is_empty()).collect(), cfg.vars.len())
+}
+
+/// C10: Remark 13's reduction (with the k = 0 fix) finds exactly Def. 12's region races.
+fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
+    let subject = "C10 Remark 13: region races by reduction to ghost data races = Def. 12 directly";
+    let partition = c10_partition(cfg);
+    let direct = region_races(cfg, std, &partition);
+    let reduced = reduce(cfg, &partition, Reduction::Fixed);
+    let r = reach(&reduced.cfg, bounds);
+    if let Some(cut) = r.cut {
+        return Err(cut);
+    }
+    let via = reduced.region_races(&r.races);
+    let mut regions: Vec<String> = partition.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
+    if regions.is_empty() {
+        regions.push("all singletons".into());
+    }
+    let show = |set: &BTreeSet<(usize, usize, usize)>| -> String {
+        if set.is_empty() {
+            return "none".into();
+        }
+        set.iter().map(|&(a, b, r)| format!("lines {}/{} on {}", cfg.edges[a].line.0, cfg.edges[b].line.0, cfg.region_name(&partition[r]))).collect::<Vec<_>>().join(", ")
+    };
+    if direct != via {
+        let explanation = vec![
+            format!("regions {}:", regions.join(" ")),
+            format!("  Def. 12: {}", show(&direct)),
+            format!("  reduction: {}", show(&via)),
+            format!("  missing: {}; extra: {}", show(&direct.difference(&via).copied().collect()), show(&via.difference(&direct).copied().collect())),
+        ];
+        return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+    }
+    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds (regions {}: {})", regions.join(" "), show(&direct))], witness: None })
+}
+
+/// C11: E-STD's simultaneous enabledness and the trace-level happens-before check agree on
+/// whether the program races, and every simultaneously enabled conflicting pair is a
+/// happens-before race (the two run one after the other, unordered).
+///
+/// Not pair by pair: the spec's proof sketch (§1.3 \[D\]) moves hb-unordered events freely,
+/// but a racy read can feed a branch, so an hb race may be between instructions that are
+/// never enabled together (t1 `x = 1; y = 1` ∥ t2 spinning on `b = y` and then reading x:
+/// the read of x is hb-unordered with `x = 1` yet comes only after t2 has seen `y = 1`).
+/// The equivalence holds for the first race of a trace, so the racy verdicts agree.
+fn c11(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
+    let subject = "C11 race checks agree: simultaneous enabledness and happens-before (Def. 4) find the same racy programs";
+    let (hb, cut) = races_stateful(cfg, bounds);
+    if let Some(cut) = cut {
+        return Err(cut);
+    }
+    let show = |set: &BTreeSet<(usize, usize, Ix)>| -> String {
+        if set.is_empty() {
+            return "none".into();
+        }
+        set.iter().map(|&(a, b, x)| format!("lines {}/{} on `{}`", cfg.edges[a].line.0, cfg.edges[b].line.0, cfg.vars[usize::from(x)])).collect::<Vec<_>>().join(", ")
+    };
+    if !std.races.is_subset(&hb) || hb.is_empty() != std.races.is_empty() {
+        let explanation = vec![
+            format!("simultaneous enabledness: {}", show(&std.races)),
+            format!("happens-before: {}", show(&hb)),
+            format!("enabled together but hb-ordered: {}", show(&std.races.difference(&hb).copied().collect())),
+        ];
+        return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+    }
+    let mut explanation = vec![format!("holds ({})", show(&std.races))];
+    let later: BTreeSet<_> = hb.difference(&std.races).copied().collect();
+    if !later.is_empty() {
+        explanation.push(format!("happens-before also finds races never enabled together (after a racy read): {}", show(&later)));
+    }
+    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation, witness: None })
 }
 
 struct Judge<'a, 'c> {
@@ -101,6 +283,8 @@ struct Judge<'a, 'c> {
     engine: &'a Ldrf<'c>,
     std: &'a Reach,
     local: &'a LocalReach,
+    /// E-RDRF's partition, whose region form of Lemma 6 C1 also checks.
+    partition: Option<&'a [Vec<Ix>]>,
 }
 
 fn item(subject: &str, found: Option<Vec<String>>, bounds: &str) -> Item {
@@ -118,6 +302,10 @@ fn sorted<'s, S: Ord + 's>(it: impl Iterator<Item = &'s S>) -> Vec<&'s S> {
 }
 
 impl Judge<'_, '_> {
+    fn c1_to_c4(&self, bounds: &str) -> Vec<Item> {
+        vec![self.c1(bounds), self.c2(bounds), self.c3(bounds), self.c4(bounds)]
+    }
+
     fn std_state(&self, s: &StdState) -> String {
         let pcs: Vec<String> = s.pc.iter().map(|&n| self.cfg.node_name(n)).collect();
         let env: Vec<String> = self.cfg.vars.iter().zip(&s.env).map(|(x, v)| format!("{x}={v}")).collect();
@@ -167,6 +355,11 @@ impl Judge<'_, '_> {
         for s in sorted(self.local.states.keys()) {
             if let Some(x) = inadmissible(s) {
                 let mut ex = vec![format!("inadmissible: two copies of `{}` share a version but not a value in {}", self.cfg.vars[x], self.local_state(s))];
+                ex.extend(self.local_path(s));
+                return item(subject, Some(ex), bounds);
+            }
+            if let Some(r) = self.partition.and_then(|q| region_split(s, q).map(|r| &q[r])) {
+                let mut ex = vec![format!("region {} splits: a copy gives its variables different versions in {}", self.cfg.region_name(r), self.local_state(s))];
                 ex.extend(self.local_path(s));
                 return item(subject, Some(ex), bounds);
             }
@@ -253,5 +446,51 @@ impl Judge<'_, '_> {
             }
         }
         item(subject, None, bounds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fig1() -> Cfg {
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/paper/ldrf/fig1_sync_cfg.race")).expect("the corpus file");
+        Cfg::of(&crate::lang::parse(&src).expect("parses"), MODULUS)
+    }
+
+    /// C6's mutation control (spec §6.3 C6, A15): on Fig. 1, G refined to the observed pairs
+    /// keeps C1-C4; dropping the real pair 7→10 keeps C2 (χ) but breaks C3 at line 11,
+    /// where t2 then sees only (0, 0).
+    #[test]
+    fn dropping_an_observed_sw_pair_breaks_c3_not_c2() {
+        let cfg = fig1();
+        let b = Config::default();
+        let std = reach(&cfg, &b);
+        let (pairs, cut) = observed_sw(&cfg, &b);
+        assert!(cut.is_none());
+        let names: Vec<String> = pairs.iter().map(|&(r, a)| format!("{}→{}", cfg.node_name(r), cfg.node_name(a))).collect();
+        assert_eq!(names, ["t1@end→t2@16", "t2@end→t1@6"], "spec §8 R1: observed 7→10 and 13→1");
+        let judge = |pairs: BTreeSet<(Node, Node)>| {
+            let engine = Ldrf::new(&cfg, Sync::Pairs(pairs));
+            let local = engine.reach(&b);
+            let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local, partition: None };
+            j.c1_to_c4("").into_iter().map(|i| i.status).collect::<Vec<_>>()
+        };
+        assert!(judge(pairs.clone()).iter().all(|&s| s == ItemStatus::Holds));
+        let t1_end = pairs.iter().find(|&&(r, _)| cfg.owner[r as usize] == 0).copied().expect("7→10");
+        let dropped: BTreeSet<_> = pairs.into_iter().filter(|&p| p != t1_end).collect();
+        assert_eq!(judge(dropped), [ItemStatus::Holds, ItemStatus::Holds, ItemStatus::Violated, ItemStatus::Violated]);
+    }
+
+    /// R7 through the oracle: C10 on `x := 1 ∥ y := 1` with region {x, y} holds (the fixed
+    /// reduction finds the region race); the literal one would not (`reduction`'s tests).
+    #[test]
+    fn c10_on_r7() {
+        let p = crate::lang::parse("dialect ldrf\nregions { x, y }\nthread {\nx = 1\n}\nthread {\ny = 1\n}\n").expect("parses");
+        let cfg = Cfg::of(&p, MODULUS);
+        let std = reach(&cfg, &Config::default());
+        let i = c10(&cfg, &std, &Config::default()).expect("complete");
+        assert_eq!(i.status, ItemStatus::Holds);
+        assert_eq!(i.explanation, ["holds (regions {x, y}: lines 4/7 on {x, y})"]);
     }
 }
