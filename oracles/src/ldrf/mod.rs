@@ -10,10 +10,13 @@
 //!
 //! - [`hb`]: the trace-level race check of Def. 4 with vector clocks, which C11 compares
 //!   with E-STD's.
+//! - [`cart`]: E-CART, the exact thread-local cartesian semantics ⟦P⟧× (§5.1) with the
+//!   var, region (§5.2) or naive mix at acquires, which Thm 10 (C7) compares with E-LDRF.
 //!
-//! Still to come (issue 13): E-RDRF (regions), E-CART, the oracles C5–C11 and the analyses
-//! under test.
+//! Still to come (issue 13): E-RDRF (regions), the oracles C5–C11 and the analyses under
+//! test.
 
+pub mod cart;
 pub mod cfg;
 pub mod hb;
 pub mod local;
