@@ -319,3 +319,37 @@ fn gen_runs_the_naikaiken_generator() {
     }
     assert!(!stdout.contains("BELOW FLOOR"), "{stdout}");
 }
+
+/// `explore` on an ldrf program (spec/ldrf.md §6.1, §8 R1): Fig. 1's E-STD view (32 states,
+/// no race, the truth per relevant location), its E-LDRF view (33 states, the copies with
+/// version ranks) and E-CART's sizes, as one snapshot; the default view is its E-STD part.
+/// `--json` carries the same counts; `--pair`, `--ldrf` on another dialect and `replay` are
+/// bad input (exit 2); a state budget is exit 3.
+#[test]
+fn explore_ldrf_prints_the_standard_and_thread_local_views() {
+    let fig1 = "corpus/paper/ldrf/fig1_sync_cfg.race";
+    let (code, out, err) = racefuzz(&["explore", "--ldrf", "--cart", fig1]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("explore_ldrf_fig1_sync_cfg", out);
+    let (code, plain, err) = racefuzz(&["explore", fig1]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(&plain) && plain.contains("32 states") && !plain.contains("E-LDRF"), "{plain}");
+
+    let (code, out, err) = racefuzz(&["explore", "--json", "--ldrf", fig1]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["standard"]["states"].as_u64(), v["ldrf"]["states"].as_u64(), v["standard"]["racy"].as_bool()), (Some(32), Some(33), Some(false)), "{out}");
+    let (code, out, _) = racefuzz(&["explore", "--json", "corpus/paper/ldrf/r6a_racy_read.race"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["standard"]["races"], serde_json::json!([{ "var": "x", "lines": [6, 9] }]), "{out}");
+
+    let (code, _, err) = racefuzz(&["explore", fig1, "--pair", "a,b"]);
+    assert!(code == 2 && err.contains("--pair applies to racerdx"), "{err}");
+    let (code, _, err) = racefuzz(&["explore", "--ldrf", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert!(code == 2 && err.contains("ldrf programs only"), "{err}");
+    let (code, _, err) = racefuzz(&["replay", fig1, "--schedule", "1"]);
+    assert!(code == 2 && err.contains("ldrf programs run on the L-DRF engines"), "{err}");
+    let (code, out, err) = racefuzz(&["explore", "--ldrf", "--cart", "--max-states", "5", fig1]);
+    assert!(code == 3 && out.contains("INCOMPLETE") && out.contains("--max-states"), "{out}{err}");
+}

@@ -17,6 +17,7 @@ mod check_cmd;
 mod corpus_cmd;
 pub mod fuzz_cmd;
 mod gen_cmd;
+mod ldrf_cmd;
 mod replay_cmd;
 
 const EXIT_CODES: &str =
@@ -265,6 +266,13 @@ struct ExploreArgs {
     /// racerdx only: run just these two methods as the two threads (`m1,m2`).
     #[arg(long, value_name = "M1,M2")]
     pair: Option<String>,
+    /// ldrf only: also show the thread-local semantics E-LDRF (spec/ldrf.md §2): per
+    /// location, the thread copies on the variables it accesses, with version ranks.
+    #[arg(long)]
+    ldrf: bool,
+    /// ldrf only: also show the size of the cartesian semantics E-CART (§5.1) per mix.
+    #[arg(long)]
+    cart: bool,
     #[command(flatten)]
     bounds: BoundArgs,
 }
@@ -462,7 +470,7 @@ pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) ->
 
 /// Refuses a program the machine does not run: naikaiken programs run on Naik-Aiken's
 /// instrumented semantics (`race_oracles::instrumented`), ldrf programs on the L-DRF
-/// engines (`race_oracles::ldrf`).
+/// engines (`race_oracles::ldrf`; `explore` dispatches them there before asking).
 ///
 /// # Errors
 /// A bad-input error naming the file and what to run instead.
@@ -472,13 +480,23 @@ pub fn on_machine(file: &Path, prog: &Program) -> Result<(), CliError> {
             "error: {}: naikaiken programs run on Naik-Aiken's instrumented semantics (stamps, loop vectors, effects), not on the machine `explore` and `replay` drive; `racefuzz check naik-aiken-sound FILE` searches every state and prints a schedule for each race it needs",
             file.display()
         ))),
-        Dialect::Ldrf => Err(CliError::input(format!("error: {}: ldrf programs run on the L-DRF engines (`race_oracles::ldrf`), not on the machine `explore` and `replay` drive", file.display()))),
+        Dialect::Ldrf => Err(CliError::input(format!(
+            "error: {}: ldrf programs run on the L-DRF engines (`race_oracles::ldrf`), not on the machine `replay` drives; `racefuzz explore FILE` prints their standard states (and, with --ldrf, their thread-local ones)",
+            file.display()
+        ))),
         _ => Ok(()),
     }
 }
 
 fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
     let (_, prog) = load(&a.file)?;
+    if prog.dialect == Dialect::Ldrf {
+        parse_pair(&prog, a.pair.as_deref())?;
+        return ldrf_cmd::explore(&a.file, &prog, &a.bounds.config(), &ldrf_cmd::View { json: a.json, ldrf: a.ldrf, cart: a.cart });
+    }
+    if a.ldrf || a.cart {
+        return Err(CliError::input(format!("error: --ldrf and --cart apply to ldrf programs only; {} is {}", a.file.display(), prog.dialect)));
+    }
     on_machine(&a.file, &prog)?;
     let pair = parse_pair(&prog, a.pair.as_deref())?;
     let racerdx = prog.dialect == Dialect::RacerDx;

@@ -6,13 +6,15 @@
 //!   simultaneous enabledness (§1.3);
 //! - [`local`]: E-LDRF, the thread-local semantics with per-release-point buffers, the
 //!   per-variable newest-version import, dense version ranks (§2.1), the "writer at max"
-//!   check and Lemma 6's admissibility, and χ (Def. 5).
-//!
+//!   check and Lemma 6's admissibility, and χ (Def. 5);
 //!   [`local::Ldrf::with_regions`] makes it E-RDRF (§3), where a write bumps its region;
 //! - [`hb`]: the trace-level race check of Def. 4 with vector clocks, which C11 compares
 //!   with E-STD's;
-//! - [`reduction`]: Remark 13's reduction of region races to data races on ghosts (C10).
+//! - [`reduction`]: Remark 13's reduction of region races to data races on ghosts (C10);
+//! - [`cart`]: E-CART, the exact thread-local cartesian semantics ⟦P⟧× (§5.1) with the
+//!   var, region (§5.2) or naive mix at acquires, which Thm 10 (C7) compares with E-LDRF.
 
+pub mod cart;
 pub mod cfg;
 pub mod hb;
 pub mod local;
