@@ -8,8 +8,9 @@
 //! | C2 | χ(Reach_LDRF) = Reach_STD on whole states (Thm 7 ⊇, Thm 8 ⊆) | a `missing` standard state or an `extra` χ-image, with its path |
 //! | C3 | local exactness: at every reachable L-DRF state, a thread's copy agrees with χ on Acc(n) | the state, the thread, the variable |
 //! | C4 | relevant-point equality: per location n, the thread's copies restricted to Acc(n) are exactly the standard projections | the location and a tuple on one side only |
-//! | C5 | C1-C4 with E-RDRF (§3) for every partition of the shared variables under which the program is region-race-free, and every copy giving a region's variables one version | the partition and the C1-C4 counterexample |
+//! | C5 | C1-C4 and C7 with E-RDRF (§3) for every partition of the shared variables under which the program is region-race-free, and every copy giving a region's variables one version | the partition and the C1-C4 counterexample |
 //! | C6 | Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes | the pairs and the C1-C4 counterexample |
+//! | C7 | Thm 10 against L-DRF: every reachable thread copy Θ(t)φ is in ⟦P⟧×(pc(t)) and every buffer Λ(n̄)φ in ⟦P⟧×(n̄) (E-CART, var mix, G full); under C5, E-RDRF against the region mix | the state, the copy and where it is missing |
 //! | C10 | Remark 13 (with the k = 0 fix) finds exactly Def. 12's region races, for the declared partition (all shared variables in one region if none is declared) | the races on one side only |
 //! | C11 | simultaneous enabledness and the trace-level happens-before check (Def. 4, [`races_stateful`]) agree on racy or not, and the first's pairs are among the second's | both sets |
 //!
@@ -27,9 +28,10 @@ use super::result::{Item, ItemStatus, OracleResult};
 use crate::explore::Config;
 use crate::gen;
 use crate::lang::{Dialect, Program};
+use crate::ldrf::cart::{cart, Cart, Mix};
 use crate::ldrf::cfg::{complete, Cfg, Ix, Node};
 use crate::ldrf::hb::races_stateful;
-use crate::ldrf::local::{inadmissible, region_split, Ldrf, LdrfBug, LocalReach, LocalState, Sync};
+use crate::ldrf::local::{inadmissible, region_split, Ldrf, LdrfBug, LocalReach, LocalState, Sync, VEnv};
 use crate::ldrf::reduction::{reduce, Reduction};
 use crate::ldrf::standard::{observed_sw, path_to, reach, region_races, Reach, StdState};
 
@@ -101,11 +103,16 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         return inconclusive(cut.clone());
     }
     let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local, partition: None };
-    let bounds = format!("values mod {MODULUS}; {} standard states, {} L-DRF states", std.states.len(), local.states.len());
+    let mut bounds = format!("values mod {MODULUS}; {} standard states, {} L-DRF states", std.states.len(), local.states.len());
     let mut items = j.c1_to_c4(&bounds);
     if !o.negative_control {
+        let var = cart(&cfg, &Sync::Full, &Mix::Var, b.explore.max_states);
+        if let Some(cut) = var.cut {
+            return inconclusive(cut);
+        }
+        bounds.push_str(&format!(", {} E-CART environments (var mix)", var.size()));
         match (c5(&cfg, &std, *bug, &b.explore), c6(&cfg, &std, *bug, &b.explore)) {
-            (Ok(c5), Ok(c6)) => items.extend([c5, c6]),
+            (Ok(c5), Ok(c6)) => items.extend([c5, c6, j.c7(&var, "C7 Thm 10: every L-DRF copy and buffer is in ⟦P⟧× (var mix, G full)")]),
             (Err(cut), _) | (_, Err(cut)) => return inconclusive(cut),
         }
         items.append(&mut checks);
@@ -161,7 +168,13 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
         }
         let regions: Vec<String> = partition.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
         let j = Judge { cfg, engine: &engine, std, local: &local, partition: Some(partition) };
-        if let Some(bad) = j.c1_to_c4("").into_iter().find(|i| i.status == ItemStatus::Violated) {
+        let region_mix = cart(cfg, &Sync::Full, &Mix::Region(partition.clone()), bounds.max_states);
+        if let Some(cut) = region_mix.cut {
+            return Err(cut);
+        }
+        let mut judged_items = j.c1_to_c4("");
+        judged_items.push(j.c7(&region_mix, "C7 Thm 10 for R-DRF: every copy and buffer is in ⟦P⟧× with the region mix"));
+        if let Some(bad) = judged_items.into_iter().find(|i| i.status == ItemStatus::Violated) {
             let mut explanation = vec![format!("with regions {} (region-race-free), {}:", regions.join(" "), bad.subject)];
             explanation.extend(bad.explanation);
             return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
@@ -304,6 +317,32 @@ fn sorted<'s, S: Ord + 's>(it: impl Iterator<Item = &'s S>) -> Vec<&'s S> {
 impl Judge<'_, '_> {
     fn c1_to_c4(&self, bounds: &str) -> Vec<Item> {
         vec![self.c1(bounds), self.c2(bounds), self.c3(bounds), self.c4(bounds)]
+    }
+
+    /// C7 (Thm 10, checked against L-DRF, stronger than against STD): the *full* copies.
+    fn c7(&self, a: &Cart, subject: &str) -> Item {
+        let values = |env: &VEnv| env.iter().map(|c| c.0).collect::<Vec<i64>>();
+        let points = self.cfg.all_release_points();
+        for s in sorted(self.local.states.keys()) {
+            let threads = s.theta.iter().enumerate().map(|(t, env)| (format!("Θ(t{})", t + 1), s.pc[t], env));
+            let buffers = s.lambda.iter().zip(&points).flat_map(|(b, &n)| b.iter().map(move |env| (format!("Λ({})", self.cfg.node_name(n)), n, env)));
+            for (who, n, env) in threads.chain(buffers) {
+                let v = values(env);
+                if !a.contains(n, &v) {
+                    let shown: Vec<String> = self.cfg.vars.iter().zip(&v).map(|(x, v)| format!("{x}={v}")).collect();
+                    let mut ex = vec![format!(
+                        "{who} = {{{}}} is not in ⟦P⟧×({}) ({} environments there), in {}",
+                        shown.join(", "),
+                        self.cfg.node_name(n),
+                        a.at[n as usize].len(),
+                        self.local_state(s)
+                    )];
+                    ex.extend(self.local_path(s));
+                    return item(subject, Some(ex), "");
+                }
+            }
+        }
+        Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds ({} E-CART environments)", a.size())], witness: None }
     }
 
     fn std_state(&self, s: &StdState) -> String {
