@@ -4,6 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use race_oracles::instrumented;
+use race_oracles::ldrf;
+use race_oracles::theorems::ldrf_agree::MODULUS;
 use race_oracles::lang::Program;
 use race_oracles::machine::Event;
 use race_oracles::theorems::must_not_alias::Counters;
@@ -61,6 +63,16 @@ fn bench(c: &mut Criterion) {
             eprintln!("{}: {}", o.id, states(&ps));
             let cfg = suts::campaign_bounds();
             g.bench_function(format!("{}/ground-truth-only", o.id), |b| b.iter(|| ps.iter().map(|p| instrumented::races(p, Counters::PerThread, &cfg).0.len()).sum::<usize>()));
+        }
+        // L-DRF's baseline in the same run: E-STD alone (the standard semantics' search, no
+        // L-DRF, no judging) on the same programs; and the state counts of every engine.
+        if o.sut == race_oracles::theorems::SutKind::ThreadLocal && !o.negative_control {
+            eprintln!("{}: {}", o.id, ldrf_states(&ps));
+            for n in 2..=6 {
+                eprintln!("{}: R4 with {n} threads: {}", o.id, ldrf_states(&[batman(n)]));
+            }
+            let cfg = suts::campaign_bounds();
+            g.bench_function(format!("{}/e-std-only", o.id), |b| b.iter(|| ps.iter().map(|p| ldrf::standard::reach(&ldrf::cfg::Cfg::of(p, MODULUS), &cfg).states.len()).sum::<usize>()));
         }
         g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
         // The placer oracle's baseline in the same run: the same programs under per-access
@@ -158,6 +170,54 @@ fn states(ps: &[Program]) -> String {
     n.sort_unstable();
     let q = |f: f64| n.get(((n.len().max(1) - 1) as f64 * f) as usize).copied().unwrap_or(0);
     format!("states per program: min {}, median {}, p90 {}, max {} (of {} programs)", q(0.0), q(0.5), q(0.9), q(1.0), n.len())
+}
+
+/// Spec §8 R4 (the shape of the paper's Fig. 3): `n` threads, six shared variables
+/// partitioned across them, each thread writing only its block under one lock; the
+/// standard semantics grows with the product of the threads, the thread-local ones with
+/// their sum.
+fn batman(n: usize) -> Program {
+    let threads: String = (0..n)
+        .map(|t| {
+            let body: String = (0..6).filter(|v| v % n == t).map(|v| format!("acq(m)\nv{v} = v{v} + 1\nrel(m)\n")).collect();
+            format!("thread {{\n{body}}}\n")
+        })
+        .collect();
+    let p = race_oracles::lang::parse(&format!("dialect ldrf\n{threads}")).expect("R4 parses");
+    race_oracles::lang::validate(&p).expect("R4 is an ldrf program");
+    p
+}
+
+/// For L-DRF's programs (the race-free ones, where the theorems apply): the states of E-STD
+/// and E-LDRF and the environments of E-CART (Σ|a(n)|) under each mix, per program and in
+/// total: the paper's point is that the thread-local abstractions are smaller.
+fn ldrf_states(ps: &[Program]) -> String {
+    use ldrf::cart::{cart, Mix};
+    use ldrf::local::{Ldrf, Sync};
+    let bounds = suts::campaign_bounds();
+    let mut rows: Vec<[u64; 5]> = vec![];
+    for p in ps {
+        let c = ldrf::cfg::Cfg::of(p, MODULUS);
+        let std = ldrf::standard::reach(&c, &bounds);
+        if !std.races.is_empty() || std.cut.is_some() {
+            continue;
+        }
+        let local = Ldrf::new(&c, Sync::Full).reach(&bounds).states.len() as u64;
+        let one = ldrf::cfg::complete(vec![c.shared_vars()].into_iter().filter(|r| !r.is_empty()).collect(), c.vars.len());
+        let size = |m: Mix| cart(&c, &Sync::Full, &m, bounds.max_states).size();
+        rows.push([std.states.len() as u64, local, size(Mix::Var), size(Mix::Region(one)), size(Mix::Naive)]);
+    }
+    let names = ["E-STD states", "E-LDRF states", "E-CART var", "E-CART one region", "E-CART naive"];
+    let mut out = format!("{} race-free programs;", rows.len());
+    for (k, name) in names.iter().enumerate() {
+        let mut n: Vec<u64> = rows.iter().map(|r| r[k]).collect();
+        n.sort_unstable();
+        let q = |f: f64| n.get(((n.len().max(1) - 1) as f64 * f) as usize).copied().unwrap_or(0);
+        let total: u64 = n.iter().sum();
+        let std: u64 = rows.iter().map(|r| r[0]).sum();
+        out.push_str(&format!(" {name}: median {}, p90 {}, max {}, total {total} ({:.2}× E-STD);", q(0.5), q(0.9), q(1.0), total as f64 / std.max(1) as f64));
+    }
+    out
 }
 
 /// For the detector, placer and filter oracles, which enumerate every interleaving (of the

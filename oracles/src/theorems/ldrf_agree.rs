@@ -175,7 +175,7 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
         let mut judged_items = j.c1_to_c4("");
         judged_items.push(j.c7(&region_mix, "C7 Thm 10 for R-DRF: every copy and buffer is in ⟦P⟧× with the region mix"));
         if let Some(bad) = judged_items.into_iter().find(|i| i.status == ItemStatus::Violated) {
-            let mut explanation = vec![format!("with regions {} (region-race-free), {}:", regions.join(" "), bad.subject)];
+            let mut explanation = vec![format!("with regions {} (region-race-free): {}:", regions.join(" "), bad.subject)];
             explanation.extend(bad.explanation);
             return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
         }
