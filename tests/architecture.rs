@@ -37,7 +37,7 @@ fn suts_do_not_reach_the_explorer_or_the_race_logic() {
     assert!(!files.is_empty());
     for f in files {
         let src = std::fs::read_to_string(&f).unwrap();
-        for forbidden in ["race_oracles::explore", "race_oracles::race", "race_oracles::theorems::racerdx_", "race_oracles::machine::Machine", "race_oracles::machine::State"] {
+        for forbidden in ["race_oracles::explore", "race_oracles::race", "race_oracles::theorems::racerdx_", "race_oracles::machine::Machine", "race_oracles::machine::State", "race_oracles::ldrf::standard", "race_oracles::ldrf::local", "race_oracles::ldrf::hb"] {
             assert!(!src.contains(forbidden), "{} uses `{forbidden}`", f.display());
         }
     }
