@@ -275,7 +275,11 @@ impl Judge<'_> {
             return violated(ex);
         }
         let lines: Vec<String> = f.proved.iter().map(|&e| self.cfg.edges[e].line.0.to_string()).collect();
-        let proves = if lines.is_empty() { "proves no assert".to_string() } else { format!("proves the asserts at lines {}", lines.join(", ")) };
+        let proves = match lines.as_slice() {
+            [] => "proves no assert".to_string(),
+            [one] => format!("proves the assert at line {one}"),
+            _ => format!("proves the asserts at lines {}", lines.join(", ")),
+        };
         Item {
             subject: subject.into(),
             status: ItemStatus::Holds,
