@@ -309,3 +309,87 @@ impl Judge<'_> {
         format!("C12 proved asserts (lines): {}; {}", chain.join(" ⊑ "), broken.unwrap_or_else(|| "monotone".into()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::Config;
+    use crate::lang::parse;
+    use crate::theorems::sync_cfg::{Block, Notation, SyncCfgAnalysis};
+    use crate::theorems::Verdict;
+
+    /// An analysis that claims ⊤ (every value) everywhere, or ⊥ everywhere, and proves
+    /// every assert.
+    struct Fixed {
+        top: bool,
+        mix: Mix,
+    }
+
+    impl SyncCfgAnalysis for Fixed {
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn analyze(&self, cfg: &Cfg) -> Facts {
+            let top: Vec<Block> = (0..cfg.vars.len()).map(|x| Block { vars: vec![Ix::try_from(x).unwrap()], tuples: (0..cfg.modulus).map(|v| vec![v]).collect() }).collect();
+            let proved = (0..cfg.edges.len()).filter(|&e| matches!(cfg.edges[e].cmd, Cmd::Assert(_))).collect();
+            Facts { domain: "fixed".into(), mix: self.mix.clone(), notation: Notation::Sets, at: vec![self.top.then(|| top.clone()); cfg.owner.len()], proved }
+        }
+    }
+
+    fn judge(src: &str, a: Fixed, b: &Budget) -> OracleResult {
+        let analyses: Vec<Box<dyn SyncCfgAnalysis>> = vec![Box::new(a)];
+        ORACLE.check(&parse(src).unwrap(), &Sut::SyncCfg(&analyses), b)
+    }
+
+    const NONDET: &str = "dialect ldrf\nthread {\nx = nondet{0..1}\nassert x == 0\n}\n";
+
+    #[test]
+    fn a_proved_assert_that_fails_is_a_violation_with_a_trace() {
+        let r = judge(NONDET, Fixed { top: true, mix: Mix::Var }, &Budget::default());
+        assert_eq!(r.verdict, Verdict::Fail);
+        let ex = r.items[0].explanation.join("\n");
+        assert!(ex.starts_with("assert at line 4 (`assert x == 0`) is claimed proved, but it fails in the standard semantics"), "{ex}");
+        assert!(ex.ends_with("standard trace (1 steps):\n  t1 line 3: x = nondet{0..1}"), "{ex}");
+    }
+
+    #[test]
+    fn an_unreachable_claim_at_a_reached_location_is_missing() {
+        let r = judge(NONDET, Fixed { top: false, mix: Mix::Var }, &Budget::default());
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert!(r.items[0].explanation[0].starts_with("missing: thread t1 at t1@3 (location 0), Acc = (x): the standard semantics reaches (x=0)"), "{:?}", r.items[0].explanation);
+        assert_eq!(r.items[0].explanation[1], "claimed: ⊥");
+    }
+
+    #[test]
+    fn malformed_facts_cuts_and_racy_programs_are_never_a_pass() {
+        struct Short;
+        impl SyncCfgAnalysis for Short {
+            fn name(&self) -> String {
+                "short".into()
+            }
+            fn analyze(&self, _: &Cfg) -> Facts {
+                Facts { domain: "short".into(), mix: Mix::Var, notation: Notation::Sets, at: vec![], proved: BTreeSet::new() }
+            }
+        }
+        let analyses: Vec<Box<dyn SyncCfgAnalysis>> = vec![Box::new(Short)];
+        let r = ORACLE.check(&parse(NONDET).unwrap(), &Sut::SyncCfg(&analyses), &Budget::default());
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert!(r.items[0].explanation[0].starts_with("malformed facts: claims are given at 0 locations"));
+        let tiny = Budget { explore: Config { max_states: 2, ..Config::default() }, ..Budget::default() };
+        assert_eq!(judge(NONDET, Fixed { top: true, mix: Mix::Var }, &tiny).verdict, Verdict::Inconclusive);
+        let racy = "dialect ldrf\nthread {\nx = 1\n}\nthread {\ny = x\n}\n";
+        assert_eq!(judge(racy, Fixed { top: true, mix: Mix::Var }, &Budget::default()).verdict, Verdict::Inconclusive);
+        assert_eq!(ORACLE.check(&parse(NONDET).unwrap(), &Sut::ThreadLocal(None), &Budget::default()).verdict, Verdict::Inconclusive);
+    }
+
+    /// The naive union is not judged by `ldrf-sound` (an item says so) and is by its control.
+    #[test]
+    fn each_oracle_judges_its_mixes() {
+        let r = judge(NONDET, Fixed { top: false, mix: Mix::Naive }, &Budget::default());
+        assert_eq!(r.verdict, Verdict::Pass);
+        assert!(r.items[0].explanation[0].starts_with("not judged"));
+        let analyses: Vec<Box<dyn SyncCfgAnalysis>> = vec![Box::new(Fixed { top: false, mix: Mix::Naive })];
+        assert_eq!(NAIVE.check(&parse(NONDET).unwrap(), &Sut::SyncCfg(&analyses), &Budget::default()).verdict, Verdict::Fail);
+        assert_eq!(REGION_RACY.check(&parse(NONDET).unwrap(), &Sut::SyncCfg(&analyses), &Budget::default()).items.len(), 0);
+    }
+}

@@ -141,18 +141,18 @@ impl Facts {
             if keep.is_empty() {
                 continue;
             }
-            let proj: BTreeSet<Vec<i64>> = b.tuples.iter().map(|t| keep.iter().map(|&i| t[i]).collect()).collect();
+            let proj: BTreeSet<Vec<i64>> = b.tuples.iter().map(|t| keep.iter().map(|&i| t.get(i).copied().unwrap_or(-1)).collect()).collect();
             if keep.len() == 1 {
-                let name = &cfg.vars[usize::from(b.vars[keep[0]])];
+                let name = cfg.vars.get(usize::from(b.vars[keep[0]])).map_or("?", String::as_str);
                 let vals: Vec<i64> = proj.iter().map(|t| t[0]).collect();
-                let (lo, hi) = (vals[0], vals[vals.len() - 1]);
+                let (lo, hi) = (vals.first().copied().unwrap_or(0), vals.last().copied().unwrap_or(0));
                 if self.notation == Notation::Intervals && usize::try_from(hi - lo + 1).ok() == Some(vals.len()) {
                     parts.push(format!("{name}∈[{lo},{hi}]"));
                 } else {
                     parts.push(format!("{name}∈{{{}}}", vals.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")));
                 }
             } else {
-                let names: Vec<&str> = keep.iter().map(|&i| cfg.vars[usize::from(b.vars[i])].as_str()).collect();
+                let names: Vec<&str> = keep.iter().map(|&i| cfg.vars.get(usize::from(b.vars[i])).map_or("?", String::as_str)).collect();
                 let tuples: Vec<String> = proj.iter().map(|t| format!("({})", t.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))).collect();
                 parts.push(format!("{{{}}}∈{{{}}}", names.join(","), tuples.join(",")));
             }
