@@ -4,10 +4,10 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use race_oracles::instrumented;
-use race_oracles::ldrf;
-use race_oracles::theorems::ldrf_agree::MODULUS;
 use race_oracles::lang::Program;
+use race_oracles::ldrf;
 use race_oracles::machine::Event;
+use race_oracles::theorems::ldrf_agree::MODULUS;
 use race_oracles::theorems::must_not_alias::Counters;
 use race_oracles::theorems::{AccessFilter, Budget, Classes, Decision, Oracle, Registry, StaticRaceAnalysis, Sut, Verdict};
 use racefuzz::analyses::racerdx::RacerDx;
@@ -72,7 +72,9 @@ fn bench(c: &mut Criterion) {
                 eprintln!("{}: R4 with {n} threads: {}", o.id, ldrf_states(&[batman(n)]));
             }
             let cfg = suts::campaign_bounds();
-            g.bench_function(format!("{}/e-std-only", o.id), |b| b.iter(|| ps.iter().map(|p| ldrf::standard::reach(&ldrf::cfg::Cfg::of(p, MODULUS), &cfg).states.len()).sum::<usize>()));
+            g.bench_function(format!("{}/e-std-only", o.id), |b| {
+                b.iter(|| ps.iter().map(|p| ldrf::standard::reach(&ldrf::cfg::Cfg::of(p, MODULUS), &cfg).states.len()).sum::<usize>())
+            });
         }
         g.bench_function(o.id, |b| b.iter(|| ps.iter().filter(|p| suts::check(o, p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).count()));
         // The placer oracle's baseline in the same run: the same programs under per-access

@@ -15,6 +15,7 @@ use crate::analyses::bigfoot::placement::PlacementBug;
 use crate::analyses::capsule::CapsuleBug;
 use crate::analyses::escape::EscapeBug;
 use crate::analyses::fasttrack::FastTrackBug;
+use crate::analyses::ldrf::SyncCfgBug;
 use crate::analyses::naik_aiken::NaikAikenBug;
 use crate::analyses::per_access::PerAccessBug;
 use crate::analyses::racerdx::{Join, LockRule, Options};
@@ -607,7 +608,42 @@ pub const MUTANTS: &[Mutant] = &[
         predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
         spec: "ldrf.md §3 R-DRF semantics",
     },
+    Mutant {
+        sut: "ldrf-analyses",
+        name: "sync-acquire-ignores-buffers",
+        oracle: "ldrf-sound",
+        description: "an acquire reads only its own source: the sync-CFG has no release → acquire edges (every domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.1 (the sync-CFG), §8 R1",
+    },
+    Mutant {
+        sut: "ldrf-analyses",
+        name: "sync-release-feeds-nothing",
+        oracle: "ldrf-sound",
+        description: "a release edge does not feed its post-release point: neither the thread's continuation nor any acquire sees it (every domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.1 (release: a(n') ∪= a(n))",
+    },
+    Mutant {
+        sut: "ldrf-analyses",
+        name: "sync-interval-saturates",
+        oracle: "ldrf-sound",
+        description: "interval addition saturates at K-1 instead of going to ⊤ when it would wrap (interval domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §6.2 (a), A14",
+    },
+    Mutant {
+        sut: "ldrf-analyses",
+        name: "sync-value-set-loop-head-keeps-old",
+        oracle: "ldrf-sound",
+        description: "the value-set join at a loop head keeps the head's old value and drops the back edge's (value-set domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.2 (value-set, [9])",
+    },
 ];
+
+/// Every sync-CFG mutant breaks C8; the negative controls make no prediction.
+const SYNC_PREDICTED: &[(&str, Prediction)] = &[("ldrf-sound", Prediction::BreaksTheorem)];
 
 /// Every Naik-Aiken mutant breaks the soundness claim; the "unlikely" control makes no
 /// prediction.
@@ -766,6 +802,19 @@ pub fn ldrf(names: &[&str]) -> Option<Option<LdrfBug>> {
             ("ldrf-chi-prefers-buffers", LdrfBug::ChiPrefersBuffers),
             ("ldrf-release-no-snapshot", LdrfBug::ReleaseNoSnapshot),
             ("ldrf-region-bump-one", LdrfBug::RegionBumpOne),
+        ],
+    )
+}
+
+/// The sync-CFG analyses' bug the named mutant selects, as [`fasttrack`] does.
+pub fn sync_cfg(names: &[&str]) -> Option<Option<SyncCfgBug>> {
+    one_bug(
+        names,
+        &[
+            ("sync-acquire-ignores-buffers", SyncCfgBug::AcquireIgnoresBuffers),
+            ("sync-release-feeds-nothing", SyncCfgBug::ReleaseFeedsNothing),
+            ("sync-interval-saturates", SyncCfgBug::IntervalSaturates),
+            ("sync-value-set-loop-head-keeps-old", SyncCfgBug::ValueSetLoopHeadKeepsOld),
         ],
     )
 }

@@ -307,3 +307,39 @@ pub fn naik_aiken(labels: &race_oracles::lang::labels::Labels<'_>, t: &race_orac
     }
     out
 }
+
+/// The sync-CFG analyses' facts on one program (`racefuzz analyze ldrf`): per location
+/// with relevant variables, in location order, each domain's claim projected to Acc(n);
+/// then each domain's proved asserts. Names shared by two locations get `#2`, `#3`.
+pub fn sync_cfg_facts(cfg: &race_oracles::ldrf::cfg::Cfg, facts: &[race_oracles::theorems::Facts]) -> String {
+    let mut out = String::new();
+    for (n, name) in sync_cfg_locations(cfg) {
+        let vars = cfg.relevant(n);
+        let names: Vec<&str> = vars.iter().map(|&x| cfg.vars[usize::from(x)].as_str()).collect();
+        let claims: Vec<String> = facts.iter().map(|f| format!("{} {}", f.domain, f.show(cfg, n, &vars))).collect();
+        let _ = writeln!(out, "{name} ({}): {}", names.join(", "), claims.join(" · "));
+    }
+    let _ = writeln!(out, "proved asserts:");
+    for f in facts {
+        let lines: Vec<String> = f.proved.iter().map(|&e| format!("line {} ({})", cfg.edges[e].line.0, cfg.edges[e].text)).collect();
+        let _ = writeln!(out, "  {}: {}", f.domain, if lines.is_empty() { "none".to_string() } else { lines.join(", ") });
+    }
+    out
+}
+
+/// The locations with relevant variables, in order, with unique readable names.
+pub fn sync_cfg_locations(cfg: &race_oracles::ldrf::cfg::Cfg) -> Vec<(race_oracles::ldrf::cfg::Node, String)> {
+    let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut out = vec![];
+    for n in 0..cfg.owner.len() {
+        let Ok(n) = race_oracles::ldrf::cfg::Node::try_from(n) else { break };
+        if cfg.relevant(n).is_empty() {
+            continue;
+        }
+        let name = cfg.node_name(n);
+        let k = seen.entry(name.clone()).or_default();
+        *k += 1;
+        out.push((n, if *k == 1 { name } else { format!("{name}#{k}") }));
+    }
+    out
+}

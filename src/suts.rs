@@ -12,7 +12,9 @@ use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::ldrf::local::LdrfBug;
-use race_oracles::theorems::{Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind};
+use race_oracles::theorems::{
+    Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis,
+};
 
 use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
 use crate::analyses::bigfoot::placement::BigFoot;
@@ -40,6 +42,8 @@ pub enum Implementation {
     MustNotAlias(Box<dyn MustNotAliasAnalysis + Send + Sync>),
     /// The L-DRF semantics, real or with a seeded bug.
     ThreadLocal(Option<LdrfBug>),
+    /// The sync-CFG analyses, one per domain.
+    SyncCfg(Vec<Box<dyn SyncCfgAnalysis>>),
 }
 
 /// One SUT implementation in the catalogue.
@@ -67,6 +71,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule },
     SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken },
     SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf },
+    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -76,6 +81,10 @@ fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
 
 fn build_ldrf(names: &[&str]) -> Option<(Implementation, Relax)> {
     Some((Implementation::ThreadLocal(mutants::ldrf(names)?), Relax::default()))
+}
+
+fn build_sync_cfg(names: &[&str]) -> Option<(Implementation, Relax)> {
+    Some((Implementation::SyncCfg(crate::analyses::ldrf::suite(mutants::sync_cfg(names)?)), Relax::default()))
 }
 
 fn build_explorers(names: &[&str]) -> Option<(Implementation, Relax)> {
@@ -197,6 +206,7 @@ impl Subject {
             Implementation::Filter(g, f) => Sut::Filter(g.as_ref(), f.as_ref()),
             Implementation::MustNotAlias(a) => Sut::MustNotAlias(a.as_ref()),
             Implementation::ThreadLocal(bug) => Sut::ThreadLocal(*bug),
+            Implementation::SyncCfg(v) => Sut::SyncCfg(v.as_slice()),
         }
     }
 
@@ -209,7 +219,8 @@ impl Subject {
             | Implementation::Placer(..)
             | Implementation::Filter(..)
             | Implementation::MustNotAlias(_)
-            | Implementation::ThreadLocal(_) => None,
+            | Implementation::ThreadLocal(_)
+            | Implementation::SyncCfg(_) => None,
         }
     }
 
@@ -217,6 +228,14 @@ impl Subject {
     pub fn must_not_alias(&self) -> Option<&dyn MustNotAliasAnalysis> {
         match &self.implementation {
             Implementation::MustNotAlias(a) => Some(a.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The sync-CFG analyses, if this is them (for `racefuzz analyze ldrf`).
+    pub fn sync_cfg(&self) -> Option<&[Box<dyn SyncCfgAnalysis>]> {
+        match &self.implementation {
+            Implementation::SyncCfg(v) => Some(v.as_slice()),
             _ => None,
         }
     }

@@ -303,6 +303,32 @@ fn analyze_naikaiken_prints_the_typing_and_the_verdicts() {
     assert!(pairs.iter().any(|p| p["pruned"]["stage"] == "local-lock"), "{out}");
 }
 
+/// `analyze ldrf`: the sync-CFG analyses' facts per relevant location and their proved
+/// asserts (Fig. 1 with regions: only the region mix proves x == y); `check ldrf-sound`
+/// passes there; a file of another dialect and an unknown mutant are bad input.
+#[test]
+fn analyze_ldrf_prints_facts_and_proved_asserts() {
+    let fig1 = "corpus/paper/ldrf/fig1_regions.race";
+    let (code, out, err) = racefuzz(&["analyze", "ldrf", fig1]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("sync-CFG analyses on corpus/paper/ldrf/fig1_regions.race (values mod 4, G full, regions {x, y})"), "{out}");
+    assert!(out.contains("t2@20 (x, y): interval x∈[0,3] y∈[0,3] · value-set x∈{0,1,2,3} y∈{0,1,2,3} · region {x,y}∈{(0,0),(1,1),(2,2),(3,3)}"), "{out}");
+    assert!(out.contains("  value-set: line 18 (assert z == 1)\n  region: line 13 (assert x == y), line 18 (assert z == 1), line 20 (assert x == y)"), "{out}");
+    let (code, out, err) = racefuzz(&["analyze", "ldrf", "--json", fig1]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["proved"]["region"].as_array().map(Vec::len), Some(3), "{out}");
+    assert_eq!(v["locations"][0]["relevant"], serde_json::json!(["x", "y"]), "{out}");
+    let (code, out, err) = racefuzz(&["analyze", "ldrf", "--mutant", "sync-acquire-ignores-buffers", fig1]);
+    assert!(code == 0 && out.contains("mutant sync-acquire-ignores-buffers"), "{err}");
+    let (code, _, err) = racefuzz(&["analyze", "ldrf", "--mutant", "nope", fig1]);
+    assert!(code == 2 && err.contains("no mutant `nope`"), "{err}");
+    let (code, _, err) = racefuzz(&["analyze", "ldrf", "corpus/paper/bigfoot/fig3_6b_loop.race"]);
+    assert!(code == 2 && err.contains("ldrf programs") && err.contains("is bfj"), "{err}");
+    let (code, out, err) = racefuzz(&["check", "ldrf-sound", fig1]);
+    assert!(code == 0 && out.contains("PASS"), "{out}{err}");
+}
+
 /// `gen naikaiken`: the generator of `naik-aiken-sound`; `--stats` adds the Naik-Aiken
 /// shapes and the ground truth of the instrumented semantics.
 #[test]

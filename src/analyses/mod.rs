@@ -5,6 +5,7 @@ pub mod bigfoot;
 pub mod capsule;
 pub mod escape;
 pub mod fasttrack;
+pub mod ldrf;
 pub mod naik_aiken;
 pub mod object_graph;
 pub mod per_access;

@@ -30,6 +30,9 @@ pub enum AnalysisName {
     /// Naik-Aiken's conditional must-not-alias analysis (naikaiken programs): Γ per point,
     /// K, K⁺, the DR_K facts and every conflicting pair's verdict.
     Naikaiken,
+    /// The sync-CFG analyses (ldrf programs): each domain's facts at every location with
+    /// relevant variables (on those variables only), and the asserts each proves.
+    Ldrf,
 }
 
 /// `--operational` names the operational variant of `capsule-first-race`; any other oracle
@@ -60,6 +63,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
         AnalysisName::Escape => return filter("escape", Dialect::SimpleJava, file, mutant, json, schedule, false),
         AnalysisName::Capsule => return filter("capsule", Dialect::CapJava, file, mutant, json, schedule, operational),
         AnalysisName::Naikaiken => return must_not_alias(file, mutant, json),
+        AnalysisName::Ldrf => return sync_cfg(file, mutant, json),
         AnalysisName::Racerdx | AnalysisName::Racerd => {}
     }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
@@ -141,6 +145,48 @@ fn must_not_alias(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit,
     }
     outln!("{} on {}{}", a.name(), file.display(), mutant.map(|m| format!(" (mutant {m})")).unwrap_or_default());
     emit(&crate::render::naik_aiken(&labels, &typing));
+    Ok(Exit::Ok)
+}
+
+/// The sync-CFG analyses on one program: facts per relevant location, proved asserts.
+fn sync_cfg(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
+    let s = named("ldrf-analyses", mutant)?;
+    let (_, prog) = super::load(file)?;
+    if prog.dialect != Dialect::Ldrf {
+        return Err(CliError::input(format!("error: the sync-CFG analyses take ldrf programs; {} is {}", file.display(), prog.dialect)));
+    }
+    let analyses = s.sync_cfg().ok_or_else(|| CliError::internal("the SUT ldrf-analyses is not a set of sync-CFG analyses"))?;
+    let cfg = race_oracles::ldrf::cfg::Cfg::of(&prog, race_oracles::theorems::ldrf_agree::MODULUS);
+    let facts: Vec<race_oracles::theorems::Facts> = analyses.iter().map(|a| a.analyze(&cfg)).collect();
+    if json {
+        let locations: Vec<serde_json::Value> = crate::render::sync_cfg_locations(&cfg)
+            .into_iter()
+            .map(|(n, name)| {
+                let vars = cfg.relevant(n);
+                let claims: serde_json::Map<String, serde_json::Value> = facts.iter().map(|f| (f.domain.clone(), serde_json::json!(f.show(&cfg, n, &vars)))).collect();
+                let names: Vec<&str> = vars.iter().map(|&x| cfg.vars[usize::from(x)].as_str()).collect();
+                serde_json::json!({ "location": name, "node": n, "thread": cfg.owner[n as usize] + 1, "relevant": names, "claims": claims })
+            })
+            .collect();
+        let proved: serde_json::Map<String, serde_json::Value> = facts
+            .iter()
+            .map(|f| {
+                (f.domain.clone(), serde_json::json!(f.proved.iter().map(|&e| serde_json::json!({ "line": cfg.edges[e].line.0, "text": cfg.edges[e].text })).collect::<Vec<_>>()))
+            })
+            .collect();
+        let mixes: serde_json::Map<String, serde_json::Value> = facts.iter().map(|f| (f.domain.clone(), serde_json::json!(f.mix))).collect();
+        print_json(&serde_json::json!({ "analyses": "sync-CFG", "mutant": mutant, "modulus": cfg.modulus, "mix": mixes, "locations": locations, "proved": proved }))?;
+        return Ok(Exit::Ok);
+    }
+    let regions: Vec<String> = cfg.regions.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
+    outln!(
+        "sync-CFG analyses on {} (values mod {}, G full{}{})",
+        file.display(),
+        cfg.modulus,
+        if regions.is_empty() { String::new() } else { format!(", regions {}", regions.join(" ")) },
+        mutant.map(|m| format!(", mutant {m}")).unwrap_or_default()
+    );
+    emit(&crate::render::sync_cfg_facts(&cfg, &facts));
     Ok(Exit::Ok)
 }
 

@@ -7,6 +7,7 @@ mod explorer_agree;
 mod fasttrack;
 mod filters;
 mod ldrf;
+mod ldrf_sound;
 mod naik_aiken;
 mod racerdx;
 mod toy;

@@ -83,6 +83,12 @@ pub struct LdrfKnobs {
     /// first or an acquire left held at the end of a thread (only with
     /// [`Relax::balanced_locking`]).
     pub unbalanced: bool,
+    /// Whether the program declares a region partition (`regions { x, y }`, §3), grouping
+    /// co-accessed variables ([`regions`]).
+    pub regions: bool,
+    /// How the regions group variables: those one statement reads or writes together, or
+    /// those one critical section touches.
+    pub regions_by_statement: bool,
 }
 
 impl Default for LdrfKnobs {
@@ -101,6 +107,8 @@ impl Default for LdrfKnobs {
             nondet: true,
             nested: false,
             unbalanced: false,
+            regions: false,
+            regions_by_statement: true,
         }
     }
 }
@@ -115,7 +123,9 @@ impl LdrfKnobs {
     /// racy accesses (30% of them) in 40%, branches in 70%, a hand-off spin in 25%, a
     /// counter loop in 20%, `nondet` in 60%, nested locks in 35% (of those with 2 locks);
     /// under [`Relax::balanced_locking`], 15% of the programs have an unbalanced lock
-    /// operation.
+    /// operation; 35% declare regions (half grouped by statement, half by critical
+    /// section), from bits mixed across the header so that the other knobs, and the
+    /// program itself, are the same with or without them.
     pub fn swarm(h: [u8; SWARM_HEADER], relax: Relax) -> LdrfKnobs {
         LdrfKnobs {
             idiom: chance(h[0], 40),
@@ -131,6 +141,8 @@ impl LdrfKnobs {
             nondet: chance(h[0].rotate_left(6), 60),
             nested: chance(h[1].rotate_left(2), 35),
             unbalanced: relax.balanced_locking && chance(h[2].rotate_left(2), 15),
+            regions: chance(h[0] ^ h[1].rotate_left(1) ^ h[2].rotate_left(5) ^ h[3].rotate_left(3), 35),
+            regions_by_statement: chance(h[0].rotate_left(1) ^ h[1].rotate_left(7) ^ h[3].rotate_left(5), 50),
         }
     }
 }
@@ -273,13 +285,21 @@ fn fig4(g: &mut Gen<'_, '_>) -> Vec<Vec<String>> {
 }
 
 /// R5: t1 `acq m; x = 1; rel m` ∥ t2 `y = 5; acq m; b = x + y; rel m` (DRF; `y` is
-/// confined to t2).
+/// confined to t2); with regions, t2 also resets `y = 0` before its release.
 fn r5(g: &mut Gen<'_, '_>) -> Vec<Vec<String>> {
     let t1 = crit("m", &s(format!("x = {}", g.v())));
     let mut t2 = vec![format!("y = {}", if g.coin(60) { 5 } else { g.v() })];
     let mut body = s("b = x + y");
     if g.coin(50) {
         body.push(if g.coin(50) { "assert b != 0".into() } else { "assert x == 0 || b == y + 1".to_string() });
+    }
+    // With regions, t2 resets its `y` before it releases (no byte read: the program is the
+    // same otherwise). Its post-release point then never publishes t2's first `y`, so the
+    // spurious release → acquire loop through t1 cannot hide the region mix's loss under
+    // the region-racy `{x, y}` (C9; R5 itself never releases, which unbalanced locking
+    // forbids here).
+    if g.k.regions {
+        body.push("y = 0".into());
     }
     if g.coin(90) {
         t2.extend(crit("m", &body));
@@ -657,12 +677,73 @@ pub fn free(bytes: &[u8], k: LdrfKnobs) -> Program {
     program(&threads, k2, f.g.src)
 }
 
-/// Builds a program from `bytes` with knobs `k` (deterministic).
+/// Builds a program from `bytes` with knobs `k` (deterministic). The regions read no bytes:
+/// they are a function of the program and the knobs.
 pub fn build_ldrf(bytes: &[u8], k: LdrfKnobs) -> Program {
-    if k.idiom {
-        return idiom(bytes, k);
+    let mut p = if k.idiom { idiom(bytes, k) } else { free(bytes, k) };
+    if k.regions {
+        p.regions = regions(&p, k.regions_by_statement);
     }
-    free(bytes, k)
+    p
+}
+
+/// A region partition for `p` (spec §6.4: group variables co-accessed in one critical
+/// section): the shared-named variables (`x y z w`) that one statement mentions together
+/// (`by_statement`), or that one outermost critical section touches, closed transitively;
+/// only groups of two or more. Some groupings are region-racy (R5: `b = x + y` groups x with
+/// the unlocked `y`); E-STD tells (Def. 12), not the generator.
+pub fn regions(p: &Program, by_statement: bool) -> Vec<Vec<String>> {
+    fn walk<'p>(b: &'p [Stmt], held: &mut usize, cur: &mut Vec<&'p str>, groups: &mut Vec<Vec<&'p str>>, by_statement: bool) {
+        for st in b {
+            match &st.kind {
+                StmtKind::Acq(_) => *held += 1,
+                StmtKind::Rel(_) => {
+                    *held = held.saturating_sub(1);
+                    if *held == 0 && !by_statement {
+                        groups.push(std::mem::take(cur));
+                    }
+                }
+                _ => {}
+            }
+            let mut vars = vec![];
+            match &st.kind {
+                StmtKind::Assign { src: e, .. } | StmtKind::Assert(e) => e.for_each_var(&mut |v| vars.push(v)),
+                _ => {}
+            }
+            vars.extend(st.kind.assigned());
+            vars.retain(|v| SHARED.contains(v));
+            if by_statement {
+                groups.push(vars);
+            } else if *held > 0 {
+                cur.extend(vars);
+            }
+            for sub in st.kind.sub_blocks() {
+                walk(sub, held, cur, groups, by_statement);
+            }
+        }
+    }
+    let mut groups = vec![];
+    for t in &p.threads {
+        let (mut held, mut cur) = (0, vec![]);
+        walk(t, &mut held, &mut cur, &mut groups, by_statement);
+        groups.push(cur);
+    }
+    // Union of overlapping groups, to a fixpoint.
+    let mut parts: Vec<BTreeSet<&str>> = vec![];
+    for g in groups {
+        let mut merged: BTreeSet<&str> = g.into_iter().collect();
+        parts.retain(|q| {
+            if q.is_disjoint(&merged) {
+                return true;
+            }
+            merged.extend(q.iter().copied());
+            false
+        });
+        parts.push(merged);
+    }
+    let mut out: Vec<Vec<String>> = parts.into_iter().filter(|q| q.len() >= 2).map(|q| q.into_iter().map(str::to_string).collect()).collect();
+    out.sort();
+    out
 }
 
 /// The registry's generator for L-DRF: knobs from the first [`SWARM_HEADER`] bytes
@@ -715,6 +796,7 @@ pub static GRAMMAR_LDRF: Grammar = Grammar {
         prod("confined variable", "a shared name (x, y, z, w) only one thread mentions"),
         prod("unlocked shared access", "x = e or assert on x, x shared, no lock held"),
         prod("access after a hand-off", "while b { acq(m); .. rel(m) }; x = e, x shared"),
+        prod("regions", "regions { x, y } (§3: co-accessed variables, §6.4)"),
     ],
     uses: uses_ldrf,
 };
@@ -916,6 +998,9 @@ fn uses_ldrf(p: &Program) -> BTreeSet<&'static str> {
     }
     if locks.len() >= 2 {
         c.u.insert("two locks");
+    }
+    if !p.regions.is_empty() {
+        c.u.insert("regions");
     }
     c.u.retain(|n| GRAMMAR_LDRF.productions.iter().any(|q| q.name == *n));
     c.u

@@ -5,7 +5,8 @@
 //! - The *current* program always fails the property (proptest's "high" value): a candidate
 //!   replaces it only if it is valid for the dialect **and** still fails. The result
 //!   therefore fails, and is never larger than the input ([`size`]).
-//! - Candidates are tried in a fixed order, largest cuts first: drop a thread or method,
+//! - Candidates are tried in a fixed order, largest cuts first: drop a declared region
+//!   (`ldrf`), drop a thread or method,
 //!   drop a statement, unwrap an `if`/loop/`sync`/lock block into its body, drop the
 //!   arguments' path suffixes, shorten a path, merge two fields, and finally rename methods
 //!   and fields canonically (`m1`, `m2`, …; `f`, `g`, …). The first candidate that fails is
@@ -246,8 +247,54 @@ fn canonical(p: &Program) -> Program {
     q
 }
 
-/// Every one-step simplification of `p`, in the contract's order.
+/// Every one-step simplification of `p`, in the contract's order: first drop one declared
+/// region (`ldrf`, spec/ldrf.md §3: the partition falls back to singletons), then the
+/// structural edits, each with the regions tidied ([`tidy_regions`]) so that it stays valid.
 pub fn candidates(p: &Program) -> Vec<Program> {
+    let mut out: Vec<Program> = (0..p.regions.len())
+        .map(|i| {
+            let mut q = p.clone();
+            q.regions.remove(i);
+            q
+        })
+        .collect();
+    out.extend(edits(p).into_iter().map(tidy_regions));
+    out
+}
+
+/// `p` with its regions restricted to the variables it still mentions, and regions of fewer
+/// than two variables dropped (a singleton region is what an undeclared variable gets).
+pub fn tidy_regions(mut p: Program) -> Program {
+    if p.regions.is_empty() {
+        return p;
+    }
+    let mut vars: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for b in &p.threads {
+        walk_block(b, &mut |s| {
+            match &s.kind {
+                StmtKind::Assign { src: e, .. }
+                | StmtKind::Assume(e)
+                | StmtKind::Assert(e)
+                | StmtKind::If { cond: Cond::Expr(e), .. }
+                | StmtKind::While { cond: Cond::Expr(e), .. } => {
+                    e.for_each_var(&mut |v| {
+                        vars.insert(v.to_string());
+                    });
+                }
+                _ => {}
+            }
+            vars.extend(s.kind.assigned().map(str::to_string));
+        });
+    }
+    for r in &mut p.regions {
+        r.retain(|v| vars.contains(v));
+    }
+    p.regions.retain(|r| r.len() >= 2);
+    p
+}
+
+/// The structural one-step simplifications of `p`, in the contract's order.
+fn edits(p: &Program) -> Vec<Program> {
     let mut out = vec![];
     // Drop a thread, a top-level method, a class method.
     for i in 0..p.threads.len() {

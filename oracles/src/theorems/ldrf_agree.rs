@@ -148,10 +148,11 @@ fn coarsenings(cfg: &Cfg, vars: &[Ix]) -> Option<Vec<Vec<Vec<Ix>>>> {
 }
 
 /// C5: C1-C4 with E-RDRF, and the region form of Lemma 6, for every partition of the shared
-/// variables under which the program is region-race-free (spec §3, §6.3 C5).
+/// variables (and the declared one) under which the program is region-race-free (spec §3,
+/// §6.3 C5).
 fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
     let subject = "C5 R-DRF agrees for every region-race-free partition (Thms 7, 8 for R-DRF; regions share versions)";
-    let Some(partitions) = coarsenings(cfg, &cfg.shared_vars()) else {
+    let Some(mut partitions) = coarsenings(cfg, &cfg.shared_vars()) else {
         return Ok(Item {
             subject: subject.into(),
             status: ItemStatus::Unknown,
@@ -159,6 +160,15 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
             witness: None,
         });
     };
+    // The declared partition too, which may group private variables with shared ones.
+    let normal = |q: &[Vec<Ix>]| -> Vec<Vec<Ix>> {
+        let mut q: Vec<Vec<Ix>> = q.iter().map(|r| r.iter().copied().collect::<BTreeSet<Ix>>().into_iter().collect()).collect();
+        q.sort();
+        q
+    };
+    if cfg.regions.iter().any(|r| r.len() > 1) && !partitions.iter().any(|q| normal(q) == normal(&cfg.regions)) {
+        partitions.push(cfg.regions.clone());
+    }
     let mut judged = vec![];
     for partition in partitions.iter().filter(|q| region_races(cfg, std, q).is_empty()) {
         let engine = Ldrf::new(cfg, Sync::Full).with_bug(bug).with_regions(partition);

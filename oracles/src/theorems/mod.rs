@@ -4,7 +4,8 @@
 //! - [`registry`]: every oracle ([`Oracle`], [`Registry::builtin`]) and the one dispatch.
 //! - The seams (conventions §6; at most two required methods each, and no implementation
 //!   here): [`StaticRaceAnalysis`], [`DynamicDetector`] (with [`DetectorFactory`]),
-//!   [`CheckPlacer`], [`AccessFilter`] (with [`FilterFactory`]), [`MustNotAliasAnalysis`];
+//!   [`CheckPlacer`], [`AccessFilter`] (with [`FilterFactory`]), [`MustNotAliasAnalysis`],
+//!   [`SyncCfgAnalysis`];
 //!   the explorer seam is [`crate::explore::Explorer`].
 //! - [`result`]: the one result type, [`OracleResult`].
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
@@ -17,7 +18,8 @@
 //!   breaks race freedom, Fig. 4.1, §5.3), [`naik_aiken_sound`] (Naik-Aiken's typing abstracts
 //!   every state and its pruned pairs never race, T1–T7, and the T9 negative control),
 //!   [`ldrf_agree`] (the L-DRF semantics agrees with the standard one on race-free programs,
-//!   C1–C4).
+//!   C1–C4), [`ldrf_sound`] (sync-CFG analyses are sound at relevant points, C8, with the
+//!   C9 negative controls).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (design.md, principle 2).
@@ -30,6 +32,7 @@ pub mod explorer_agree;
 pub mod fasttrack_precise;
 pub mod filter;
 pub mod ldrf_agree;
+pub mod ldrf_sound;
 pub mod lock_elision;
 pub mod must_not_alias;
 pub mod naik_aiken_sound;
@@ -40,6 +43,7 @@ pub mod racerdx_tp;
 pub mod registry;
 pub mod result;
 pub mod static_race;
+pub mod sync_cfg;
 pub mod trace_precision;
 
 pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
@@ -50,6 +54,7 @@ pub use placer::{CheckPlacer, PlaceError};
 pub use registry::{Budget, Oracle, Registry, Sut, SutKind};
 pub use result::{Item, ItemStatus, OracleResult};
 pub use static_race::{summaries, AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+pub use sync_cfg::{Facts, SyncCfgAnalysis};
 
 /// The result of checking one property on one program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

@@ -16,6 +16,7 @@ use super::must_not_alias::MustNotAliasAnalysis;
 use super::placer::CheckPlacer;
 use super::result::OracleResult;
 use super::static_race::StaticRaceAnalysis;
+use super::sync_cfg::SyncCfgAnalysis;
 use crate::explore::Config;
 use crate::gen::grammar::Grammar;
 use crate::lang::{Dialect, Program, Relax};
@@ -40,6 +41,9 @@ pub enum SutKind {
     /// The thread-local L-DRF semantics ([`crate::ldrf::local`]), judged against the
     /// standard one.
     ThreadLocal,
+    /// Analyses over the sync-CFG ([`SyncCfgAnalysis`]: value-set, interval, region mix,
+    /// naive union), judged against the standard semantics.
+    SyncCfg,
 }
 
 /// A system under test, as an oracle receives it.
@@ -58,6 +62,8 @@ pub enum Sut<'a> {
     MustNotAlias(&'a dyn MustNotAliasAnalysis),
     /// The L-DRF semantics, with a seeded bug or not.
     ThreadLocal(Option<crate::ldrf::local::LdrfBug>),
+    /// Sync-CFG analyses, one per domain, judged together (C12 compares them).
+    SyncCfg(&'a [Box<dyn SyncCfgAnalysis>]),
 }
 
 impl Sut<'_> {
@@ -71,6 +77,7 @@ impl Sut<'_> {
             Sut::Filter(..) => SutKind::Filter,
             Sut::MustNotAlias(_) => SutKind::MustNotAlias,
             Sut::ThreadLocal(_) => SutKind::ThreadLocal,
+            Sut::SyncCfg(_) => SutKind::SyncCfg,
         }
     }
 }
@@ -185,6 +192,10 @@ impl Registry {
                 super::naik_aiken_sound::UNLIKELY,
                 super::ldrf_agree::ORACLE,
                 super::ldrf_agree::RACY,
+                super::ldrf_sound::ORACLE,
+                super::ldrf_sound::NAIVE,
+                super::ldrf_sound::REGION_RACY,
+                super::ldrf_sound::EVERYWHERE,
             ],
         }
     }
