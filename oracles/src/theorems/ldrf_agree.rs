@@ -377,7 +377,7 @@ impl Judge<'_, '_> {
 
     /// The instructions from σ_ent to an L-DRF state, as lines.
     fn local_path(&self, s: &LocalState) -> Vec<String> {
-        self.path_lines("L-DRF path", &path_to(&self.local.states, s))
+        self.path_lines(if self.partition.is_some() { "R-DRF path" } else { "L-DRF path" }, &path_to(&self.local.states, s))
     }
 
     fn path_lines(&self, what: &str, path: &[usize]) -> Vec<String> {
