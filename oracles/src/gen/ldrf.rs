@@ -943,34 +943,8 @@ impl<'p> Classify<'p> {
     }
 }
 
-/// The variables each thread mentions (conditions, operands, assigned ones).
-fn mentions(p: &Program) -> Vec<BTreeSet<&str>> {
-    p.threads
-        .iter()
-        .map(|b| {
-            let mut vs = BTreeSet::new();
-            walk_block(b, &mut |s| {
-                match &s.kind {
-                    StmtKind::Assign { src: e, .. }
-                    | StmtKind::Assume(e)
-                    | StmtKind::Assert(e)
-                    | StmtKind::If { cond: Cond::Expr(e), .. }
-                    | StmtKind::While { cond: Cond::Expr(e), .. } => {
-                        e.for_each_var(&mut |v| {
-                            vs.insert(v);
-                        });
-                    }
-                    _ => {}
-                }
-                vs.extend(s.kind.assigned());
-            });
-            vs
-        })
-        .collect()
-}
-
 fn uses_ldrf(p: &Program) -> BTreeSet<&'static str> {
-    let ms = mentions(p);
+    let ms: Vec<BTreeSet<&str>> = p.threads.iter().map(|b| crate::lang::mentioned_vars(b)).collect();
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
     for m in &ms {
         for v in m {

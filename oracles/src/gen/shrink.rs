@@ -268,24 +268,7 @@ pub fn tidy_regions(mut p: Program) -> Program {
     if p.regions.is_empty() {
         return p;
     }
-    let mut vars: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for b in &p.threads {
-        walk_block(b, &mut |s| {
-            match &s.kind {
-                StmtKind::Assign { src: e, .. }
-                | StmtKind::Assume(e)
-                | StmtKind::Assert(e)
-                | StmtKind::If { cond: Cond::Expr(e), .. }
-                | StmtKind::While { cond: Cond::Expr(e), .. } => {
-                    e.for_each_var(&mut |v| {
-                        vars.insert(v.to_string());
-                    });
-                }
-                _ => {}
-            }
-            vars.extend(s.kind.assigned().map(str::to_string));
-        });
-    }
+    let vars: std::collections::BTreeSet<String> = p.threads.iter().flat_map(|b| crate::lang::mentioned_vars(b)).map(str::to_string).collect();
     for r in &mut p.regions {
         r.retain(|v| vars.contains(v));
     }

@@ -425,6 +425,26 @@ pub fn walk_block<'a>(block: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
     }
 }
 
+/// The variables the statements of `block` mention, nested ones included: in conditions,
+/// operands and as the assigned variable (not lock names, not heap paths).
+pub fn mentioned_vars(block: &[Stmt]) -> std::collections::BTreeSet<&str> {
+    let mut vs = std::collections::BTreeSet::new();
+    walk_block(block, &mut |s| {
+        match &s.kind {
+            StmtKind::Assign { src: e, .. }
+            | StmtKind::Assume(e)
+            | StmtKind::Assert(e)
+            | StmtKind::If { cond: Cond::Expr(e), .. }
+            | StmtKind::While { cond: Cond::Expr(e), .. } => e.for_each_var(&mut |v| {
+                vs.insert(v);
+            }),
+            _ => {}
+        }
+        vs.extend(s.kind.assigned());
+    });
+    vs
+}
+
 impl Program {
     /// The program's field table: every field name its classes declare, its field paths
     /// access or pass, and its checks name, once each, sorted. The machine interns field

@@ -43,15 +43,20 @@ use super::local::Sync;
 /// An environment: every variable's value (mod K), indexed like [`Cfg::vars`].
 pub type Env = Vec<i64>;
 
-/// The join at an acquire (§5.1, §5.2).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The join at an acquire (§5.1, §5.2). An analysis under test names its own
+/// ([`crate::theorems::sync_cfg::Facts::mix`]): the hypothesis under which it claims its
+/// facts sound.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mix {
     /// The paper's mix: the cartesian product of the per-variable value sets; it forgets
-    /// every correlation, even those inside a(n).
+    /// every correlation, even those inside a(n). Claimed sound on every race-free program
+    /// (C8), as is any join finer than it.
     Var,
     /// mix_R (§5.2, R-DRF): the product over the regions of the region tuples present;
     /// correlations survive within a region. The regions must be disjoint; variables they
-    /// leave out are singleton regions.
+    /// leave out are singleton regions. Claimed sound on programs that are
+    /// region-race-free under it (C8, §3).
     Region(Vec<Vec<Ix>>),
     /// The plain union: the naive relational join, unsound on race-free programs (§5.2, R5),
     /// a negative control.
@@ -63,14 +68,7 @@ impl Mix {
     pub fn name(&self, cfg: &Cfg) -> String {
         match self {
             Mix::Var => "var".into(),
-            Mix::Region(rs) => {
-                let named: Vec<String> = rs.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
-                if named.is_empty() {
-                    "region (singletons)".into()
-                } else {
-                    format!("region {}", named.join(" "))
-                }
-            }
+            Mix::Region(rs) => format!("region {}", cfg.partition_name(rs).unwrap_or_else(|| "(singletons)".into())),
             Mix::Naive => "naive".into(),
         }
     }

@@ -261,6 +261,13 @@ impl Cfg {
         (0..self.vars.len()).filter(|&x| by[x].len() > 1).map(ix).collect()
     }
 
+    /// A partition's readable name: its regions of two or more variables (`{x, y} {z, w}`);
+    /// `None` when every region is a singleton.
+    pub fn partition_name(&self, partition: &[Vec<Ix>]) -> Option<String> {
+        let named: Vec<String> = partition.iter().filter(|r| r.len() > 1).map(|r| self.region_name(r)).collect();
+        (!named.is_empty()).then(|| named.join(" "))
+    }
+
     /// A region's readable name: `{x, y}`.
     pub fn region_name(&self, vars: &[Ix]) -> String {
         let names: Vec<&str> = vars.iter().map(|&x| self.vars[usize::from(x)].as_str()).collect();
@@ -387,7 +394,8 @@ pub fn complete(mut declared: Vec<Vec<Ix>>, vars: usize) -> Vec<Vec<Ix>> {
     declared
 }
 
-fn int_vars(e: &IExpr, out: &mut Vec<Ix>) {
+/// Appends the variables of `e`.
+pub fn int_vars(e: &IExpr, out: &mut Vec<Ix>) {
     match e {
         IExpr::Int(_) => {}
         IExpr::Var(x) => out.push(*x),
@@ -399,7 +407,8 @@ fn int_vars(e: &IExpr, out: &mut Vec<Ix>) {
     }
 }
 
-fn bool_vars(b: &BExpr, out: &mut Vec<Ix>) {
+/// Appends the variables of `b`.
+pub fn bool_vars(b: &BExpr, out: &mut Vec<Ix>) {
     match b {
         BExpr::Const(_) => {}
         BExpr::Not(a) => bool_vars(a, out),

@@ -176,7 +176,7 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
         if let Some(cut) = local.cut {
             return Err(cut);
         }
-        let regions: Vec<String> = partition.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
+        let regions = cfg.partition_name(partition).unwrap_or_default();
         let j = Judge { cfg, engine: &engine, std, local: &local, partition: Some(partition) };
         let region_mix = cart(cfg, &Sync::Full, &Mix::Region(partition.clone()), bounds.max_states);
         if let Some(cut) = region_mix.cut {
@@ -185,11 +185,11 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
         let mut judged_items = j.c1_to_c4("");
         judged_items.push(j.c7(&region_mix, "C7 Thm 10 for R-DRF: every copy and buffer is in ⟦P⟧× with the region mix"));
         if let Some(bad) = judged_items.into_iter().find(|i| i.status == ItemStatus::Violated) {
-            let mut explanation = vec![format!("with regions {} (region-race-free): {}:", regions.join(" "), bad.subject)];
+            let mut explanation = vec![format!("with regions {regions} (region-race-free): {}:", bad.subject)];
             explanation.extend(bad.explanation);
             return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
         }
-        judged.push(format!("{} ({} R-DRF states)", regions.join(" "), local.states.len()));
+        judged.push(format!("{regions} ({} R-DRF states)", local.states.len()));
     }
     let explanation = if judged.is_empty() {
         "holds: no partition coarser than singletons is region-race-free".to_string()
@@ -242,10 +242,7 @@ fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
         return Err(cut);
     }
     let via = reduced.region_races(&r.races);
-    let mut regions: Vec<String> = partition.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
-    if regions.is_empty() {
-        regions.push("all singletons".into());
-    }
+    let regions = cfg.partition_name(&partition).unwrap_or_else(|| "all singletons".into());
     let show = |set: &BTreeSet<(usize, usize, usize)>| -> String {
         if set.is_empty() {
             return "none".into();
@@ -254,14 +251,14 @@ fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
     };
     if direct != via {
         let explanation = vec![
-            format!("regions {}:", regions.join(" ")),
+            format!("regions {regions}:"),
             format!("  Def. 12: {}", show(&direct)),
             format!("  reduction: {}", show(&via)),
             format!("  missing: {}; extra: {}", show(&direct.difference(&via).copied().collect()), show(&via.difference(&direct).copied().collect())),
         ];
         return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
     }
-    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds (regions {}: {})", regions.join(" "), show(&direct))], witness: None })
+    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds (regions {regions}: {})", show(&direct))], witness: None })
 }
 
 /// C11: E-STD's simultaneous enabledness and the trace-level happens-before check agree on

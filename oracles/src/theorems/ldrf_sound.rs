@@ -161,14 +161,10 @@ fn run(o: &Oracle, mode: Mode, p: &Program, sut: &Sut<'_>, b: &Budget) -> Oracle
 fn mix_name(cfg: &Cfg, m: &Mix) -> String {
     match m {
         Mix::Var => "per-variable mix".into(),
-        Mix::Region(part) => {
-            let named: Vec<String> = part.iter().filter(|r| r.len() > 1).map(|r| cfg.region_name(r)).collect();
-            if named.is_empty() {
-                "region mix, singleton regions".into()
-            } else {
-                format!("region mix, regions {}", named.join(" "))
-            }
-        }
+        Mix::Region(part) => match cfg.partition_name(part) {
+            Some(regions) => format!("region mix, regions {regions}"),
+            None => "region mix, singleton regions".into(),
+        },
         Mix::Naive => "naive union".into(),
     }
 }

@@ -20,21 +20,7 @@ use std::collections::BTreeSet;
 
 use crate::ldrf::cfg::{Cfg, Ix, Node};
 
-/// How an analysis combines the environments that reach an acquire; it names the hypothesis
-/// under which the analysis claims its facts sound.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mix {
-    /// Per variable (mix of §5.1, or any join finer than it): claimed sound on every
-    /// race-free program (C8).
-    Var,
-    /// Per region of this partition (mix_R of §5.2): claimed sound on programs that are
-    /// region-race-free under it (C8, §3).
-    Region(Vec<Vec<Ix>>),
-    /// The union of whole environments (§5.2 "why naive relational is unsound"): claimed by
-    /// no theorem; only the negative control `ldrf-sound-naive` judges it.
-    Naive,
-}
+pub use crate::ldrf::cart::Mix;
 
 /// How a claim reads best (a printing hint only; the judge reads the tuples).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -19,7 +19,7 @@ use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge, Ix};
 use race_oracles::theorems::sync_cfg::Block;
 
 use super::fixpoint::Domain;
-use super::vars::{bool_vars, int_vars};
+use race_oracles::ldrf::cfg::{bool_vars, int_vars};
 
 /// Per block, its tuples.
 pub type Tuples = Vec<BTreeSet<Vec<i64>>>;

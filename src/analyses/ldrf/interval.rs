@@ -17,7 +17,7 @@ use race_oracles::ldrf::cfg::{BExpr, Cfg, Cmd, Edge, IExpr, Ix};
 use race_oracles::theorems::sync_cfg::Block;
 
 use super::fixpoint::Domain;
-use super::vars::bool_vars;
+use race_oracles::ldrf::cfg::bool_vars;
 
 /// [lo, hi], with 0 ≤ lo ≤ hi < K.
 pub type Itv = (i64, i64);

@@ -10,7 +10,6 @@
 //! - [`blocks`]: the partitioned tuple-set domain: value-set (singletons), region-relational
 //!   (the declared regions), naive fully relational (one block, union at acquires);
 //! - [`interval`]: intervals mod K (a wrapping result goes to ⊤);
-//! - [`vars`]: the variables of expressions.
 //!
 //! The analyses see only the graphs ([`Cfg`]); they never run E-STD or E-LDRF, which are the
 //! oracle's ground truth. The suite ([`suite`]) lists them from least to most precise, the
@@ -22,7 +21,6 @@
 pub mod blocks;
 pub mod fixpoint;
 pub mod interval;
-pub mod vars;
 
 use std::collections::BTreeSet;
 
