@@ -572,7 +572,7 @@ pub const MUTANTS: &[Mutant] = &[
         sut: "ldrf",
         name: "ldrf-acquire-ignores-g",
         oracle: "ldrf-agree",
-        description: "an acquire reads the buffers of every release point, of every lock, ignoring G",
+        description: "an acquire reads the buffers of every release point, of every lock, ignoring G (C1-C4 miss it on race-free programs, where what it imports is never read; C7 sees the whole copy leave ⟦P⟧× once a program has two locks)",
         predicted: &[("ldrf-agree", Prediction::Unknown)],
         spec: "ldrf.md §2 Acquire, Remark 9",
     },
