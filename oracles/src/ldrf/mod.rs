@@ -86,6 +86,34 @@ mod tests {
         assert_eq!(chi, truth);
     }
 
+    /// Spec §8 R3, the acquire import: in Fig. 1, t1 has released (Λ(7) set), t2 has not
+    /// (Λ(13) = ⊥) and is about to acquire at 10. x and y come from Λ(7), z from Θ(t2)'s
+    /// own copy: ⟨x↦1, y↦1, z↦1⟩, each with the version of the copy it came from (ranks:
+    /// the spec's raw x↦1², y↦1¹, z↦1¹ after normalisation). The import is unique.
+    #[test]
+    fn r3_acquire_takes_each_variable_from_its_newest_copy() {
+        let c = cfg_of(&FIG1);
+        let e = Ldrf::new(&c, Sync::Full);
+        let l = e.reach(&Config::default());
+        let (t1_end, rel) = (c.edges.iter().find(|d| d.cmd == super::cfg::Cmd::Release(0) && c.owner[d.src as usize] == 0).map(|d| d.dst).unwrap(), c.all_release_points());
+        let acq = c.edges.iter().position(|d| d.cmd == super::cfg::Cmd::Acquire(0) && c.owner[d.src as usize] == 1).unwrap();
+        let before: Vec<&super::local::LocalState> =
+            l.states.keys().filter(|s| s.pc == [t1_end, c.edges[acq].src] && rel.iter().zip(&s.lambda).all(|(&n, b)| (n == t1_end) != b.is_empty())).collect();
+        assert_eq!(before.len(), 1, "one such state");
+        let s = before[0];
+        let (after, stale) = e.step(s, 1, acq);
+        assert!(!stale);
+        assert_eq!(after.len(), 1, "updEnv is a singleton (Lemma 6)");
+        let b = rel.iter().position(|&n| n == t1_end).unwrap();
+        let (x, y, z) = (c.vars.iter().position(|v| v == "x").unwrap(), c.vars.iter().position(|v| v == "y").unwrap(), c.vars.iter().position(|v| v == "z").unwrap());
+        let theta = &after[0].theta[1];
+        assert_eq!((theta[x].0, theta[y].0, theta[z].0), (1, 1, 1));
+        // Versions are ranks within the state: x and y equal the buffer's, z t2's own.
+        let buffer = &after[0].lambda[b][0];
+        assert_eq!((theta[x].1, theta[y].1), (buffer[x].1, buffer[y].1));
+        assert!(theta[z].1 > buffer[z].1, "z comes from t2's own, newer copy");
+    }
+
     /// Spec §8 R2: Fig. 4 (a spin loop) needs 39 normalised L-DRF states, and its assert holds.
     #[test]
     fn fig4_needs_39_normalised_states() {
