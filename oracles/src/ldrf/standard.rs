@@ -105,11 +105,6 @@ impl StdState {
         }
         out
     }
-
-    /// The races of this state: next instructions of two threads that conflict.
-    pub fn races(&self, cfg: &Cfg) -> Vec<Race> {
-        self.together(cfg).into_iter().flat_map(|(e1, e2)| conflicts(cfg, e1, e2).into_iter().map(move |x| (e1, e2, x))).collect()
-    }
 }
 
 /// The variables two instructions conflict on (one writes what the other reads or writes).

@@ -9,7 +9,7 @@
 //! | C3 | local exactness: at every reachable L-DRF state, a thread's copy agrees with χ on Acc(n) | the state, the thread, the variable |
 //! | C4 | relevant-point equality: per location n, the thread's copies restricted to Acc(n) are exactly the standard projections | the location and a tuple on one side only |
 //! | C5 | C1-C4 and C7 with E-RDRF (§3) for every partition of the shared variables under which the program is region-race-free, and every copy giving a region's variables one version | the partition and the C1-C4 counterexample |
-//! | C6 | Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes | the pairs and the C1-C4 counterexample |
+//! | C6 | Remark 9: C1-C4 (and C7) with G restricted to the synchronizes-with pairs E-STD observes | the pairs and the C1-C4 or C7 counterexample |
 //! | C7 | Thm 10 against L-DRF: every reachable thread copy Θ(t)φ is in ⟦P⟧×(pc(t)) and every buffer Λ(n̄)φ in ⟦P⟧×(n̄) (E-CART, var mix, G full); under C5, E-RDRF against the region mix | the state, the copy and where it is missing |
 //! | C10 | Remark 13 (with the k = 0 fix) finds exactly Def. 12's region races, for the declared partition (all shared variables in one region if none is declared) | the races on one side only |
 //! | C11 | simultaneous enabledness and the trace-level happens-before check (Def. 4, [`races_stateful`]) agree on racy or not, and the first's pairs are among the second's | both sets |
@@ -199,22 +199,30 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
     Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![explanation], witness: None })
 }
 
-/// C6: Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes.
+/// C6: Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes, and
+/// Thm 10 for that G (E-CART with the same refined sync-CFG).
 fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
-    let subject = "C6 Remark 9: C1-C4 with G refined to the observed synchronizes-with pairs";
+    let subject = "C6 Remark 9: C1-C4 and C7 with G refined to the observed synchronizes-with pairs";
     let (pairs, cut) = observed_sw(cfg, bounds);
     if let Some(cut) = cut {
         return Err(cut);
     }
     let shown: Vec<String> = pairs.iter().map(|&(r, a)| format!("{}→{}", cfg.node_name(r), cfg.node_name(a))).collect();
-    let engine = Ldrf::new(cfg, Sync::Pairs(pairs)).with_bug(bug);
+    let sync = Sync::Pairs(pairs);
+    let engine = Ldrf::new(cfg, sync.clone()).with_bug(bug);
     let local = engine.reach(bounds);
     if let Some(cut) = local.cut {
         return Err(cut);
     }
+    let refined = cart(cfg, &sync, &Mix::Var, bounds.max_states);
+    if let Some(cut) = refined.cut {
+        return Err(cut);
+    }
     let j = Judge { cfg, engine: &engine, std, local: &local, partition: None };
     let pairs = if shown.is_empty() { "∅".to_string() } else { shown.join(" ") };
-    if let Some(bad) = j.c1_to_c4("").into_iter().find(|i| i.status == ItemStatus::Violated) {
+    let mut judged = j.c1_to_c4("");
+    judged.push(j.c7(&refined, "C7 Thm 10 with the refined G: every copy and buffer is in ⟦P⟧× (var mix)"));
+    if let Some(bad) = judged.into_iter().find(|i| i.status == ItemStatus::Violated) {
         let mut explanation = vec![format!("with G = the observed pairs {pairs}: {}:", bad.subject)];
         explanation.extend(bad.explanation);
         return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
