@@ -9,11 +9,12 @@
 //! Traces are unbounded under loops, so [`races`] stops at `max_steps` per execution and
 //! `max_executions` in all; a cut enumeration is incomplete (its races are still real).
 //! [`races_stateful`] is the same check with finite states, so it completes under loops: it
-//! keeps, per variable, thread and kind (read/write), only that thread's *latest* access,
-//! with the set of threads and locks it happens before. That is enough: an older access of
-//! the thread happens before the latest (program order), so whoever the latest happens
-//! before, the older one does too; and a race with an older access is found in the
-//! interleaving where the other access comes before the latest. Its pairs are
+//! keeps, per instruction, only its *latest* execution, with the set of threads and locks
+//! it happens before. That is enough for the racing instruction pairs: an older execution
+//! of an instruction happens before its latest one (program order), so if some execution
+//! of it does not happen before an access, the latest one does not either. (Keeping only
+//! the latest access per variable and thread is not enough: a racy read can steer control
+//! so that the interleaving exposing an older access never exists.) Its pairs are
 //! cross-checked against [`races`] on loop-free programs (the plain version).
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
@@ -112,16 +113,15 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState, out: &mut BTreeS
     n
 }
 
-/// A thread's latest access of one kind to one variable: the instruction, the threads it
-/// happens before (bit t), and the locks whose last release it happens before (bit m).
+/// The latest execution of one accessing instruction: the threads it happens before (bit t)
+/// and the locks whose last release it happens before (bit m).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Latest {
-    edge: usize,
     threads: u64,
     locks: u64,
 }
 
-/// A standard state with its happens-before summary: `latest[(x · threads + u) · 2 + kind]`.
+/// A standard state with its happens-before summary, indexed by instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct HbState {
     s: StdState,
@@ -131,9 +131,13 @@ struct HbState {
 /// [`races`] with finite states (see the module docs): every race of every execution, and
 /// why the search stopped early if it did (`bounds.max_states`).
 pub fn races_stateful(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, Option<String>) {
-    let threads = cfg.entries.len();
-    let slot = |x: Ix, u: usize, write: bool| (usize::from(x) * threads + u) * 2 + usize::from(write);
-    let init = HbState { s: StdState::initial(cfg), latest: vec![None; cfg.vars.len() * threads * 2] };
+    let accessing: Vec<usize> = (0..cfg.edges.len())
+        .filter(|&e| {
+            let (r, w) = cfg.accesses(&cfg.edges[e]);
+            !r.is_empty() || w.is_some()
+        })
+        .collect();
+    let init = HbState { s: StdState::initial(cfg), latest: vec![None; cfg.edges.len()] };
     let mut out = BTreeSet::new();
     let mut seen = HashSet::from([init.clone()]);
     let mut queue = VecDeque::from([init]);
@@ -161,19 +165,16 @@ pub fn races_stateful(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, Option<Str
                         }
                         _ => {}
                     }
-                    let (reads, write) = cfg.accesses(&cfg.edges[e]);
-                    let accesses = reads.into_iter().map(|x| (x, false)).chain(write.map(|x| (x, true)));
-                    for (x, is_write) in accesses {
-                        for u in (0..threads).filter(|&u| u != t) {
-                            for kind in [true, is_write] {
-                                if let Some(l) = next.latest[slot(x, u, kind)] {
-                                    if l.threads >> t & 1 == 0 && conflicts(cfg, l.edge, e).contains(&x) {
-                                        out.insert((l.edge.min(e), l.edge.max(e), x));
-                                    }
+                    if accessing.binary_search(&e).is_ok() {
+                        for &d in &accessing {
+                            let other = cfg.owner[cfg.edges[d].src as usize] != t;
+                            if let (true, Some(l)) = (other, next.latest[d]) {
+                                if l.threads >> t & 1 == 0 {
+                                    out.extend(conflicts(cfg, d, e).into_iter().map(|x| (d.min(e), d.max(e), x)));
                                 }
                             }
                         }
-                        next.latest[slot(x, t, is_write)] = Some(Latest { edge: e, threads: 1 << t, locks: 0 });
+                        next.latest[e] = Some(Latest { threads: 1 << t, locks: 0 });
                     }
                     if seen.len() as u64 >= bounds.max_states {
                         return (out, Some(format!("the happens-before search hit its budget of {} states (raise --max-states)", bounds.max_states)));

@@ -169,6 +169,22 @@ mod tests {
         assert!(compared == 300 && racy >= 20, "vacuous: {compared} programs compared, {racy} racy");
     }
 
+    /// The stateful happens-before check keeps the latest execution per instruction, not per
+    /// variable: after a racy read steers control, a race with an older access has no
+    /// interleaving that exposes it last (the review's two programs; both must match the
+    /// trace enumeration, and the first needs a write checked against earlier reads).
+    #[test]
+    fn stateful_hb_finds_races_with_older_accesses() {
+        for threads in [&["a = x\ny = 1", "b = y\nif b == 1 {\nx = 1\n}"][..], &["x = 1\nx = 2\nf = 1", "b = f\nif b == 1 {\nc = x\n}"]] {
+            let c = cfg_of(threads);
+            let (plain, complete) = super::hb::races(&c, &Config::default());
+            let (stateful, cut) = super::hb::races_stateful(&c, &Config::default());
+            assert!(complete && cut.is_none());
+            assert_eq!(plain, stateful, "{threads:?}");
+            assert!(plain.len() >= 2, "{threads:?}: {plain:?}");
+        }
+    }
+
     /// Spec §8 R6: the racy controls. (a) a read racing a write: χ misses a standard state;
     /// (b) two racing writes: writer not at max, and an inadmissible state (Lemma 6).
     #[test]

@@ -88,13 +88,10 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         return inconclusive(cut.clone());
     }
     // The race checks (C10, C11) need no hypothesis: they are judged on racy programs too.
-    let mut checks = match (c10(&cfg, &std, &b.explore), c11(&cfg, &std, &b.explore)) {
-        (Ok(a), Ok(c)) => vec![a, c],
-        (Err(cut), _) | (_, Err(cut)) => return inconclusive(cut),
-    };
     if let (Some(&(e1, e2, x)), false) = (std.races.iter().next(), o.negative_control) {
         let (l1, l2) = (cfg.edges[e1].line.0, cfg.edges[e2].line.0);
         let note = format!("precondition unmet: the program races on `{}` (lines {l1} and {l2}); C1-C7 assume race freedom (A2)", cfg.vars[usize::from(x)]);
+        let checks = vec![c10(&cfg, &std, &b.explore), c11(&cfg, &std, &b.explore)];
         return OracleResult::from_items(o.id, name, o.item_kind, checks, Some(note));
     }
     let engine = Ldrf::new(&cfg, Sync::Full).with_bug(*bug);
@@ -103,23 +100,31 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         return inconclusive(cut.clone());
     }
     let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local, partition: None };
-    let mut bounds = format!("values mod {MODULUS}; {} standard states, {} L-DRF states", std.states.len(), local.states.len());
-    let mut items = j.c1_to_c4(&bounds);
+    let mut context = vec![format!("values mod {MODULUS}; {} standard states, {} L-DRF states", std.states.len(), local.states.len())];
+    let mut items = j.c1_to_c4(&context[0]);
     if !o.negative_control {
+        let c7 = "C7 Thm 10: every L-DRF copy and buffer is in ⟦P⟧× (var mix, G full)";
         let var = cart(&cfg, &Sync::Full, &Mix::Var, b.explore.max_states);
-        if let Some(cut) = var.cut {
-            return inconclusive(cut);
+        match c5(&cfg, &std, *bug, &b.explore) {
+            Ok(item) => items.push(item),
+            Err(why) => context.push(why),
         }
-        bounds.push_str(&format!(", {} E-CART environments (var mix)", var.size()));
-        match (c5(&cfg, &std, *bug, &b.explore), c6(&cfg, &std, *bug, &b.explore)) {
-            (Ok(c5), Ok(c6)) => items.extend([c5, c6, j.c7(&var, "C7 Thm 10: every L-DRF copy and buffer is in ⟦P⟧× (var mix, G full)")]),
-            (Err(cut), _) | (_, Err(cut)) => return inconclusive(cut),
-        }
-        items.append(&mut checks);
+        items.push(c6(&cfg, &std, *bug, &b.explore));
+        items.push(match &var.cut {
+            Some(cut) => unknown(c7, cut),
+            None => j.c7(&var, c7),
+        });
+        items.extend([c10(&cfg, &std, &b.explore), c11(&cfg, &std, &b.explore)]);
+        context[0].push_str(&format!(", {} E-CART environments (var mix)", var.size()));
     }
     let mut r = OracleResult::from_items(o.id, name, o.item_kind, items, None);
-    r.context = vec![bounds];
+    r.context = context;
     r
+}
+
+/// An item a budget stopped: unknown, naming the budget.
+fn unknown(subject: &str, cut: &str) -> Item {
+    Item { subject: subject.into(), status: ItemStatus::Unknown, explanation: vec![cut.to_string()], witness: None }
 }
 
 /// Every partition of `vars` into blocks, the all-singletons one excluded (that is L-DRF),
@@ -151,6 +156,7 @@ fn coarsenings(cfg: &Cfg, vars: &[Ix]) -> Option<Vec<Vec<Vec<Ix>>>> {
 /// variables (and the declared one) under which the program is region-race-free (spec §3,
 /// §6.3 C5).
 fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
+    // Err: why C5 does not apply to this program (no item: nothing was judged).
     let subject = "C5 R-DRF agrees for every region-race-free partition (Thms 7, 8 for R-DRF; regions share versions)";
     let Some(mut partitions) = coarsenings(cfg, &cfg.shared_vars()) else {
         return Ok(Item {
@@ -174,13 +180,13 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
         let engine = Ldrf::new(cfg, Sync::Full).with_bug(bug).with_regions(partition);
         let local = engine.reach(bounds);
         if let Some(cut) = local.cut {
-            return Err(cut);
+            return Ok(unknown(subject, &cut));
         }
         let regions = cfg.partition_name(partition).unwrap_or_default();
         let j = Judge { cfg, engine: &engine, std, local: &local, partition: Some(partition) };
         let region_mix = cart(cfg, &Sync::Full, &Mix::Region(partition.clone()), bounds.max_states);
         if let Some(cut) = region_mix.cut {
-            return Err(cut);
+            return Ok(unknown(subject, &cut));
         }
         let mut judged_items = j.c1_to_c4("");
         judged_items.push(j.c7(&region_mix, "C7 Thm 10 for R-DRF: every copy and buffer is in ⟦P⟧× with the region mix"));
@@ -191,32 +197,31 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
         }
         judged.push(format!("{regions} ({} R-DRF states)", local.states.len()));
     }
-    let explanation = if judged.is_empty() {
-        "holds: no partition coarser than singletons is region-race-free".to_string()
-    } else {
-        format!("holds for {} partition(s): {}", judged.len(), judged.join("; "))
-    };
+    if judged.is_empty() {
+        return Err("C5 not judged: no partition coarser than singletons is region-race-free".into());
+    }
+    let explanation = format!("holds for {} partition(s): {}", judged.len(), judged.join("; "));
     Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![explanation], witness: None })
 }
 
 /// C6: Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes, and
 /// Thm 10 for that G (E-CART with the same refined sync-CFG).
-fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
+fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Item {
     let subject = "C6 Remark 9: C1-C4 and C7 with G refined to the observed synchronizes-with pairs";
     let (pairs, cut) = observed_sw(cfg, bounds);
     if let Some(cut) = cut {
-        return Err(cut);
+        return unknown(subject, &cut);
     }
     let shown: Vec<String> = pairs.iter().map(|&(r, a)| format!("{}→{}", cfg.node_name(r), cfg.node_name(a))).collect();
     let sync = Sync::Pairs(pairs);
     let engine = Ldrf::new(cfg, sync.clone()).with_bug(bug);
     let local = engine.reach(bounds);
     if let Some(cut) = local.cut {
-        return Err(cut);
+        return unknown(subject, &cut);
     }
     let refined = cart(cfg, &sync, &Mix::Var, bounds.max_states);
     if let Some(cut) = refined.cut {
-        return Err(cut);
+        return unknown(subject, &cut);
     }
     let j = Judge { cfg, engine: &engine, std, local: &local, partition: None };
     let pairs = if shown.is_empty() { "∅".to_string() } else { shown.join(" ") };
@@ -225,9 +230,9 @@ fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
     if let Some(bad) = judged.into_iter().find(|i| i.status == ItemStatus::Violated) {
         let mut explanation = vec![format!("with G = the observed pairs {pairs}: {}:", bad.subject)];
         explanation.extend(bad.explanation);
-        return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+        return Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None };
     }
-    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds with G = {pairs} ({} L-DRF states)", local.states.len())], witness: None })
+    Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds with G = {pairs} ({} L-DRF states)", local.states.len())], witness: None }
 }
 
 /// The partition C10 reduces: the declared one, or all shared variables in one region when
@@ -240,14 +245,14 @@ fn c10_partition(cfg: &Cfg) -> Vec<Vec<Ix>> {
 }
 
 /// C10: Remark 13's reduction (with the k = 0 fix) finds exactly Def. 12's region races.
-fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
+fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Item {
     let subject = "C10 Remark 13: region races by reduction to ghost data races = Def. 12 directly";
     let partition = c10_partition(cfg);
     let direct = region_races(cfg, std, &partition);
     let reduced = reduce(cfg, &partition, Reduction::Fixed);
     let r = reach(&reduced.cfg, bounds);
     if let Some(cut) = r.cut {
-        return Err(cut);
+        return unknown(subject, &cut);
     }
     let via = reduced.region_races(&r.races);
     let regions = cfg.partition_name(&partition).unwrap_or_else(|| "all singletons".into());
@@ -264,9 +269,9 @@ fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
             format!("  reduction: {}", show(&via)),
             format!("  missing: {}; extra: {}", show(&direct.difference(&via).copied().collect()), show(&via.difference(&direct).copied().collect())),
         ];
-        return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+        return Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None };
     }
-    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds (regions {regions}: {})", show(&direct))], witness: None })
+    Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds (regions {regions}: {})", show(&direct))], witness: None }
 }
 
 /// C11: E-STD's simultaneous enabledness and the trace-level happens-before check agree on
@@ -278,11 +283,11 @@ fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
 /// never enabled together (t1 `x = 1; y = 1` ∥ t2 spinning on `b = y` and then reading x:
 /// the read of x is hb-unordered with `x = 1` yet comes only after t2 has seen `y = 1`).
 /// The equivalence holds for the first race of a trace, so the racy verdicts agree.
-fn c11(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
+fn c11(cfg: &Cfg, std: &Reach, bounds: &Config) -> Item {
     let subject = "C11 race checks agree: simultaneous enabledness and happens-before (Def. 4) find the same racy programs";
     let (hb, cut) = races_stateful(cfg, bounds);
     if let Some(cut) = cut {
-        return Err(cut);
+        return unknown(subject, &cut);
     }
     let show = |set: &BTreeSet<(usize, usize, Ix)>| -> String {
         if set.is_empty() {
@@ -296,14 +301,14 @@ fn c11(cfg: &Cfg, std: &Reach, bounds: &Config) -> Result<Item, String> {
             format!("happens-before: {}", show(&hb)),
             format!("enabled together but hb-ordered: {}", show(&std.races.difference(&hb).copied().collect())),
         ];
-        return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+        return Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None };
     }
     let mut explanation = vec![format!("holds ({})", show(&std.races))];
     let later: BTreeSet<_> = hb.difference(&std.races).copied().collect();
     if !later.is_empty() {
         explanation.push(format!("happens-before also finds races never enabled together (after a racy read): {}", show(&later)));
     }
-    Ok(Item { subject: subject.into(), status: ItemStatus::Holds, explanation, witness: None })
+    Item { subject: subject.into(), status: ItemStatus::Holds, explanation, witness: None }
 }
 
 struct Judge<'a, 'c> {
@@ -543,7 +548,7 @@ mod tests {
         let p = crate::lang::parse("dialect ldrf\nregions { x, y }\nthread {\nx = 1\n}\nthread {\ny = 1\n}\n").expect("parses");
         let cfg = Cfg::of(&p, MODULUS);
         let std = reach(&cfg, &Config::default());
-        let i = c10(&cfg, &std, &Config::default()).expect("complete");
+        let i = c10(&cfg, &std, &Config::default());
         assert_eq!(i.status, ItemStatus::Holds);
         assert_eq!(i.explanation, ["holds (regions {x, y}: lines 4/7 on {x, y})"]);
     }

@@ -34,7 +34,7 @@ use super::result::{Item, ItemStatus, OracleResult};
 use super::sync_cfg::{Facts, Mix};
 use crate::gen;
 use crate::lang::{Dialect, Program};
-use crate::ldrf::cfg::{Cfg, Cmd, Ix, Node};
+use crate::ldrf::cfg::{complete, Cfg, Cmd, Ix, Node};
 use crate::ldrf::standard::{path_to, reach, region_races, Reach, StdState};
 
 /// `ldrf-sound`.
@@ -140,7 +140,7 @@ fn run(o: &Oracle, mode: Mode, p: &Program, sut: &Sut<'_>, b: &Budget) -> Oracle
     }
     let j = Judge { cfg: &cfg, std: &std, truth: truth(&cfg, &std, mode == Mode::Everywhere) };
     let bounds = format!("values mod {MODULUS}; {} standard states", std.states.len());
-    let (mut items, mut proofs) = (vec![], vec![]);
+    let (mut items, mut proofs, mut skipped) = (vec![], vec![], vec![]);
     for a in analyses.iter() {
         let f = a.analyze(&cfg);
         let subject = format!("C8 {} ({})", a.name(), mix_name(&cfg, &f.mix));
@@ -149,12 +149,14 @@ fn run(o: &Oracle, mode: Mode, p: &Program, sut: &Sut<'_>, b: &Budget) -> Oracle
                 items.push(j.judge(&subject, &f, &bounds));
                 proofs.push((a.name(), f.proved.clone()));
             }
-            Judged::No(why) => items.push(Item { subject, status: ItemStatus::Holds, explanation: vec![why], witness: None }),
+            // Not an item: nothing was judged, so nothing may count as holding.
+            Judged::No(why) => skipped.push(format!("{subject}: {why}")),
             Judged::Hidden => {}
         }
     }
-    let mut r = OracleResult::from_items(o.id, name, o.item_kind, items, None);
-    r.context = vec![bounds, j.c12(&proofs)];
+    let note = items.is_empty().then(|| format!("no domain of this SUT is judged here by {}{}", o.id, skipped.iter().map(|w| format!("; {w}")).collect::<String>()));
+    let mut r = OracleResult::from_items(o.id, name, o.item_kind, items, note);
+    r.context = [vec![bounds, j.c12(&proofs)], skipped].concat();
     r
 }
 
@@ -199,15 +201,19 @@ impl Judge<'_> {
     fn judged(&self, mode: Mode, mix: &Mix) -> Judged {
         match (mode, mix) {
             (Mode::Sound | Mode::Everywhere, Mix::Var) | (Mode::Naive, Mix::Naive) | (Mode::RegionRacy, Mix::Region(_)) => Judged::Yes,
-            (Mode::Sound | Mode::Everywhere, Mix::Region(part)) => match region_races(self.cfg, self.std, part).into_iter().next() {
-                None => Judged::Yes,
-                Some((e1, e2, r)) => Judged::No(format!(
-                    "not applicable: the partition has a region race on {} (lines {} and {}); the region mix is claimed sound only for region-race-free programs (§3, C8)",
-                    self.cfg.region_name(&part[r]),
-                    self.cfg.edges[e1].line.0,
-                    self.cfg.edges[e2].line.0
-                )),
-            },
+            (Mode::Sound | Mode::Everywhere, Mix::Region(part)) => {
+                // Variables the partition leaves out are regions of their own (`Mix::Region`).
+                let full = complete(part.clone(), self.cfg.vars.len());
+                match region_races(self.cfg, self.std, &full).into_iter().next() {
+                    None => Judged::Yes,
+                    Some((e1, e2, r)) => Judged::No(format!(
+                        "not applicable: the partition has a region race on {} (lines {} and {}); the region mix is claimed sound only for region-race-free programs (§3, C8)",
+                        self.cfg.region_name(&full[r]),
+                        self.cfg.edges[e1].line.0,
+                        self.cfg.edges[e2].line.0
+                    )),
+                }
+            }
             (Mode::Sound, Mix::Naive) => Judged::No("not judged: the naive union is claimed sound by no theorem (§5.2); the negative control ldrf-sound-naive judges it".into()),
             _ => Judged::Hidden,
         }
@@ -378,14 +384,16 @@ mod tests {
         assert_eq!(ORACLE.check(&parse(NONDET).unwrap(), &Sut::ThreadLocal(None), &Budget::default()).verdict, Verdict::Inconclusive);
     }
 
-    /// The naive union is not judged by `ldrf-sound` (an item says so) and is by its control.
+    /// The naive union is not judged by `ldrf-sound` (the context says so; with nothing else
+    /// judged the result is inconclusive, never a vacuous pass) and is by its control.
     #[test]
     fn each_oracle_judges_its_mixes() {
         let r = judge(NONDET, Fixed { top: false, mix: Mix::Naive }, &Budget::default());
-        assert_eq!(r.verdict, Verdict::Pass);
-        assert!(r.items[0].explanation[0].starts_with("not judged"));
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.items.is_empty() && r.note.as_deref().is_some_and(|n| n.contains("not judged")));
         let analyses: Vec<Box<dyn SyncCfgAnalysis>> = vec![Box::new(Fixed { top: false, mix: Mix::Naive })];
         assert_eq!(NAIVE.check(&parse(NONDET).unwrap(), &Sut::SyncCfg(&analyses), &Budget::default()).verdict, Verdict::Fail);
-        assert_eq!(REGION_RACY.check(&parse(NONDET).unwrap(), &Sut::SyncCfg(&analyses), &Budget::default()).items.len(), 0);
+        let r = REGION_RACY.check(&parse(NONDET).unwrap(), &Sut::SyncCfg(&analyses), &Budget::default());
+        assert_eq!((r.items.len(), r.verdict), (0, Verdict::Inconclusive));
     }
 }
