@@ -134,7 +134,7 @@ fn proptest_ldrf_agree() {
     let s = Subject::for_oracle(&o, None).unwrap();
     let conclusive = std::cell::Cell::new(0usize);
     crate::runner(CASES)
-        .run(&race_oracles::gen::ldrf::swarm_ldrf_program(race_oracles::lang::Relax::default()), |p| {
+        .run(&race_oracles::gen::swarm_strategy(race_oracles::gen::ldrf::swarm_ldrf, race_oracles::lang::Relax::default()), |p| {
             let r = suts::check(&o, &p, &s, suts::campaign_bounds());
             proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{}", race_oracles::lang::print(&p), render::result_brief(&r));
             conclusive.set(conclusive.get() + usize::from(r.verdict == Verdict::Pass));

@@ -192,7 +192,7 @@ fn proptest_ldrf_sound() {
     let s = Subject::for_oracle(&o, None).unwrap();
     let (conclusive, regions_judged, proofs) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
     crate::runner(CASES)
-        .run(&race_oracles::gen::ldrf::swarm_ldrf_program(race_oracles::lang::Relax::default()), |p| {
+        .run(&race_oracles::gen::swarm_strategy(race_oracles::gen::ldrf::swarm_ldrf, race_oracles::lang::Relax::default()), |p| {
             let r = suts::check(&o, &p, &s, suts::campaign_bounds());
             proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{}", print(&p), render::result_brief(&r));
             if r.verdict == Verdict::Pass {

@@ -120,7 +120,7 @@ fn proptest_naik_aiken_sound() {
     let s = Subject::for_oracle(&o, None).unwrap();
     let counts = std::cell::RefCell::new((0usize, 0usize));
     crate::runner(CASES)
-        .run(&race_oracles::gen::naikaiken::swarm_naikaiken_program(Relax::default()), |p| {
+        .run(&race_oracles::gen::swarm_strategy(race_oracles::gen::naikaiken::swarm_naikaiken, Relax::default()), |p| {
             let r = suts::check(&o, &p, &s, suts::campaign_bounds());
             proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{}", print(&p), render::result_brief(&r));
             if r.verdict == Verdict::Pass {

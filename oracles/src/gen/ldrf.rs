@@ -753,12 +753,6 @@ pub fn swarm_ldrf(bytes: &[u8], relax: Relax) -> Program {
     build_ldrf(rest, LdrfKnobs::swarm(h, relax))
 }
 
-/// The proptest form of the swarm generator: knobs from a header, as campaigns draw them.
-pub fn swarm_ldrf_program(relax: Relax) -> impl proptest::strategy::Strategy<Value = Program> {
-    use proptest::prelude::*;
-    proptest::collection::vec(any::<u8>(), 0..88).prop_map(move |b| swarm_ldrf(&b, relax))
-}
-
 swarm_input!(
     /// A generated L-DRF program with the bytes it came from (for cargo fuzz's `arbitrary` and
     /// quickcheck), built by [`swarm_ldrf`] without relaxations.

@@ -88,6 +88,12 @@ pub(crate) fn test_bytes(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The proptest form of a swarm generator (`swarm_ldrf`, `swarm_naikaiken`): byte strings
+/// up to 88 long, knobs from their header, as campaigns draw them.
+pub fn swarm_strategy(generate: fn(&[u8], Relax) -> Program, relax: Relax) -> impl Strategy<Value = Program> {
+    proptest::collection::vec(any::<u8>(), 0..88).prop_map(move |b| generate(&b, relax))
+}
+
 /// A swarm header of `N` bytes (zeros past the end of the input) and the bytes after it.
 fn split_header<const N: usize>(bytes: &[u8]) -> ([u8; N], &[u8]) {
     let mut h = [0u8; N];

@@ -1030,12 +1030,6 @@ pub fn swarm_naikaiken(bytes: &[u8], relax: Relax) -> Program {
     build_naikaiken(rest, NaikAikenKnobs::swarm(h, relax))
 }
 
-/// The proptest form of the swarm generator: knobs from a header, as campaigns draw them.
-pub fn swarm_naikaiken_program(relax: Relax) -> impl proptest::strategy::Strategy<Value = Program> {
-    use proptest::prelude::*;
-    proptest::collection::vec(any::<u8>(), 0..88).prop_map(move |b| swarm_naikaiken(&b, relax))
-}
-
 swarm_input!(
     /// A generated Naik-Aiken program with the bytes it came from (for cargo fuzz's `arbitrary`
     /// and quickcheck), built by [`swarm_naikaiken`] without relaxations.

@@ -105,6 +105,15 @@ fn ix(n: usize) -> Ix {
     Ix::try_from(n).unwrap_or(Ix::MAX)
 }
 
+/// The index of `name` in `names`, appended if new.
+fn intern(names: &mut Vec<String>, name: &str) -> Ix {
+    let i = names.iter().position(|x| x == name).unwrap_or_else(|| {
+        names.push(name.to_string());
+        names.len() - 1
+    });
+    ix(i)
+}
+
 impl Builder {
     fn node(&mut self) -> Node {
         self.cfg.owner.push(self.thread);
@@ -118,23 +127,11 @@ impl Builder {
     }
 
     fn var(&mut self, v: &str) -> Ix {
-        match self.cfg.vars.iter().position(|x| x == v) {
-            Some(i) => ix(i),
-            None => {
-                self.cfg.vars.push(v.to_string());
-                ix(self.cfg.vars.len() - 1)
-            }
-        }
+        intern(&mut self.cfg.vars, v)
     }
 
     fn lock(&mut self, m: &str) -> Ix {
-        match self.cfg.locks.iter().position(|x| x == m) {
-            Some(i) => ix(i),
-            None => {
-                self.cfg.locks.push(m.to_string());
-                ix(self.cfg.locks.len() - 1)
-            }
-        }
+        intern(&mut self.cfg.locks, m)
     }
 
     fn int(&mut self, e: &Expr) -> IExpr {

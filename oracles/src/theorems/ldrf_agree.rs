@@ -122,6 +122,15 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     r
 }
 
+/// The first violated item of a judgement run in another setting (C5's partitions, C6's
+/// G), as a violation of `subject` that names the setting.
+fn first_violation(subject: &str, setting: &str, items: Vec<Item>) -> Option<Item> {
+    let bad = items.into_iter().find(|i| i.status == ItemStatus::Violated)?;
+    let mut explanation = vec![format!("{setting}: {}:", bad.subject)];
+    explanation.extend(bad.explanation);
+    Some(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None })
+}
+
 /// An item a budget stopped: unknown, naming the budget.
 fn unknown(subject: &str, cut: &str) -> Item {
     Item { subject: subject.into(), status: ItemStatus::Unknown, explanation: vec![cut.to_string()], witness: None }
@@ -190,10 +199,8 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
         }
         let mut judged_items = j.c1_to_c4("");
         judged_items.push(j.c7(&region_mix, "C7 Thm 10 for R-DRF: every copy and buffer is in ⟦P⟧× with the region mix"));
-        if let Some(bad) = judged_items.into_iter().find(|i| i.status == ItemStatus::Violated) {
-            let mut explanation = vec![format!("with regions {regions} (region-race-free): {}:", bad.subject)];
-            explanation.extend(bad.explanation);
-            return Ok(Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None });
+        if let Some(bad) = first_violation(subject, &format!("with regions {regions} (region-race-free)"), judged_items) {
+            return Ok(bad);
         }
         judged.push(format!("{regions} ({} R-DRF states)", local.states.len()));
     }
@@ -227,10 +234,8 @@ fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Item {
     let pairs = if shown.is_empty() { "∅".to_string() } else { shown.join(" ") };
     let mut judged = j.c1_to_c4("");
     judged.push(j.c7(&refined, "C7 Thm 10 with the refined G: every copy and buffer is in ⟦P⟧× (var mix)"));
-    if let Some(bad) = judged.into_iter().find(|i| i.status == ItemStatus::Violated) {
-        let mut explanation = vec![format!("with G = the observed pairs {pairs}: {}:", bad.subject)];
-        explanation.extend(bad.explanation);
-        return Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None };
+    if let Some(bad) = first_violation(subject, &format!("with G = the observed pairs {pairs}"), judged) {
+        return bad;
     }
     Item { subject: subject.into(), status: ItemStatus::Holds, explanation: vec![format!("holds with G = {pairs} ({} L-DRF states)", local.states.len())], witness: None }
 }
