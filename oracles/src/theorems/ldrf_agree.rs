@@ -99,17 +99,18 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     if let Some(cut) = &local.cut {
         return inconclusive(cut.clone());
     }
-    let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local, partition: None };
+    let rel = Relevant::of(&cfg, &std);
+    let j = Judge { cfg: &cfg, engine: &engine, std: &std, rel: &rel, local: &local, partition: None };
     let mut context = vec![format!("values mod {MODULUS}; {} standard states, {} L-DRF states", std.states.len(), local.states.len())];
     let mut items = j.c1_to_c4(&context[0]);
     if !o.negative_control {
         let c7 = "C7 Thm 10: every L-DRF copy and buffer is in ⟦P⟧× (var mix, G full)";
         let var = cart(&cfg, &Sync::Full, &Mix::Var, b.explore.max_states);
-        match c5(&cfg, &std, *bug, &b.explore) {
+        match c5(&cfg, &std, &rel, *bug, &b.explore) {
             Ok(item) => items.push(item),
             Err(why) => context.push(why),
         }
-        items.push(c6(&cfg, &std, *bug, &b.explore));
+        items.push(c6(&cfg, &std, &rel, *bug, &b.explore));
         items.push(match &var.cut {
             Some(cut) => unknown(c7, cut),
             None => j.c7(&var, c7),
@@ -164,7 +165,7 @@ fn coarsenings(cfg: &Cfg, vars: &[Ix]) -> Option<Vec<Vec<Vec<Ix>>>> {
 /// C5: C1-C4 with E-RDRF, and the region form of Lemma 6, for every partition of the shared
 /// variables (and the declared one) under which the program is region-race-free (spec §3,
 /// §6.3 C5).
-fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
+fn c5(cfg: &Cfg, std: &Reach, rel: &Relevant, bug: Option<LdrfBug>, bounds: &Config) -> Result<Item, String> {
     // Err: why C5 does not apply to this program (no item: nothing was judged).
     let subject = "C5 R-DRF agrees for every region-race-free partition (Thms 7, 8 for R-DRF; regions share versions)";
     let Some(mut partitions) = coarsenings(cfg, &cfg.shared_vars()) else {
@@ -192,7 +193,7 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
             return Ok(unknown(subject, &cut));
         }
         let regions = cfg.partition_name(partition).unwrap_or_default();
-        let j = Judge { cfg, engine: &engine, std, local: &local, partition: Some(partition) };
+        let j = Judge { cfg, engine: &engine, std, rel, local: &local, partition: Some(partition) };
         let region_mix = cart(cfg, &Sync::Full, &Mix::Region(partition.clone()), bounds.max_states);
         if let Some(cut) = region_mix.cut {
             return Ok(unknown(subject, &cut));
@@ -213,7 +214,7 @@ fn c5(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Result<I
 
 /// C6: Remark 9: C1-C4 with G restricted to the synchronizes-with pairs E-STD observes, and
 /// Thm 10 for that G (E-CART with the same refined sync-CFG).
-fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Item {
+fn c6(cfg: &Cfg, std: &Reach, rel: &Relevant, bug: Option<LdrfBug>, bounds: &Config) -> Item {
     let subject = "C6 Remark 9: C1-C4 and C7 with G refined to the observed synchronizes-with pairs";
     let (pairs, cut) = observed_sw(cfg, bounds);
     if let Some(cut) = cut {
@@ -230,7 +231,7 @@ fn c6(cfg: &Cfg, std: &Reach, bug: Option<LdrfBug>, bounds: &Config) -> Item {
     if let Some(cut) = refined.cut {
         return unknown(subject, &cut);
     }
-    let j = Judge { cfg, engine: &engine, std, local: &local, partition: None };
+    let j = Judge { cfg, engine: &engine, std, rel, local: &local, partition: None };
     let pairs = if shown.is_empty() { "∅".to_string() } else { shown.join(" ") };
     let mut judged = j.c1_to_c4("");
     judged.push(j.c7(&refined, "C7 Thm 10 with the refined G: every copy and buffer is in ⟦P⟧× (var mix)"));
@@ -316,10 +317,32 @@ fn c11(cfg: &Cfg, std: &Reach, bounds: &Config) -> Item {
     Item { subject: subject.into(), status: ItemStatus::Holds, explanation, witness: None }
 }
 
+/// What every C3/C4 judgement reads of the program and of the standard semantics, computed
+/// once per program (C1-C4 run again for each C5 partition and for C6): Acc(n) per location,
+/// and per location the standard states' values on it.
+struct Relevant {
+    acc: Vec<Vec<Ix>>,
+    truth: BTreeMap<Node, BTreeSet<Vec<i64>>>,
+}
+
+impl Relevant {
+    fn of(cfg: &Cfg, std: &Reach) -> Relevant {
+        let acc: Vec<Vec<Ix>> = (0..cfg.owner.len()).map(|n| cfg.relevant(Node::try_from(n).unwrap_or(Node::MAX))).collect();
+        let mut truth: BTreeMap<Node, BTreeSet<Vec<i64>>> = BTreeMap::new();
+        for s in std.states.keys() {
+            for &n in &s.pc {
+                truth.entry(n).or_default().insert(acc[n as usize].iter().map(|&x| s.env[usize::from(x)]).collect());
+            }
+        }
+        Relevant { acc, truth }
+    }
+}
+
 struct Judge<'a, 'c> {
     cfg: &'a Cfg,
     engine: &'a Ldrf<'c>,
     std: &'a Reach,
+    rel: &'a Relevant,
     local: &'a LocalReach,
     /// E-RDRF's partition, whose region form of Lemma 6 C1 also checks.
     partition: Option<&'a [Vec<Ix>]>,
@@ -456,7 +479,7 @@ impl Judge<'_, '_> {
         for s in sorted(self.local.states.keys()) {
             let chi = self.engine.extract(s);
             for (t, &n) in s.pc.iter().enumerate() {
-                for x in self.cfg.relevant(n) {
+                for &x in &self.rel.acc[n as usize] {
                     let xi = usize::from(x);
                     if s.theta[t][xi].0 != chi.env[xi] {
                         let mut ex = vec![format!(
@@ -479,23 +502,17 @@ impl Judge<'_, '_> {
 
     fn c4(&self, bounds: &str) -> Item {
         let subject = "C4 relevant-point equality (the most precise sync-CFG analysis)";
-        let project = |env: &dyn Fn(Ix) -> i64, n: Node| -> Vec<i64> { self.cfg.relevant(n).into_iter().map(env).collect() };
-        let mut truth: BTreeMap<Node, BTreeSet<Vec<i64>>> = BTreeMap::new();
-        for s in self.std.states.keys() {
-            for &n in &s.pc {
-                truth.entry(n).or_default().insert(project(&|x| s.env[usize::from(x)], n));
-            }
-        }
+        let (acc, truth) = (&self.rel.acc, &self.rel.truth);
         let mut local: BTreeMap<Node, BTreeSet<Vec<i64>>> = BTreeMap::new();
         for s in self.local.states.keys() {
             for (t, &n) in s.pc.iter().enumerate() {
-                local.entry(n).or_default().insert(project(&|x| s.theta[t][usize::from(x)].0, n));
+                local.entry(n).or_default().insert(acc[n as usize].iter().map(|&x| s.theta[t][usize::from(x)].0).collect());
             }
         }
         for n in truth.keys().chain(local.keys()).collect::<BTreeSet<_>>() {
             let (a, b) = (truth.get(n).cloned().unwrap_or_default(), local.get(n).cloned().unwrap_or_default());
             if a != b {
-                let vars: Vec<&str> = self.cfg.relevant(*n).into_iter().map(|x| self.cfg.vars[usize::from(x)].as_str()).collect();
+                let vars: Vec<&str> = acc[*n as usize].iter().map(|&x| self.cfg.vars[usize::from(x)].as_str()).collect();
                 let show = |set: &BTreeSet<Vec<i64>>| if set.is_empty() { "none".to_string() } else { set.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(" ") };
                 return item(
                     subject,
@@ -537,7 +554,7 @@ mod tests {
         let judge = |pairs: BTreeSet<(Node, Node)>| {
             let engine = Ldrf::new(&cfg, Sync::Pairs(pairs));
             let local = engine.reach(&b);
-            let j = Judge { cfg: &cfg, engine: &engine, std: &std, local: &local, partition: None };
+            let j = Judge { cfg: &cfg, engine: &engine, std: &std, rel: &Relevant::of(&cfg, &std), local: &local, partition: None };
             j.c1_to_c4("").into_iter().map(|i| i.status).collect::<Vec<_>>()
         };
         assert!(judge(pairs.clone()).iter().all(|&s| s == ItemStatus::Holds));
