@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Coverage of the systems under test by a fixed-seed campaign: the runs and the report.
+
+What: runs one `racefuzz fuzz` campaign per SUT family (its own oracles only, a fixed seed
+and a fixed program budget per oracle) with an instrumented racefuzz, keeps each family's
+profile data apart, and reports, per file of `src/analyses/**`, region and line coverage
+credited to the runs of that file's own family only; then every uncovered region with its
+function and source line, marked "justified" (with the reason from the justification file)
+or "not reached".
+
+How: called by `scripts/sut-coverage`, which checks the tools and builds the instrumented
+binary first; run that, not this. Subcommands:
+    sut-coverage.py run    --bin BIN --work DIR --programs N --seed S
+    sut-coverage.py report --bin BIN --work DIR --justified FILE [--out FILE]
+`run` writes DIR/<family>/*.profraw, DIR/<family>/campaign.txt and DIR/meta.json; `report`
+reads them (so a report can be regenerated after editing justifications, without a rerun).
+
+How long: `run` is about 40 ms per program budget unit on one core (10,000 programs per
+oracle: about 7 minutes); `report` takes a few seconds.
+
+Justification file: one line per justified region, `KEY REASON`, where KEY is
+`path:LINE:COL` (one region), `path:FUNCTION` (every uncovered region of that function, as
+the report names it: `Type::method`, `function::{closure}`) or `path:*` (the whole file).
+`#` starts a comment. A key that matches nothing uncovered is listed as stale.
+
+Output is deterministic: no times, no absolute paths; the same code and budget give the
+same report byte for byte.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+# The SUT families: each one campaign over its own oracles (oracles/src/theorems/registry.rs
+# gives the oracles, src/suts.rs which SUT each one judges). Negative controls are left out:
+# they judge the same code as the family's positive oracle, expected to fail.
+FAMILIES = [
+    ("fasttrack", ["fasttrack-precise"]),
+    ("bigfoot", ["bigfoot-precise"]),
+    ("escape", ["escape-trace-precise"]),
+    ("capsule", ["capsule-first-race", "capsule-first-race-operational"]),
+    ("naik-aiken", ["naik-aiken-sound"]),
+    ("ldrf-analyses", ["ldrf-sound"]),
+    ("racerdx", ["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
+]
+
+# Sections of the report: a heading, the families whose runs are credited, the files (a
+# path, or a folder ending in `/`, relative to the repository root). Every file of
+# src/analyses/** that the binary contains code of must be in exactly one section.
+SECTIONS = [
+    ("FastTrack", ["fasttrack"], ["src/analyses/fasttrack.rs"]),
+    ("BigFoot: placement, contexts, DynamicBF", ["bigfoot"], ["src/analyses/bigfoot/"]),
+    ("Per-access placer (bigfoot-precise's CheckPlacer only with a pa-* mutant)", ["bigfoot"], ["src/analyses/per_access.rs"]),
+    ("Escape filter", ["escape"], ["src/analyses/escape.rs"]),
+    ("Capsule filter", ["capsule"], ["src/analyses/capsule.rs"]),
+    ("Object graph (shared by the escape and capsule filters)", ["escape", "capsule"], ["src/analyses/object_graph.rs"]),
+    ("Naik-Aiken", ["naik-aiken"], ["src/analyses/naik_aiken/"]),
+    ("L-DRF sync-CFG analyses", ["ldrf-analyses"], ["src/analyses/ldrf/"]),
+    ("RacerDX", ["racerdx"], ["src/analyses/racerdx.rs"]),
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+MEASURED = "src/analyses/"
+
+
+def die(msg):
+    print(f"sut-coverage: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def llvm_tool(name):
+    """The llvm tool of the active toolchain (rustup component llvm-tools)."""
+    sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
+    host = re.search(r"^host: (\S+)$", subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout, re.M).group(1)
+    path = Path(sysroot) / "lib" / "rustlib" / host / "bin" / name
+    if not path.exists():
+        die(f"{path} is missing: rustup component add llvm-tools")
+    return str(path)
+
+
+# ---------------------------------------------------------------- the campaign runs
+
+
+def campaign_cmd(oracles, programs, seed, out):
+    # --time is a safety net only: the program budget ends the campaign long before it, so
+    # that the programs, and so the coverage, depend on the seed alone.
+    return ["fuzz", *oracles, "--max-programs", str(programs), "--seed", str(seed), "--time", "3h", "--jobs", "1", "--out", str(out)]
+
+
+def parse_campaign(text):
+    """The per-oracle rows of a campaign's summary: oracle -> (checked, pass, fail, inconclusive)."""
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s", line)
+        if m:
+            rows[m.group(1)] = tuple(int(m.group(i)) for i in range(2, 6))
+    return rows
+
+
+def run(args):
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    meta = {"programs": args.programs, "seed": args.seed, "families": {}}
+    for family, oracles in FAMILIES:
+        d = work / family
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir()
+        cmd = [args.bin, *campaign_cmd(oracles, args.programs, args.seed, d / "found")]
+        env = dict(os.environ, LLVM_PROFILE_FILE=str(d / "%p-%m.profraw"))
+        print(f"sut-coverage: {family}: racefuzz {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        (d / "campaign.txt").write_text(p.stdout + p.stderr)
+        # 0: no counterexample; 1: counterexamples found (kept in d/found, reported below).
+        if p.returncode not in (0, 1):
+            die(f"the {family} campaign failed with exit code {p.returncode}:\n{p.stdout}{p.stderr}")
+        rows = parse_campaign(p.stdout)
+        for o in oracles:
+            if o not in rows:
+                die(f"the {family} campaign printed no row for {o}:\n{p.stdout}")
+            if rows[o][0] != args.programs:
+                die(f"{o} checked {rows[o][0]} programs, not {args.programs} (did the time limit cut it?)")
+        meta["families"][family] = {"oracles": oracles, "rows": {o: rows[o] for o in oracles}, "exit": p.returncode}
+        last = [l for l in p.stdout.splitlines() if "programs in" in l]
+        print(f"sut-coverage: {family}: {last[0] if last else 'done'}", file=sys.stderr, flush=True)
+    (work / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+
+# ---------------------------------------------------------------- coverage data
+
+
+def export(bin_path, work, families):
+    """llvm-cov's JSON export for the merged profiles of `families`."""
+    raws = sorted(str(p) for f in families for p in (work / f).glob("*.profraw"))
+    if not raws:
+        die(f"no profile data for {families} in {work}: run the campaigns first")
+    profdata = work / ("+".join(families) + ".profdata")
+    subprocess.run([llvm_tool("llvm-profdata"), "merge", "-sparse", "-o", str(profdata), *raws], check=True)
+    out = subprocess.run([llvm_tool("llvm-cov"), "export", "-format=text", f"-instr-profile={profdata}", bin_path], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["data"][0]
+
+
+def rel(path):
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return None
+
+
+class SourceFile:
+    """A source file's lines and the names of the functions in it."""
+
+    def __init__(self, path):
+        self.lines = (ROOT / path).read_text().split("\n")
+        self.named = []  # (start, end, name) of each named function's span
+
+    def line(self, n):
+        return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
+
+    def fn_name(self, line, col):
+        """`Type::name` for a function whose coverage starts at line:col, or None (a closure,
+        derived or macro code)."""
+        m = re.match(r"\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?fn\s+(\w+)", self.line(line)[col - 1 :])
+        if not m:
+            return None
+        indent = len(self.line(line)) - len(self.line(line).lstrip())
+        for k in range(line - 1, 0, -1):
+            text = self.line(k)
+            ind = len(text) - len(text.lstrip())
+            if text.strip() and ind < indent:
+                im = re.match(r"\s*impl\b(?:<[^{]*?>)?\s+(?:.*?\bfor\s+)?(?:[\w:]*::)?(\w+)", text)
+                tm = re.match(r"\s*(?:pub(?:\([^)]*\))?\s+)?trait\s+(\w+)", text)
+                if im or tm:
+                    return f"{(im or tm).group(1)}::{m.group(1)}"
+                if ind == 0:
+                    break
+        return m.group(1)
+
+    def function_at(self, line, col):
+        """The innermost named function containing line:col."""
+        inside = [(s, e, n) for s, e, n in self.named if s <= (line, col) <= e]
+        return min(inside, key=lambda t: (t[1][0] - t[0][0], t[1][1] - t[0][1]))[2] if inside else None
+
+
+def measure(data, files):
+    """Per file: llvm-cov's region and line summary, and the regions never run with the
+    function each one is in. Regions of the instantiations of one generic function are
+    merged (a region is reached when any instantiation runs it), as llvm-cov's summary does."""
+    out = {}
+    for f in data["files"]:
+        path = rel(f["filename"])
+        if path in files:
+            out[path] = {"regions": f["summary"]["regions"], "lines": f["summary"]["lines"], "uncovered": []}
+    sources = {path: SourceFile(path) for path in out}
+    counts = {path: {} for path in out}  # (l, c, le, ce) -> (max count, function record start)
+    for fn in data["functions"]:
+        for ls, cs, le, ce, n, fid, _efid, kind in fn["regions"]:
+            path = rel(fn["filenames"][fid])
+            if path not in out or kind != 0:  # code regions only, as llvm-cov counts them
+                continue
+            key = (ls, cs, le, ce)
+            start = tuple(fn["regions"][0][:2])
+            prev = counts[path].get(key, (0, start))
+            counts[path][key] = (max(prev[0], n), prev[1])
+        r0 = fn["regions"][0]
+        path = rel(fn["filenames"][r0[5]])
+        if path in out:
+            src = sources[path]
+            name = src.fn_name(r0[0], r0[1])
+            if name:
+                end = max((r[2], r[3]) for r in fn["regions"] if r[5] == r0[5])
+                span = ((r0[0], r0[1]), end, name)
+                if span not in src.named:
+                    src.named.append(span)
+    for path, regions in counts.items():
+        src = sources[path]
+        for (ls, cs, le, ce), (n, start) in sorted(regions.items()):
+            if n:
+                continue
+            name = src.fn_name(*start)
+            if name is None:  # a closure, or code a macro or derive generated
+                outer = src.function_at(*start)
+                name = f"{outer}::{{closure}}" if outer else f"<code at line {start[0]}>"
+            out[path]["uncovered"].append({"line": ls, "col": cs, "end": [le, ce], "function": name, "source": src.line(ls).strip()})
+        summary = out[path]["regions"]
+        if summary["count"] - summary["covered"] != len(out[path]["uncovered"]):
+            print(f"sut-coverage: warning: {path}: llvm-cov counts {summary['count'] - summary['covered']} uncovered regions, the listing {len(out[path]['uncovered'])}", file=sys.stderr)
+    return out
+
+
+# ---------------------------------------------------------------- justifications
+
+
+def read_justified(path):
+    """KEY -> reason, in file order."""
+    justified = {}
+    if not path or not Path(path).exists():
+        return justified
+    for k, raw in enumerate(Path(path).read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 1)
+        if len(parts) < 2 or ":" not in parts[0]:
+            die(f"{path}:{k}: expected `path:LINE:COL REASON`, `path:FUNCTION REASON` or `path:* REASON`")
+        justified[parts[0]] = parts[1]
+    return justified
+
+
+def justify(path, u, justified, used):
+    for key in (f"{path}:{u['line']}:{u['col']}", f"{path}:{u['function']}", f"{path}:*"):
+        if key in justified:
+            used.add(key)
+            return justified[key]
+    return None
+
+
+# ---------------------------------------------------------------- the report
+
+
+def pct(covered, count):
+    return f"{100.0 * covered / count:.1f}%" if count else "n/a"
+
+
+def code(text, width=100):
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return "`` " + text.replace("`", "'") + " ``" if "`" in text else f"`{text}`"
+
+
+def report(args):
+    work = Path(args.work)
+    meta_path = work / "meta.json"
+    if not meta_path.exists():
+        die(f"{meta_path} is missing: run the campaigns first")
+    meta = json.loads(meta_path.read_text())
+    justified = read_justified(args.justified)
+    used = set()
+    families = dict(FAMILIES)
+    assigned = {}
+    sections = []
+    for title, fams, paths in SECTIONS:
+        data = export(args.bin, work, fams)
+        present = sorted({rel(f["filename"]) for f in data["files"]} - {None})
+        files = [p for p in present if any(p == q or (q.endswith("/") and p.startswith(q)) for q in paths)]
+        for p in files:
+            if p in assigned:
+                die(f"{p} is in two sections: {assigned[p]} and {title}")
+            assigned[p] = title
+        sections.append((title, fams, measure(data, set(files))))
+        unmapped = [p for p in present if p.startswith(MEASURED) and not any(p == q or (q.endswith("/") and p.startswith(q)) for _, _, qs in SECTIONS for q in qs)]
+        if unmapped:
+            die(f"files of {MEASURED} in no section of SECTIONS (add them): {', '.join(unmapped)}")
+
+    out = []
+    w = out.append
+    total = {"rc": 0, "rn": 0, "lc": 0, "ln": 0, "just": 0, "open": 0}
+    rows = []
+    for title, fams, files in sections:
+        s = {"rc": 0, "rn": 0, "lc": 0, "ln": 0, "just": 0, "open": 0}
+        for path, m in files.items():
+            s["rc"] += m["regions"]["covered"]
+            s["rn"] += m["regions"]["count"]
+            s["lc"] += m["lines"]["covered"]
+            s["ln"] += m["lines"]["count"]
+            for u in m["uncovered"]:
+                u["why"] = justify(path, u, justified, used)
+                s["just" if u["why"] else "open"] += 1
+        rows.append((title, fams, s))
+        for k in total:
+            total[k] += s[k]
+
+    w("# Coverage of the systems under test by the fixed campaign")
+    w("")
+    w(f"Generated by `scripts/sut-coverage --programs {meta['programs']} --out docs/coverage.md` (seed {meta['seed']}); do not edit by hand.")
+    w("Justifications live in `docs/coverage-justified.txt` and are merged in when the report is regenerated.")
+    w("")
+    w(f"Each SUT family runs its own oracles in one campaign, `racefuzz fuzz ORACLES --max-programs {meta['programs']} --seed {meta['seed']} --jobs 1`,")
+    w("with an instrumented release build and its own profile data; a file is credited only with the runs of its own family.")
+    w("Unit tests do not count. A region is llvm-cov's code region, counted once however many generic instantiations it has;")
+    w("an uncovered region is *justified* (with its reason) or *not reached* (a generator change should reach it).")
+    w("")
+    w("| section | regions reached | lines reached | justified | not reached |")
+    w("|---|---|---|---|---|")
+    for title, _fams, s in rows:
+        w(f"| {title.split(' (')[0]} | {s['rc']}/{s['rn']} ({pct(s['rc'], s['rn'])}) | {s['lc']}/{s['ln']} ({pct(s['lc'], s['ln'])}) | {s['just']} | {s['open']} |")
+    t = total
+    w(f"| **total `{MEASURED}**`** | **{t['rc']}/{t['rn']} ({pct(t['rc'], t['rn'])})** | **{t['lc']}/{t['ln']} ({pct(t['lc'], t['ln'])})** | **{t['just']}** | **{t['open']}** |")
+    w("")
+    w(f"Regions reached or justified: {t['rc'] + t['just']}/{t['rn']} ({pct(t['rc'] + t['just'], t['rn'])}).")
+    w("")
+    for (title, fams, files), (_, _, s) in zip(sections, rows):
+        w(f"## {title}")
+        w("")
+        for f in fams:
+            fm = meta["families"][f]
+            w(f"`racefuzz {' '.join(campaign_cmd(fm['oracles'], meta['programs'], meta['seed'], '.')[:-2])}`")
+            w("")
+            w("| oracle | checked | pass | fail | inconclusive |")
+            w("|---|---|---|---|---|")
+            for o in fm["oracles"]:
+                c, p, fl, i = fm["rows"][o]
+                w(f"| {o} | {c} | {p} | {fl} | {i} |")
+            w("")
+        w("| file | regions | % | lines | % |")
+        w("|---|---|---|---|---|")
+        for path in sorted(files):
+            m = files[path]
+            r, l = m["regions"], m["lines"]
+            w(f"| `{path}` | {r['covered']}/{r['count']} | {pct(r['covered'], r['count'])} | {l['covered']}/{l['count']} | {pct(l['covered'], l['count'])} |")
+        if len(files) > 1:
+            w(f"| total | {s['rc']}/{s['rn']} | {pct(s['rc'], s['rn'])} | {s['lc']}/{s['ln']} | {pct(s['lc'], s['ln'])} |")
+        w("")
+        unc = [(path, u) for path in sorted(files) for u in files[path]["uncovered"]]
+        if not unc:
+            w("Every region reached.")
+            w("")
+            continue
+        w(f"Uncovered regions ({s['open']} not reached, {s['just']} justified):")
+        w("")
+        for path, u in unc:
+            status = f"justified: {u['why']}" if u["why"] else "not reached"
+            w(f"- `{path}:{u['line']}:{u['col']}` in `{u['function']}`: {code(u['source'])} ({status})")
+        w("")
+    stale = [k for k in justified if k not in used]
+    if stale:
+        w("## Stale justifications")
+        w("")
+        w("These lines of `docs/coverage-justified.txt` match no uncovered region (the code moved or is reached now):")
+        w("")
+        for k in stale:
+            w(f"- `{k}` {justified[k]}")
+        w("")
+    text = "\n".join(out)
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"sut-coverage: wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    print(f"sut-coverage: {MEASURED}: regions reached {t['rc']}/{t['rn']} ({pct(t['rc'], t['rn'])}), lines {t['lc']}/{t['ln']} ({pct(t['lc'], t['ln'])}); uncovered: {t['just']} justified, {t['open']} not reached", file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--bin", required=True)
+    r.add_argument("--work", required=True)
+    r.add_argument("--programs", type=int, required=True)
+    r.add_argument("--seed", type=int, required=True)
+    p = sub.add_parser("report")
+    p.add_argument("--bin", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--justified")
+    p.add_argument("--out")
+    args = ap.parse_args()
+    run(args) if args.cmd == "run" else report(args)
+
+
+if __name__ == "__main__":
+    main()
