@@ -18,16 +18,19 @@ reads them (so a report can be regenerated after editing justifications, without
 How long: `run` is about 40 ms per program budget unit on one core (10,000 programs per
 oracle: about 7 minutes); `report` takes a few seconds.
 
-Justification file: one line per justified region, `KEY REASON`, where KEY is
-`path:LINE:COL` (one region), `path:FUNCTION` (every uncovered region of that function, as
-the report names it: `Type::method`, `function::{closure}`) or `path:*` (the whole file).
-`#` starts a comment. A key that matches nothing uncovered is listed as stale.
+Justification file: one line per justification, `KEY REASON`, where KEY is
+`path:LINE:COL` (one region), `path:LINE` or `path:FIRST-LAST` (the uncovered regions that
+start on those lines), `path:FUNCTION` (every uncovered region of that function, as the
+report names it: `Type::method`, `function::{closure}`) or `path:*` (the whole file); the
+most specific key wins. `#` starts a comment. A key that matches nothing uncovered is listed
+as stale, so that a justification does not outlive the code it was written for.
 
 Output is deterministic: no times, no absolute paths; the same code and budget give the
 same report byte for byte.
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -133,8 +136,18 @@ def run(args):
 # ---------------------------------------------------------------- coverage data
 
 
+_EXPORTS = {}
+
+
 def export(bin_path, work, families):
-    """llvm-cov's JSON export for the merged profiles of `families`."""
+    """llvm-cov's JSON export for the merged profiles of `families` (once per set)."""
+    key = tuple(families)
+    if key not in _EXPORTS:
+        _EXPORTS[key] = _export(bin_path, work, families)
+    return _EXPORTS[key]
+
+
+def _export(bin_path, work, families):
     raws = sorted(str(p) for f in families for p in (work / f).glob("*.profraw"))
     if not raws:
         die(f"no profile data for {families} in {work}: run the campaigns first")
@@ -144,7 +157,9 @@ def export(bin_path, work, families):
     return json.loads(out)["data"][0]
 
 
+@functools.lru_cache(maxsize=None)
 def rel(path):
+    """`path` relative to the repository root, or None outside it."""
     try:
         return str(Path(path).resolve().relative_to(ROOT))
     except ValueError:
@@ -246,13 +261,19 @@ def read_justified(path):
             continue
         parts = line.split(None, 1)
         if len(parts) < 2 or ":" not in parts[0]:
-            die(f"{path}:{k}: expected `path:LINE:COL REASON`, `path:FUNCTION REASON` or `path:* REASON`")
+            die(f"{path}:{k}: expected `KEY REASON` with KEY path:LINE:COL, path:LINE, path:FIRST-LAST, path:FUNCTION or path:*")
         justified[parts[0]] = parts[1]
     return justified
 
 
 def justify(path, u, justified, used):
-    for key in (f"{path}:{u['line']}:{u['col']}", f"{path}:{u['function']}", f"{path}:*"):
+    """The reason of the most specific key that names region `u` of `path`, if any."""
+    line = u["line"]
+    ranges = [k for k in justified if k.startswith(path + ":") and re.fullmatch(r"\d+-\d+", k[len(path) + 1 :])]
+    inside = [k for k in ranges if int(k[len(path) + 1 :].split("-")[0]) <= line <= int(k.split("-")[-1])]
+    # A function's key covers its closures too (`f::{closure}`, `f::{closure}::{closure}`).
+    fns = [u["function"]] + [u["function"][: m.start()] for m in re.finditer(r"::\{closure\}", u["function"])][::-1]
+    for key in (f"{path}:{line}:{u['col']}", f"{path}:{line}", *inside, *(f"{path}:{f}" for f in fns), f"{path}:*"):
         if key in justified:
             used.add(key)
             return justified[key]
@@ -361,9 +382,16 @@ def report(args):
             continue
         w(f"Uncovered regions ({s['open']} not reached, {s['just']} justified):")
         w("")
+        # Regions that start at the same place (a call and its `?`, nested expressions) are
+        # one line of the listing, with their number.
+        shown = {}
         for path, u in unc:
+            shown.setdefault((path, u["line"], u["col"]), []).append(u)
+        for (path, line, col), us in shown.items():
+            u = us[0]
             status = f"justified: {u['why']}" if u["why"] else "not reached"
-            w(f"- `{path}:{u['line']}:{u['col']}` in `{u['function']}`: {code(u['source'])} ({status})")
+            many = f" ({len(us)} regions)" if len(us) > 1 else ""
+            w(f"- `{path}:{line}:{col}` in `{u['function']}`{many}: {code(u['source'])} ({status})")
         w("")
     stale = [k for k in justified if k not in used]
     if stale:
