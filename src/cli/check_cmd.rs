@@ -218,7 +218,7 @@ pub(super) fn check(id: &str, file: &Path, mutant: Option<&str>, json: bool, bou
     // oracle still checks the theorem's hypotheses unless the mutant relaxes them, so such
     // a file is inconclusive for the real analysis.
     let (_, prog) = load_with(file, s.relax())?;
-    if prog.dialect != o.dialect {
+    if !o.dialect.contains(prog.dialect) {
         return Err(CliError::input(format!("error: {} judges {} programs; {} is {}", o.id, o.dialect, file.display(), prog.dialect)));
     }
     let r = suts::check(&o, &prog, &s, bounds.config());

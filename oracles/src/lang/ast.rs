@@ -25,6 +25,10 @@ pub enum Dialect {
     RacerDx,
     /// BigFoot's BFJ (seed 003 ch. 3, spec/bigfoot.md).
     Bfj,
+    /// BFJ tier 2 (spec/bigfoot.md A2): BFJ with `fork` and `join`, whose happens-before
+    /// edges (fork → child, child → join) every precise detector must honour. Outside
+    /// BigFoot's Theorem 3.9.4, so only the detector and explorer oracles judge it.
+    Bfj2,
     /// SimpleJava / EscapeJava (seed 003 ch. 4, spec/escape_capsule.md §2).
     SimpleJava,
     /// CapJava (seed 003 ch. 5, spec/escape_capsule.md §7).
@@ -37,18 +41,27 @@ pub enum Dialect {
 
 impl Dialect {
     /// Every dialect, in the order they are documented.
-    pub const ALL: [Dialect; 6] = [Dialect::RacerDx, Dialect::Bfj, Dialect::SimpleJava, Dialect::CapJava, Dialect::NaikAiken, Dialect::Ldrf];
+    pub const ALL: [Dialect; 7] = [Dialect::RacerDx, Dialect::Bfj, Dialect::Bfj2, Dialect::SimpleJava, Dialect::CapJava, Dialect::NaikAiken, Dialect::Ldrf];
 
     /// The keyword used on a `dialect` line.
     pub fn name(self) -> &'static str {
         match self {
             Dialect::RacerDx => "racerdx",
             Dialect::Bfj => "bfj",
+            Dialect::Bfj2 => "bfj2",
             Dialect::SimpleJava => "simplejava",
             Dialect::CapJava => "capjava",
             Dialect::NaikAiken => "naikaiken",
             Dialect::Ldrf => "ldrf",
         }
+    }
+
+    /// Whether every program of `other` is a program of `self`: a dialect contains
+    /// itself, and tier-2 BFJ (`bfj2`) contains BFJ, whose programs are `bfj2` programs
+    /// without fork/join. An oracle of dialect `self` judges programs of every `other` it
+    /// contains, so `bfj` regressions stay valid for the `bfj2` oracles.
+    pub fn contains(self, other: Dialect) -> bool {
+        self == other || (self == Dialect::Bfj2 && other == Dialect::Bfj)
     }
 
     /// Parses a dialect keyword.

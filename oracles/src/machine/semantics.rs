@@ -44,7 +44,7 @@ impl Semantics {
     pub fn of(d: Dialect) -> Semantics {
         let field_init = match d {
             Dialect::RacerDx => FieldInit::SelfLoop,
-            Dialect::Bfj => FieldInit::Zero,
+            Dialect::Bfj | Dialect::Bfj2 => FieldInit::Zero,
             Dialect::SimpleJava | Dialect::CapJava | Dialect::NaikAiken | Dialect::Ldrf => FieldInit::Null,
         };
         let java = matches!(d, Dialect::SimpleJava | Dialect::CapJava);

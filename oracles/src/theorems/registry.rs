@@ -151,7 +151,7 @@ impl Oracle {
     /// the dialect's validator rejects (with the assumptions `relax` lifts). Such a program
     /// is `inconclusive` with this note, never judged.
     pub fn unmet(&self, p: &Program, relax: Relax) -> Option<String> {
-        if p.dialect != self.dialect {
+        if !self.dialect.contains(p.dialect) {
             return Some(format!("{} applies to {} programs only", self.id, self.dialect));
         }
         crate::lang::validate_relaxed(p, relax).err().map(|e| format!("precondition unmet: {e}"))
@@ -243,6 +243,7 @@ mod tests {
                 let bytes: Vec<u8> = (0u8..40).map(|i| seed.wrapping_mul(31).wrapping_add(i.wrapping_mul(7))).collect();
                 let p = (o.generate)(&bytes, Relax::default());
                 assert_eq!(p.dialect, o.dialect, "{}", o.id);
+                assert!(o.unmet(&p, Relax::default()).is_none(), "{}", o.id);
                 crate::lang::validate(&p).unwrap_or_else(|e| panic!("{}: {e}", o.id));
             }
         }

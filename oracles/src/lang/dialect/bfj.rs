@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use super::*;
 
 impl Validator<'_> {
-    pub(super) fn bfj(&self) -> VResult {
+    /// BFJ's checks; `tier2` (the `bfj2` dialect) allows `fork` and `join` (spec A2).
+    pub(super) fn bfj(&self, tier2: bool) -> VResult {
         if let Some(c) = self.p.classes.iter().find(|c| c.capsule) {
             return self.fail("BFJ", format!("capsule classes belong to capjava (class `{}`)", c.name), Some(c.line));
         }
@@ -23,7 +24,9 @@ impl Validator<'_> {
             return self.fail("BFJ", "a program is classes plus threads `s1 || … || sn`; declare at least one `thread`".into(), None);
         }
         self.forbid("BFJ", "BFJ has per-object locks only; use `acq(x)`/`rel(x)` instead of `lock`/`unlock`", |k| matches!(k, StmtKind::Lock | StmtKind::Unlock))?;
-        self.forbid("A2 (tier 1)", "fork/join are the tier-2 extension, outside Theorem 3.9.4", |k| matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_)))?;
+        if !tier2 {
+            self.forbid("A2 (tier 1)", "fork/join are the tier-2 extension, outside Theorem 3.9.4 (dialect bfj2 has them)", |k| matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_)))?;
+        }
         self.forbid("BFJ", "`assume`/`assert` are not part of BFJ", |k| matches!(k, StmtKind::Assume(_) | StmtKind::Assert(_)))?;
         self.forbid("BFJ", "call arguments are variables (a path actual would read the heap without an access)", has_path_actual)?;
         self.forbid("A9", "`x = x.f` reads into its own designator; read into a temporary first", |k| match k {
@@ -71,6 +74,9 @@ mod tests {
         assert_eq!(v("class C { fields f }\n"), Some(("BFJ", None)), "no thread");
         assert_eq!(v("thread { h = fork { skip } }\n"), Some(("A2 (tier 1)", Some(2))));
         assert_eq!(v("init { x = new }\nthread { x = x.f }\n"), Some(("A9", Some(3))));
+        let tier2 = |src: &str| violation(&format!("dialect bfj2\n{src}")).map(|(a, l, _)| (a, l));
+        assert_eq!(tier2("thread { h = fork { skip }; join(h) }\n"), None);
+        assert_eq!(tier2("init { x = new }\nthread { h = fork { x = x.f }; join(h) }\n"), Some(("A9", Some(3))), "the rest of BFJ holds in tier 2");
         assert_eq!(v("class C { method m(a) { a = 1 } }\nthread { skip }\n"), Some(("A10", Some(2))));
         assert_eq!(v("class C { method m() { skip } }\nclass D { method m() { skip } }\nthread { skip }\n"), Some(("A11", Some(3))));
     }

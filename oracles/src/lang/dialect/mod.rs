@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | `racerdx` | seed 000, spec/racerdx.md §1.2 | A1 (classes, ints, arrays), A2 (several locks, unbalanced `lock`/`unlock`, threads), A3 (formal names, use before assignment), A5 (recursion, return values), A6 (data-dependent conditions), ANF (Def. 5.12) |
 //! | `bfj` | seed 003 ch. 3, spec/bigfoot.md §2, §10 | the global lock, fork/join (tier 2, outside Thm 3.9.4, A2), recursion (A11), methods assigning their parameters (A10), `x = x.f` (A9) |
+//! | `bfj2` | spec/bigfoot.md A2 (tier 2) | as `bfj`, but `fork` and `join` are allowed |
 //! | `simplejava` | seed 003 ch. 4, spec/escape_capsule.md §2 | globals/`init`, several initial threads, arrays, `join`, the global lock, receiver-less calls, capsules |
 //! | `capjava` | seed 003 ch. 5, spec/escape_capsule.md §7 | as `simplejava`, but capsule classes are allowed |
 //! | `ldrf` | seed 004, spec/ldrf.md §1.1, §6.4 | classes, methods, `init`, heap and object statements, `join`, `fork`, `break`, assume/branch conditions on shared variables, lock names used as variables, locks acquired while held |
@@ -75,7 +76,8 @@ pub fn validate_relaxed(p: &Program, relax: Relax) -> Result<(), DialectError> {
     v.common()?;
     match p.dialect {
         Dialect::RacerDx => v.racerdx(),
-        Dialect::Bfj => v.bfj(),
+        Dialect::Bfj => v.bfj(false),
+        Dialect::Bfj2 => v.bfj(true),
         Dialect::SimpleJava | Dialect::CapJava => v.simplejava(),
         Dialect::NaikAiken => v.naikaiken(),
         Dialect::Ldrf => v.ldrf(),

@@ -15,7 +15,10 @@ impl Parser<'_> {
                     self.bump();
                     d
                 }
-                None => return self.err(&format!("unknown dialect `{s}` (known: racerdx, bfj, simplejava, capjava)")),
+                None => {
+                    let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+                    return self.err(&format!("unknown dialect `{s}` (known: {})", known.join(", ")));
+                }
             },
             _ => return self.expected("a dialect name"),
         };
