@@ -238,7 +238,19 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
                             counters.features[k].fetch_add(1, Ordering::Relaxed);
                         }
                     }
-                    let r = suts::check(o, &p, subject, explore);
+                    // A panic is a racefuzz bug; the program that caused it must not be lost
+                    // with the job, so the campaign stops with it (as for an unwritable finding).
+                    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| suts::check(o, &p, subject, explore)));
+                    let r = match checked {
+                        Ok(r) => r,
+                        Err(panic) => {
+                            let what = panic.downcast_ref::<String>().map(String::as_str).or_else(|| panic.downcast_ref::<&str>().copied()).unwrap_or("a panic");
+                            let message = format!("racefuzz internal bug: {} panicked ({what}) on program {n} of job {job}, seed {}", o.id, s.seed);
+                            stop.store(true, Ordering::Relaxed);
+                            lock(failure).get_or_insert(CampaignError::Internal { message, program: print(&p) });
+                            return;
+                        }
+                    };
                     spent[i] += started.elapsed().as_secs_f64();
                     counters.verdicts[i][slot(r.verdict)].fetch_add(1, Ordering::Relaxed);
                     if !r.items.is_empty() {
