@@ -1,18 +1,22 @@
-//! The thread-program generator: small BFJ programs (spec/bigfoot.md §2) whose point is to
-//! exercise the *explorers* (issue 9, item 5: the `explorer-agree` oracle), so every form
-//! that creates or hides a dependence between threads appears: reads and writes of shared
-//! fields, paths through a link field (`o.f.g`: the prefix `o.f` is read without an
+//! The thread-program generator: small tier-2 BFJ programs (spec/bigfoot.md §2 and A2's
+//! fork/join) whose point is to exercise the *explorers* (issue 9, item 5: the
+//! `explorer-agree` oracle) and the precise detectors (`fasttrack-precise`), so every form
+//! that creates, hides or orders a dependence between threads appears: reads and writes of
+//! shared fields, paths through a link field (`o.f.g`: the prefix `o.f` is read without an
 //! event, and another thread may redirect it), publication of fresh objects into the link,
 //! critical sections on two locks (nested in both orders: lock-order deadlocks), `sync`
 //! blocks, `if *` and `while *` (choices inside a thread), conditions on loaded values,
-//! and two or three threads.
+//! `h = fork { C }` with a later `join(h)` (or none), and two to four threads.
 //!
 //! Built deterministically from bytes, like the racerdx generator: swarm knobs from a
 //! header, then the program; a byte 0 or the end of the input means "stop adding". Every
-//! program validates as BFJ and has no null dereference: `init` links `o1.f = o2` and
+//! program validates as `bfj2` and has no null dereference: `init` links `o1.f = o2` and
 //! `o2.f = o1`, the link field `f` only ever holds objects, and paths go through it.
 //! Programs stay small (at most 10 statements in all) so that the naive enumeration, the
-//! ground truth the fast explorers are compared with, finishes.
+//! ground truth the fast explorers are compared with, finishes. The statement budget is
+//! split among the threads at random (issue 24: with equal shares, only the last of three
+//! threads could hold an access followed by a choice over another access, the shape of
+//! `tests/regress/dpor_choice_after_access.race`).
 
 use std::collections::BTreeSet;
 
@@ -23,7 +27,7 @@ use crate::lang::*;
 /// Knobs of the thread-program generator.
 #[derive(Clone, Copy, Debug)]
 pub struct ThreadKnobs {
-    /// Threads (2 or 3).
+    /// Threads (2–4).
     pub threads: usize,
     /// Statements in all threads together, counting nested ones.
     pub stmts: usize,
@@ -42,25 +46,36 @@ pub struct ThreadKnobs {
     pub fields: usize,
     /// See `fields`.
     pub objects: usize,
+    /// Whether `h = fork { C }` and `join(h)` appear (tier-2 BFJ, spec/bigfoot.md A2).
+    pub forks: bool,
+    /// Whether a third of the statements are `if *` or `while *` (with `control`): the
+    /// choices after shared accesses where DPOR's wakeup sequences are hardest.
+    pub choices: bool,
 }
 
 impl Default for ThreadKnobs {
     fn default() -> ThreadKnobs {
-        ThreadKnobs { threads: 2, stmts: 8, locks: 2, control: true, paths: true, publish: true, fields: 2, objects: 2 }
+        ThreadKnobs { threads: 2, stmts: 8, locks: 2, control: true, paths: true, publish: true, fields: 2, objects: 2, forks: true, choices: false }
     }
 }
 
 /// Bytes [`swarm`] reads for its knobs before the program.
-pub const SWARM_HEADER: usize = 4;
+pub const SWARM_HEADER: usize = 5;
 
 impl ThreadKnobs {
-    /// Swarm knobs: 3 threads in a third of the programs, 3–10 statements in all (at most
-    /// 7 with 3 threads), 1–2 locks in 85% of programs, control flow in 70%, paths in 70%,
-    /// publication in 50%.
+    /// Swarm knobs: 3 threads in a quarter of the programs and 4 in a twelfth, 3–10
+    /// statements in all (at most 8 with 3 threads, 7 with 4), 1–2 locks in 85% of
+    /// programs, control flow in 70% (choice-heavy in 30% of those), paths in 70%,
+    /// publication in 50%, fork/join in 40%,
+    /// one integer field in a quarter and one object in a quarter (fewer locations: more
+    /// dependences, hence more races for the explorers to reverse).
     pub fn swarm(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
         let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
-        let threads = if h[0].is_multiple_of(3) { 3 } else { 2 };
-        let max = if threads == 3 { 7 } else { 10 };
+        let (threads, max) = match h[0] % 12 {
+            0 => (4, 7),
+            1..=3 => (3, 8),
+            _ => (2, 10),
+        };
         ThreadKnobs {
             threads,
             stmts: 3 + usize::from(h[1]) % (max - 2),
@@ -68,8 +83,10 @@ impl ThreadKnobs {
             control: chance(h[3], 70),
             paths: chance(h[3].rotate_left(3), 70),
             publish: chance(h[1].rotate_left(4), 50),
-            fields: 2,
-            objects: 2,
+            fields: if h[4].rotate_left(3) & 3 == 0 { 1 } else { 2 },
+            objects: if h[4].rotate_left(5) & 3 == 0 { 1 } else { 2 },
+            forks: chance(h[4], 40),
+            choices: chance(h[3].rotate_left(6), 30),
         }
     }
 }
@@ -91,8 +108,23 @@ struct Builder<'a, 'b> {
 }
 
 impl Builder<'_, '_> {
+    /// Appends statements to `out`; the threads it forks are joined later in the same
+    /// block, each at a random point, or (a quarter of them) never.
     fn block(&mut self, depth: usize, out: &mut Vec<String>) {
+        let mut forked = vec![];
+        self.stmts(depth, out, &mut forked);
+        for h in forked {
+            if !self.src.next().is_multiple_of(4) {
+                out.push(format!("join({h})"));
+            }
+        }
+    }
+
+    fn stmts(&mut self, depth: usize, out: &mut Vec<String>, forked: &mut Vec<String>) {
         loop {
+            if !forked.is_empty() && self.src.next().is_multiple_of(3) {
+                out.push(format!("join({})", forked.remove(0)));
+            }
             if self.budget == 0 {
                 return;
             }
@@ -106,7 +138,15 @@ impl Builder<'_, '_> {
             // Inside a section, a third of the statements open a section on the other lock:
             // that is where lock-order deadlocks come from.
             let nest = !self.held.is_empty() && self.held.len() < self.k.locks && b.is_multiple_of(3);
-            match if nest { 7 + b % 2 } else { b % 12 } {
+            let forms = if self.k.forks { 13 } else { 12 };
+            let form = if nest {
+                7 + b % 2
+            } else if self.k.choices && b.is_multiple_of(3) {
+                9 + (b / 3) % 2
+            } else {
+                b % forms
+            };
+            match form {
                 0 | 1 => out.push(format!("r = {o}.{fld}")),
                 2 | 3 => out.push(format!("{o}.{fld} = {}", self.src.below(3))),
                 4 if self.k.paths => out.push(format!("r = {o}.f.{fld}")),
@@ -160,6 +200,17 @@ impl Builder<'_, '_> {
                     self.block(depth + 1, &mut a);
                     out.push(format!("r = {o}.{fld}; if r > 0 {{ {} }}", a.join("; ")));
                 }
+                12 if depth < 2 => {
+                    // The child holds no lock and starts with a copy of the parent's locals.
+                    self.fresh += 1;
+                    let h = format!("h{}", self.fresh);
+                    let held = std::mem::take(&mut self.held);
+                    let mut body = vec![];
+                    self.block(depth + 1, &mut body);
+                    self.held = held;
+                    out.push(format!("{h} = fork {{ {} }}", body.join("; ")));
+                    forked.push(h);
+                }
                 _ => out.push("skip".into()),
             }
         }
@@ -171,11 +222,14 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
     let mut src = Bytes::new(bytes);
     let mut b = Builder { src: &mut src, k, budget: k.stmts, fresh: 0, held: vec![], thread: 0 };
     let mut threads = vec![];
-    for t in 0..k.threads.clamp(2, 3) {
+    let n = k.threads.clamp(2, 4);
+    for t in 0..n {
         let mut body = vec![];
         b.thread = t;
-        // Each thread gets its share of the statement budget, the last one the rest.
-        let share = if t + 1 == k.threads { b.budget } else { k.stmts / k.threads };
+        // Each thread draws its share of what is left (at least one statement for each
+        // thread after it); the last one takes the rest, with what the others left unused.
+        let later = n - t - 1;
+        let share = if later == 0 { b.budget } else { 1 + b.src.below(b.budget.saturating_sub(later).max(1)) };
         let rest = b.budget.saturating_sub(share);
         b.budget = share;
         b.block(0, &mut body);
@@ -183,7 +237,7 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
         threads.push(body);
     }
     let locks: String = (0..k.locks).map(|l| format!("; m{l} = new C")).collect();
-    let mut text = format!("dialect bfj\nclass C {{ fields f, g, h }}\ninit {{ o1 = new C; o2 = new C; o1.f = o2; o2.f = o1{locks} }}\n");
+    let mut text = format!("dialect bfj2\nclass C {{ fields f, g, h }}\ninit {{ o1 = new C; o2 = new C; o1.f = o2; o2.f = o1{locks} }}\n");
     for body in threads {
         text.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
     }
@@ -231,6 +285,9 @@ const PRODUCTIONS: &[Production] = &[
     prod("while *", "while * { C }"),
     prod("data condition", "if r > 0 { C }"),
     prod("three threads", "thread { … } × 3"),
+    prod("four threads", "thread { … } × 4"),
+    prod("fork", "h = fork { C }"),
+    prod("join", "join(h)"),
     prod("skip", "skip"),
     prod("path read", "r = o.f.g (o.f read without an event)"),
     prod("path write", "o.f.g = k"),
@@ -238,9 +295,12 @@ const PRODUCTIONS: &[Production] = &[
 
 fn uses(p: &Program) -> BTreeSet<&'static str> {
     let mut u = BTreeSet::new();
-    if p.threads.len() == 3 {
-        u.insert("three threads");
-    }
+    let many = match p.threads.len() {
+        3 => Some("three threads"),
+        4 => Some("four threads"),
+        _ => None,
+    };
+    u.extend(many);
     for t in &p.threads {
         stmts(t, 0, &mut u);
     }
@@ -290,6 +350,13 @@ fn stmts(block: &[Stmt], locks: usize, u: &mut BTreeSet<&'static str>) {
                 u.insert("while *");
                 stmts(body, open, u);
             }
+            StmtKind::Fork { target: ForkTarget::Block { body, .. }, .. } => {
+                u.insert("fork");
+                stmts(body, 0, u);
+            }
+            StmtKind::Join(_) => {
+                u.insert("join");
+            }
             _ => {}
         }
     }
@@ -314,15 +381,17 @@ mod tests {
     /// none.
     #[test]
     fn the_classifier_sees_every_production() {
-        let src = "dialect bfj\nclass C { fields f, g, h }\ninit { o1 = new C; o2 = new C; o1.f = o2; o2.f = o1; m0 = new C; m1 = new C }
+        let src = "dialect bfj2\nclass C { fields f, g, h }\ninit { o1 = new C; o2 = new C; o1.f = o2; o2.f = o1; m0 = new C; m1 = new C }
 thread { r = o1.g; o1.g = 1; r = o1.f.g; o1.f.h = 2; o1.f = o2; n1 = new C; n1.f = o1; o1.f = n1; skip }
 thread { acq(m0); sync(m1) { skip }; rel(m0); if * { skip } else { skip }; while * { skip }; r = o2.g; if r > 0 { skip } }
-thread { skip }\n";
+thread { skip }
+thread { h1 = fork { skip }; join(h1) }\n";
         let p = parse(src).unwrap();
         crate::lang::validate(&p).unwrap();
-        let used = uses(&p);
+        let mut used = uses(&p);
+        used.extend(uses(&parse("dialect bfj2\nthread { }\nthread { }\nthread { }\n").unwrap()));
         let missing: Vec<&str> = GRAMMAR.productions.iter().map(|q| q.name).filter(|n| !used.contains(n)).collect();
         assert!(missing.is_empty(), "not seen: {missing:?}");
-        assert!(uses(&parse("dialect bfj\nthread { }\nthread { }\n").unwrap()).is_empty());
+        assert!(uses(&parse("dialect bfj2\nthread { }\nthread { }\n").unwrap()).is_empty());
     }
 }

@@ -60,7 +60,7 @@ pub const ORACLE: Oracle = Oracle {
     id: "explorer-agree",
     claim: "stateful search and optimal DPOR agree with the naive enumeration on thread programs",
     spec: "spec/dpor.md; design.md principle 1",
-    dialect: Dialect::Bfj,
+    dialect: Dialect::Bfj2,
     sut: SutKind::Explorers,
     item_kind: "property",
     negative_control: false,

@@ -37,7 +37,7 @@ pub const ORACLE: Oracle = Oracle {
     id: "fasttrack-precise",
     claim: "a precise detector reports exactly the racy locations of every trace (FT(α) = DR(α))",
     spec: "spec/bigfoot.md §1.6, §9.1 O0",
-    dialect: Dialect::Bfj,
+    dialect: Dialect::Bfj2,
     sut: SutKind::DynamicDetector,
     item_kind: "property",
     negative_control: false,
