@@ -31,6 +31,10 @@ pub struct BfjKnobs {
     pub threads: usize,
     /// Visible operations (accesses, acquires, releases) per thread, about.
     pub ops: usize,
+    /// The first thread's budget when it is larger than `ops` (0: the same): one long
+    /// thread beside short ones keeps the interleavings few while the long one has room for
+    /// a loop that synchronizes in every iteration.
+    pub lead: usize,
     /// Locks (0–2).
     pub locks: usize,
     /// Whether the array and loops over it appear.
@@ -47,7 +51,7 @@ pub struct BfjKnobs {
 
 impl Default for BfjKnobs {
     fn default() -> BfjKnobs {
-        BfjKnobs { threads: 2, ops: 5, locks: 1, arrays: true, calls: true, control: true, fields: 2, objects: 1 }
+        BfjKnobs { threads: 2, ops: 5, lead: 0, locks: 1, arrays: true, calls: true, control: true, fields: 2, objects: 1 }
     }
 }
 
@@ -56,14 +60,22 @@ pub const SWARM_HEADER: usize = 4;
 
 impl BfjKnobs {
     /// Swarm knobs: 3 threads in a sixth of the programs (1–3 operations each), else 2–5
-    /// operations per thread, locks in 80%, arrays in 70%, calls in 50%, `if` in 60%, one
-    /// field or object in half of the programs each.
+    /// operations per thread, or in a quarter of the two-thread programs one thread of 7–8
+    /// operations beside one of 1–2 (room for a loop around a critical section to iterate
+    /// twice, spec §4.5 [LOOP] with a kill in the body); locks in 80%, arrays in 70%, calls
+    /// in 50%, `if` in 60%, one field or object in half of the programs each.
     pub fn swarm(h: [u8; SWARM_HEADER]) -> BfjKnobs {
         let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
         let threads = if h[0].is_multiple_of(6) { 3 } else { 2 };
+        let lead = threads == 2 && h[1].rotate_left(2) & 3 == 0;
         BfjKnobs {
             threads,
-            ops: if threads == 3 { 1 + usize::from(h[1]) % 3 } else { 2 + usize::from(h[1]) % 4 },
+            ops: match (threads, lead) {
+                (3, _) => 1 + usize::from(h[1]) % 3,
+                (_, true) => 1 + usize::from(h[1]) % 2,
+                _ => 2 + usize::from(h[1]) % 4,
+            },
+            lead: if lead { 7 + usize::from(h[3] >> 7) } else { 0 },
             locks: if chance(h[2], 80) { 1 + usize::from(h[2] % 2) } else { 0 },
             arrays: chance(h[3], 70),
             calls: chance(h[3].rotate_left(3), 50),
@@ -185,17 +197,27 @@ impl Builder<'_, '_> {
     }
 
     /// `i = 0; loop { BODY; i = i + k; if i >= n break }` or its `while` form, with an
-    /// access to `a[i]` first in the body (the induction range of spec §4.7).
+    /// access to `a[i]` first in the body (the induction range of spec §4.7); with a lock
+    /// free and room for two iterations, that access is a critical section, so the loop's back edge meets a release and an acquire (the invariant must
+    /// be weakened: a kill inside the loop, spec §4.5 [LOOP]).
     fn array_loop(&mut self, depth: usize, b: u8, out: &mut Vec<String>) {
         let step = 1 + usize::from(self.src.next() % 2);
-        let max_iters = (self.ops / 2).clamp(1, 4);
-        let iters = 1 + self.src.below(max_iters);
+        let lock = if self.ops >= 6 { self.lock() } else { None };
+        // Visible operations of the access per iteration (acq, access, rel when locked).
+        let cost = if lock.is_some() { 3 } else { 1 };
+        let max_iters = (self.ops / (cost + 1)).clamp(1, 4);
+        let iters = if lock.is_some() { 2 + self.src.below(max_iters.saturating_sub(1)) } else { 1 + self.src.below(max_iters) };
         let n = (iters * step).min(4);
         let iters = n.div_ceil(step);
         let i = self.name("i");
         let r = self.name("r");
         let access = if self.src.next().is_multiple_of(2) { format!("a[{i}] = {}", self.src.below(4)) } else { format!("{r} = a[{i}]") };
-        self.ops = self.ops.saturating_sub(iters);
+        let access = match lock {
+            Some(l) if b.is_multiple_of(3) => format!("sync(m{l}) {{ {access} }}"),
+            Some(l) => format!("acq(m{l}); {access}; rel(m{l})"),
+            None => access,
+        };
+        self.ops = self.ops.saturating_sub(iters * cost);
         let mut body = vec![access];
         self.block(depth + 1, iters, &mut body);
         if b.is_multiple_of(2) {
@@ -242,9 +264,17 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
     let mut src = Bytes::new(bytes);
     let mut b = Builder { src: &mut src, k, ops: 0, fresh: 0, held: vec![] };
     let mut threads = vec![];
-    for _ in 0..k.threads.clamp(2, 3) {
+    for t in 0..k.threads.clamp(2, 3) {
         let mut body = vec![];
-        b.ops = k.ops;
+        b.ops = if t == 0 { k.ops.max(k.lead) } else { k.ops };
+        // A long thread opens with its loop in half of the programs: while the budget is
+        // whole, the loop can hold a critical section for two iterations.
+        if t == 0 && k.lead > 0 && k.arrays {
+            let first = b.src.next();
+            if first.is_multiple_of(2) {
+                b.array_loop(0, first / 2, &mut body);
+            }
+        }
         b.block(0, 1, &mut body);
         threads.push(body);
     }
@@ -288,6 +318,7 @@ pub const GRAMMAR_BFJ: Grammar = Grammar {
         prod("do-while loop", "i = 0; loop { a[i]…; i = i + k; if i >= n break }"),
         prod("stride 2", "i = i + 2"),
         prod("while loop", "i = 0; while i < n { a[i]…; i = i + k }"),
+        prod("loop around a critical section", "i = 0; loop { acq(m); a[i]…; rel(m); … } run twice or more"),
         prod("call, no sync", "r = o.put(c) / r = o.store(a, j)"),
         prod("call, early return", "r = o.early(c), which may return before its end"),
         prod("call, acquires and releases", "r = o.bump(m)"),
@@ -314,6 +345,10 @@ fn uses(p: &Program) -> BTreeSet<&'static str> {
                 StmtKind::Sync { .. } => "sync",
                 StmtKind::If { cond: Cond::Star, .. } => "if *",
                 StmtKind::If { then_b, .. } if !matches!(then_b.as_slice(), [Stmt { kind: StmtKind::Break, .. }]) => "data condition",
+                StmtKind::Loop { body, .. } | StmtKind::While { body, .. } if matches!(body.first().map(|s| &s.kind), Some(StmtKind::Acq(_) | StmtKind::Sync { .. })) => {
+                    u.insert(if matches!(s.kind, StmtKind::Loop { .. }) { "do-while loop" } else { "while loop" });
+                    "loop around a critical section"
+                }
                 StmtKind::Loop { .. } => "do-while loop",
                 StmtKind::While { .. } => "while loop",
                 StmtKind::Assign { dst, src: Expr::Binary(BinOp::Add, _, k) } if **k == Expr::Int(2) && dst.starts_with('i') => "stride 2",
@@ -386,7 +421,7 @@ mod tests {
         let src = format!(
             "dialect bfj\nclass C {{\n  fields f, g\n{METHODS}}}\ninit {{ o1 = new C; a = new_array 4; m0 = new C }}
 thread {{ r = o1.f; o1.f = 1; j = 1; a[j] = 1; j = 2; r2 = a[j]; acq(m0); rel(m0); sync(m0) {{ skip }}; if * {{ skip }} else {{ skip }}; if r > 0 {{ skip }} else {{ skip }} }}
-thread {{ i = 0; loop {{ a[i] = 1; i = i + 2; if i >= 4 break }}; k = 0; while k < 2 {{ k = k + 1 }}; c = 1; r = o1.put(c); r = o1.early(c); r = o1.bump(m0); r = o1.acquireIt(m0); r = o1.releaseIt(m0) }}
+thread {{ i = 0; loop {{ a[i] = 1; i = i + 2; if i >= 4 break }}; k = 0; while k < 2 {{ acq(m0); k = k + 1; rel(m0) }}; c = 1; r = o1.put(c); r = o1.early(c); r = o1.bump(m0); r = o1.acquireIt(m0); r = o1.releaseIt(m0) }}
 thread {{ skip }}\n"
         );
         let p = parse(&src).unwrap();
