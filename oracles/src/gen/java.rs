@@ -38,7 +38,7 @@
 use std::collections::BTreeSet;
 
 use super::grammar::{prod, Grammar};
-use super::{split_header, Bytes};
+use super::toolkit::{chance, keep_listed, parse_generated, split_header, Bytes};
 use crate::lang::*;
 
 /// Knobs of the SimpleJava generator.
@@ -71,10 +71,6 @@ impl Default for SimpleJavaKnobs {
 
 /// Bytes [`swarm_simplejava`] and [`swarm_capjava`] read for their knobs before the program.
 pub const SWARM_HEADER: usize = 4;
-
-fn chance(b: u8, pct: u32) -> bool {
-    u32::from(b) * 100 < pct * 256
-}
 
 fn workers_of(b: u8) -> usize {
     match b % 8 {
@@ -645,7 +641,7 @@ fn build(bytes: &[u8], s: Setting) -> Program {
     }
     text.push_str(&format!("thread {{ {} }}\n", main.join("; ")));
     // The builder writes only forms it knows to be valid; a failure is its bug.
-    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the java generator wrote an unparsable program ({e}):\n{text}"))
+    parse_generated("java", &text)
 }
 
 impl From<SimpleJavaKnobs> for Setting {
@@ -761,7 +757,7 @@ pub fn handoff(bytes: &[u8]) -> Program {
         worker.join("; "),
         main.join("; ")
     );
-    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the hand-off generator wrote an unparsable program ({e}):\n{text}"))
+    parse_generated("hand-off", &text)
 }
 
 /// Builds a CapJava program from `bytes` with knobs `k` (deterministic).
@@ -854,7 +850,7 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
     m.push("fork w".into());
     m.extend(main);
     text.push_str(&format!("thread {{ {} }}\n", m.join("; ")));
-    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the capsule hand-off generator wrote an unparsable program ({e}):\n{text}"))
+    parse_generated("capsule hand-off", &text)
 }
 
 /// The registry's generator for SimpleJava: knobs from the first [`SWARM_HEADER`] bytes
@@ -1100,7 +1096,7 @@ fn uses_simplejava(p: &Program) -> BTreeSet<&'static str> {
     if any_in(after_fork(main), &mut |s| field_store(s).is_some() || field_load(s).is_some()) {
         u.insert("main access after fork");
     }
-    u.retain(|n| GRAMMAR_SIMPLEJAVA.productions.iter().any(|q| q.name == *n));
+    keep_listed(&GRAMMAR_SIMPLEJAVA, &mut u);
     u
 }
 
@@ -1211,7 +1207,7 @@ fn uses_capjava(p: &Program) -> BTreeSet<&'static str> {
         uses_common(b, *worker, &mut common);
         u.extend(common.into_iter().filter(|n| matches!(*n, "publication" | "holder read")));
     }
-    u.retain(|n| GRAMMAR_CAPJAVA.productions.iter().any(|q| q.name == *n));
+    keep_listed(&GRAMMAR_CAPJAVA, &mut u);
     u
 }
 

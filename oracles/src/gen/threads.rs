@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 
 use super::grammar::{prod, Grammar, Production};
-use super::Bytes;
+use super::toolkit::{chance, parse_generated, split_header, Bytes};
 use crate::lang::*;
 
 /// Knobs of the thread-program generator.
@@ -58,7 +58,6 @@ impl ThreadKnobs {
     /// 7 with 3 threads), 1–2 locks in 85% of programs, control flow in 70%, paths in 70%,
     /// publication in 50%.
     pub fn swarm(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
-        let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
         let threads = if h[0].is_multiple_of(3) { 3 } else { 2 };
         let max = if threads == 3 { 7 } else { 10 };
         ThreadKnobs {
@@ -188,13 +187,13 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
         text.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
     }
     // The builder writes only forms it knows to be valid; a failure is its bug.
-    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the thread generator wrote an unparsable program ({e}):\n{text}"))
+    parse_generated("thread", &text)
 }
 
 /// The registry's generator for thread-program oracles: swarm knobs from the first
 /// [`SWARM_HEADER`] bytes, then [`build`] from the rest.
 pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
-    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     build(rest, ThreadKnobs::swarm(h))
 }
 
@@ -202,7 +201,7 @@ pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
 /// with one integer field in half of the programs and one object in half (`fields`,
 /// `objects`), and one lock in half of those with locks.
 pub fn swarm_detectors(bytes: &[u8], _relax: Relax) -> Program {
-    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     build(rest, detector_knobs(h))
 }
 
