@@ -1,4 +1,10 @@
-//! Program generators for property tests (proptest strategies; shrinkable).
+//! Program generators for property tests and campaigns (shrinkable), one per dialect, and the
+//! shrinker.
+//!
+//! Every byte-driven generator follows one template, built from the toolkit (`toolkit`:
+//! the byte reader, `chance`, swarm headers, text combinators, the parse of the written
+//! text, the fuzz/quickcheck/proptest forms): swarm knobs from a header, then the program,
+//! then a [`grammar::Grammar`] classifier that says which productions a program uses.
 //!
 //! - [`any_program`]: any syntactically valid program, for the printer/parser round trip.
 //!   It need not satisfy a dialect.
@@ -7,6 +13,12 @@
 //!   quickcheck drive the same generator; `tests/lang.rs` checks that every one validates.
 //! - [`bfj`]: BFJ programs in A-normal form for `bigfoot-precise` (arrays, induction-variable
 //!   loops, calls of every kill-set class), from bytes.
+//! - [`threads`]: BFJ thread programs for the explorers and the dynamic detectors.
+//! - [`java`]: SimpleJava and CapJava programs for the escape and capsule oracles.
+//! - [`naikaiken`]: Naik-Aiken programs (idioms of spec §6 and free programs).
+//! - [`ldrf`]: L-DRF programs (idioms of spec §8 and free programs).
+//! - [`shrink`]: the shrinker and its contract (`tests/gen.rs` checks it for every
+//!   registered oracle's generator).
 //! - [`threads_program`]: small BFJ thread programs with per-object locks, ints and
 //!   deterministic loops, for explorer cross-checks.
 //! - [`independent_threads`]: straight-line threads of independent accesses, whose
