@@ -21,7 +21,7 @@
 use std::collections::BTreeSet;
 
 use super::grammar::{prod, Grammar};
-use super::{split_header, Bytes};
+use super::toolkit::{chance, parse_generated, split_header, Bytes};
 use crate::lang::*;
 
 /// Knobs of the BFJ generator.
@@ -65,7 +65,6 @@ impl BfjKnobs {
     /// twice, spec §4.5 [LOOP] with a kill in the body); locks in 80%, arrays in 70%, calls
     /// in 50%, `if` in 60%, one field or object in half of the programs each.
     pub fn swarm(h: [u8; SWARM_HEADER]) -> BfjKnobs {
-        let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
         let threads = if h[0].is_multiple_of(6) { 3 } else { 2 };
         let lead = threads == 2 && h[1].rotate_left(2) & 3 == 0;
         BfjKnobs {
@@ -287,7 +286,7 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
         text.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
     }
     // The builder writes only forms it knows to be valid; a failure is its bug.
-    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the bfj generator wrote an unparsable program ({e}):\n{text}"))
+    parse_generated("bfj", &text)
 }
 
 /// The proptest form: programs with knobs `k` from proptest's byte vectors (shrinkable).

@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::grammar::{prod, Grammar};
-use super::{split_header, Bytes};
+use super::toolkit::{chance, keep_listed, one as s, parse_generated, split_header, Bytes};
 use crate::lang::*;
 
 /// Statements per program (every statement, nested ones included, `acq`/`rel` too), at most
@@ -113,10 +113,6 @@ impl Default for LdrfKnobs {
     }
 }
 
-fn chance(b: u8, pct: u32) -> bool {
-    u32::from(b) * 100 < pct * 256
-}
-
 impl LdrfKnobs {
     /// Swarm knobs: idioms in 40% of the programs; free programs with 3 threads in 35%, 2
     /// locks in 40%, 2–4 shared variables, about 7–13 statements, a confined variable in 50%,
@@ -168,10 +164,6 @@ impl Gen<'_, '_> {
     }
 }
 
-fn s(x: impl Into<String>) -> Vec<String> {
-    vec![x.into()]
-}
-
 fn crit(m: &str, body: &[String]) -> Vec<String> {
     let mut v = vec![format!("acq({m})")];
     v.extend(body.iter().cloned());
@@ -203,7 +195,7 @@ fn program(threads: &[Vec<String>], k: LdrfKnobs, src: &mut Bytes<'_>) -> Progra
         let body = if t.is_empty() { "skip".to_string() } else { t.join("\n") };
         text.push_str(&format!("thread {{\n{body}\n}}\n"));
     }
-    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the ldrf generator wrote an unparsable program ({e}):\n{text}"))
+    parse_generated("ldrf", &text)
 }
 
 /// One idiom program: a randomized §8 shape (see the module documentation).
@@ -970,7 +962,7 @@ fn uses_ldrf(p: &Program) -> BTreeSet<&'static str> {
     if !p.regions.is_empty() {
         c.u.insert("regions");
     }
-    c.u.retain(|n| GRAMMAR_LDRF.productions.iter().any(|q| q.name == *n));
+    keep_listed(&GRAMMAR_LDRF, &mut c.u);
     c.u
 }
 

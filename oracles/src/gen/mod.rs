@@ -1,4 +1,10 @@
-//! Program generators for property tests (proptest strategies; shrinkable).
+//! Program generators for property tests and campaigns (shrinkable), one per dialect, and the
+//! shrinker.
+//!
+//! Every byte-driven generator follows one template, built from the toolkit (`toolkit`:
+//! the byte reader, `chance`, swarm headers, text combinators, the parse of the written
+//! text, the fuzz/quickcheck/proptest forms): swarm knobs from a header, then the program,
+//! then a [`grammar::Grammar`] classifier that says which productions a program uses.
 //!
 //! - [`any_program`]: any syntactically valid program, for the printer/parser round trip.
 //!   It need not satisfy a dialect.
@@ -7,6 +13,12 @@
 //!   quickcheck drive the same generator; `tests/lang.rs` checks that every one validates.
 //! - [`bfj`]: BFJ programs in A-normal form for `bigfoot-precise` (arrays, induction-variable
 //!   loops, calls of every kill-set class), from bytes.
+//! - [`threads`]: BFJ thread programs for the explorers and the dynamic detectors.
+//! - [`java`]: SimpleJava and CapJava programs for the escape and capsule oracles.
+//! - [`naikaiken`]: Naik-Aiken programs (idioms of spec §6 and free programs).
+//! - [`ldrf`]: L-DRF programs (idioms of spec §8 and free programs).
+//! - [`shrink`]: the shrinker and its contract (`tests/gen.rs` checks it for every
+//!   registered oracle's generator).
 //! - [`threads_program`]: small BFJ thread programs with per-object locks, ints and
 //!   deterministic loops, for explorer cross-checks.
 //! - [`independent_threads`]: straight-line threads of independent accesses, whose
@@ -14,53 +26,8 @@
 
 use proptest::prelude::*;
 
-/// Defines a swarm generator's input type for cargo fuzz (`arbitrary`) and quickcheck: the
-/// bytes and the program the generator builds from them without relaxations. Its `Debug`
-/// prints the program as text, which is what a person wants to see in a fuzz crash, and
-/// quickcheck shrinks it through its bytes.
-macro_rules! swarm_input {
-    ($(#[$doc:meta])* $name:ident, $generate:path) => {
-        $(#[$doc])*
-        #[derive(Clone)]
-        pub struct $name {
-            /// The bytes.
-            pub bytes: Vec<u8>,
-            /// The program built from them.
-            pub program: crate::lang::Program,
-        }
-
-        impl $name {
-            /// Builds the input for `bytes`.
-            pub fn new(bytes: Vec<u8>) -> $name {
-                let program = $generate(&bytes, crate::lang::Relax::default());
-                $name { bytes, program }
-            }
-        }
-
-        impl std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}", crate::lang::print(&self.program))
-            }
-        }
-
-        impl<'a> arbitrary::Arbitrary<'a> for $name {
-            fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
-                let n = u.len();
-                Ok($name::new(u.bytes(n)?.to_vec()))
-            }
-        }
-
-        impl quickcheck::Arbitrary for $name {
-            fn arbitrary(g: &mut quickcheck::Gen) -> Self {
-                $name::new(<Vec<u8> as quickcheck::Arbitrary>::arbitrary(g))
-            }
-
-            fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
-                Box::new(quickcheck::Arbitrary::shrink(&self.bytes).map($name::new))
-            }
-        }
-    };
-}
+#[macro_use]
+mod toolkit;
 
 pub mod bfj;
 pub mod grammar;
@@ -73,63 +40,10 @@ pub mod threads;
 
 pub use racerdx::{racerdx_program, RacerDxInput, RacerDxKnobs};
 
-/// Pseudo-random bytes (xorshift), with a zero byte now and then as a stop: the byte-driven
-/// generators' tests draw their inputs from it.
+pub use toolkit::swarm_strategy;
+
 #[cfg(test)]
-pub(crate) fn test_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
-}
-
-/// The proptest form of a swarm generator (`swarm_ldrf`, `swarm_naikaiken`): byte strings
-/// up to 88 long, knobs from their header, as campaigns draw them.
-pub fn swarm_strategy(generate: fn(&[u8], Relax) -> Program, relax: Relax) -> impl Strategy<Value = Program> {
-    proptest::collection::vec(any::<u8>(), 0..88).prop_map(move |b| generate(&b, relax))
-}
-
-/// A swarm header of `N` bytes (zeros past the end of the input) and the bytes after it.
-fn split_header<const N: usize>(bytes: &[u8]) -> ([u8; N], &[u8]) {
-    let mut h = [0u8; N];
-    for (d, s) in h.iter_mut().zip(bytes) {
-        *d = *s;
-    }
-    (h, bytes.get(N..).unwrap_or(&[]))
-}
-
-/// The byte reader of the byte-driven generators: a byte 0, and the end of the input,
-/// mean "stop adding" (`arbitrary` hands out zeros when its input runs out).
-struct Bytes<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl<'a> Bytes<'a> {
-    fn new(b: &'a [u8]) -> Bytes<'a> {
-        Bytes { b, i: 0 }
-    }
-
-    /// The next byte; 0 once the input is exhausted.
-    fn next(&mut self) -> u8 {
-        let v = self.b.get(self.i).copied().unwrap_or(0);
-        self.i += 1;
-        v
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::from(self.next()) % n.max(1)
-    }
-
-    fn exhausted(&self) -> bool {
-        self.i >= self.b.len()
-    }
-}
+pub(crate) use toolkit::test_bytes;
 
 use crate::lang::*;
 

@@ -28,7 +28,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 
 use super::grammar::{prod, Grammar};
-use super::Bytes;
+use super::toolkit::{chance, parse_generated, split_header, Bytes};
 use crate::lang::*;
 use crate::theorems::static_race::is_formal;
 
@@ -296,7 +296,7 @@ pub fn build(bytes: &[u8], k: RacerDxKnobs) -> Program {
     }
     // Give every statement a distinct line, as if printed, so that reports name lines.
     let text = print(&Program { dialect: Dialect::RacerDx, classes: vec![], methods, init: None, threads: vec![], regions: vec![] });
-    parse(&text).expect("racefuzz internal bug: the racerdx generator printed an unparsable program")
+    parse_generated("racerdx", &text)
 }
 
 /// Bytes [`swarm`] reads for its knobs before the program.
@@ -310,7 +310,6 @@ impl RacerDxKnobs {
     /// 50%.
     pub fn swarm(h: [u8; SWARM_HEADER], relax: Relax) -> RacerDxKnobs {
         let pick = |b: u8, lo: usize, hi: usize| lo + usize::from(b) % (hi - lo + 1);
-        let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
         RacerDxKnobs {
             max_methods: [1, 2, 3, 3][usize::from(h[0] % 4)],
             max_stmts: pick(h[1], 1, 10),
@@ -333,7 +332,7 @@ impl RacerDxKnobs {
 /// [`SWARM_HEADER`] bytes (zeros past the end), then [`build`] from the rest. A stray
 /// `unlock` appears only when `relax` lifts balanced locking.
 pub fn swarm(bytes: &[u8], relax: Relax) -> Program {
-    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     build(rest, RacerDxKnobs::swarm(h, relax))
 }
 
@@ -341,7 +340,7 @@ pub fn swarm(bytes: &[u8], relax: Relax) -> Program {
 /// enumeration of every method pair usually finishes, for the oracles that compare an
 /// explorer with it (`explorer-agree-racerdx`). Every production still appears.
 pub fn swarm_small(bytes: &[u8], relax: Relax) -> Program {
-    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     let k = RacerDxKnobs::swarm(h, relax);
     build(rest, RacerDxKnobs { max_stmts: k.max_stmts.min(4), ..k })
 }

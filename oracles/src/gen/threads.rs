@@ -21,7 +21,7 @@
 use std::collections::BTreeSet;
 
 use super::grammar::{prod, Grammar, Production};
-use super::Bytes;
+use super::toolkit::{chance, parse_generated, split_header, Bytes};
 use crate::lang::*;
 
 /// Knobs of the thread-program generator.
@@ -70,7 +70,6 @@ impl ThreadKnobs {
     /// one integer field in a quarter and one object in a quarter (fewer locations: more
     /// dependences, hence more races for the explorers to reverse).
     pub fn swarm(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
-        let chance = |b: u8, pct: u32| u32::from(b) * 100 < pct * 256;
         let (threads, max) = match h[0] % 12 {
             0 => (4, 7),
             1..=3 => (3, 8),
@@ -242,13 +241,13 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
         text.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
     }
     // The builder writes only forms it knows to be valid; a failure is its bug.
-    parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: the thread generator wrote an unparsable program ({e}):\n{text}"))
+    parse_generated("thread", &text)
 }
 
 /// The registry's generator for thread-program oracles: swarm knobs from the first
 /// [`SWARM_HEADER`] bytes, then [`build`] from the rest.
 pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
-    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     build(rest, ThreadKnobs::swarm(h))
 }
 
@@ -256,7 +255,7 @@ pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
 /// with one integer field in half of the programs and one object in half (`fields`,
 /// `objects`), and one lock in half of those with locks.
 pub fn swarm_detectors(bytes: &[u8], _relax: Relax) -> Program {
-    let (h, rest) = super::split_header::<SWARM_HEADER>(bytes);
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     build(rest, detector_knobs(h))
 }
 
