@@ -14,9 +14,11 @@
 //! `o2.f = o1`, the link field `f` only ever holds objects, and paths go through it.
 //! Programs stay small (at most 10 statements in all) so that the naive enumeration, the
 //! ground truth the fast explorers are compared with, finishes. The statement budget is
-//! split among the threads at random (issue 24: with equal shares, only the last of three
-//! threads could hold an access followed by a choice over another access, the shape of
-//! `tests/regress/dpor_choice_after_access.race`).
+//! split among the threads in equal shares give or take one (issue 24: with exactly equal
+//! shares, only the last of three threads had room for an access followed by a choice over
+//! another access, the shape of `tests/regress/dpor_choice_after_access.race`; with shares
+//! drawn uniformly, one of two threads was often too short for nested sections, and
+//! lock-order deadlocks and release-then-access races became rare).
 
 use std::collections::BTreeSet;
 
@@ -225,10 +227,11 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
     for t in 0..n {
         let mut body = vec![];
         b.thread = t;
-        // Each thread draws its share of what is left (at least one statement for each
-        // thread after it); the last one takes the rest, with what the others left unused.
+        // Each thread takes an equal share of what is left, give or take one (leaving at
+        // least one statement for each thread after it); the last one takes the rest, with
+        // what the others left unused.
         let later = n - t - 1;
-        let share = if later == 0 { b.budget } else { 1 + b.src.below(b.budget.saturating_sub(later).max(1)) };
+        let share = if later == 0 { b.budget } else { (b.budget / (later + 1) + b.src.below(3)).saturating_sub(1).clamp(1, b.budget.saturating_sub(later).max(1)) };
         let rest = b.budget.saturating_sub(share);
         b.budget = share;
         b.block(0, &mut body);
