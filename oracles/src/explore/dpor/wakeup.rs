@@ -77,3 +77,44 @@ pub(super) fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Rc<Label>>) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::dpor::events::Res;
+
+    /// A write of cell `cell` by thread `thread`, with closure choices `alts`.
+    fn write(thread: u32, cell: u32, alts: &[u8]) -> Rc<Label> {
+        let fp = vec![(Res::Thread(thread), true), (Res::Cell(cell, crate::machine::FieldId(0)), true)];
+        Rc::new(Label { thread, alts: alts.to_vec(), fp, sync: Sync::None, addressing: vec![], wild: false, attempt: false })
+    }
+
+    fn shape(children: &[WNode]) -> Vec<String> {
+        children.iter().map(|c| format!("T{}{:?}{:?}", c.label.thread, c.label.alts, shape(&c.children))).collect()
+    }
+
+    /// Issue 24's program at the root: after T1 wrote `a`, T2's write of `a` with choice
+    /// 0 was reversed (`[T2/0]`), then with choice 1 behind T3's independent write of `b`
+    /// (`[T3, T2/1]`). Exploring T2 runs choice 1 too, as a leaf, so the second sequence is
+    /// covered; it used to become a branch `T3 → T2/1` after T2, where T2 ran again.
+    #[test]
+    fn another_choice_of_a_thread_in_the_tree_is_covered() {
+        let (a, b) = (0, 1);
+        let mut wut = vec![];
+        insert(&mut wut, vec![write(2, a, &[0])]);
+        insert(&mut wut, vec![write(3, b, &[]), write(2, a, &[1])]);
+        assert_eq!(shape(&wut), ["T2[0][]"]);
+    }
+
+    /// Below a child with a subtree, a sequence with the child's choices follows it and
+    /// branches where no grandchild is a weak initial; one with other choices is covered.
+    #[test]
+    fn the_same_choices_follow_their_child() {
+        let a = 0;
+        let mut wut = vec![];
+        insert(&mut wut, vec![write(2, a, &[0]), write(3, a, &[])]);
+        insert(&mut wut, vec![write(2, a, &[1]), write(1, a, &[])]);
+        assert_eq!(shape(&wut), ["T2[0][\"T3[][]\"]"]);
+        insert(&mut wut, vec![write(2, a, &[0]), write(1, a, &[])]);
+        assert_eq!(shape(&wut), ["T2[0][\"T3[][]\", \"T1[][]\"]"]);
+    }
+}
