@@ -343,16 +343,29 @@ impl<'p> Search<'_, '_, 'p> {
     /// was just before `e_j`, since its events after `e_i` are in `notdep`). `None` (the
     /// caller falls back to a label dependent on everything) only if the replay disagrees
     /// with `E`, which would be an internal inconsistency.
+    ///
+    /// Thread ids number threads in creation order, and leaving out the events that
+    /// happen after `e_i` may leave out a fork and renumber the threads forked after it
+    /// (a panic, or a step of the wrong thread, before `tests/regress/dpor_fork_renumbers.race`).
+    /// So each step's thread is found in the replay by its name, which does not depend on
+    /// the interleaving.
     fn reversed(&mut self, i: usize, j: usize, hb: &Hb) -> Option<Label> {
         let end = |k: usize| self.starts.get(k + 1).copied().unwrap_or(self.path.len());
+        let in_e = &self.stack.get(j)?.state;
+        let same = |st: &State<'p>, t: ThreadId| -> Option<ThreadId> {
+            let name = &in_e.threads.get(t.0 as usize)?.name;
+            st.threads.iter().position(|u| u.name == *name).map(thread_id)
+        };
         let mut st = self.stack[i].state.clone();
         for k in (i + 1..j).filter(|&k| !hb.before(&self.events, i, k)) {
             for c in &self.path[self.starts[k]..end(k)] {
                 let Choice::Step { thread, alt } = *c else { return None };
+                let thread = same(&st, thread)?;
                 self.m.step(&mut st, thread, alt).ok()?;
             }
         }
         let Choice::Step { thread: t, .. } = *self.path.get(*self.starts.get(j)?)? else { return None };
+        let t = same(&st, t)?;
         let mut after = st.clone();
         let (ev, reads) = self.m.step_reading(&mut after, t, 0);
         Some(self.names.label(&st, t, &after, ev.ok()?, &reads))
