@@ -125,8 +125,8 @@ fn racy_negative_control_is_rediscovered_no_larger_than_r6() {
     ));
 }
 
-/// C1–C4 on the generator's programs (proptest, fixed seed): never a failure, at least half
-/// conclusive (racy programs are inconclusive by A2), and hundreds of states compared.
+/// C1–C4 on the generator's programs (proptest, fixed seed): never a failure, and at least
+/// 95% of them judged (racy programs are inconclusive by A2; the generator makes few).
 #[test]
 fn proptest_ldrf_agree() {
     const CASES: u32 = 200;
@@ -141,19 +141,24 @@ fn proptest_ldrf_agree() {
             Ok(())
         })
         .unwrap();
-    assert!(conclusive.get() * 2 >= CASES as usize, "vacuous: {} of {CASES} conclusive", conclusive.get());
+    assert!(conclusive.get() * 20 >= CASES as usize * 19, "vacuous: {} of {CASES} conclusive", conclusive.get());
 }
 
-/// C1–C4 under quickcheck (seeded; `LdrfInput`, the generator's quickcheck form).
+/// C1–C4 under quickcheck (seeded; `LdrfInput`, the generator's quickcheck form): never a
+/// failure; an inconclusive program is discarded, not passed, and at least 95% are judged.
 #[test]
 fn quickcheck_ldrf_agree() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Counters of this test only (a `fn` pointer captures nothing).
+    static JUDGED: AtomicUsize = AtomicUsize::new(0);
+    static INCONCLUSIVE: AtomicUsize = AtomicUsize::new(0);
     fn prop(input: race_oracles::gen::ldrf::LdrfInput) -> quickcheck::TestResult {
         let o = *Registry::builtin().find("ldrf-agree").unwrap();
         let s = Subject::for_oracle(&o, None).unwrap();
-        match suts::check(&o, &input.program, &s, suts::campaign_bounds()).verdict {
-            Verdict::Fail => quickcheck::TestResult::failed(),
-            _ => quickcheck::TestResult::passed(),
-        }
+        let v = suts::check(&o, &input.program, &s, suts::campaign_bounds()).verdict;
+        super::count_verdict(v, &JUDGED, &INCONCLUSIVE);
+        super::quickcheck_result(v)
     }
     super::quickcheck(prop as fn(race_oracles::gen::ldrf::LdrfInput) -> quickcheck::TestResult);
+    super::assert_judged(JUDGED.load(Ordering::Relaxed), INCONCLUSIVE.load(Ordering::Relaxed), 95);
 }

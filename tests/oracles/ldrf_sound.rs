@@ -182,9 +182,10 @@ fn negative_controls_are_rediscovered_and_shrink() {
     insta::assert_snapshot!(text);
 }
 
-/// C8 on the generator's programs (proptest, fixed seed): never a failure; at least half of
-/// the programs conclusive, and among them programs with declared regions judged by the
-/// region mix and programs proving asserts.
+/// C8 on the generator's programs (proptest, fixed seed): never a failure; at least 95% of
+/// the programs conclusive (racy ones are inconclusive by A2; the generator makes few), and
+/// among them programs with declared regions judged by the region mix and programs proving
+/// asserts.
 #[test]
 fn proptest_ldrf_sound() {
     const CASES: u32 = 200;
@@ -205,21 +206,24 @@ fn proptest_ldrf_sound() {
         })
         .unwrap();
     let (c, g, pr) = (conclusive.get(), regions_judged.get(), proofs.get());
-    assert!(c * 2 >= CASES as usize && g >= 5 && pr >= 20, "vacuous: {c} of {CASES} conclusive, {g} with declared regions judged, {pr} proving asserts");
+    assert!(c * 20 >= CASES as usize * 19 && g >= 5 && pr >= 20, "vacuous: {c} of {CASES} conclusive, {g} with declared regions judged, {pr} proving asserts");
 }
 
 /// C8 under quickcheck (seeded; `LdrfInput`, the generator's quickcheck form): never a
-/// failure.
+/// failure; an inconclusive program is discarded, not passed, and at least 95% are judged.
 #[test]
 fn quickcheck_ldrf_sound() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Counters of this test only (a `fn` pointer captures nothing).
+    static JUDGED: AtomicUsize = AtomicUsize::new(0);
+    static INCONCLUSIVE: AtomicUsize = AtomicUsize::new(0);
     fn prop(input: race_oracles::gen::ldrf::LdrfInput) -> quickcheck::TestResult {
         let o = *Registry::builtin().find("ldrf-sound").unwrap();
         let s = Subject::for_oracle(&o, None).unwrap();
-        // Racy programs are inconclusive (A2), too many for the helper's discard rule.
-        match suts::check(&o, &input.program, &s, suts::campaign_bounds()).verdict {
-            Verdict::Fail => quickcheck::TestResult::failed(),
-            _ => quickcheck::TestResult::passed(),
-        }
+        let v = suts::check(&o, &input.program, &s, suts::campaign_bounds()).verdict;
+        super::count_verdict(v, &JUDGED, &INCONCLUSIVE);
+        super::quickcheck_result(v)
     }
     super::quickcheck(prop as fn(race_oracles::gen::ldrf::LdrfInput) -> quickcheck::TestResult);
+    super::assert_judged(JUDGED.load(Ordering::Relaxed), INCONCLUSIVE.load(Ordering::Relaxed), 95);
 }

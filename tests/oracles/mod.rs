@@ -26,6 +26,23 @@ fn quickcheck_result(v: Verdict) -> quickcheck::TestResult {
     }
 }
 
+/// Counts a verdict of a quickcheck property: a pass is judged, an inconclusive is not (a
+/// failure stops the run anyway).
+fn count_verdict(v: Verdict, judged: &std::sync::atomic::AtomicUsize, inconclusive: &std::sync::atomic::AtomicUsize) {
+    use std::sync::atomic::Ordering;
+    match v {
+        Verdict::Pass => judged.fetch_add(1, Ordering::Relaxed),
+        Verdict::Inconclusive => inconclusive.fetch_add(1, Ordering::Relaxed),
+        Verdict::Fail => 0,
+    };
+}
+
+/// The vacuity floor of a property run: something judged, and at least `pct` percent of the
+/// programs checked judged rather than inconclusive.
+fn assert_judged(judged: usize, inconclusive: usize, pct: usize) {
+    assert!(judged > 0 && judged * 100 >= (judged + inconclusive) * pct, "vacuous: {judged} programs judged, {inconclusive} inconclusive (floor {pct}% judged)");
+}
+
 /// Runs `prop` under quickcheck with the suite's fixed seed: `QUICKCHECK_TESTS` cases (300
 /// by default), at least five sixths of them conclusive.
 fn quickcheck<A: quickcheck::Arbitrary + std::fmt::Debug>(prop: fn(A) -> quickcheck::TestResult) {

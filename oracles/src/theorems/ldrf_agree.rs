@@ -60,6 +60,8 @@ pub const RACY: Oracle = Oracle {
     claim: "NEGATIVE CONTROL (false, R6): the L-DRF semantics agrees with the standard one on racy programs too (C9)",
     spec: "spec/ldrf.md §6.3 C9, §8 R6, A2",
     negative_control: true,
+    // Its programs must race: the generator with races in every program's knobs.
+    generate: gen::ldrf::swarm_ldrf_racy,
     check: check_racy,
     ..ORACLE
 };
