@@ -122,6 +122,11 @@ impl Builder<'_, '_> {
     }
 
     fn stmts(&mut self, depth: usize, out: &mut Vec<String>, forked: &mut Vec<String>) {
+        // Whether the last statement written here was a shared access: in choice-heavy
+        // programs, two thirds of those are followed by a choice (issue 24: a choice right
+        // after a shared access, with a third thread on the branch's location, is where
+        // DPOR's wakeup insertion had to treat a thread's alternatives as one group).
+        let mut after_access = false;
         loop {
             if !forked.is_empty() && self.src.next().is_multiple_of(3) {
                 out.push(format!("join({})", forked.remove(0)));
@@ -139,14 +144,15 @@ impl Builder<'_, '_> {
             // Inside a section, a third of the statements open a section on the other lock:
             // that is where lock-order deadlocks come from.
             let nest = !self.held.is_empty() && self.held.len() < self.k.locks && b.is_multiple_of(3);
-            let forms = if self.k.forks { 13 } else { 12 };
+            let forms = 13;
             let form = if nest {
                 7 + b % 2
-            } else if self.k.choices && b.is_multiple_of(3) {
+            } else if self.k.choices && (b.is_multiple_of(3) || (after_access && b % 3 == 1)) {
                 9 + (b / 3) % 2
             } else {
                 b % forms
             };
+            after_access = form <= 5;
             match form {
                 0 | 1 => out.push(format!("r = {o}.{fld}")),
                 2 | 3 => out.push(format!("{o}.{fld} = {}", self.src.below(3))),
@@ -201,7 +207,7 @@ impl Builder<'_, '_> {
                     self.block(depth + 1, &mut a);
                     out.push(format!("r = {o}.{fld}; if r > 0 {{ {} }}", a.join("; ")));
                 }
-                12 if depth < 2 => {
+                12 if self.k.forks && depth < 2 => {
                     // The child holds no lock and starts with a copy of the parent's locals.
                     self.fresh += 1;
                     let h = format!("h{}", self.fresh);
@@ -212,7 +218,12 @@ impl Builder<'_, '_> {
                     out.push(format!("{h} = fork {{ {} }}", body.join("; ")));
                     forked.push(h);
                 }
-                _ => out.push("skip".into()),
+                12 => out.push("skip".into()),
+                // A form its knob turns off (or too deep) is a plain access instead: a
+                // `skip` in its place only shortened the program (issue 24: with paths,
+                // publication and locks off, five forms in twelve wrote `skip`).
+                _ if b % 2 == 0 => out.push(format!("r = {o}.{fld}")),
+                _ => out.push(format!("{o}.{fld} = {}", self.src.below(3))),
             }
         }
     }
