@@ -58,7 +58,7 @@ impl Builder<'_, '_> {
                     out.push(format!("{o}.{f} = {v}"));
                     self.ops -= cost(1);
                 }
-                4 | 5 if self.k.arrays => self.array_access(b % 2 == 0, o, f, v, times, out),
+                4 | 5 if self.k.arrays => self.array_access(b.is_multiple_of(2), o, f, v, times, out),
                 // A nested loop only where its iterations times the enclosing ones fit.
                 6 | 7 if self.k.arrays && depth < 2 && (times == 1 || self.k.forms) && self.ops >= 2 * times => self.array_loop(depth, times, b, out),
                 8 | 9 if self.k.locks > 0 && depth < 2 => {
@@ -137,7 +137,7 @@ impl Builder<'_, '_> {
             0 if v.is_multiple_of(2) => {
                 // Through a caller when chains are on: the callee's kill sets are the
                 // callee's callees' (none here).
-                let m = if self.k.chains && b % 3 == 0 { "putVia" } else { "put" };
+                let m = if self.k.chains && b.is_multiple_of(3) { "putVia" } else { "put" };
                 out.push(format!("c = {v}; {r} = {o}.{m}(c)"));
                 self.ops = self.ops.saturating_sub(times);
             }
@@ -152,7 +152,7 @@ impl Builder<'_, '_> {
             }
             n => {
                 let Some(l) = self.lock() else { return };
-                if self.k.chains && b % 3 == 0 && self.ops >= 2 * times {
+                if self.k.chains && b.is_multiple_of(3) && self.ops >= 2 * times {
                     // A callee whose only synchronization is a `sync` block.
                     out.push(format!("{r} = {o}.guarded(m{l})"));
                     self.ops -= 2 * times;
