@@ -25,7 +25,9 @@ impl Validator<'_> {
         }
         self.forbid("BFJ", "BFJ has per-object locks only; use `acq(x)`/`rel(x)` instead of `lock`/`unlock`", |k| matches!(k, StmtKind::Lock | StmtKind::Unlock))?;
         if !tier2 {
-            self.forbid("A2 (tier 1)", "fork/join are the tier-2 extension, outside Theorem 3.9.4 (dialect bfj2 has them)", |k| matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_)))?;
+            self.forbid("A2 (tier 1)", "fork/join are the tier-2 extension, outside Theorem 3.9.4 (dialect bfj2 has them)", |k| {
+                matches!(k, StmtKind::Fork { .. } | StmtKind::Join(_))
+            })?;
         }
         self.forbid("BFJ", "`assume`/`assert` are not part of BFJ", |k| matches!(k, StmtKind::Assume(_) | StmtKind::Assert(_)))?;
         self.forbid("BFJ", "call arguments are variables (a path actual would read the heap without an access)", has_path_actual)?;
