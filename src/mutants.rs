@@ -89,14 +89,6 @@ pub const MUTANTS: &[Mutant] = &[
     },
     Mutant {
         sut: "explorers",
-        name: "dpor-weak-initial-by-choices",
-        oracle: "explorer-agree",
-        description: "DPOR's wakeup-tree insertion passes a thread's group by when its child has other closure choices (issue 24's repeated classes)",
-        predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
-        spec: "explore::dpor::wakeup (closure choices); J.ACM 2017 §6 insert",
-    },
-    Mutant {
-        sut: "explorers",
         name: "stateful-key-without-locals",
         oracle: "explorer-agree-racerdx",
         description: "the stateful search keys its visited set without the threads' locals",
@@ -865,7 +857,6 @@ pub fn explorers(names: &[&str]) -> Option<(Stateful, Dpor)> {
             "dpor-sleep-kept-whole" => dpor.seeded = Some(DporBug::SleepKeptWhole),
             "dpor-no-prefix-reads" => dpor.seeded = Some(DporBug::NoPrefixReads),
             "dpor-no-blocked-attempts" => dpor.seeded = Some(DporBug::NoBlockedAttempts),
-            "dpor-weak-initial-by-choices" => dpor.seeded = Some(DporBug::WeakInitialByChoices),
             "stateful-key-without-locals" => stateful.seeded = Some(StatefulBug::KeyWithoutLocals),
             "stateful-key-without-heap" => stateful.seeded = Some(StatefulBug::KeyWithoutHeap),
             _ => return None,

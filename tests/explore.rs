@@ -353,7 +353,7 @@ fn dpor_agrees_with_naive() {
     let (compared, racy, reduced, deadlocks, optimal) =
         (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
     use proptest::strategy::Strategy;
-    let programs = proptest::collection::vec(proptest::num::u8::ANY, 0..48).prop_map(|b| race_oracles::gen::threads::swarm(&b, Relax::default()));
+    let programs = proptest::collection::vec(proptest::num::u8::ANY, 0..64).prop_map(|b| race_oracles::gen::threads::swarm(&b, Relax::default()));
     crate::runner(300)
         .run(&programs, |p| {
             let m = Machine::new(&p, naive.loop_bound);

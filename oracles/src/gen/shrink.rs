@@ -325,9 +325,14 @@ fn edits(p: &Program) -> Vec<Program> {
             for k in 0..2 {
                 out.extend(edit(p, *b, path, |blk, i| {
                     let mut s = blk.remove(i);
+                    let is_loop = matches!(s.kind, StmtKind::Loop { .. } | StmtKind::While { .. });
                     let inner = s.kind.sub_blocks_mut().into_iter().nth(k).map(std::mem::take);
                     match inner {
-                        Some(inner) => {
+                        Some(mut inner) => {
+                            // One iteration of a loop: its own `break`s would leave no loop.
+                            if is_loop {
+                                breaks_to_skips(&mut inner);
+                            }
                             for (j, t) in inner.into_iter().enumerate() {
                                 blk.insert(i + j, t);
                             }
@@ -371,6 +376,19 @@ fn edits(p: &Program) -> Vec<Program> {
     out
 }
 
+/// Replaces the `break`s of `b` that leave `b`'s own loop (not those of a nested loop) by
+/// `skip`, so that a loop's body unwrapped into its context stays a program (the parser
+/// rejects a `break` outside a loop; the validators do not look).
+fn breaks_to_skips(b: &mut Block) {
+    for s in b.iter_mut() {
+        match &mut s.kind {
+            StmtKind::Break => s.kind = StmtKind::Skip,
+            StmtKind::Loop { .. } | StmtKind::While { .. } => {}
+            k => k.sub_blocks_mut().into_iter().for_each(breaks_to_skips),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,6 +419,20 @@ mod tests {
             }
         }
         assert_eq!(print(&r.program), "dialect racerdx\nmethod m1(arg1, arg2) {\n  v = new\n  arg1.f = v\n}\n");
+    }
+
+    /// Unwrapping a loop keeps a parsable program: its own `break` becomes `skip`, a nested
+    /// loop's stays (found by issue 24's BFJ campaign: every shrink of a program with a
+    /// loop ended in "`break` outside a loop").
+    #[test]
+    fn unwrapping_a_loop_drops_its_own_breaks() {
+        let p = parse("dialect bfj\ninit { o = new }\nthread { i = 0; loop { o.f = i; loop { break }; i = i + 1; if i >= 2 break } }\n").unwrap();
+        let unwrapped: Vec<String> = candidates(&p).iter().map(print).filter(|t| t.contains("o.f = i") && !t.contains("loop {\n    o.f")).collect();
+        assert!(!unwrapped.is_empty(), "no candidate unwraps the outer loop");
+        for t in &unwrapped {
+            assert!(parse(t).is_ok(), "does not parse back:\n{t}");
+            assert!(t.contains("loop {\n    break\n  }"), "the nested loop's break is kept:\n{t}");
+        }
     }
 
     #[test]

@@ -67,8 +67,8 @@ pub const SWARM_HEADER: usize = 5;
 impl ThreadKnobs {
     /// Swarm knobs: 3 threads in a quarter of the programs and 4 in a twelfth, 3–10
     /// statements in all (at most 8 with 3 threads, 7 with 4), 1–2 locks in 85% of
-    /// programs, control flow in 70% (choice-heavy in 30% of those), paths in 70%,
-    /// publication in 50%, fork/join in 40%,
+    /// programs, control flow in 70% (choice-heavy in 20% of those), paths in 70%,
+    /// publication in 50%, fork/join in 30%,
     /// one integer field in a quarter and one object in a quarter (fewer locations: more
     /// dependences, hence more races for the explorers to reverse).
     pub fn swarm(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
@@ -86,8 +86,8 @@ impl ThreadKnobs {
             publish: chance(h[1].rotate_left(4), 50),
             fields: if h[4].rotate_left(3) & 3 == 0 { 1 } else { 2 },
             objects: if h[4].rotate_left(5) & 3 == 0 { 1 } else { 2 },
-            forks: chance(h[4], 40),
-            choices: chance(h[3].rotate_left(6), 30),
+            forks: chance(h[4], 30),
+            choices: chance(h[3].rotate_left(6), 20),
         }
     }
 }
@@ -149,6 +149,11 @@ impl Builder<'_, '_> {
                 7 + b % 2
             } else if self.k.choices && (b.is_multiple_of(3) || (after_access && b % 3 == 1)) {
                 9 + (b / 3) % 2
+            } else if b % forms == 12 && !self.k.forks && b % 26 >= 13 {
+                // Without fork/join, half of the fork's share opens a section (the other
+                // half writes `skip`): sections, nested in opposite orders, are where
+                // lock-order deadlocks come from.
+                7
             } else {
                 b % forms
             };

@@ -1,0 +1,174 @@
+//! Statements of a thread, within a budget of visible operations: accesses, critical
+//! sections, conditions, calls, allocation. Loops are in [`super::loops`].
+
+use super::knobs::BfjKnobs;
+use crate::gen::toolkit::Bytes;
+
+pub(super) const OBJECTS: [&str; 2] = ["o1", "o2"];
+pub(super) const FIELDS: [&str; 2] = ["f", "g"];
+
+pub(super) struct Builder<'a, 'b> {
+    pub(super) src: &'a mut Bytes<'b>,
+    pub(super) k: BfjKnobs,
+    /// Visible operations left for the thread being written.
+    pub(super) ops: usize,
+    /// Fresh-name counter.
+    pub(super) fresh: usize,
+    /// Locks held, innermost last.
+    pub(super) held: Vec<usize>,
+}
+
+impl Builder<'_, '_> {
+    pub(super) fn name(&mut self, base: &str) -> String {
+        self.fresh += 1;
+        format!("{base}{}", self.fresh)
+    }
+
+    pub(super) fn lock(&mut self) -> Option<usize> {
+        let free: Vec<usize> = (0..self.k.locks).filter(|l| !self.held.contains(l)).collect();
+        (!free.is_empty()).then(|| free[self.src.below(free.len())])
+    }
+
+    /// Appends statements costing at most `self.ops` visible operations, times `times`
+    /// (the iterations of the enclosing loops).
+    pub(super) fn block(&mut self, depth: usize, times: usize, out: &mut Vec<String>) {
+        while self.ops >= times {
+            let b = self.src.next();
+            if b == 0 {
+                return;
+            }
+            let o = OBJECTS[self.src.below(self.k.objects)];
+            let f = FIELDS[self.src.below(self.k.fields)];
+            let v = self.src.below(4);
+            let cost = |n: usize| n * times;
+            match b % 14 {
+                0 | 1 => {
+                    let r = self.name("r");
+                    out.push(format!("{r} = {o}.{f}"));
+                    self.ops -= cost(1);
+                    // A condition on the loaded value (spec §10.2: data-dependent control).
+                    if self.k.control && depth < 2 && b % 2 == 1 {
+                        let (mut a, mut e) = (vec![], vec![]);
+                        self.block(depth + 1, times, &mut a);
+                        self.block(depth + 1, times, &mut e);
+                        out.push(format!("if {r} > 0 {{ {} }} else {{ {} }}", a.join("; "), e.join("; ")));
+                    }
+                }
+                2 | 3 => {
+                    out.push(format!("{o}.{f} = {v}"));
+                    self.ops -= cost(1);
+                }
+                4 | 5 if self.k.arrays => self.array_access(b.is_multiple_of(2), o, f, v, times, out),
+                // A nested loop only where its iterations times the enclosing ones fit.
+                6 | 7 if self.k.arrays && depth < 2 && (times == 1 || self.k.forms) && self.ops >= 2 * times => self.array_loop(depth, times, b, out),
+                8 | 9 if self.k.locks > 0 && depth < 2 => {
+                    let Some(l) = self.lock() else { continue };
+                    if self.ops < cost(2) {
+                        return;
+                    }
+                    // Sometimes two sections in a row on one lock: accesses on both sides
+                    // of a release-acquire pair (spec §9.2 row 7).
+                    let sections = if (b / 14).is_multiple_of(3) && self.ops >= cost(5) { 2 } else { 1 };
+                    for _ in 0..sections {
+                        self.ops = self.ops.saturating_sub(cost(if sections == 2 { 3 } else { 2 }));
+                        self.held.push(l);
+                        // Both sections of a pair touch one location first.
+                        let mut body = if sections == 2 { vec![format!("{o}.{f} = {v}")] } else { vec![] };
+                        self.block(depth + 1, times, &mut body);
+                        self.held.pop();
+                        if b.is_multiple_of(2) {
+                            out.push(format!("acq(m{l}); {}rel(m{l})", body.iter().map(|s| format!("{s}; ")).collect::<String>()));
+                        } else {
+                            out.push(format!("sync(m{l}) {{ {} }}", body.join("; ")));
+                        }
+                    }
+                }
+                10 if self.k.control && depth < 2 => {
+                    let (mut a, mut e) = (vec![], vec![]);
+                    self.block(depth + 1, times, &mut a);
+                    self.block(depth + 1, times, &mut e);
+                    out.push(format!("if * {{ {} }} else {{ {} }}", a.join("; "), e.join("; ")));
+                }
+                11 | 12 if self.k.calls => self.call(b, o, v, times, out),
+                13 if self.k.forms && (b / 14).is_multiple_of(4) => {
+                    // A thread-local object or array ([NEW]): its accesses never race, and
+                    // its variable's earlier mentions are dropped from `A` (spec §4.5).
+                    let x = self.name("n");
+                    if b.is_multiple_of(2) {
+                        out.push(format!("{x} = new C; {x}.{f} = {v}"));
+                    } else {
+                        out.push(format!("{x} = new_array 2; {x}[{}] = {v}", v % 2));
+                    }
+                    self.ops -= cost(1);
+                }
+                13 if self.k.calls => self.call(b, o, v, times, out),
+                _ => out.push("skip".into()),
+            }
+        }
+    }
+
+    /// One access to `a` outside loops: through the index variable `j` (reassigned from
+    /// one access to the next, §4.6), or with the richer forms a literal index (two
+    /// literals that are not adjacent coalesce into a strided range, §5.1) or an index
+    /// computed from a loaded value, `a[r % 4]`, which is not linear and is checked right
+    /// after its access.
+    fn array_access(&mut self, write: bool, o: &str, f: &str, v: usize, times: usize, out: &mut Vec<String>) {
+        let form = if self.k.forms { self.src.next() % 4 } else { 3 };
+        let (pre, index, cost) = match form {
+            0 => (String::new(), v.to_string(), 1),
+            1 if self.ops >= 2 * times => {
+                let r = self.name("r");
+                (format!("{r} = {o}.{f}; "), format!("{r} % 4"), 2)
+            }
+            _ => (format!("j = {v}; "), "j".to_string(), 1),
+        };
+        if write {
+            out.push(format!("{pre}a[{index}] = {}", self.src.below(4)));
+        } else {
+            let r = self.name("r");
+            out.push(format!("{pre}{r} = a[{index}]"));
+        }
+        self.ops = self.ops.saturating_sub(cost * times);
+    }
+
+    fn call(&mut self, b: u8, o: &str, v: usize, times: usize, out: &mut Vec<String>) {
+        let r = self.name("r");
+        match (b / 14) % 4 {
+            0 if v.is_multiple_of(2) => {
+                // Through a caller when chains are on: the callee's kill sets are the
+                // callee's callees' (none here).
+                let m = if self.k.chains && b.is_multiple_of(3) { "putVia" } else { "put" };
+                out.push(format!("c = {v}; {r} = {o}.{m}(c)"));
+                self.ops = self.ops.saturating_sub(times);
+            }
+            0 => {
+                // A callee with an early return: its checks must precede each return.
+                out.push(format!("c = {v}; {r} = {o}.early(c)"));
+                self.ops = self.ops.saturating_sub(2 * times);
+            }
+            1 if self.k.arrays => {
+                out.push(format!("j = {v}; {r} = {o}.store(a, j)"));
+                self.ops = self.ops.saturating_sub(times);
+            }
+            n => {
+                let Some(l) = self.lock() else { return };
+                if self.k.chains && b.is_multiple_of(3) && self.ops >= 2 * times {
+                    // A callee whose only synchronization is a `sync` block.
+                    out.push(format!("{r} = {o}.guarded(m{l})"));
+                    self.ops -= 2 * times;
+                } else if n == 2 && self.ops >= 3 * times {
+                    // Acquire-only and release-only callees, balanced within the thread.
+                    let mid = if self.src.next().is_multiple_of(2) { format!("{o}.f = {v}") } else { format!("r = {o}.f") };
+                    out.push(format!("{r} = {o}.acquireIt(m{l}); {mid}; {r} = {o}.releaseIt(m{l})"));
+                    self.ops -= 3 * times;
+                } else if self.ops >= 4 * times {
+                    // With chains on, sometimes through a caller that synchronizes only
+                    // through its callee (transitive kill sets, \[CALL\]).
+                    let m = if self.k.chains && b % 3 == 1 { "bumpVia" } else { "bump" };
+                    out.push(format!("{r} = {o}.{m}(m{l})"));
+                    self.ops -= 4 * times;
+                }
+            }
+        }
+    }
+}
