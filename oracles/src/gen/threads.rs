@@ -294,7 +294,11 @@ fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
 /// dependence between threads.
 pub const GRAMMAR: Grammar = Grammar { productions: PRODUCTIONS, uses };
 
-/// The productions of [`GRAMMAR`].
+/// The grammar of [`swarm_detectors`]' programs: [`GRAMMAR`] without four threads (the
+/// last production), which the detector knobs leave out.
+pub const GRAMMAR_DETECTORS: Grammar = Grammar { productions: PRODUCTIONS.split_last().expect("PRODUCTIONS is not empty").1, uses };
+
+/// The productions of [`GRAMMAR`]; four threads last, for [`GRAMMAR_DETECTORS`].
 const PRODUCTIONS: &[Production] = &[
     prod("read", "r = o.g"),
     prod("write", "o.g = k"),
@@ -307,12 +311,12 @@ const PRODUCTIONS: &[Production] = &[
     prod("while *", "while * { C }"),
     prod("data condition", "if r > 0 { C }"),
     prod("three threads", "thread { … } × 3"),
-    prod("four threads", "thread { … } × 4"),
     prod("fork", "h = fork { C }"),
     prod("join", "join(h)"),
     prod("skip", "skip"),
     prod("path read", "r = o.f.g (o.f read without an event)"),
     prod("path write", "o.f.g = k"),
+    prod("four threads", "thread { … } × 4"),
 ];
 
 fn uses(p: &Program) -> BTreeSet<&'static str> {

@@ -42,7 +42,7 @@ pub const ORACLE: Oracle = Oracle {
     item_kind: "property",
     negative_control: false,
     generate: gen::threads::swarm_detectors,
-    grammar: &gen::threads::GRAMMAR,
+    grammar: &gen::threads::GRAMMAR_DETECTORS,
     check,
 };
 
