@@ -227,7 +227,7 @@ impl Builder<'_, '_> {
                 // A form its knob turns off (or too deep) is a plain access instead: a
                 // `skip` in its place only shortened the program (issue 24: with paths,
                 // publication and locks off, five forms in twelve wrote `skip`).
-                _ if b % 2 == 0 => out.push(format!("r = {o}.{fld}")),
+                _ if b.is_multiple_of(2) => out.push(format!("r = {o}.{fld}")),
                 _ => out.push(format!("{o}.{fld} = {}", self.src.below(3))),
             }
         }
