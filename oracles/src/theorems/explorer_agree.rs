@@ -6,7 +6,7 @@
 //! and optimal DPOR, real or with a seeded bug ([`super::super::explore::stateful::StatefulBug`],
 //! [`super::super::explore::dpor::DporBug`]). The naive explorer is the reference and is
 //! never mutated. Two entries, one per kind of program:
-//! - [`ORACLE`] on BFJ thread programs (`gen::threads`): DPOR visits an execution of every
+//! - [`ORACLE`] on tier-2 BFJ (`bfj2`, with fork and join) thread programs (`gen::threads`): DPOR visits an execution of every
 //!   Mazurkiewicz class the naive explorer finds, and at most one per class (where classes
 //!   see every dependence: programs without silent reads, `Program::reads_silently`); both
 //!   fast explorers reach the same final states and outcomes (terminated, stuck,

@@ -3,7 +3,7 @@
 //! `FT(α) = DR(α)`.
 //!
 //! The system under test is any [`super::DynamicDetector`] (FastTrack, or a user's own
-//! through the same seam), fresh per trace. For every execution of a BFJ thread program
+//! through the same seam), fresh per trace. For every execution of a tier-2 BFJ (`bfj2`: fork and join) thread program
 //! (the naive explorer: every interleaving, because a detector's state depends on the order
 //! of independent events even where the races do not), the locations it reports (the
 //! address of each reported event) must equal the locations with a happens-before data race
