@@ -120,8 +120,10 @@ mod tests {
         let pct = |k: usize| 100.0 * k as f64 / n as f64;
         println!("{:.1}% with a stuck final state; {:.1}% racy (instrumented semantics)", pct(stuck), pct(racy));
         // 14.9% at 2000 programs: R2, R6 and R7 leave a pointer null on purpose in some
-        // iterations (spec §6), and every interleaving and loop count is looked at.
-        assert!(pct(stuck) < 20.0, "stuck share {}", pct(stuck));
+        // iterations (spec §6), and every interleaving and loop count is looked at. The
+        // ceiling is the one the old one-schedule estimate had; a generator change that
+        // strands more threads must lower the share, not raise the ceiling.
+        assert!(pct(stuck) < 15.0, "stuck share {}", pct(stuck));
         assert!((30.0..=85.0).contains(&pct(racy)), "racy share {}", pct(racy));
     }
 
