@@ -144,18 +144,17 @@ impl Builder<'_, '_> {
             // Inside a section, a third of the statements open a section on the other lock:
             // that is where lock-order deadlocks come from.
             let nest = !self.held.is_empty() && self.held.len() < self.k.locks && b.is_multiple_of(3);
-            let forms = 13;
             let form = if nest {
                 7 + b % 2
             } else if self.k.choices && (b.is_multiple_of(3) || (after_access && b % 3 == 1)) {
                 9 + (b / 3) % 2
-            } else if b % forms == 12 && !self.k.forks && b % 26 >= 13 {
+            } else if b % 13 == 12 && !self.k.forks && b % 26 >= 13 {
                 // Without fork/join, half of the fork's share opens a section (the other
                 // half writes `skip`): sections, nested in opposite orders, are where
                 // lock-order deadlocks come from.
                 7
             } else {
-                b % forms
+                b % 13
             };
             after_access = form <= 5;
             match form {
