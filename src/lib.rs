@@ -13,6 +13,7 @@
 //!   (`race_oracles::theorems::Registry`) meets a SUT.
 //! - [`campaign`]: fuzz campaigns; findings go outside the source tree.
 //! - [`render`]: every text and JSON a person or a machine reads.
+//! - [`rule_coverage`]: which cases of a SUT's spec rules its oracle's generator reaches.
 //! - [`corpus`]: `.race` header conventions and the curated corpus folders.
 //! - [`cli`]: the command line.
 //!
@@ -34,6 +35,7 @@ pub mod cli;
 pub mod corpus;
 pub mod mutants;
 pub mod render;
+pub mod rule_coverage;
 pub mod suts;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then

@@ -343,3 +343,32 @@ pub fn sync_cfg_locations(cfg: &race_oracles::ldrf::cfg::Cfg) -> Vec<(race_oracl
     }
     out
 }
+
+/// A rule-coverage report (`racefuzz gen --stats`): per SUT, each case of its rules with the
+/// share of programs on which it fired; a case below the floor is flagged unless its table
+/// says why it is rare.
+pub fn rule_coverage(rows: &[race_oracles::theorems::rules::Row], tables: &[&race_oracles::theorems::rules::Rules]) -> String {
+    use race_oracles::theorems::rules::FLOOR_PERCENT;
+    let mut s = String::new();
+    if tables.is_empty() {
+        s.push_str("rule coverage: this SUT declares no rule cases\n");
+        return s;
+    }
+    let _ = writeln!(s, "rule coverage: programs on which each case of the SUT's rules fired, counted from its behaviour (floor {FLOOR_PERCENT}%)");
+    for t in tables {
+        let _ = writeln!(s, "  {} ({})", t.sut, t.spec);
+        for r in rows.iter().filter(|r| r.sut == t.sut) {
+            let flag = match r.case.rare {
+                _ if r.percent >= FLOOR_PERCENT => String::new(),
+                Some(why) => format!("  rare: {why}"),
+                None => "  BELOW FLOOR".into(),
+            };
+            let _ = writeln!(s, "    {:<44} {:>5.1}%  {}{flag}", r.case.name, r.percent, r.case.spec);
+        }
+    }
+    let below = rows.iter().filter(|r| r.below_floor()).count();
+    if below > 0 {
+        let _ = writeln!(s, "{below} case(s) below the floor without a reason");
+    }
+    s
+}

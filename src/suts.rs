@@ -12,6 +12,7 @@ use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::ldrf::local::LdrfBug;
+use race_oracles::theorems::rules::Rules;
 use race_oracles::theorems::{
     Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis,
 };
@@ -20,9 +21,9 @@ use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
 use crate::analyses::bigfoot::placement::BigFoot;
 use crate::analyses::capsule::CapsuleFilterFactory;
 use crate::analyses::escape::EscapeFilterFactory;
-use crate::analyses::fasttrack::FastTrackFactory;
+use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
 use crate::analyses::naik_aiken::NaikAiken;
-use crate::analyses::per_access::PerAccess;
+use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::RacerDx;
 use crate::mutants::{self, MUTANTS};
 
@@ -58,20 +59,23 @@ pub struct SutEntry {
     /// Builds it with the mutants named (empty: the real thing); `None` if one of them is
     /// not a mutant of this SUT. Returns the assumptions the mutants relax too.
     pub build: fn(&[&str]) -> Option<(Implementation, Relax)>,
+    /// The rule cases it declares (`theorems::rules`), counted by `racefuzz gen --stats`:
+    /// its own and those of the detector it runs.
+    pub rules: &'static [&'static Rules],
 }
 
 /// Every SUT.
 pub const SUTS: &[SutEntry] = &[
-    SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx },
-    SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers },
-    SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack },
-    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot },
-    SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access },
-    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape },
-    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule },
-    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken },
-    SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf },
-    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg },
+    SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[] },
+    SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
+    SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
+    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[] },
+    SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
+    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[] },
+    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[] },
+    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[] },
+    SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf, rules: &[] },
+    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[] },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {

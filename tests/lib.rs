@@ -12,6 +12,7 @@ mod gen;
 mod lang;
 mod oracles;
 mod regress;
+mod rules;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

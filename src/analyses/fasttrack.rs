@@ -28,7 +28,52 @@ use std::collections::HashMap;
 
 use race_oracles::lang::AccessKind;
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind, LockId, ThreadId};
+use race_oracles::rule_cases;
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
+
+rule_cases! {
+    /// The cases of FastTrack's rules (spec/bigfoot.md §1.6), one per line of READ and WRITE
+    /// that ends the rule, and one per synchronization rule.
+    pub enum FtRule in FASTTRACK_RULES = "FastTrack", "bigfoot.md §1.6" {
+        /// `R_x == E(t)`: the same-epoch fast path.
+        ReadSameEpoch => "READ same epoch", "§1.6 READ line 1";
+        /// `R_x` is a vector clock already holding `C_t[t]`.
+        ReadSharedSameEpoch => "READ shared, same epoch", "§1.6 READ line 2";
+        /// `W_x` not below `C_t`: a write-read race.
+        ReadRace => "READ write-read race", "§1.6 READ line 3";
+        /// `R_x` is a vector clock: `R_x[t] := C_t[t]`.
+        ReadShared => "READ shared", "§1.6 READ line 4";
+        /// `R_x` is `⊥e`: the first read of the location.
+        ReadFirst => "READ first (R_x = ⊥e)", "§1.6 READ line 5";
+        /// `R_x ⪯ C_t`: an exclusive read replaces the epoch.
+        ReadExclusive => "READ exclusive", "§1.6 READ line 5";
+        /// Concurrent reads: the epoch inflates to a vector clock.
+        ReadShare => "READ share (epoch to VC)", "§1.6 READ line 6";
+        /// `W_x == E(t)`: the same-epoch fast path.
+        WriteSameEpoch => "WRITE same epoch", "§1.6 WRITE line 1";
+        /// `W_x` not below `C_t`: a write-write race.
+        WriteRace => "WRITE write-write race", "§1.6 WRITE line 2";
+        /// `R_x` an epoch not below `C_t`: a read-write race.
+        WriteReadRace => "WRITE read-write race (epoch)", "§1.6 WRITE line 3";
+        /// `R_x` a vector clock not below `C_t`: a read-write race against shared reads.
+        WriteSharedRace => "WRITE read-write race (shared)", "§1.6 WRITE line 4";
+        /// Shared reads all before the write: `R_x := ⊥e`.
+        WriteSharedReset => "WRITE after shared reads (R_x := ⊥e)", "§1.6 WRITE line 4";
+        /// `W_x := E(t)` after every check passed or reported.
+        WriteExclusive => "WRITE exclusive", "§1.6 WRITE line 5";
+        /// ACQ of a lock released before: `C_t := C_t ⊔ L_m`.
+        AcquireJoin => "ACQ after a release", "§1.6 ACQ";
+        /// ACQ of a lock never released (`L_m = ⊥`).
+        AcquireFirst => "ACQ first", "§1.6 ACQ";
+        /// REL: `L_m := C_t; C_t[t] += 1`.
+        Release => "REL", "§1.6 REL";
+        /// FORK: `C_u := C_u ⊔ C_t; C_t[t] += 1`.
+        Fork => "FORK", "§1.6 FORK";
+        /// JOIN: `C_t := C_t ⊔ C_u; C_u[u] += 1`.
+        Join => "JOIN", "§1.6 JOIN";
+    }
+}
 
 /// Seeded bugs, each a mistake spec/bigfoot.md §9.4 or the FastTrack paper warns about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,11 +222,13 @@ impl Clocks {
             EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
             EventKind::Acquire(m) => {
                 self.clock(t);
+                fire(if self.locks.contains_key(&m) { FtRule::AcquireJoin } else { FtRule::AcquireFirst });
                 if let (Some(lm), true) = (self.locks.get(&m), bug != Some(FastTrackBug::AcquireNoJoin)) {
                     self.threads[t.0 as usize].join(lm);
                 }
             }
             EventKind::Release(m) => {
+                fire(FtRule::Release);
                 self.clock(t);
                 // `clone_from` reuses the lock's clock buffer after the first release.
                 self.locks.entry(m).or_default().clone_from(&self.threads[t.0 as usize]);
@@ -190,11 +237,13 @@ impl Clocks {
                 }
             }
             EventKind::Fork(u) => {
+                fire(FtRule::Fork);
                 let ct = self.clock(t).clone();
                 self.clock(u).join(&ct);
                 self.tick(t);
             }
             EventKind::Join(u) => {
+                fire(FtRule::Join);
                 let cu = self.clock(u).clone();
                 self.clock(t).join(&cu);
                 self.tick(u);
@@ -219,21 +268,38 @@ impl Clocks {
 fn read(s: &mut Shadow, e: Epoch, ct: &Vc, bug: Option<FastTrackBug>) -> Option<Race> {
     let t = e.thread;
     match &s.reads {
-        Reads::Epoch(r) if r.clock == e.clock && r.thread == e.thread => return None,
+        Reads::Epoch(r) if r.clock == e.clock && r.thread == e.thread => {
+            fire(FtRule::ReadSameEpoch);
+            return None;
+        }
         Reads::Epoch(r) if bug == Some(FastTrackBug::SameThreadSkip) && r.thread == e.thread => return None,
-        Reads::Shared(v, _) if v.get(t) == e.clock => return None,
+        Reads::Shared(v, _) if v.get(t) == e.clock => {
+            fire(FtRule::ReadSharedSameEpoch);
+            return None;
+        }
         _ => {}
     }
     let race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-read", vec![w.event]));
+    if race.is_some() {
+        fire(FtRule::ReadRace);
+    }
     s.reads = match std::mem::take(&mut s.reads) {
-        Reads::None => Reads::Epoch(e),
+        Reads::None => {
+            fire(FtRule::ReadFirst);
+            Reads::Epoch(e)
+        }
         Reads::Shared(mut v, mut evs) => {
+            fire(FtRule::ReadShared);
             v.set(t, e.clock);
             set_event(&mut evs, t, e.event);
             Reads::Shared(v, evs)
         }
-        Reads::Epoch(r) if r.below(ct) => Reads::Epoch(e),
+        Reads::Epoch(r) if r.below(ct) => {
+            fire(FtRule::ReadExclusive);
+            Reads::Epoch(e)
+        }
         Reads::Epoch(r) => {
+            fire(FtRule::ReadShare);
             let (mut v, mut evs) = (Vc::default(), vec![]);
             v.set(r.thread, r.clock);
             set_event(&mut evs, r.thread, r.event);
@@ -248,17 +314,27 @@ fn read(s: &mut Shadow, e: Epoch, ct: &Vc, bug: Option<FastTrackBug>) -> Option<
 /// WRITE (spec §1.6) of the thread whose epoch is `e` and clock `ct`.
 fn write(s: &mut Shadow, e: Epoch, ct: &Vc, bug: Option<FastTrackBug>) -> Option<Race> {
     if s.write.is_some_and(|w| w.clock == e.clock && w.thread == e.thread) {
+        fire(FtRule::WriteSameEpoch);
         return None;
     }
     let mut race = s.write.filter(|w| !w.below(ct)).map(|w| ("write-write", vec![w.event]));
+    if race.is_some() {
+        fire(FtRule::WriteRace);
+    }
     match &s.reads {
         Reads::None => {}
         Reads::Epoch(r) => {
             if race.is_none() && !r.below(ct) {
+                fire(FtRule::WriteReadRace);
                 race = Some(("read-write", vec![r.event]));
             }
         }
         Reads::Shared(v, evs) => {
+            if v.below(ct) {
+                fire(FtRule::WriteSharedReset);
+            } else if race.is_none() {
+                fire(FtRule::WriteSharedRace);
+            }
             if race.is_none() && !v.below(ct) {
                 let partners = (0..v.0.len() as u32).filter(|&u| v.get(u) > ct.get(u)).filter_map(|u| evs.get(u as usize).copied().flatten()).collect();
                 race = Some(("read-write", partners));
@@ -268,6 +344,7 @@ fn write(s: &mut Shadow, e: Epoch, ct: &Vc, bug: Option<FastTrackBug>) -> Option
             }
         }
     }
+    fire(FtRule::WriteExclusive);
     s.write = Some(e);
     race
 }

@@ -18,7 +18,32 @@
 //! initial heap before any thread runs and gets none.
 
 use race_oracles::lang::{AccessKind, Block, CheckItem, CheckTarget, Place, Program, Stmt, StmtKind};
+use race_oracles::rule_cases;
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{CheckPlacer, PlaceError};
+
+rule_cases! {
+    /// The cases of the per-access placement (spec/bigfoot.md §1.8): one check per access
+    /// kind and place form, by where the access sits, and the two programs it declines.
+    pub enum PerAccessRule in PER_ACCESS_RULES = "per-access placer", "bigfoot.md §1.8, §2.1" {
+        /// `x = y.f; check(R: y.f)`.
+        FieldRead => "field read checked", "§1.8";
+        /// `y.f = x; check(W: y.f)`.
+        FieldWrite => "field write checked", "§1.8";
+        /// `x = a[i]; check(R: a[i])`.
+        IndexRead => "array read checked", "§1.8";
+        /// `a[i] = x; check(W: a[i])`.
+        IndexWrite => "array write checked", "§1.8";
+        /// An access inside a `sync` block.
+        InSync => "access inside sync checked", "§1.8";
+        /// An access inside a loop or a branch.
+        Nested => "access inside a loop or branch checked", "§1.8";
+        /// `x = x.f`: declined, the check would name another object.
+        OwnBase => "declined: load overwrites its base", "§1.8 (module docs)", rare "bigfoot-precise's generator writes A-normal loads into fresh temporaries";
+        /// `x.f.g`: declined, not in A-normal form.
+        LongPath => "declined: path not in A-normal form", "§2.1", rare "bigfoot-precise refuses a program outside A-normal form before placing (theorems/bigfoot_precise.rs `not_anf`)";
+    }
+}
 
 /// Seeded bugs of the per-access placer, each a row of spec/bigfoot.md §9.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,17 +71,17 @@ impl CheckPlacer for PerAccess {
     fn place(&self, p: &Program) -> Result<Program, PlaceError> {
         let mut out = p.clone();
         for b in &mut out.threads {
-            self.block(b, false)?;
+            self.block(b, false, false)?;
         }
         for m in out.methods.iter_mut().chain(out.classes.iter_mut().flat_map(|c| c.methods.iter_mut())) {
-            self.block(&mut m.body, false)?;
+            self.block(&mut m.body, false, false)?;
         }
         Ok(out)
     }
 }
 
 impl PerAccess {
-    fn block(&self, b: &mut Block, in_sync: bool) -> Result<(), PlaceError> {
+    fn block(&self, b: &mut Block, in_sync: bool, nested: bool) -> Result<(), PlaceError> {
         let mut out = Vec::with_capacity(b.len() * 2);
         for mut s in std::mem::take(b) {
             let mut after = None;
@@ -67,14 +92,21 @@ impl PerAccess {
             };
             if let Some((kind, place)) = access {
                 let target = match place {
-                    Place::Field { base, fields } if fields.len() == 1 => CheckTarget::Fields { base: base.clone(), fields: fields.clone() },
-                    Place::Index { base, index } => CheckTarget::Range { base: base.clone(), lo: index.clone(), hi: None, stride: None },
+                    Place::Field { base, fields } if fields.len() == 1 => {
+                        fire(if kind == AccessKind::Read { PerAccessRule::FieldRead } else { PerAccessRule::FieldWrite });
+                        CheckTarget::Fields { base: base.clone(), fields: fields.clone() }
+                    }
+                    Place::Index { base, index } => {
+                        fire(if kind == AccessKind::Read { PerAccessRule::IndexRead } else { PerAccessRule::IndexWrite });
+                        CheckTarget::Range { base: base.clone(), lo: index.clone(), hi: None, stride: None }
+                    }
                     Place::Field { .. } => {
+                        fire(PerAccessRule::LongPath);
                         return Err(PlaceError {
                             placer: self.name(),
                             line: s.line.0,
                             reason: "a path longer than one field is not in A-normal form (spec/bigfoot.md §2.1)".into(),
-                        })
+                        });
                     }
                 };
                 let kind = match (kind, self.bug) {
@@ -83,23 +115,29 @@ impl PerAccess {
                     (k, _) => k,
                 };
                 if matches!(&s.kind, StmtKind::Load { dst, src: Place::Field { base, .. } | Place::Index { base, .. } } if dst == base) {
+                    fire(PerAccessRule::OwnBase);
                     return Err(PlaceError {
                         placer: self.name(),
                         line: s.line.0,
                         reason: "the load overwrites its own base, so a check after it would name another object".into(),
                     });
                 }
+                if in_sync {
+                    fire(PerAccessRule::InSync);
+                } else if nested {
+                    fire(PerAccessRule::Nested);
+                }
                 if !(in_sync && self.bug == Some(PerAccessBug::NoChecksInSync)) {
                     after = Some(Stmt { kind: StmtKind::Check(vec![CheckItem { kind, target }]), line: s.line });
                 }
             }
             match &mut s.kind {
-                StmtKind::Sync { body, .. } => self.block(body, true)?,
+                StmtKind::Sync { body, .. } => self.block(body, true, nested)?,
                 StmtKind::If { then_b, else_b, .. } => {
-                    self.block(then_b, in_sync)?;
-                    self.block(else_b, in_sync)?;
+                    self.block(then_b, in_sync, true)?;
+                    self.block(else_b, in_sync, true)?;
                 }
-                StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => self.block(body, in_sync)?,
+                StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => self.block(body, in_sync, true)?,
                 _ => {}
             }
             out.push(s);

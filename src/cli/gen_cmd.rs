@@ -19,6 +19,7 @@ use crate::campaign::{self, Counters, Settings};
 use crate::mutants::{Prediction, MUTANTS};
 use crate::outln;
 use crate::suts::{self, Subject};
+use crate::{render, rule_coverage};
 
 /// The generator `gen` runs: an oracle's by id, or the first oracle's of a dialect.
 fn generator(name: &str) -> Result<(Oracle, Subject), CliError> {
@@ -72,6 +73,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
     let mut t = Tally::default();
     let grammar = o.grammar;
     let mut cov = Coverage::new(grammar);
+    let mut rules = race_oracles::theorems::rules::Tally::default();
     // The ground truth of a generated program: does some pair of its methods race (Def. 3.6)?
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
     for i in 0..count {
@@ -84,6 +86,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
         }
         tally(&p, &mut t);
         cov.add(grammar, &p);
+        rules.add(&rule_coverage::observe(&o, &subject, &p));
         match truth(&p, &cfg) {
             Some(true) => t.racy += 1,
             Some(false) => t.race_free += 1,
@@ -120,6 +123,8 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
             t.incomplete,
             100.0 * t.racy as f64 / judged.max(1) as f64
         );
+        let tables = subject.entry().rules;
+        emit(&render::rule_coverage(&rules.rows(tables), tables));
     }
     Ok(Exit::Ok)
 }

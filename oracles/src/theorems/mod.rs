@@ -42,6 +42,7 @@ pub mod racerdx_reports;
 pub mod racerdx_tp;
 pub mod registry;
 pub mod result;
+pub mod rules;
 pub mod static_race;
 pub mod sync_cfg;
 pub mod trace_precision;
