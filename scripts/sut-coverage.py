@@ -106,9 +106,12 @@ def campaign_cmd(oracles, sut, mutant, programs, seed, out):
     return ["fuzz", *oracles, "--sut", sut, *m, "--max-programs", str(programs), "--seed", str(seed), "--time", "3h", "--jobs", "1", "--out", str(out)]
 
 
-def mutants_of(bin_path):
+def mutants_of(bin_path, work):
     """The seeded bugs by SUT name, in catalogue order: [(name, [oracles it is predicted for])]."""
-    p = subprocess.run([bin_path, "mutants", "--json"], capture_output=True, text=True)
+    # The binary is instrumented: its profile goes to the work folder (no family's), not to
+    # the current directory.
+    env = dict(os.environ, LLVM_PROFILE_FILE=str(work / "catalogue-%p.profraw"))
+    p = subprocess.run([bin_path, "mutants", "--json"], capture_output=True, text=True, env=env)
     if p.returncode != 0:
         die(f"racefuzz mutants --json failed:\n{p.stderr}")
     out = {}
@@ -151,7 +154,7 @@ def campaign(bin_path, d, name, oracles, sut, mutant, programs, seed):
 def run(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    mutants = mutants_of(args.bin)
+    mutants = mutants_of(args.bin, work)
     meta = {"programs": args.programs, "mutant_programs": args.mutant_programs, "seed": args.seed, "families": {}}
     only = set(args.family or [])
     unknown = only - {f for f, _, _ in FAMILIES}
