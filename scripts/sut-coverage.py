@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Coverage of the systems under test by a fixed-seed campaign: the runs and the report.
 
-What: runs one `racefuzz fuzz` campaign per SUT family (its own oracles only, a fixed seed
-and a fixed program budget per oracle) with an instrumented racefuzz, keeps each family's
-profile data apart, and reports, per file of `src/analyses/**`, region and line coverage
-credited to the runs of that file's own family only; then every uncovered region with its
-function and source line, marked "justified" (with the reason from the justification file)
-or "not reached".
+What: runs one `racefuzz fuzz` campaign per SUT family (its own oracles on its own SUT, a
+fixed seed and a fixed program budget per oracle), then one mutant hunt per seeded bug of that
+SUT (the same campaign with `--mutant`, a smaller budget), with an instrumented racefuzz, keeps
+each family's profile data apart (the hunts' in `<family>+mutants`), and reports, per file of
+`src/analyses/**`, region and line coverage credited to the runs of the families whose SUT
+runs the file only, the campaign's regions and those only the hunts reach apart; then those
+regions and every uncovered region with its function and source line, marked "justified"
+(with the reason from the justification file) or "not reached".
 
 How: called by `scripts/sut-coverage`, which checks the tools and builds the instrumented
 binary first; run that, not this. Subcommands:
-    sut-coverage.py run    --bin BIN --work DIR --programs N --seed S
+    sut-coverage.py run    --bin BIN --work DIR --programs N --mutant-programs M --seed S [--family F]...
     sut-coverage.py report --bin BIN --work DIR --justified FILE [--out FILE]
 `run` writes DIR/<family>/*.profraw, DIR/<family>/campaign.txt and DIR/meta.json; `report`
 reads them (so a report can be regenerated after editing justifications, without a rerun).
@@ -40,25 +42,33 @@ import sys
 from pathlib import Path
 
 # The SUT families: each one campaign over its own oracles (oracles/src/theorems/registry.rs
-# gives the oracles, src/suts.rs which SUT each one judges). Negative controls are left out:
-# they judge the same code as the family's positive oracle, expected to fail.
+# gives the oracles, src/suts.rs which SUT each one judges), on its SUT (src/suts.rs's name,
+# passed as --sut), then one mutant hunt per seeded bug of that SUT (src/mutants.rs). Negative
+# controls are left out: they judge the same code as the family's positive oracle, expected to
+# fail.
 FAMILIES = [
-    ("fasttrack", ["fasttrack-precise"]),
-    ("bigfoot", ["bigfoot-precise"]),
-    ("escape", ["escape-trace-precise"]),
-    ("capsule", ["capsule-first-race", "capsule-first-race-operational"]),
-    ("naik-aiken", ["naik-aiken-sound"]),
-    ("ldrf-analyses", ["ldrf-sound"]),
-    ("racerdx", ["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
+    ("fasttrack", "fasttrack", ["fasttrack-precise"]),
+    ("bigfoot", "bigfoot", ["bigfoot-precise"]),
+    ("per-access", "per-access", ["bigfoot-precise"]),
+    ("escape", "escape", ["escape-trace-precise"]),
+    ("capsule", "capsule", ["capsule-first-race", "capsule-first-race-operational"]),
+    ("naik-aiken", "naikaiken", ["naik-aiken-sound"]),
+    ("ldrf-analyses", "ldrf-analyses", ["ldrf-sound"]),
+    ("racerdx", "racerdx", ["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
 ]
+
+# The folder of a family's mutant hunts' profile data, next to its campaign's.
+HUNTS = "{}+mutants"
 
 # Sections of the report: a heading, the families whose runs are credited, the files (a
 # path, or a folder ending in `/`, relative to the repository root). Every file of
-# src/analyses/** that the binary contains code of must be in exactly one section.
+# src/analyses/** that the binary contains code of must be in exactly one section. A file is
+# credited with the families whose SUT runs it: FastTrack's with the per-access family's too,
+# whose SUT is the per-access placer and FastTrack on its checks (src/suts.rs).
 SECTIONS = [
-    ("FastTrack", ["fasttrack"], ["src/analyses/fasttrack.rs"]),
+    ("FastTrack (fasttrack-precise; on checks: the per-access SUT)", ["fasttrack", "per-access"], ["src/analyses/fasttrack.rs"]),
     ("BigFoot: placement, contexts, DynamicBF", ["bigfoot"], ["src/analyses/bigfoot/"]),
-    ("Per-access placer (bigfoot-precise's CheckPlacer only with a pa-* mutant)", ["bigfoot"], ["src/analyses/per_access.rs"]),
+    ("Per-access placer (bigfoot-precise --sut per-access)", ["per-access"], ["src/analyses/per_access.rs"]),
     ("Escape filter", ["escape"], ["src/analyses/escape.rs"]),
     ("Capsule filter", ["capsule"], ["src/analyses/capsule.rs"]),
     ("Object graph (shared by the escape and capsule filters)", ["escape", "capsule"], ["src/analyses/object_graph.rs"]),
@@ -89,10 +99,25 @@ def llvm_tool(name):
 # ---------------------------------------------------------------- the campaign runs
 
 
-def campaign_cmd(oracles, programs, seed, out):
+def campaign_cmd(oracles, sut, mutant, programs, seed, out):
     # --time is a safety net only: the program budget ends the campaign long before it, so
     # that the programs, and so the coverage, depend on the seed alone.
-    return ["fuzz", *oracles, "--max-programs", str(programs), "--seed", str(seed), "--time", "3h", "--jobs", "1", "--out", str(out)]
+    m = ["--mutant", mutant] if mutant else []
+    return ["fuzz", *oracles, "--sut", sut, *m, "--max-programs", str(programs), "--seed", str(seed), "--time", "3h", "--jobs", "1", "--out", str(out)]
+
+
+def mutants_of(bin_path, work):
+    """The seeded bugs by SUT name, in catalogue order: [(name, [oracles it is predicted for])]."""
+    # The binary is instrumented: its profile goes to the work folder (no family's), not to
+    # the current directory.
+    env = dict(os.environ, LLVM_PROFILE_FILE=str(work / "catalogue-%p.profraw"))
+    p = subprocess.run([bin_path, "mutants", "--json"], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        die(f"racefuzz mutants --json failed:\n{p.stderr}")
+    out = {}
+    for m in json.loads(p.stdout)["mutants"]:
+        out.setdefault(m["sut"], []).append((m["name"], [o for o, _ in m["predicted"]]))
+    return out
 
 
 def parse_campaign(text):
@@ -105,31 +130,58 @@ def parse_campaign(text):
     return rows
 
 
+def campaign(bin_path, d, name, oracles, sut, mutant, programs, seed):
+    """One campaign with its profile data in `d`: its summary rows and exit code."""
+    cmd = [bin_path, *campaign_cmd(oracles, sut, mutant, programs, seed, d / "found")]
+    env = dict(os.environ, LLVM_PROFILE_FILE=str(d / "%p-%m.profraw"))
+    print(f"sut-coverage: {name}: racefuzz {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    (d / f"campaign{'-' + mutant if mutant else ''}.txt").write_text(p.stdout + p.stderr)
+    # 0: no counterexample; 1: counterexamples found (kept in d/found, reported below).
+    if p.returncode not in (0, 1):
+        die(f"the {name} campaign failed with exit code {p.returncode}:\n{p.stdout}{p.stderr}")
+    rows = parse_campaign(p.stdout)
+    for o in oracles:
+        if o not in rows:
+            die(f"the {name} campaign printed no row for {o}:\n{p.stdout}")
+        if rows[o][0] != programs:
+            die(f"{o} checked {rows[o][0]} programs, not {programs} (did the time limit cut it?)")
+    last = [l for l in p.stdout.splitlines() if "programs in" in l]
+    print(f"sut-coverage: {name}: {last[0] if last else 'done'}", file=sys.stderr, flush=True)
+    return {o: rows[o] for o in oracles}, p.returncode
+
+
 def run(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    meta = {"programs": args.programs, "seed": args.seed, "families": {}}
-    for family, oracles in FAMILIES:
+    mutants = mutants_of(args.bin, work)
+    meta = {"programs": args.programs, "mutant_programs": args.mutant_programs, "seed": args.seed, "families": {}}
+    only = set(args.family or [])
+    unknown = only - {f for f, _, _ in FAMILIES}
+    if unknown:
+        die(f"no family {', '.join(sorted(unknown))} (families: {', '.join(f for f, _, _ in FAMILIES)})")
+    old = json.loads((work / "meta.json").read_text()) if only and (work / "meta.json").exists() else None
+    if old is not None and (old.get("programs"), old.get("mutant_programs"), old.get("seed")) != (args.programs, args.mutant_programs, args.seed):
+        die("--family reruns some families of the last run: give it the same --programs, --mutant-programs and --seed")
+    for family, sut, oracles in FAMILIES:
+        if only and family not in only:
+            if old is None or family not in old["families"]:
+                die(f"--family: no earlier run of {family} to keep; run every family first")
+            meta["families"][family] = old["families"][family]
+            continue
         d = work / family
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir()
-        cmd = [args.bin, *campaign_cmd(oracles, args.programs, args.seed, d / "found")]
-        env = dict(os.environ, LLVM_PROFILE_FILE=str(d / "%p-%m.profraw"))
-        print(f"sut-coverage: {family}: racefuzz {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        (d / "campaign.txt").write_text(p.stdout + p.stderr)
-        # 0: no counterexample; 1: counterexamples found (kept in d/found, reported below).
-        if p.returncode not in (0, 1):
-            die(f"the {family} campaign failed with exit code {p.returncode}:\n{p.stdout}{p.stderr}")
-        rows = parse_campaign(p.stdout)
-        for o in oracles:
-            if o not in rows:
-                die(f"the {family} campaign printed no row for {o}:\n{p.stdout}")
-            if rows[o][0] != args.programs:
-                die(f"{o} checked {rows[o][0]} programs, not {args.programs} (did the time limit cut it?)")
-        meta["families"][family] = {"oracles": oracles, "rows": {o: rows[o] for o in oracles}, "exit": p.returncode}
-        last = [l for l in p.stdout.splitlines() if "programs in" in l]
-        print(f"sut-coverage: {family}: {last[0] if last else 'done'}", file=sys.stderr, flush=True)
+        rows, code = campaign(args.bin, d, family, oracles, sut, None, args.programs, args.seed)
+        meta["families"][family] = {"oracles": oracles, "sut": sut, "rows": rows, "exit": code, "hunts": []}
+        h = work / HUNTS.format(family)
+        shutil.rmtree(h, ignore_errors=True)
+        h.mkdir()
+        for name, predicted in mutants.get(sut, []) if args.mutant_programs else []:
+            # The oracles the mutant is predicted for, among the family's; else all of them.
+            hunted = [o for o in oracles if o in predicted] or oracles
+            rows, code = campaign(args.bin, h, f"{family} {name}", hunted, sut, name, args.mutant_programs, args.seed)
+            meta["families"][family]["hunts"].append({"mutant": name, "oracles": hunted, "rows": rows, "caught": code == 1})
     (work / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
 
 
@@ -149,7 +201,7 @@ def export(bin_path, work, families):
 
 def _export(bin_path, work, families):
     raws = sorted(str(p) for f in families for p in (work / f).glob("*.profraw"))
-    if not raws:
+    if not any((work / f).glob("*.profraw") for f in families if "+" not in f):
         die(f"no profile data for {families} in {work}: run the campaigns first")
     profdata = work / ("+".join(families) + ".profdata")
     subprocess.run([llvm_tool("llvm-profdata"), "merge", "-sparse", "-o", str(profdata), *raws], check=True)
@@ -300,7 +352,6 @@ def report(args):
     meta = json.loads(meta_path.read_text())
     justified = read_justified(args.justified)
     used = set()
-    families = dict(FAMILIES)
     assigned = {}
     sections = []
     for title, fams, paths in SECTIONS:
@@ -311,54 +362,76 @@ def report(args):
             if p in assigned:
                 die(f"{p} is in two sections: {assigned[p]} and {title}")
             assigned[p] = title
-        sections.append((title, fams, measure(data, set(files))))
+        # The campaign's coverage, and the campaign's with the mutant hunts'.
+        alone = measure(data, set(files))
+        both = measure(export(args.bin, work, fams + [HUNTS.format(f) for f in fams]), set(files))
+        for path, m in both.items():
+            still = {(u["line"], u["col"], tuple(u["end"])) for u in m["uncovered"]}
+            m["campaign"] = alone[path]["regions"]["covered"]
+            m["hunted"] = [u for u in alone[path]["uncovered"] if (u["line"], u["col"], tuple(u["end"])) not in still]
+        sections.append((title, fams, both))
         unmapped = [p for p in present if p.startswith(MEASURED) and not any(p == q or (q.endswith("/") and p.startswith(q)) for _, _, qs in SECTIONS for q in qs)]
         if unmapped:
             die(f"files of {MEASURED} in no section of SECTIONS (add them): {', '.join(unmapped)}")
 
     out = []
     w = out.append
-    total = {"rc": 0, "rn": 0, "lc": 0, "ln": 0, "just": 0, "open": 0}
+    keys = ("rc", "rh", "rn", "lc", "ln", "just", "open")
+    total = dict.fromkeys(keys, 0)
     rows = []
     for title, fams, files in sections:
-        s = {"rc": 0, "rn": 0, "lc": 0, "ln": 0, "just": 0, "open": 0}
+        s = dict.fromkeys(keys, 0)
         for path, m in files.items():
-            s["rc"] += m["regions"]["covered"]
+            s["rc"] += m["campaign"]
+            s["rh"] += len(m["hunted"])
             s["rn"] += m["regions"]["count"]
             s["lc"] += m["lines"]["covered"]
             s["ln"] += m["lines"]["count"]
             for u in m["uncovered"]:
                 u["why"] = justify(path, u, justified, used)
                 s["just" if u["why"] else "open"] += 1
+            # A region the hunts reach keeps its justification (the mutant it needs), shown.
+            for u in m["hunted"]:
+                u["why"] = justify(path, u, justified, used)
         rows.append((title, fams, s))
         for k in total:
             total[k] += s[k]
 
+    mp = meta.get("mutant_programs", 0)
     w("# Coverage of the systems under test by the fixed campaign")
     w("")
-    w(f"Generated by `scripts/sut-coverage --programs {meta['programs']} --out docs/coverage.md` (seed {meta['seed']}); do not edit by hand.")
+    w(f"Generated by `scripts/sut-coverage --programs {meta['programs']} --mutant-programs {mp} --out docs/coverage.md` (seed {meta['seed']}); do not edit by hand.")
     w("Justifications live in `docs/coverage-justified.txt` and are merged in when the report is regenerated.")
     w("")
-    w(f"Each SUT family runs its own oracles in one campaign, `racefuzz fuzz ORACLES --max-programs {meta['programs']} --seed {meta['seed']} --jobs 1`,")
-    w("with an instrumented release build and its own profile data; a file is credited only with the runs of its own family.")
-    w("Unit tests do not count. A region is llvm-cov's code region, counted once however many generic instantiations it has;")
-    w("an uncovered region is *justified* (with its reason) or *not reached* (a generator change should reach it).")
+    w(f"Each SUT family runs its own oracles on its own SUT in one campaign, `racefuzz fuzz ORACLES --sut SUT --max-programs {meta['programs']} --seed {meta['seed']} --jobs 1`,")
+    w(f"then one mutant hunt per seeded bug of that SUT (`src/mutants.rs`), `racefuzz fuzz ORACLES --sut SUT --mutant NAME --max-programs {mp} --seed {meta['seed']} --jobs 1`")
+    w("over the oracles the mutant is predicted for, with an instrumented release build and its own profile data.")
+    w("A file is credited only with the runs of the families whose SUT runs it (FastTrack's with the per-access family's too:")
+    w("that SUT is the per-access placer and FastTrack on its checks). Unit tests do not count.")
+    w("A region is llvm-cov's code region, counted once however many generic instantiations it has.")
     w("")
-    w("| section | regions reached | lines reached | justified | not reached |")
-    w("|---|---|---|---|---|")
+    w("Counting rule: a region is *reached* when the campaign on the real SUT runs it (column \"by the campaign\"), or when only a")
+    w("mutant hunt of the same fixed campaign does (column \"by mutant hunts only\": code that runs only under a seeded bug, such as")
+    w("the mutant's own branch); both count towards the target, and are shown apart. An unreached region is *justified* (with its")
+    w("reason) or *not reached* (a generator change should reach it).")
+    w("")
+    w("| section | by the campaign | by mutant hunts only | regions reached | lines reached | justified | not reached |")
+    w("|---|---|---|---|---|---|---|")
     for title, _fams, s in rows:
-        w(f"| {title.split(' (')[0]} | {s['rc']}/{s['rn']} ({pct(s['rc'], s['rn'])}) | {s['lc']}/{s['ln']} ({pct(s['lc'], s['ln'])}) | {s['just']} | {s['open']} |")
+        r = s["rc"] + s["rh"]
+        w(f"| {title.split(' (')[0]} | {s['rc']} ({pct(s['rc'], s['rn'])}) | {s['rh']} | {r}/{s['rn']} ({pct(r, s['rn'])}) | {s['lc']}/{s['ln']} ({pct(s['lc'], s['ln'])}) | {s['just']} | {s['open']} |")
     t = total
-    w(f"| **total `{MEASURED}**`** | **{t['rc']}/{t['rn']} ({pct(t['rc'], t['rn'])})** | **{t['lc']}/{t['ln']} ({pct(t['lc'], t['ln'])})** | **{t['just']}** | **{t['open']}** |")
+    r = t["rc"] + t["rh"]
+    w(f"| **total `{MEASURED}**`** | **{t['rc']} ({pct(t['rc'], t['rn'])})** | **{t['rh']}** | **{r}/{t['rn']} ({pct(r, t['rn'])})** | **{t['lc']}/{t['ln']} ({pct(t['lc'], t['ln'])})** | **{t['just']}** | **{t['open']}** |")
     w("")
-    w(f"Regions reached or justified: {t['rc'] + t['just']}/{t['rn']} ({pct(t['rc'] + t['just'], t['rn'])}).")
+    w(f"Regions reached or justified: {r + t['just']}/{t['rn']} ({pct(r + t['just'], t['rn'])}). Lines reached count the mutant hunts too.")
     w("")
     for (title, fams, files), (_, _, s) in zip(sections, rows):
         w(f"## {title}")
         w("")
         for f in fams:
             fm = meta["families"][f]
-            w(f"`racefuzz {' '.join(campaign_cmd(fm['oracles'], meta['programs'], meta['seed'], '.')[:-2])}`")
+            w(f"`racefuzz {' '.join(campaign_cmd(fm['oracles'], fm['sut'], None, meta['programs'], meta['seed'], '.')[:-2])}`")
             w("")
             w("| oracle | checked | pass | fail | inconclusive |")
             w("|---|---|---|---|---|")
@@ -366,33 +439,46 @@ def report(args):
                 c, p, fl, i = fm["rows"][o]
                 w(f"| {o} | {c} | {p} | {fl} | {i} |")
             w("")
-        w("| file | regions | % | lines | % |")
-        w("|---|---|---|---|---|")
+            if fm["hunts"]:
+                w(f"Mutant hunts of `{fm['sut']}` ({mp} programs per oracle each):")
+                w("")
+                w("| mutant | oracles | failed programs |")
+                w("|---|---|---|")
+                for hnt in fm["hunts"]:
+                    w(f"| {hnt['mutant']} | {', '.join(hnt['oracles'])} | {sum(hnt['rows'][o][2] for o in hnt['oracles'])} |")
+                w("")
+        w("| file | by the campaign | by mutant hunts only | regions reached | % | lines | % |")
+        w("|---|---|---|---|---|---|---|")
         for path in sorted(files):
             m = files[path]
-            r, l = m["regions"], m["lines"]
-            w(f"| `{path}` | {r['covered']}/{r['count']} | {pct(r['covered'], r['count'])} | {l['covered']}/{l['count']} | {pct(l['covered'], l['count'])} |")
+            rg, l = m["regions"], m["lines"]
+            w(f"| `{path}` | {m['campaign']} | {len(m['hunted'])} | {rg['covered']}/{rg['count']} | {pct(rg['covered'], rg['count'])} | {l['covered']}/{l['count']} | {pct(l['covered'], l['count'])} |")
         if len(files) > 1:
-            w(f"| total | {s['rc']}/{s['rn']} | {pct(s['rc'], s['rn'])} | {s['lc']}/{s['ln']} | {pct(s['lc'], s['ln'])} |")
+            r = s["rc"] + s["rh"]
+            w(f"| total | {s['rc']} | {s['rh']} | {r}/{s['rn']} | {pct(r, s['rn'])} | {s['lc']}/{s['ln']} | {pct(s['lc'], s['ln'])} |")
         w("")
-        unc = [(path, u) for path in sorted(files) for u in files[path]["uncovered"]]
-        if not unc:
-            w("Every region reached.")
+        for heading, key, status_of in (
+            (f"Reached by mutant hunts only ({s['rh']}):", "hunted", lambda u: f"reached by a mutant hunt{'; ' + u['why'] if u['why'] else ''}"),
+            (f"Uncovered regions ({s['open']} not reached, {s['just']} justified):", "uncovered", lambda u: f"justified: {u['why']}" if u["why"] else "not reached"),
+        ):
+            unc = [(path, u) for path in sorted(files) for u in files[path][key]]
+            if not unc:
+                if key == "uncovered":
+                    w("Every region reached.")
+                    w("")
+                continue
+            w(heading)
             w("")
-            continue
-        w(f"Uncovered regions ({s['open']} not reached, {s['just']} justified):")
-        w("")
-        # Regions that start at the same place (a call and its `?`, nested expressions) are
-        # one line of the listing, with their number.
-        shown = {}
-        for path, u in unc:
-            shown.setdefault((path, u["line"], u["col"]), []).append(u)
-        for (path, line, col), us in shown.items():
-            u = us[0]
-            status = f"justified: {u['why']}" if u["why"] else "not reached"
-            many = f" ({len(us)} regions)" if len(us) > 1 else ""
-            w(f"- `{path}:{line}:{col}` in `{u['function']}`{many}: {code(u['source'])} ({status})")
-        w("")
+            # Regions that start at the same place (a call and its `?`, nested expressions) are
+            # one line of the listing, with their number.
+            shown = {}
+            for path, u in unc:
+                shown.setdefault((path, u["line"], u["col"]), []).append(u)
+            for (path, line, col), us in shown.items():
+                u = us[0]
+                many = f" ({len(us)} regions)" if len(us) > 1 else ""
+                w(f"- `{path}:{line}:{col}` in `{u['function']}`{many}: {code(u['source'])} ({status_of(u)})")
+            w("")
     stale = [k for k in justified if k not in used]
     if stale:
         w("## Stale justifications")
@@ -408,7 +494,8 @@ def report(args):
         print(f"sut-coverage: wrote {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    print(f"sut-coverage: {MEASURED}: regions reached {t['rc']}/{t['rn']} ({pct(t['rc'], t['rn'])}), lines {t['lc']}/{t['ln']} ({pct(t['lc'], t['ln'])}); uncovered: {t['just']} justified, {t['open']} not reached", file=sys.stderr)
+    r = t["rc"] + t["rh"]
+    print(f"sut-coverage: {MEASURED}: regions reached {r}/{t['rn']} ({pct(r, t['rn'])}; by the campaign {t['rc']}, by mutant hunts only {t['rh']}), lines {t['lc']}/{t['ln']} ({pct(t['lc'], t['ln'])}); uncovered: {t['just']} justified, {t['open']} not reached", file=sys.stderr)
 
 
 def main():
@@ -419,6 +506,8 @@ def main():
     r.add_argument("--work", required=True)
     r.add_argument("--programs", type=int, required=True)
     r.add_argument("--seed", type=int, required=True)
+    r.add_argument("--mutant-programs", type=int, required=True)
+    r.add_argument("--family", action="append", help="rerun this family only, keeping the others' last runs")
     p = sub.add_parser("report")
     p.add_argument("--bin", required=True)
     p.add_argument("--work", required=True)

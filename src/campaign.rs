@@ -76,6 +76,9 @@ pub struct Settings {
     pub jobs: usize,
     /// A seeded bug to hunt.
     pub mutant: Option<String>,
+    /// The SUT to judge, by name (`--sut`), for the oracles it fits; the others judge their
+    /// own (the first SUT of their kind and dialect).
+    pub sut: Option<String>,
     /// Where findings go (one folder per oracle).
     pub out: PathBuf,
     /// Stop after this many programs per job and oracle, if set (tests use this instead of
@@ -160,7 +163,8 @@ impl CampaignError {
 /// # Errors
 /// An internal bug if the printed program does not parse back.
 pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult), String> {
-    let header = format!("// racefuzz finding\n// oracle: {}\n// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
+    let sut = subject.chosen().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
+    let header = format!("// racefuzz finding\n// oracle: {}\n{sut}// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
     let body = format!("{header}{}", print(p));
     let reparsed = parse(&body).map_err(|e| format!("racefuzz internal bug: a finding does not parse back: {e}"))?;
     let r = suts::check(oracle, &reparsed, subject, suts::campaign_bounds());
@@ -205,7 +209,7 @@ fn fnv(s: &str) -> u64 {
 /// campaign stops at once; the error carries the finding).
 pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Vec<Finding>, CampaignError> {
     // A mutant applies to the oracles whose SUT it breaks; the others run the real SUT.
-    let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.mutant.as_deref())).collect::<Result<_, _>>()?;
+    let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.sut.as_deref(), s.mutant.as_deref())).collect::<Result<_, _>>()?;
     let seen: Mutex<HashSet<u64>> = Mutex::new(HashSet::new());
     let findings: Mutex<Vec<Finding>> = Mutex::new(vec![]);
     let failure: Mutex<Option<CampaignError>> = Mutex::new(None);
@@ -298,14 +302,16 @@ fn share(o: &Oracle) -> f64 {
     }
 }
 
-/// The subject an oracle runs in a campaign hunting `mutant`: the mutant where it belongs
-/// to the oracle's SUT, the real SUT otherwise.
+/// The subject an oracle runs in a campaign on `sut` hunting `mutant`: the SUT named where
+/// it fits the oracle (its kind and dialect), the oracle's own otherwise; the mutant where it
+/// belongs to that SUT, the real SUT otherwise.
 ///
 /// # Errors
 /// When the mutant belongs to none of the campaign's SUTs' catalogue.
-pub fn subject_for(o: &Oracle, mutant: Option<&str>) -> Result<Subject, suts::SubjectError> {
-    match Subject::for_oracle(o, mutant) {
-        Err(suts::SubjectError::UnknownMutant { .. }) if mutant.is_some_and(|m| m.split('+').all(|n| crate::mutants::find(n).is_some())) => Subject::for_oracle(o, None),
+pub fn subject_for(o: &Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, suts::SubjectError> {
+    let sut = sut.filter(|name| suts::fitting(o).any(|e| e.name == *name));
+    match Subject::for_oracle_on(o, sut, mutant) {
+        Err(suts::SubjectError::UnknownMutant { .. }) if mutant.is_some_and(|m| m.split('+').all(|n| crate::mutants::find(n).is_some())) => Subject::for_oracle_on(o, sut, None),
         r => r,
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! An oracle ([`race_oracles::theorems::Oracle`]) names the kind of SUT it judges and its
 //! dialect; [`SUTS`] holds one entry per implementation, and [`Subject::for_oracle`] picks
-//! the entry of that kind and dialect and applies a mutant (`crate::mutants`). Adding an
+//! the entry of that kind and dialect and applies a mutant (`crate::mutants`);
+//! [`Subject::for_oracle_on`] takes another SUT of that kind and dialect by name (`--sut`). Adding an
 //! oracle over an existing SUT touches nothing here; adding a SUT is its module under
 //! `analyses/` plus one entry in [`SUTS`].
 
@@ -143,6 +144,19 @@ pub enum SubjectError {
         /// Its mutants.
         known: String,
     },
+    /// A SUT name (`--sut`) that is not in the catalogue, or not of the kind and dialect
+    /// the oracle judges.
+    #[error("no SUT `{given}` for {oracle} (its SUTs: {fitting}; every SUT: {known})")]
+    UnknownSut {
+        /// What was given.
+        given: String,
+        /// The oracle.
+        oracle: &'static str,
+        /// The SUTs of the oracle's kind and dialect.
+        fitting: String,
+        /// Every SUT.
+        known: String,
+    },
     /// No SUT of the kind and dialect the oracle needs.
     #[error("racefuzz internal bug: no {kind:?} SUT for the {dialect} dialect (oracle {oracle})")]
     NoSut {
@@ -161,6 +175,13 @@ pub struct Subject {
     implementation: Implementation,
     mutant: Option<String>,
     relax: Relax,
+    chosen: bool,
+}
+
+/// The SUTs of the catalogue that `oracle` can judge (its kind and dialect), in catalogue
+/// order; the first is the one it judges unless told otherwise.
+pub fn fitting(oracle: &Oracle) -> impl Iterator<Item = &'static SutEntry> + '_ {
+    SUTS.iter().filter(|e| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect))
 }
 
 impl Subject {
@@ -169,12 +190,28 @@ impl Subject {
     /// # Errors
     /// [`SubjectError`] when the mutant is not one of that SUT's.
     pub fn for_oracle(oracle: &Oracle, mutant: Option<&str>) -> Result<Subject, SubjectError> {
-        let fits = |e: &&SutEntry| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect);
         // The first SUT of the oracle's kind and dialect, unless the mutants belong to another.
         let first = mutant.and_then(|m| m.split('+').next()).and_then(mutants::find);
-        let owner = first.and_then(|m| SUTS.iter().filter(fits).find(|e| e.name == m.sut));
-        let entry = *owner.or_else(|| SUTS.iter().find(fits)).ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
+        let owner = first.and_then(|m| fitting(oracle).find(|e| e.name == m.sut));
+        let entry = *owner.or_else(|| fitting(oracle).next()).ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
         Subject::build(entry, mutant)
+    }
+
+    /// The SUT `sut` (`--sut`; `None`: as [`Subject::for_oracle`]) judged by `oracle`, with
+    /// `mutant` applied.
+    ///
+    /// # Errors
+    /// [`SubjectError::UnknownSut`] when `sut` is not a SUT of the oracle's kind and dialect;
+    /// [`SubjectError::UnknownMutant`] when the mutant is not one of that SUT's.
+    pub fn for_oracle_on(oracle: &Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, SubjectError> {
+        let Some(name) = sut else { return Subject::for_oracle(oracle, mutant) };
+        let entry = *fitting(oracle).find(|e| e.name == name).ok_or_else(|| SubjectError::UnknownSut {
+            given: name.to_string(),
+            oracle: oracle.id,
+            fitting: fitting(oracle).map(|e| e.name).collect::<Vec<_>>().join(", "),
+            known: SUTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
+        })?;
+        Ok(Subject { chosen: true, ..Subject::build(entry, mutant)? })
     }
 
     /// The SUT named `name` (`racefuzz analyze`), with `mutant` applied; `None` if there is
@@ -197,7 +234,7 @@ impl Subject {
             return Err(unknown());
         }
         let (implementation, relax) = (entry.build)(&names).ok_or_else(unknown)?;
-        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax })
+        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax, chosen: false })
     }
 
     /// The SUT, as the oracle receives it.
@@ -258,6 +295,12 @@ impl Subject {
     pub fn entry(&self) -> &SutEntry {
         &self.entry
     }
+
+    /// The SUT's name if it was chosen by name ([`Subject::for_oracle_on`]) rather than by
+    /// the oracle (findings record it, so that `shrink` and regression tests pick it again).
+    pub fn chosen(&self) -> Option<&'static str> {
+        self.chosen.then_some(self.entry.name)
+    }
 }
 
 /// Checks `oracle` on `p` against `subject`: the one dispatch of racefuzz. The result's
@@ -297,5 +340,10 @@ mod tests {
         }
         let o = Registry::builtin().find("racerdx-tp").copied().unwrap();
         assert!(matches!(Subject::for_oracle(&o, Some("nope")), Err(SubjectError::UnknownMutant { .. })));
+        let bf = Registry::builtin().find("bigfoot-precise").copied().unwrap();
+        assert_eq!(Subject::for_oracle_on(&bf, Some("per-access"), None).map(|s| s.chosen()).ok(), Some(Some("per-access")));
+        assert_eq!(Subject::for_oracle_on(&bf, None, None).map(|s| s.entry().name).ok(), Some("bigfoot"));
+        assert!(matches!(Subject::for_oracle_on(&bf, Some("fasttrack"), None), Err(SubjectError::UnknownSut { .. })));
+        assert!(matches!(Subject::for_oracle_on(&bf, Some("per-access"), Some("bf-check-after-acquire")), Err(SubjectError::UnknownMutant { .. })));
     }
 }

@@ -379,3 +379,36 @@ fn explore_ldrf_prints_the_standard_and_thread_local_views() {
     let (code, out, err) = racefuzz(&["explore", "--ldrf", "--cart", "--max-states", "5", fig1]);
     assert!(code == 3 && out.contains("INCOMPLETE") && out.contains("--max-states"), "{out}{err}");
 }
+
+/// `--sut` picks another SUT of the oracle's kind and dialect (bigfoot-precise judges the
+/// per-access placer); a name that is not one of them is bad input naming the SUTs. A
+/// finding records the SUT, and `shrink` picks it up from there.
+#[test]
+fn sut_picks_another_placer_for_bigfoot_precise() {
+    let fig = "corpus/paper/bigfoot/fig3_6b_loop.race";
+    let (code, out, err) = racefuzz(&["check", "bigfoot-precise", fig, "--sut", "per-access"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("per-access checks"), "{out}");
+    for bad in ["nope", "fasttrack"] {
+        let (code, _, err) = racefuzz(&["check", "bigfoot-precise", fig, "--sut", bad]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(&format!("no SUT `{bad}` for bigfoot-precise")) && err.contains("bigfoot, per-access"), "{err}");
+        let (code, _, err) = racefuzz(&["fuzz", "bigfoot-precise", "--sut", bad, "--max-programs", "1"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("--sut") && err.contains("bigfoot, per-access"), "{err}");
+    }
+    let out = temp_dir("sut");
+    let o = out.display().to_string();
+    let (code, stdout, _) = racefuzz(&["fuzz", "bigfoot-precise", "--sut", "per-access", "--time", "1h", "--max-programs", "50", "--out", &o]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("SUT per-access"), "{stdout}");
+    let (code, stdout, _) =
+        racefuzz(&["fuzz", "bigfoot-precise", "--sut", "per-access", "--mutant", "pa-write-checked-as-read", "--time", "1h", "--max-programs", "300", "--out", &o]);
+    assert_eq!(code, 1, "{stdout}");
+    let found = racefuzz::corpus::race_files(&out);
+    let text = std::fs::read_to_string(&found[0]).unwrap();
+    assert!(text.contains("// sut: per-access\n// mutant: pa-write-checked-as-read"), "{text}");
+    let (code, stdout, err) = racefuzz(&["shrink", &found[0].display().to_string()]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(stdout.contains("per-access checks"), "{stdout}");
+}

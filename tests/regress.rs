@@ -25,7 +25,7 @@ fn regressions_keep_their_verdicts() {
         let cause = header(&src, "root cause").unwrap_or_default();
         assert!(cause.len() > 10 && !cause.contains("edit to explain"), "{name}: the `// root cause:` header must explain the failure in one line");
         let p = parse(&src).unwrap_or_else(|e| panic!("{}", e.render(&f.display().to_string())));
-        let s = Subject::for_oracle(o, mutant).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let s = Subject::for_oracle_on(o, header(&src, "sut"), mutant).unwrap_or_else(|e| panic!("{name}: {e}"));
         validate_relaxed(&p, s.relax()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let r = suts::check(o, &p, &s, suts::campaign_bounds());
         let text = racefuzz::render::result_brief(&r);

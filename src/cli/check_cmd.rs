@@ -44,9 +44,9 @@ pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
     }
 }
 
-pub(super) fn subject(o: &race_oracles::theorems::Oracle, mutant: Option<&str>) -> Result<Subject, CliError> {
-    Subject::for_oracle(o, mutant).map_err(|e| match e {
-        suts::SubjectError::UnknownMutant { .. } => CliError::input(format!("error: {e}")),
+pub(super) fn subject(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, CliError> {
+    Subject::for_oracle_on(o, sut, mutant).map_err(|e| match e {
+        suts::SubjectError::UnknownMutant { .. } | suts::SubjectError::UnknownSut { .. } => CliError::input(format!("error: {e}")),
         suts::SubjectError::NoSut { .. } => CliError::internal(e),
     })
 }
@@ -67,7 +67,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
         AnalysisName::Racerdx | AnalysisName::Racerd => {}
     }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
-    subject(&race_oracles::theorems::racerdx_tp::ORACLE, mutant)?;
+    subject(&race_oracles::theorems::racerdx_tp::ORACLE, None, mutant)?;
     let (_, prog) = super::load(file)?;
     if prog.dialect != Dialect::RacerDx {
         return Err(CliError::input(format!("error: RacerDX analyzes racerdx programs; {} is {}", file.display(), prog.dialect)));
@@ -211,9 +211,9 @@ fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: 
     Ok(Exit::Ok)
 }
 
-pub(super) fn check(id: &str, file: &Path, mutant: Option<&str>, json: bool, bounds: &BoundArgs) -> Result<Exit, CliError> {
+pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&str>, json: bool, bounds: &BoundArgs) -> Result<Exit, CliError> {
     let o = oracle(id)?;
-    let s = subject(&o, mutant)?;
+    let s = subject(&o, sut, mutant)?;
     // A file may declare that it breaks an assumption (`// outside:`) so that it loads; the
     // oracle still checks the theorem's hypotheses unless the mutant relaxes them, so such
     // a file is inconclusive for the real analysis.

@@ -55,26 +55,48 @@ pub(super) struct FuzzArgs<'a> {
     pub seed: u64,
     pub jobs: usize,
     pub mutant: Option<&'a str>,
+    pub sut: Option<&'a str>,
     pub out: &'a Path,
     pub max_programs: Option<u64>,
 }
 
 pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
-    let FuzzArgs { time, seed, jobs, mutant, out, max_programs, .. } = *a;
+    let FuzzArgs { time, seed, jobs, mutant, sut, out, max_programs, .. } = *a;
     let oracles = oracles(a.ids)?;
+    // --sut applies to the oracles it fits, and must fit one.
+    if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
+        let fitting: std::collections::BTreeSet<&str> = oracles.iter().flat_map(|o| suts::fitting(o).map(|e| e.name)).collect();
+        let every: Vec<&str> = suts::SUTS.iter().map(|e| e.name).collect();
+        return Err(CliError::input(format!(
+            "error: --sut: no SUT `{name}` for {} (their SUTs: {}; every SUT: {})",
+            oracles.iter().map(|o| o.id).collect::<Vec<_>>().join(", "),
+            fitting.into_iter().collect::<Vec<_>>().join(", "),
+            every.join(", ")
+        )));
+    }
     for o in &oracles {
-        campaign::subject_for(o, mutant).map_err(|e| CliError::input(format!("error: {e}")))?;
+        campaign::subject_for(o, sut, mutant).map_err(|e| CliError::input(format!("error: {e}")))?;
     }
     let time = parse_duration(time).map_err(|e| CliError::input(format!("error: --time: {e}")))?;
     let start = Instant::now();
     let deadline = start.checked_add(time).ok_or_else(|| CliError::input("error: --time is too long for this machine's clock"))?;
-    let s = Settings { oracles: oracles.clone(), deadline, seed, jobs: jobs.max(1), mutant: mutant.map(str::to_string), out: out.to_path_buf(), max_programs };
+    let s = Settings {
+        oracles: oracles.clone(),
+        deadline,
+        seed,
+        jobs: jobs.max(1),
+        mutant: mutant.map(str::to_string),
+        sut: sut.map(str::to_string),
+        out: out.to_path_buf(),
+        max_programs,
+    };
     let names: Vec<&str> = oracles.iter().map(|o| o.id).collect();
     outln!(
-        "racefuzz fuzz: {} for {}s, seed {seed}, {} job(s){}; findings go to {}/<oracle>/",
+        "racefuzz fuzz: {} for {}s, seed {seed}, {} job(s){}{}; findings go to {}/<oracle>/",
         names.join(", "),
         time.as_secs(),
         s.jobs,
+        sut.map(|n| format!(", SUT {n}")).unwrap_or_default(),
         mutant.map(|m| format!(", mutant {m}")).unwrap_or_default(),
         out.display()
     );
@@ -167,6 +189,7 @@ pub(super) struct ShrinkArgs<'a> {
     pub file: &'a Path,
     pub oracle: Option<&'a str>,
     pub mutant: Option<&'a str>,
+    pub sut: Option<&'a str>,
     pub into_test: Option<&'a str>,
     pub root_cause: Option<&'a str>,
     pub max_attempts: usize,
@@ -179,7 +202,8 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
         a.oracle.or_else(|| header(&head, "oracle")).ok_or_else(|| CliError::input(format!("error: say which oracle fails: --oracle {}", Registry::builtin().ids().join("|"))))?;
     let o = oracle(id)?;
     let mutant = a.mutant.or_else(|| header(&head, "mutant").filter(|m| *m != "none"));
-    let s = subject(&o, mutant)?;
+    let sut = a.sut.or_else(|| header(&head, "sut"));
+    let s = subject(&o, sut, mutant)?;
     if let Some(name) = a.into_test {
         check_test_name(name, a.root_cause)?;
     }
@@ -204,7 +228,7 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     outln!();
     emit(&render::result_brief(&after));
     if let (Some(name), Some(cause)) = (a.into_test, a.root_cause) {
-        let race = into_test(name, cause, &o, mutant, &program)?;
+        let race = into_test(name, cause, &o, s.chosen(), mutant, &program)?;
         outln!("\nwrote {}; record its snapshot with `cargo insta test --review` (or `cargo test`, then `cargo insta review`)", race.display());
     }
     Ok(Exit::Ok)
@@ -223,11 +247,12 @@ fn check_test_name(name: &str, cause: Option<&str>) -> Result<(), CliError> {
 /// The regression file: a header (the oracle, mutant, expected verdict and root cause),
 /// then the program. `tests/regress.rs` replays it and snapshots the oracle's explanation
 /// through insta, computed on this very file, so the lines it names are the file's lines.
-fn into_test(name: &str, cause: &str, o: &Oracle, mutant: Option<&str>, p: &Program) -> Result<PathBuf, CliError> {
+fn into_test(name: &str, cause: &str, o: &Oracle, sut: Option<&str>, mutant: Option<&str>, p: &Program) -> Result<PathBuf, CliError> {
     let io = |e: std::io::Error| CliError::input(format!("error: cannot write the test: {e}"));
     let dir = Path::new("tests/regress");
     std::fs::create_dir_all(dir).map_err(io)?;
-    let text = format!("// regression: {name}\n// oracle: {}\n// mutant: {}\n// verdict: fail\n// root cause: {}\n{}", o.id, mutant.unwrap_or("none"), cause.trim(), print(p));
+    let sut = sut.map(|n| format!("// sut: {n}\n")).unwrap_or_default();
+    let text = format!("// regression: {name}\n// oracle: {}\n{sut}// mutant: {}\n// verdict: fail\n// root cause: {}\n{}", o.id, mutant.unwrap_or("none"), cause.trim(), print(p));
     let race = dir.join(format!("{name}.race"));
     std::fs::write(&race, &text).map_err(io)?;
     Ok(race)

@@ -176,7 +176,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             let o = *reg.find(id).ok_or_else(|| CliError::internal(format!("mutant {} predicts for unknown oracle {id}", m.name)))?;
             let start = Instant::now();
             let deadline = start.checked_add(per).ok_or_else(|| CliError::input("error: --time-per is too long"))?;
-            let s = Settings { oracles: vec![o], deadline, seed, jobs: 1, mutant: Some(m.name.to_string()), out: out.clone(), max_programs: None };
+            let s = Settings { oracles: vec![o], deadline, seed, jobs: 1, mutant: Some(m.name.to_string()), sut: None, out: out.clone(), max_programs: None };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
             let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::campaign_error(&e))?;

@@ -94,6 +94,10 @@ enum Cmd {
         /// A seeded bug to enable (see `racefuzz mutants`).
         #[arg(long)]
         mutant: Option<String>,
+        /// The SUT to judge, when the oracle's kind and dialect have more than one
+        /// (`per-access` for bigfoot-precise); default: the first (`racefuzz mutants` names them).
+        #[arg(long)]
+        sut: Option<String>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -120,6 +124,10 @@ enum Cmd {
         /// Hunt a seeded bug (see `racefuzz mutants`).
         #[arg(long)]
         mutant: Option<String>,
+        /// The SUT the oracles it fits judge, when their kind and dialect have more than one
+        /// (`per-access` for bigfoot-precise); the other oracles judge their own.
+        #[arg(long)]
+        sut: Option<String>,
         /// Where counterexamples are written (one folder per oracle; git ignores the default).
         #[arg(long, default_value = crate::campaign::DEFAULT_OUT)]
         out: PathBuf,
@@ -138,6 +146,9 @@ enum Cmd {
         /// The mutant it fails under (default: the file's `// mutant:` header).
         #[arg(long)]
         mutant: Option<String>,
+        /// The SUT it fails (default: the file's `// sut:` header, else the oracle's own).
+        #[arg(long)]
+        sut: Option<String>,
         /// Write `tests/regress/NAME.race` (its snapshot is then recorded and reviewed
         /// through insta: `cargo insta test --review`).
         #[arg(long, value_name = "NAME", requires = "root_cause")]
@@ -391,20 +402,21 @@ pub fn main() -> ExitCode {
         Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
         Cmd::Corpus(a) => corpus_cmd::run(&a.paths.iter().map(PathBuf::from).collect::<Vec<_>>(), &a.bounds),
         Cmd::Analyze { analysis, file, mutant, json, schedule, operational } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json, schedule.as_deref(), operational),
-        Cmd::Check { oracle, file, mutant, json, operational, bounds } => {
+        Cmd::Check { oracle, file, mutant, sut, json, operational, bounds } => {
             let oracle = if operational { check_cmd::operational(&oracle) } else { Ok(oracle) };
-            oracle.and_then(|o| check_cmd::check(&o, &file, mutant.as_deref(), json, &bounds))
+            oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), json, &bounds))
         }
         Cmd::Mutants { json } => check_cmd::list(json),
         Cmd::Gen { generator, count, seed, stats } => gen_cmd::gen(&generator, count, seed, stats),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, out, max_programs } => {
-            fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs { ids: &oracles, time: &time, seed, jobs, mutant: mutant.as_deref(), out: &out, max_programs })
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs } => {
+            fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs { ids: &oracles, time: &time, seed, jobs, mutant: mutant.as_deref(), sut: sut.as_deref(), out: &out, max_programs })
         }
-        Cmd::Shrink { file, oracle, mutant, into_test, root_cause, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
+        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
             file: &file,
             oracle: oracle.as_deref(),
             mutant: mutant.as_deref(),
+            sut: sut.as_deref(),
             into_test: into_test.as_deref(),
             root_cause: root_cause.as_deref(),
             max_attempts,

@@ -50,6 +50,7 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
         seed: 3,
         jobs: 1,
         mutant: None,
+        sut: None,
         out: out.clone(),
         max_programs: Some(300),
     };

@@ -16,7 +16,7 @@ pub const GRAMMAR_BFJ: Grammar = Grammar {
         prod("array write", "a[j] = k"),
         prod("reassigned index", "j = k; …a[j]…; j = k'"),
         prod("literal index", "a[k]"),
-        prod("non-linear index", "a[r % 4], a[i % 4]"),
+        prod("non-linear index", "a[r % 4], a[i % 4], a[i % 4 + 0], a[-(i % 4) + 3]"),
         prod("offset index", "a[i + 1], a[i - 1]"),
         prod("scaled index", "a[2 * i]"),
         prod("reversed index", "a[3 - i], a[-i + 3]"),
@@ -55,11 +55,14 @@ fn is_exit(s: &Stmt) -> bool {
 
 /// The production of an index expression, if it is more than a variable.
 fn index_form(e: &Expr) -> Option<&'static str> {
-    let mut neg = false;
-    walk_expr(e, &mut |x| neg |= matches!(x, Expr::Unary(UnOp::Neg, _)));
+    let (mut neg, mut rem) = (false, false);
+    walk_expr(e, &mut |x| {
+        neg |= matches!(x, Expr::Unary(UnOp::Neg, _));
+        rem |= matches!(x, Expr::Binary(BinOp::Rem, ..));
+    });
     Some(match e {
         Expr::Int(_) => "literal index",
-        Expr::Binary(BinOp::Rem, ..) => "non-linear index",
+        _ if rem => "non-linear index",
         Expr::Binary(BinOp::Mul, ..) => "scaled index",
         Expr::Binary(BinOp::Sub, a, _) if matches!(**a, Expr::Int(_)) => "reversed index",
         _ if neg => "reversed index",
@@ -189,10 +192,11 @@ thread {{ b = a; j = 1; i = j; loop {{ if i >= 4 break; b2 = a; j = i; b2[3 - i]
             }
         };
         assert_eq!(
-            ["i", "2", "i % 4", "i + 1", "i - 1", "2 * i", "3 - i", "-i + 3"].map(forms),
+            ["i", "2", "i % 4", "i % 4 + 0", "i + 1", "i - 1", "2 * i", "3 - i", "-i + 3"].map(forms),
             [
                 None,
                 Some("literal index"),
+                Some("non-linear index"),
                 Some("non-linear index"),
                 Some("offset index"),
                 Some("offset index"),

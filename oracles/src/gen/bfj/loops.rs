@@ -57,6 +57,23 @@ impl Index {
     }
 
     fn text(self, i: &str) -> String {
+        self.spelled(i, None)
+    }
+
+    /// The text, or with `alt` another spelling of the same value, whose linear form
+    /// `Lin::of` reaches by another rule (spec §4.7): the constant factor on the right
+    /// (`i * 2`), a zero factor (`0 * i`), and a non-linear operand inside `+`, `-`, `*` or a
+    /// negation (`i % 4 + 0`, `0 + i % 4`, `i % 4 - 0`, `i % 4 * 1`, `-(i % 4) + 3`,
+    /// `3 - i % 4`), which makes the whole index non-linear (checked right after the access).
+    fn spelled(self, i: &str, alt: Option<usize>) -> String {
+        match (self, alt) {
+            (Index::Twice, Some(_)) => return format!("{i} * 2"),
+            (Index::Plus1, Some(_)) => return format!("{i} + 1 + 0 * {i}"),
+            (Index::Reversed, Some(_)) => return format!("3 - {i} % 4"),
+            (Index::Negated, Some(_)) => return format!("-({i} % 4) + 3"),
+            (Index::Modulo, Some(k)) => return [format!("{i} % 4 + 0"), format!("0 + {i} % 4"), format!("{i} % 4 - 0"), format!("{i} % 4 * 1")][k % 4].clone(),
+            _ => {}
+        }
         match self {
             Index::Plain => i.to_string(),
             Index::Plus1 => format!("{i} + 1"),
@@ -131,11 +148,14 @@ impl Builder<'_, '_> {
         };
         // The index through `j`, which the constant accesses reuse (a quarter: the range
         // invariant is only for an index linear in `i` itself).
+        // Another spelling of the index (an eighth of the loops: the flags' last bit), chosen
+        // by values drawn already, so that the other programs stay as they were.
+        let spelled = index.spelled(&i, (flags & 128 != 0).then_some(iters + step + start));
         let at = if rich && (flags >> 3) % 4 == 0 {
-            body.push(format!("j = {}", index.text(&i)));
+            body.push(format!("j = {spelled}"));
             "j".to_string()
         } else {
-            index.text(&i)
+            spelled
         };
         let access = if self.src.next().is_multiple_of(2) { format!("{array}[{at}] = {}", self.src.below(4)) } else { format!("{r} = {array}[{at}]") };
         body.push(match lock {

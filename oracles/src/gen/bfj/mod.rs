@@ -6,7 +6,8 @@
 //! (`i = 0; loop { …a[i]…; i = i + k; if i >= n break }`, k ∈ {1, 2}, §9.3 Ex. 2 and 8)
 //! with the exit test last, first or in the middle, `while` loops, nested loops, linear
 //! and non-linear index expressions (`a[i + 1]`, `a[2 * i]`, `a[3 - i]`, `a[r % 4]`,
-//! literals), reassigned index variables and renamings (§4.6), aliases of the array,
+//! literals, and other spellings of the same values: `a[i * 2]`, `a[i % 4 + 0]`,
+//! `a[-(i % 4) + 3]`), reassigned index variables and renamings (§4.6), aliases of the array,
 //! allocation in threads, and calls to methods that do not synchronize, that acquire and
 //! release, that only acquire or only release, or that synchronize through a callee or a
 //! `sync` block (the kill-set classes of \[CALL\], §9.3 Ex. 5 and 6).
