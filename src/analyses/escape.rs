@@ -50,7 +50,7 @@ rule_cases! {
         /// The fork's closure reaches past the thread object.
         ForkEscapesBehind => "fork escapes what the thread object reaches", "§3.2 reach(p, H)";
         /// `t:fork p t'` with `p ∈ G` already: kept, G unchanged.
-        ForkOfEscaped => "fork of an already escaped thread object", "§3.2 fork, reach stops at G";
+        ForkOfEscaped => "fork of an already escaped thread object", "§3.2 fork, reach stops at G", rare "the generators' main thread allocates each worker object, writes its fields and forks it, and no object ever holds a worker object, so a thread object is unescaped at its fork";
         /// reach stops at an escaped object behind the root (the closure's early stop).
         ReachStopsAtG => "reach stops at an escaped object behind the root", "§3.5 reach may stop at G";
         /// `t:acq p`, `t:rel p`: never elided, even for an unescaped lock object.

@@ -54,7 +54,7 @@ rule_cases! {
         /// (15) `x.f = y` (and `x[+] = y`) with both non-⊥: an effect.
         Effect => "(15) store makes an effect", "§2.2 rule 15";
         /// (15) with an end ⊥: no effect.
-        EffectBottom => "(15) store with a ⊥ end: no effect", "§2.2 rule 15";
+        EffectBottom => "(15) store of ⊥ (x.f = null, or y ⊥): no effect", "§2.2 rule 15";
         /// (17) `if`: Γ1 ⊔ Γ2.
         IfJoin => "(17) if joins its branches", "§2.2 rule 17";
         /// Def. 3.1: unequal entries or sites join to ⊤ (correlation lost).
@@ -82,7 +82,7 @@ rule_cases! {
         /// DR_K condition 2(a): two H-sources of different types.
         DrFailsTypes => "DR_K fails: H-sources differ (cond. 2a)", "§2.4 cond. 2a";
         /// DR_K condition 2(b): an H-source not < ⊤.
-        DrFailsImprecise => "DR_K fails: H-source not < ⊤ (cond. 2b)", "§2.4 cond. 2b";
+        DrFailsImprecise => "DR_K fails: H-source not < ⊤ (cond. 2b)", "§2.4 cond. 2b", rare "an H-source with a site but a ⊤ loop entry is a store base carried over from an earlier iteration of its own site's loop; generated stores dereference only surely non-null variables (the dialect has no null test), so at the loop's entry that variable holds another site's object and the join makes the site ⊤ too (condition 1 instead)";
         /// DR_K condition 2(c): a 1 of the source not passed on to the targets.
         DrFailsCorrelation => "DR_K fails: correlation not inherited (cond. 2c)", "§2.4 cond. 2c";
         /// global-lock prunes: one once-allocated lock on both sides.

@@ -79,7 +79,9 @@ impl<'l, 'p> Typer<'l, 'p> {
                 g.insert(dst.clone(), top(self.n_loops())); // rule 14
             }
             StmtKind::Store { dst: Place::Field { base, fields }, src: Expr::Var(y) } if fields.len() == 1 => self.rule_15_effect(&g, base, y),
-            StmtKind::Store { dst: Place::Field { .. }, src: Expr::Null | Expr::Int(_) } => {}
+            // `x.f = null` is rule 15 with Γ(y) = ⊥: no effect. A data write makes none either.
+            StmtKind::Store { dst: Place::Field { .. }, src: Expr::Null } => fire(NaikAikenRule::EffectBottom),
+            StmtKind::Store { dst: Place::Field { .. }, src: Expr::Int(_) } => {}
             StmtKind::Append { array, src } => self.rule_15_effect(&g, array, src),
             StmtKind::If { cond: Cond::Star, then_b, else_b } => g = self.rule_17_if(then_b, else_b, w_set, &g)?,
             StmtKind::While { label: Some(w), cond: Cond::Star, body } => g = self.rule_18_while(s, w, body, w_set, g)?,
