@@ -20,10 +20,10 @@ use race_oracles::theorems::{
 
 use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
 use crate::analyses::bigfoot::placement::BigFoot;
-use crate::analyses::capsule::CapsuleFilterFactory;
-use crate::analyses::escape::EscapeFilterFactory;
+use crate::analyses::capsule::{CapsuleFilterFactory, CAPSULE_RULES};
+use crate::analyses::escape::{EscapeFilterFactory, ESCAPE_RULES};
 use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
-use crate::analyses::naik_aiken::NaikAiken;
+use crate::analyses::naik_aiken::{NaikAiken, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::RacerDx;
 use crate::mutants::{self, MUTANTS};
@@ -72,9 +72,9 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[] },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
-    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[] },
-    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[] },
-    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[] },
+    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES] },
+    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[&CAPSULE_RULES] },
+    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[&NAIK_AIKEN_RULES] },
     SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf, rules: &[] },
     SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[] },
 ];

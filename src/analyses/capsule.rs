@@ -25,10 +25,64 @@ use std::collections::{BTreeMap, HashMap};
 
 use race_oracles::lang::AccessKind;
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind, LockId, ObjId, ThreadId, Value};
+use race_oracles::rule_cases;
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 
 use super::fasttrack::{Clocks, Vc};
 use super::object_graph::ObjectGraph;
+
+rule_cases! {
+    /// The cases of Fig. 5.6 (spec/escape_capsule.md §8's CE-* table and steps 3–7), of the
+    /// capsule properties checked at entry (§7.3 CAPMETHOD/CAPREAD/CAPWRITE, §7.4 capFree,
+    /// §7.5 violations), and of the owners an access can have (§9.1 executor).
+    pub enum CapsuleRule in CAPSULE_RULES = "capsule filter", "escape_capsule.md §7–9" {
+        /// CE-READ1: `p ∉ G`, filtered.
+        ReadLocal => "CE-READ1 read of a capsule-local object: filtered", "§8 CE-READ1";
+        /// CE-READ2: `p ∈ G`, kept.
+        ReadShared => "CE-READ2 read of a capsule-shared object: kept", "§8 CE-READ2";
+        /// CE-WRITE1: `p ∉ G`, filtered, and the value does not leak.
+        WriteLocal => "CE-WRITE1 write into a capsule-local object: filtered", "§8 CE-WRITE1, step 6";
+        /// CE-WRITE2 whose `acc(v)` adds nothing (v not an object, a capsule, or in G).
+        WriteSharedNoLeak => "CE-WRITE2 write into a shared object, nothing leaks", "§8 CE-WRITE2";
+        /// CE-WRITE2 whose `acc(v)` adds objects to G (leak point 1).
+        WriteSharedLeaks => "CE-WRITE2 write publishes acc(v)", "§8 CE-WRITE2, §6.5 leak point 1";
+        /// CE-FORK of a non-capsule thread object: `acc(p)` joins G (leak point 4).
+        ForkLeaks => "CE-FORK leaks acc(thread object)", "§8 CE-FORK, step 3";
+        /// CE-FORK adding nothing (the thread object a capsule, or in G already).
+        ForkNoLeak => "CE-FORK leaks nothing (capsule or shared thread object)", "§8 step 3";
+        /// CE-ENTER: an argument's `acc` joins G (leak point 2).
+        EnterLeaks => "CE-ENTER leaks acc(arguments)", "§8 CE-ENTER, §6.5 leak point 2";
+        /// CE-ENTER with no argument adding anything.
+        EnterNoLeak => "CE-ENTER leaks nothing", "§8 CE-ENTER";
+        /// CE-EXIT: the return value's `acc` joins G (leak point 3).
+        ExitLeaks => "CE-EXIT leaks acc(return value)", "§8 CE-EXIT, §6.5 leak point 3";
+        /// CE-EXIT returning nothing that adds to G.
+        ExitNoLeak => "CE-EXIT leaks nothing", "§8 CE-EXIT";
+        /// acc never enters a capsule, nor puts one in G (§6.3 accessibility).
+        AccStopsAtCapsule => "acc stops at a capsule", "§6.3 acc, §8 invariant: no capsule in G";
+        /// CAPREAD/CAPWRITE with executor = k: always filtered (step 7).
+        CapsuleFieldInside => "capsule field accessed by its own executor: filtered", "§8 step 7, §7.3 CAPREAD/CAPWRITE";
+        /// An access of a non-capsule object while the thread is inside a capsule (owner k).
+        AccessInsideCapsule => "non-capsule access whose executor is a capsule", "§9.1 owner of an action";
+        /// CAPMETHOD, capsule entered for the first time (no earlier exit).
+        EnterFirst => "CAPMETHOD first enter of a capsule", "§7.4 capFree, no exit";
+        /// CAPMETHOD after earlier exits, all happening-before the enter.
+        EnterAfterExit => "CAPMETHOD enter after exits that happen-before it", "§7.4 capFree, ExitVC ⊑ C_t";
+        /// CAPMETHOD while inside another capsule: the executor becomes the innermost.
+        EnterNested => "CAPMETHOD from inside another capsule (nested)", "§7.4 executor, innermost";
+        /// EXITCAP back to an enclosing capsule or the thread.
+        Exit => "EXITCAP", "§7.3 EXITCAP";
+        /// A capsule field accessed with executor ≠ k (object-based): a violation, kept.
+        ViolationEncapsulation => "violation: capsule field accessed from outside", "§7.5, §9.4 operational", rare "capsule-first-race runs the formal semantics (§7.5), where a violating step is stuck and never emitted; only capsule-first-race-operational's traces carry one";
+        /// An enter into an occupied capsule (`H(k) ≠ ⊥`): a violation.
+        ViolationOccupied => "violation: enter into an occupied capsule", "§7.4 H(k) = ⊥, §9.4", rare "capsule-first-race runs the formal semantics (§7.5), where an enter into an occupied capsule waits and is never emitted; only capsule-first-race-operational's traces carry one";
+        /// An enter that an earlier exit does not happen-before: a violation.
+        ViolationCapFree => "violation: enter not after every exit (capFree)", "§7.4 capFree hb, §9.4", rare "capsule-first-race runs the formal semantics (§7.5), where an enter failing capFree is stuck and never emitted; only capsule-first-race-operational's traces carry one";
+        /// Acquire, release: passed through (CE-ACQ, CE-REL).
+        Sync => "CE-ACQ/CE-REL passed through", "§8 CE-ACQ, CE-REL";
+    }
+}
 
 /// Seeded bugs: the re-implementation mistakes of spec §14 (M-C1…M-C6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,11 +170,22 @@ impl CapsuleFilter {
     }
 
     /// `G ∪= acc(v)` (§6.3): stops at capsules and at members of G (closed).
-    fn leak(&mut self, v: Value, how: Leak) {
+    /// Whether anything joined G.
+    fn leak(&mut self, v: Value, how: Leak) -> bool {
         let transitive = self.bug != Some(CapsuleBug::NonTransitiveLeak);
-        for o in self.heap.closure(v, |o| self.classes.is_capsule(o) || self.shared.contains_key(&o), transitive) {
+        let stop = |o| {
+            let capsule = self.classes.is_capsule(o);
+            if capsule {
+                fire(CapsuleRule::AccStopsAtCapsule);
+            }
+            capsule || self.shared.contains_key(&o)
+        };
+        let grown = self.heap.closure(v, stop, transitive);
+        let leaked = !grown.is_empty();
+        for o in grown {
             self.shared.insert(o, how);
         }
+        leaked
     }
 
     fn executor(&self, t: ThreadId) -> Option<ObjId> {
@@ -141,17 +206,31 @@ impl CapsuleFilter {
                 (_, k) => k == Some(p),
             };
             if ok {
+                fire(CapsuleRule::CapsuleFieldInside);
                 Decision::Elide
             } else {
+                fire(CapsuleRule::ViolationEncapsulation);
                 self.violation("a capsule's field accessed from outside the capsule")
             }
-        } else if self.shared.contains_key(&p) {
-            if write {
-                self.leak(value, Leak::Published(e.idx));
-            }
-            Decision::Keep
         } else {
-            Decision::Elide
+            if self.executor(e.thread).is_some() {
+                fire(CapsuleRule::AccessInsideCapsule);
+            }
+            let shared = self.shared.contains_key(&p);
+            // Only a kept write publishes (step 6: a local target leaks nothing).
+            let leaked = write && shared && self.leak(value, Leak::Published(e.idx));
+            fire(match (write, shared, leaked) {
+                (false, false, _) => CapsuleRule::ReadLocal,
+                (false, true, _) => CapsuleRule::ReadShared,
+                (true, false, _) => CapsuleRule::WriteLocal,
+                (true, true, true) => CapsuleRule::WriteSharedLeaks,
+                (true, true, false) => CapsuleRule::WriteSharedNoLeak,
+            });
+            if shared {
+                Decision::Keep
+            } else {
+                Decision::Elide
+            }
         };
         if write {
             self.heap.write(a, value);
@@ -161,20 +240,31 @@ impl CapsuleFilter {
 
     fn enter(&mut self, e: &Event, k: ObjId) -> Decision {
         if self.bug != Some(CapsuleBug::EnterLeaksNothing) {
+            let mut leaked = false;
             for &v in e.moved.values() {
-                self.leak(v, Leak::Enter(e.idx));
+                leaked |= self.leak(v, Leak::Enter(e.idx));
             }
+            fire(if leaked { CapsuleRule::EnterLeaks } else { CapsuleRule::EnterNoLeak });
+        }
+        if self.executor(e.thread).is_some() {
+            fire(CapsuleRule::EnterNested);
         }
         let occupied = self.occupant.contains_key(&k) && self.bug != Some(CapsuleBug::NoOccupancyCheck);
         let mut d = Decision::Keep;
         if occupied {
+            fire(CapsuleRule::ViolationOccupied);
             d = self.violation("an enter into a capsule that a thread is inside");
         } else if self.bug == Some(CapsuleBug::ExitEnterEdge) {
             self.clocks.sync(e.thread, EventKind::Acquire(LockId::Obj(k)), None);
         } else if let Some(x) = self.exits.get(&k) {
-            if !x.below(self.clocks.current(e.thread)) {
+            if x.below(self.clocks.current(e.thread)) {
+                fire(CapsuleRule::EnterAfterExit);
+            } else {
+                fire(CapsuleRule::ViolationCapFree);
                 d = self.violation("an enter that an earlier exit from the capsule does not happen-before (capFree)");
             }
+        } else {
+            fire(CapsuleRule::EnterFirst);
         }
         self.occupant.insert(k, e.thread);
         self.inside.entry(e.thread).or_default().push(k);
@@ -182,9 +272,10 @@ impl CapsuleFilter {
     }
 
     fn exit(&mut self, e: &Event, k: ObjId) -> Decision {
+        fire(CapsuleRule::Exit);
         if self.bug != Some(CapsuleBug::ExitLeaksNothing) {
             let ret = e.moved.values().first().copied().unwrap_or(Value::Null);
-            self.leak(ret, Leak::Exit(e.idx));
+            fire(if self.leak(ret, Leak::Exit(e.idx)) { CapsuleRule::ExitLeaks } else { CapsuleRule::ExitNoLeak });
         }
         if self.bug == Some(CapsuleBug::ExitEnterEdge) {
             self.clocks.sync(e.thread, EventKind::Release(LockId::Obj(k)), None);
@@ -209,11 +300,14 @@ impl AccessFilter for CapsuleFilter {
             EventKind::Exit(k) => self.exit(e, k),
             EventKind::Fork(_) => {
                 let p = e.moved.values().first().copied().unwrap_or(Value::Null);
-                self.leak(p, Leak::Fork(e.idx));
+                fire(if self.leak(p, Leak::Fork(e.idx)) { CapsuleRule::ForkLeaks } else { CapsuleRule::ForkNoLeak });
                 self.clocks.sync(e.thread, e.kind, None);
                 Decision::Keep
             }
             kind => {
+                if matches!(kind, EventKind::Acquire(_) | EventKind::Release(_)) {
+                    fire(CapsuleRule::Sync);
+                }
                 self.clocks.sync(e.thread, kind, None);
                 Decision::Keep
             }

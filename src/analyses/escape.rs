@@ -17,12 +17,49 @@
 //! what lies behind an escaped object is escaped already. Invariants checked by the unit
 //! tests: G only grows; G is closed.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::object_graph::ObjectGraph;
 
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind, ObjId, Value};
+use race_oracles::rule_cases;
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
+
+rule_cases! {
+    /// The cases of Fig. 4.4 (spec/escape_capsule.md §3.2's table, §3.3's two ways to
+    /// escape): one per row of the table that ends a step, split where the row's G update
+    /// has cases a reader would tell apart (nothing, the value, what lies behind it).
+    pub enum EscapeRule in ESCAPE_RULES = "escape filter", "escape_capsule.md §3" {
+        /// `t:read p.f v`, `p ∉ G`: elided.
+        ReadElided => "read of an unescaped object: elided", "§3.2 read, p ∉ G";
+        /// `t:read p.f v`, `p ∈ G`: kept.
+        ReadKept => "read of an escaped object: kept", "§3.2 read, p ∈ G";
+        /// `t:write p.f v`, `p ∉ G`: elided, and v does not escape however shared it is.
+        WriteElided => "write into an unescaped object: elided", "§3.2 write, p ∉ G";
+        /// `t:write p.f v`, `p ∈ G`, v not an object: kept, `reach(v) = ∅`.
+        WriteKeptNoObject => "write of a non-object into an escaped object: kept, G unchanged", "§3.2 reach(null) = ∅";
+        /// `t:write p.f v`, `p, v ∈ G`: kept; reach stops at v (G is closed).
+        WriteKeptEscapedValue => "write of an escaped object into an escaped object: kept, G unchanged", "§3.4 Closed";
+        /// `t:write p.f v`, `p ∈ G`, `v ∉ G`: v escapes (publication).
+        WritePublishes => "write publishes an unescaped object", "§3.3 way 1";
+        /// Publication escapes an object behind v, not only v.
+        WritePublishesBehind => "publication escapes what the value reaches", "§3.2 reach, transitive";
+        /// `t:fork p t'` with `p ∉ G`: the thread object escapes.
+        ForkEscapes => "fork escapes its thread object", "§3.3 way 2";
+        /// The fork's closure reaches past the thread object.
+        ForkEscapesBehind => "fork escapes what the thread object reaches", "§3.2 reach(p, H)";
+        /// `t:fork p t'` with `p ∈ G` already: kept, G unchanged.
+        ForkOfEscaped => "fork of an already escaped thread object", "§3.2 fork, reach stops at G", rare "the generators' main thread allocates each worker object, writes its fields and forks it, and no object ever holds a worker object, so a thread object is unescaped at its fork";
+        /// reach stops at an escaped object behind the root (the closure's early stop).
+        ReachStopsAtG => "reach stops at an escaped object behind the root", "§3.5 reach may stop at G";
+        /// `t:acq p`, `t:rel p`: never elided, even for an unescaped lock object.
+        SyncOfUnescapedKept => "acquire/release of an unescaped lock object: kept", "§3.3 never elided (Fig. 4.1)";
+        /// Partial elision: an object whose earlier accesses were elided has an access kept
+        /// (Fig. 4.2's pattern, the reason the theorem is about the first race only).
+        ElidedThenKept => "an object's access kept after earlier ones were elided", "§3.3 partial elision, §5.2";
+    }
+}
 
 /// Seeded bugs: the re-implementation mistakes of spec §14 that lose a first race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,12 +117,14 @@ pub struct EscapeFilter {
     owner: HashMap<ObjId, race_oracles::machine::ThreadId>,
     /// (M-E6) per line, whether its first access was elided.
     sites: HashMap<u32, bool>,
+    /// Objects with an elided access so far: only to tell partial elision for rule coverage.
+    elided: BTreeSet<ObjId>,
 }
 
 impl EscapeFilter {
     /// G = ∅ over an empty heap.
     pub fn new(bug: Option<EscapeBug>) -> EscapeFilter {
-        EscapeFilter { bug, escaped: BTreeMap::new(), heap: ObjectGraph::default(), owner: HashMap::new(), sites: HashMap::new() }
+        EscapeFilter { bug, escaped: BTreeMap::new(), heap: ObjectGraph::default(), owner: HashMap::new(), sites: HashMap::new(), elided: BTreeSet::new() }
     }
 
     /// Whether `o ∈ G`.
@@ -100,7 +139,26 @@ impl EscapeFilter {
 
     /// `G ∪= reach(v)` (only `v` under M-E1), in the current heap.
     fn escape(&mut self, v: Value, cause: Cause, transitive: bool) {
-        for o in self.heap.closure(v, |o| self.escaped.contains_key(&o), transitive) {
+        let stop = |o| {
+            let escaped = self.escaped.contains_key(&o);
+            if escaped && v != Value::Obj(o) {
+                fire(EscapeRule::ReachStopsAtG);
+            }
+            escaped
+        };
+        let grown = self.heap.closure(v, stop, transitive);
+        // Which of §3.2's G updates this was: nothing new, the root, or more behind it.
+        let (publish, behind) = match cause {
+            Cause::Fork(_) => (EscapeRule::ForkEscapes, EscapeRule::ForkEscapesBehind),
+            _ => (EscapeRule::WritePublishes, EscapeRule::WritePublishesBehind),
+        };
+        match (v, grown.len()) {
+            (Value::Obj(_), 0) => fire(if publish == EscapeRule::ForkEscapes { EscapeRule::ForkOfEscaped } else { EscapeRule::WriteKeptEscapedValue }),
+            (Value::Obj(_), n) => fire(if n > 1 { behind } else { publish }),
+            _ if publish == EscapeRule::WritePublishes => fire(EscapeRule::WriteKeptNoObject),
+            _ => {}
+        }
+        for o in grown {
             self.escaped.insert(o, cause);
         }
     }
@@ -137,11 +195,19 @@ impl EscapeFilter {
             // The heap after the write (the decision and G used the heap before it).
             self.heap.write(a, value);
         }
-        if keep {
-            Decision::Keep
-        } else {
-            Decision::Elide
+        if !keep {
+            fire(if write { EscapeRule::WriteElided } else { EscapeRule::ReadElided });
+            self.elided.insert(p);
+            return Decision::Elide;
         }
+        // A kept write's case is its G update, fired by `escape`.
+        if !write {
+            fire(EscapeRule::ReadKept);
+        }
+        if self.elided.contains(&p) {
+            fire(EscapeRule::ElidedThenKept);
+        }
+        Decision::Keep
     }
 }
 
@@ -158,6 +224,12 @@ impl AccessFilter for EscapeFilter {
                 if self.bug == Some(EscapeBug::ElidesLocalSync) && !self.is_escaped(l) =>
             {
                 Decision::Elide
+            }
+            EventKind::Acquire(race_oracles::machine::LockId::Obj(l)) | EventKind::Release(race_oracles::machine::LockId::Obj(l)) => {
+                if !self.is_escaped(l) {
+                    fire(EscapeRule::SyncOfUnescapedKept);
+                }
+                Decision::Keep
             }
             _ => Decision::Keep,
         }

@@ -7,8 +7,10 @@
 use std::collections::BTreeSet;
 
 use race_oracles::theorems::must_not_alias::{AbsEffect, AbsType, Corr};
+use race_oracles::theorems::rules::fire;
 
 use super::types::compatible;
+use super::NaikAikenRule;
 
 /// K⁺ (Def. 4.2).
 pub fn closure(k: &BTreeSet<AbsEffect>) -> BTreeSet<AbsEffect> {
@@ -17,6 +19,7 @@ pub fn closure(k: &BTreeSet<AbsEffect>) -> BTreeSet<AbsEffect> {
     while let Some((t1, t2)) = frontier.pop() {
         for (t3, t4) in k {
             if compatible(&t2, t3) {
+                fire(NaikAikenRule::Chain);
                 let e = (t1.clone(), compose(&t1, &t2, t3, t4));
                 if all.insert(e.clone()) {
                     frontier.push(e);
@@ -34,8 +37,12 @@ fn compose(t1: &AbsType, t2: &AbsType, t3: &AbsType, t4: &AbsType) -> AbsType {
         .map(|w| {
             let one = |t: &AbsType| t.pi.get(w) == Some(&Corr::One);
             if one(t1) && one(t4) && !(one(t2) && one(t3)) {
+                fire(NaikAikenRule::ChainDropsOne);
                 Corr::Top
             } else {
+                if one(t1) && one(t4) {
+                    fire(NaikAikenRule::ChainKeepsOne);
+                }
                 t4.pi[w]
             }
         })

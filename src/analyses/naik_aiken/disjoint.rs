@@ -12,8 +12,10 @@
 use std::collections::BTreeSet;
 
 use race_oracles::theorems::must_not_alias::{AbsEffect, AbsSite, Corr};
+use race_oracles::theorems::rules::fire;
 
 use super::types::{compatible, may_be, precise};
+use super::NaikAikenRule;
 
 /// `h ∈ DR(H)` over the effect set `effects` (K⁺ for the real analysis).
 pub fn disjointly_reachable(effects: &BTreeSet<AbsEffect>, h: &str, sites: &BTreeSet<String>) -> bool {
@@ -25,16 +27,29 @@ pub fn disjointly_reachable(effects: &BTreeSet<AbsEffect>, h: &str, sites: &BTre
                 continue;
             }
             if t1.site == AbsSite::Top || t2.site == AbsSite::Top {
+                fire(NaikAikenRule::DrFailsTopSource);
                 return false; // condition 1
             }
             if in_h(&t1.site) && in_h(&t2.site) {
                 let correlated = t1.pi.iter().enumerate().all(|(w, c)| *c != Corr::One || (t3.pi[w] == Corr::One && t4.pi[w] == Corr::One));
-                if t1 != t2 || !precise(t1) || !correlated {
+                // The first condition that fails is the case (the order of eq. 2).
+                let failed = if t1 != t2 {
+                    Some(NaikAikenRule::DrFailsTypes)
+                } else if !precise(t1) {
+                    Some(NaikAikenRule::DrFailsImprecise)
+                } else if !correlated {
+                    Some(NaikAikenRule::DrFailsCorrelation)
+                } else {
+                    None
+                };
+                if let Some(case) = failed {
+                    fire(case);
                     return false; // condition 2 (a), (b), (c)
                 }
             }
         }
     }
+    fire(if into_h.is_empty() { NaikAikenRule::DrVacuous } else { NaikAikenRule::DrHolds });
     true
 }
 

@@ -27,12 +27,82 @@ pub mod types;
 
 use race_oracles::lang::labels::Labels;
 use race_oracles::lang::Program;
+use race_oracles::rule_cases;
 use race_oracles::theorems::must_not_alias::{Counters, MustNotAliasAnalysis, Typing};
 
 use self::points_to::PointsTo;
 use self::pruning::Pruner;
 use self::rules::Typer;
 use self::types::Lattice;
+
+rule_cases! {
+    /// The cases of Naik-Aiken's rules (spec/naik_aiken.md §2.2–2.5, the inference whose
+    /// soundness §3's Lemma 3.3, Lemma 4.3 and Thm 4.4 state, and §2.5's race stages): each
+    /// typing rule of Fig. 8 and the lattice steps it takes, the closure's correlation rule,
+    /// each condition by which a DR_K fact holds or fails, and each stage's verdict on a pair.
+    pub enum NaikAikenRule in NAIK_AIKEN_RULES = "Naik-Aiken", "naik_aiken.md §2–3" {
+        /// (11) `x = null`: Γ[x ↦ ⊥].
+        Null => "(11) x = null", "§2.2 rule 11";
+        /// (12) `new h` under a loop: 1 at the enclosing loops.
+        NewInLoop => "(12) new inside a loop (1 at w)", "§2.2 rule 12";
+        /// (12) `new h` outside every loop: all 0 (one object).
+        NewOutsideLoops => "(12) new outside loops (all 0)", "§2.2 rule 12";
+        /// (13) `x = y`: Γ[x ↦ Γ(y)].
+        Copy => "(13) x = y", "§2.2 rule 13";
+        /// (14) `x = y.f` (and `y[*]`): ⟨λw.⊤, ⊤⟩, the heap is never trusted.
+        HeapRead => "(14) heap read gives ⊤", "§2.2 rule 14";
+        /// (15) `x.f = y` (and `x[+] = y`) with both non-⊥: an effect.
+        Effect => "(15) store makes an effect", "§2.2 rule 15";
+        /// (15) with an end ⊥: no effect.
+        EffectBottom => "(15) store of ⊥ (x.f = null, or y ⊥): no effect", "§2.2 rule 15";
+        /// (17) `if`: Γ1 ⊔ Γ2.
+        IfJoin => "(17) if joins its branches", "§2.2 rule 17";
+        /// Def. 3.1: unequal entries or sites join to ⊤ (correlation lost).
+        JoinTop => "Def. 3.1 join to ⊤ (0 ⊔ 1, h1 ⊔ h2)", "§2.1 join";
+        /// Def. 3.2: Γ^{w+} demotes a 1 at w to ⊤.
+        Loopback => "Def. 3.2 loopback demotes 1 to ⊤", "§2.1 loopback";
+        /// (18) + Sub: the loop invariant grows past Γ_entry (more than one Kleene pass).
+        LoopWidens => "(18)+Sub loop invariant above Γ_entry", "§2.2 rule 18, A1 Sub";
+        /// §4.1 extension: a `fork(x)` body typed with `self ↦ Γ(x)`.
+        ForkSelf => "fork(x) body typed with self ↦ Γ(x)", "§4.1 [C] fork";
+        /// §4.1 extension: a `sync` body typed in place.
+        Sync => "sync body typed as its statements", "§4.1 [C] sync";
+        /// Def. 4.2: an effect chained onto another (Kⁿ⁺¹).
+        Chain => "Def. 4.2 closure chains two effects", "§2.3 K⁺";
+        /// Def. 4.2: a 1–1 correlation survives a 1–1 middle link.
+        ChainKeepsOne => "Def. 4.2 chain keeps a 1–1 correlation", "§2.3 τ̄5.Π(w) = τ̄4.Π(w)";
+        /// Def. 4.2: a 1–1 correlation dies through a middle link not 1–1.
+        ChainDropsOne => "Def. 4.2 chain drops a correlation to ⊤", "§2.3 τ̄5.Π(w) = ⊤";
+        /// DR_K: h ∈ DR_K(H) with effects into h, all conditions met.
+        DrHolds => "DR_K fact holds (effects into h)", "§2.4 eq. 2";
+        /// DR_K: no effect may reach h: holds vacuously.
+        DrVacuous => "DR_K fact holds vacuously (no effect into h)", "§2.4 eq. 2";
+        /// DR_K condition 1: a source with site ⊤.
+        DrFailsTopSource => "DR_K fails: a ⊤ source (cond. 1)", "§2.4 cond. 1";
+        /// DR_K condition 2(a): two H-sources of different types.
+        DrFailsTypes => "DR_K fails: H-sources differ (cond. 2a)", "§2.4 cond. 2a";
+        /// DR_K condition 2(b): an H-source not < ⊤.
+        DrFailsImprecise => "DR_K fails: H-source not < ⊤ (cond. 2b)", "§2.4 cond. 2b", rare "an H-source with a site but a ⊤ loop entry is a store base carried over from an earlier iteration of its own site's loop; generated stores dereference only surely non-null variables (the dialect has no null test), so at the loop's entry that variable holds another site's object and the join makes the site ⊤ too (condition 1 instead)";
+        /// DR_K condition 2(c): a 1 of the source not passed on to the targets.
+        DrFailsCorrelation => "DR_K fails: correlation not inherited (cond. 2c)", "§2.4 cond. 2c";
+        /// global-lock prunes: one once-allocated lock on both sides.
+        GlobalLock => "global-lock prunes", "§2.5 global-lock, A11";
+        /// local-lock prunes with the locks as the bases (depth 0).
+        LocalLockDepth0 => "local-lock prunes at depth 0 (lock = base)", "§2.5 local-lock, A4";
+        /// local-lock prunes with P(e1) ∩ P(e2) ⊆ DR_K(P(e3) ∪ P(e4)).
+        LocalLockDr => "local-lock prunes by DR_K", "§2.5 local-lock";
+        /// local-thread prunes with `self` as the bases (depth 0).
+        LocalThreadDepth0 => "local-thread prunes at depth 0 (self = base)", "§2.5 local-thread";
+        /// local-thread prunes by DR_K over the thread objects.
+        LocalThreadDr => "local-thread prunes by DR_K", "§2.5 local-thread";
+        /// Paths rooted at the locks (or `self`), depth ≥ 1, but the DR_K fact fails.
+        RootedDrFails => "rooted paths, DR_K fact fails: not pruned", "§2.5 local-lock/local-thread";
+        /// Paths rooted at the locks (or `self`) at mixed depths: never pruned (A4).
+        MixedDepth => "rooted paths at mixed depth: not pruned", "§2.5, A4";
+        /// No stage proves the pair: reported as a possible race.
+        Reported => "pair reported (no stage proves it)", "§2.5 phase 2";
+    }
+}
 
 /// Seeded bugs (`crate::mutants`), each breaking one ingredient of the soundness argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

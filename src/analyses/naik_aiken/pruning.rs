@@ -29,10 +29,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use race_oracles::lang::labels::{AccessLabel, Labels, PointId, StaticAccess};
 use race_oracles::lang::{walk_block, ForkTarget, StmtKind};
 use race_oracles::theorems::must_not_alias::{AbsEffect, Pruned, Stage};
+use race_oracles::theorems::rules::fire;
 
 use super::disjoint::disjointly_reachable;
 use super::points_to::PointsTo;
-use super::NaikAikenBug;
+use super::{NaikAikenBug, NaikAikenRule};
 
 /// What the stages read: the labels, P, the effect set DR is computed over, the bug.
 pub struct Pruner<'a, 'p> {
@@ -77,8 +78,14 @@ impl<'a, 'p> Pruner<'a, 'p> {
         for (a, b) in self.labels.conflicting_pairs() {
             let (Some(s1), Some(s2)) = (sides.get(&a), sides.get(&b)) else { continue };
             let proof = Stage::ALL.into_iter().find_map(|stage| self.stage(stage, s1, s2).map(|why| (stage, why)));
-            if let Some((stage, why)) = proof {
-                pruned.push(Pruned { pair: (a, b), stage, why });
+            match proof {
+                Some((stage, why)) => {
+                    if stage == Stage::GlobalLock {
+                        fire(NaikAikenRule::GlobalLock);
+                    }
+                    pruned.push(Pruned { pair: (a, b), stage, why });
+                }
+                None => fire(NaikAikenRule::Reported),
             }
             if self.unlikely(s1, s2) {
                 unlikely.push((a, b));
@@ -145,7 +152,7 @@ impl<'a, 'p> Pruner<'a, 'p> {
     fn local_lock(&self, s1: &Side<'_>, s2: &Side<'_>) -> Option<String> {
         for l1 in &s1.locks {
             for l2 in &s2.locks {
-                if let Some(why) = self.rooted(s1, l1, s2, l2) {
+                if let Some(why) = self.rooted(Stage::LocalLock, s1, l1, s2, l2) {
                     return Some(format!("locks {l1}, {l2}; {why}"));
                 }
                 if self.bug == Some(NaikAikenBug::LocalLockNoPrefix) {
@@ -161,20 +168,36 @@ impl<'a, 'p> Pruner<'a, 'p> {
     /// local-thread: both in `fork(x)` bodies, paths rooted at `self`.
     fn local_thread(&self, s1: &Side<'_>, s2: &Side<'_>) -> Option<String> {
         let (Some(x1), Some(x2)) = (&s1.thread_object, &s2.thread_object) else { return None };
-        self.rooted(s1, "self", s2, "self").map(|why| format!("threads fork({x1}), fork({x2}); {why}"))
+        self.rooted(Stage::LocalThread, s1, "self", s2, "self").map(|why| format!("threads fork({x1}), fork({x2}); {why}"))
     }
 
     /// The prefix test with `l1`, `l2` as the roots: depth 0 on both sides, or depth ≥ 1 on
     /// both with the DR fact; mixed depth fails (A4).
-    fn rooted(&self, s1: &Side<'_>, l1: &str, s2: &Side<'_>, l2: &str) -> Option<String> {
+    /// `stage` (local-lock or local-thread) only names the rule case that fires.
+    fn rooted(&self, stage: Stage, s1: &Side<'_>, l1: &str, s2: &Side<'_>, l2: &str) -> Option<String> {
         let (a1, a2) = (s1.access, s2.access);
         if a1.base != l1 || a2.base != l2 {
             return None;
         }
+        let thread = stage == Stage::LocalThread;
         match (a1.prefix.is_empty(), a2.prefix.is_empty()) {
-            (true, true) => Some("the locks are the bases (depth 0)".into()),
-            (false, false) => self.disjoint(s1, l1, s2, l2),
-            _ => None,
+            (true, true) => {
+                fire(if thread { NaikAikenRule::LocalThreadDepth0 } else { NaikAikenRule::LocalLockDepth0 });
+                Some("the locks are the bases (depth 0)".into())
+            }
+            (false, false) => {
+                let proof = self.disjoint(s1, l1, s2, l2);
+                fire(match (&proof, thread) {
+                    (None, _) => NaikAikenRule::RootedDrFails,
+                    (Some(_), false) => NaikAikenRule::LocalLockDr,
+                    (Some(_), true) => NaikAikenRule::LocalThreadDr,
+                });
+                proof
+            }
+            _ => {
+                fire(NaikAikenRule::MixedDepth);
+                None
+            }
         }
     }
 

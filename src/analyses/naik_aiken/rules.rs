@@ -20,8 +20,10 @@ use std::collections::BTreeSet;
 use race_oracles::lang::labels::Labels;
 use race_oracles::lang::{Block, Cond, Expr, ForkTarget, Place, Stmt, StmtKind};
 use race_oracles::theorems::must_not_alias::{AbsEffect, AbsEnv};
+use race_oracles::theorems::rules::fire;
 
 use super::types::{fresh, top, Lattice};
+use super::NaikAikenRule;
 
 /// More passes than any finite-height iteration needs: a guard, not a bound the analysis relies on.
 const MAX_PASSES: usize = 10_000;
@@ -69,17 +71,24 @@ impl<'l, 'p> Typer<'l, 'p> {
             StmtKind::Assign { dst, src: Expr::Null } => rule_11_null(&mut g, dst),
             StmtKind::Assign { dst, src: Expr::Var(y) } => rule_13_copy(&mut g, dst, y),
             StmtKind::New { dst, site: Some(h), .. } => {
+                fire(if w_set.is_empty() { NaikAikenRule::NewOutsideLoops } else { NaikAikenRule::NewInLoop });
                 g.insert(dst.clone(), fresh(self.n_loops(), w_set, h)); // rule 12
             }
             StmtKind::Load { dst, src: Place::Field { .. } } | StmtKind::Pick { dst, .. } => {
+                fire(NaikAikenRule::HeapRead);
                 g.insert(dst.clone(), top(self.n_loops())); // rule 14
             }
             StmtKind::Store { dst: Place::Field { base, fields }, src: Expr::Var(y) } if fields.len() == 1 => self.rule_15_effect(&g, base, y),
-            StmtKind::Store { dst: Place::Field { .. }, src: Expr::Null | Expr::Int(_) } => {}
+            // `x.f = null` is rule 15 with Γ(y) = ⊥: no effect. A data write makes none either.
+            StmtKind::Store { dst: Place::Field { .. }, src: Expr::Null } => fire(NaikAikenRule::EffectBottom),
+            StmtKind::Store { dst: Place::Field { .. }, src: Expr::Int(_) } => {}
             StmtKind::Append { array, src } => self.rule_15_effect(&g, array, src),
             StmtKind::If { cond: Cond::Star, then_b, else_b } => g = self.rule_17_if(then_b, else_b, w_set, &g)?,
             StmtKind::While { label: Some(w), cond: Cond::Star, body } => g = self.rule_18_while(s, w, body, w_set, g)?,
-            StmtKind::Sync { body, .. } => g = self.block(body, w_set, g)?,
+            StmtKind::Sync { body, .. } => {
+                fire(NaikAikenRule::Sync);
+                g = self.block(body, w_set, g)?;
+            }
             StmtKind::Fork { dst: None, target: ForkTarget::Block { this, body } } => self.fork(this.as_deref(), body, w_set, &g)?,
             _ => return Err(format!("line {}: not a naikaiken statement (spec §4.1): {}", s.line.0, race_oracles::lang::print::stmt_to_string(s))),
         }
@@ -90,7 +99,10 @@ impl<'l, 'p> Typer<'l, 'p> {
     /// field is dropped.
     fn rule_15_effect(&mut self, g: &AbsEnv, x: &str, y: &str) {
         if let (Some(a), Some(b)) = (g.get(x), g.get(y)) {
+            fire(NaikAikenRule::Effect);
             self.effects.insert((a.clone(), b.clone()));
+        } else {
+            fire(NaikAikenRule::EffectBottom);
         }
     }
 
@@ -98,6 +110,7 @@ impl<'l, 'p> Typer<'l, 'p> {
     fn rule_17_if(&mut self, then_b: &Block, else_b: &Block, w_set: &[usize], g: &AbsEnv) -> Result<AbsEnv, String> {
         let a = self.block(then_b, w_set, g.clone())?;
         let b = self.block(else_b, w_set, g.clone())?;
+        fire(NaikAikenRule::IfJoin);
         Ok(self.lattice.env(&a, &b))
     }
 
@@ -108,10 +121,13 @@ impl<'l, 'p> Typer<'l, 'p> {
         let mut inner = w_set.to_vec();
         inner.push(wi);
         let mut inv = entry;
-        for _ in 0..MAX_PASSES {
+        for pass in 0..MAX_PASSES {
             let out = self.block(body, &inner, self.lattice.loopback(&inv, wi))?;
             let next = self.lattice.env(&inv, &out);
             if next == inv {
+                if pass > 0 {
+                    fire(NaikAikenRule::LoopWidens);
+                }
                 self.record(s, &inv)?;
                 return Ok(inv);
             }
@@ -126,6 +142,7 @@ impl<'l, 'p> Typer<'l, 'p> {
     fn fork(&mut self, this: Option<&str>, body: &Block, w_set: &[usize], g: &AbsEnv) -> Result<(), String> {
         let mut child = g.clone();
         if let Some(x) = this {
+            fire(NaikAikenRule::ForkSelf);
             match g.get(x) {
                 Some(t) => child.insert("self".to_string(), t.clone()),
                 None => child.remove("self"),
@@ -137,11 +154,13 @@ impl<'l, 'p> Typer<'l, 'p> {
 
 /// Rule (11), `x = null`: Γ[x ↦ ⊥].
 fn rule_11_null(g: &mut AbsEnv, x: &str) {
+    fire(NaikAikenRule::Null);
     g.remove(x);
 }
 
 /// Rule (13), `x = y`: Γ[x ↦ Γ(y)].
 fn rule_13_copy(g: &mut AbsEnv, x: &str, y: &str) {
+    fire(NaikAikenRule::Copy);
     match g.get(y).cloned() {
         Some(t) => g.insert(x.to_string(), t),
         None => g.remove(x),

@@ -12,8 +12,9 @@
 //! `na-loopback-keeps-one` (Γ^{w+} = Γ).
 
 use race_oracles::theorems::must_not_alias::{AbsEnv, AbsSite, AbsType, Corr};
+use race_oracles::theorems::rules::fire;
 
-use super::NaikAikenBug;
+use super::{NaikAikenBug, NaikAikenRule};
 
 /// The lattice operations, with the seeded bug they may carry.
 #[derive(Clone, Copy, Debug, Default)]
@@ -35,8 +36,12 @@ impl Lattice {
 
     /// τ̄1 ⊔ τ̄2, pointwise (Def. 3.1).
     pub fn ty(self, a: &AbsType, b: &AbsType) -> AbsType {
-        let pi = a.pi.iter().zip(&b.pi).map(|(x, y)| self.corr(*x, *y)).collect();
+        let pi: Vec<Corr> = a.pi.iter().zip(&b.pi).map(|(x, y)| self.corr(*x, *y)).collect();
         let site = if a.site == b.site { a.site.clone() } else { AbsSite::Top };
+        // Equal types join to themselves; unequal ones lose an entry or the site to ⊤.
+        if a != b {
+            fire(NaikAikenRule::JoinTop);
+        }
         AbsType { pi, site }
     }
 
@@ -63,6 +68,7 @@ impl Lattice {
             .map(|(x, t)| {
                 let mut t = t.clone();
                 if let Some(c @ Corr::One) = t.pi.get_mut(w) {
+                    fire(NaikAikenRule::Loopback);
                     *c = Corr::Top;
                 }
                 (x.clone(), t)

@@ -83,7 +83,7 @@ pub fn handoff(bytes: &[u8]) -> Program {
 /// M-C1–M-C6):
 /// - `sync(h) { x = k.getO() }; if x != null { x.g = v }`: an object leaked by an exit,
 ///   then written unsynchronized (Fig. 5.2, M-C4), or its linked object `x.n` (M-C6);
-/// - `a = new Ref; [b = new Ref; a.n = b]; sync(h) { k.put(a) }; a.g = v` (or `b.g`): an
+/// - `a = new Ref; [b = new Ref; a.n = b, or a read z = a.g]; sync(h) { k.put(a) }; a.g = v` (or `b.g`): an
 ///   object leaked by an enter (M-C5, M-C6);
 /// - `sync(h) { k.inc() }`, `sync(h) { k.touch() }` (the capsule's inner object, touched
 ///   inside) or either unsynchronized (capsule accesses; unsynchronized: M-C1, M-C2);
@@ -123,11 +123,17 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
                     body.push(format!("a{fresh} = new Ref"));
                     if linked {
                         body.push(format!("b{fresh} = new Ref; a{fresh}.n = b{fresh}"));
+                    } else if b.is_multiple_of(2) {
+                        // A read of the fresh object before the enter leaks it: CE-READ1 (§8),
+                        // which the hand-off programs otherwise never make.
+                        body.push(format!("z{fresh} = a{fresh}.g"));
                     }
                     body.push(locked(&format!("k.put(a{fresh})")));
                     body.push(if linked { format!("b{fresh}.g = {v}") } else { format!("a{fresh}.g = {v}") });
                 }
-                5 if sibling => body.push(locked(match (i, src.next() % 3) {
+                // Twice the share of the other operations: the nested enter of `relay` (§7.4
+                // executor) needs a sibling and one of three picks.
+                5 | 7 if sibling => body.push(locked(match (i, src.next() % 3) {
                     (0, 0) => "k.relay(k2)",
                     (0, _) => "k.copyFrom(k2)",
                     _ => "k2.inc()",

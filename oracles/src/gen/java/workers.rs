@@ -165,6 +165,13 @@ impl Builder<'_, '_> {
                 out.push(format!("{q} = new Ref; {r}.g = {q}"));
                 linked = Some(q);
             }
+            // A read of the fresh object before it escapes: the filters' elided read (§3.2
+            // read, p ∉ G; §8 CE-READ1), which no other operation makes.
+            5 if !in_sync && c.ops >= 1 => {
+                c.ops -= 1;
+                let y = self.name("y");
+                out.push(format!("{y} = {r}.f"));
+            }
             _ => {}
         }
         // The publication (its one visible write is already paid for).
@@ -187,6 +194,12 @@ impl Builder<'_, '_> {
                     c.ops -= 1;
                     let v = self.val();
                     out.push(format!("{r}.f = {v}"));
+                }
+                // A self-link after publication: an escaped object written into an escaped
+                // object, where reach stops at once (§3.4 Closed; CE-WRITE2 leaking nothing).
+                (2, _) => {
+                    c.ops -= 1;
+                    out.push(format!("{r}.g = {r}"));
                 }
                 _ => {}
             }

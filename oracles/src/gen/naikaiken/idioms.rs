@@ -32,6 +32,11 @@ pub fn idiom(bytes: &[u8], k: NaikAikenKnobs) -> Program {
 fn r1(g: &mut Gen<'_, '_>) -> Vec<String> {
     let (w, h1, h2, v) = (g.w(), g.h(), g.h(), g.v());
     let mut body = vec![format!("x = new {h1}"), format!("y = new {h2}"), "x.f = y".into()];
+    if g.coin(40) {
+        // A second same-iteration link: K⁺ chains two 1–1 effects and keeps the correlation
+        // (Def. 4.2), which no other idiom does often.
+        body.extend([format!("z = new {}", g.h()), "y.f = z".into()]);
+    }
     let child = match g.pick(5) {
         0 => one(sync("x", &one(format!("x.f.g = {v}")))),
         1 => one(sync("y", &one(format!("x.f.g = {v}")))),
