@@ -357,13 +357,14 @@ pub fn rule_coverage(rows: &[race_oracles::theorems::rules::Row], tables: &[&rac
     let _ = writeln!(s, "rule coverage: programs on which each case of the SUT's rules fired, counted from its behaviour (floor {FLOOR_PERCENT}%)");
     for t in tables {
         let _ = writeln!(s, "  {} ({})", t.sut, t.spec);
+        let width = t.cases.iter().map(|c| c.name.chars().count()).max().unwrap_or(0);
         for r in rows.iter().filter(|r| r.sut == t.sut) {
             let flag = match r.case.rare {
                 _ if r.percent >= FLOOR_PERCENT => String::new(),
                 Some(why) => format!("  rare: {why}"),
                 None => "  BELOW FLOOR".into(),
             };
-            let _ = writeln!(s, "    {:<44} {:>5.1}%  {}{flag}", r.case.name, r.percent, r.case.spec);
+            let _ = writeln!(s, "    {:<width$} {:>5.1}%  {}{flag}", r.case.name, r.percent, r.case.spec);
         }
     }
     let below = rows.iter().filter(|r| r.below_floor()).count();
