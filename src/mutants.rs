@@ -89,6 +89,17 @@ pub const MUTANTS: &[Mutant] = &[
     },
     Mutant {
         sut: "explorers",
+        name: "dpor-weak-initial-by-choices",
+        oracle: "explorer-agree",
+        description: "DPOR's wakeup-tree insertion matches the closure choices when it looks for the leftmost weak initial (the paper's insert, read literally with an event as thread + choices): a sequence for another alternative of a thread passes the thread's group by and becomes a branch after it, where the thread runs again (issue 24's repeated classes, as before c608c44)",
+        // A thread between two others accesses what the one before it accesses, then chooses,
+        // with an access in one alternative to what the one after it accesses: the thread
+        // generator's choice-heavy programs (issue 24 item 5).
+        predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
+        spec: "dpor.md algorithm 4 (optimal DPOR: wakeup trees); J.ACM 2017 §6 insert; explore::dpor::wakeup (closure choices)",
+    },
+    Mutant {
+        sut: "explorers",
         name: "stateful-key-without-locals",
         oracle: "explorer-agree-racerdx",
         description: "the stateful search keys its visited set without the threads' locals",
@@ -857,6 +868,7 @@ pub fn explorers(names: &[&str]) -> Option<(Stateful, Dpor)> {
             "dpor-sleep-kept-whole" => dpor.seeded = Some(DporBug::SleepKeptWhole),
             "dpor-no-prefix-reads" => dpor.seeded = Some(DporBug::NoPrefixReads),
             "dpor-no-blocked-attempts" => dpor.seeded = Some(DporBug::NoBlockedAttempts),
+            "dpor-weak-initial-by-choices" => dpor.seeded = Some(DporBug::WeakInitialByChoices),
             "stateful-key-without-locals" => stateful.seeded = Some(StatefulBug::KeyWithoutLocals),
             "stateful-key-without-heap" => stateful.seeded = Some(StatefulBug::KeyWithoutHeap),
             _ => return None,

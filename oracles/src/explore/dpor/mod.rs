@@ -103,6 +103,11 @@ pub enum DporBug {
     /// Attempts blocked at the end of an execution are not reversed (deadlocks and capFree
     /// faults behind a critical section are missed).
     NoBlockedAttempts,
+    /// The wakeup tree's leftmost weak initial must also have the sequence's closure
+    /// choices, so a sequence for another alternative of a thread passes its group by and
+    /// becomes a branch after it, where the thread runs again (issue 24's bug: repeated
+    /// classes, `tests/regress/dpor_choice_after_access.race`).
+    WeakInitialByChoices,
 }
 
 impl Dpor {
@@ -332,7 +337,7 @@ impl<'p> Search<'_, '_, 'p> {
             }
             let node = &mut self.stack[i];
             if !node.sleep.iter().any(|s| weak_initial(s, &v)) {
-                insert(&mut node.wut, v);
+                insert(&mut node.wut, v, self.names.bug == Some(DporBug::WeakInitialByChoices));
             }
         }
     }

@@ -47,13 +47,16 @@ pub(super) fn weak_initial(c: &Label, v: &[Rc<Label>]) -> bool {
 /// a leaf reached means `v` is covered already, otherwise the rest of `v` becomes the new
 /// rightmost branch. The leftmost weak initial is found by thread; when its thread's
 /// event in `v` has choices that no child of the group has, the rest of `v` becomes a new
-/// child of the group, for those choices (see the module docs).
-pub(super) fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Rc<Label>>) {
+/// child of the group, for those choices (see the module docs). `by_choices` seeds the
+/// bug this deviation fixes (`DporBug::WeakInitialByChoices`): a child counts as the
+/// leftmost weak initial only if it also has the sequence's choices.
+pub(super) fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Rc<Label>>, by_choices: bool) {
     loop {
         if v.is_empty() {
             return;
         }
-        let Some(k) = children.iter().position(|c| weak_initial(&c.label, &v)) else {
+        let same_choices = |c: &WNode, v: &[Rc<Label>]| v.iter().find(|e| e.thread == c.label.thread).is_none_or(|e| c.label.attempt || e.attempt || c.label.alts == e.alts);
+        let Some(k) = children.iter().position(|c| weak_initial(&c.label, &v) && (!by_choices || same_choices(c, &v))) else {
             let mut chain: Option<WNode> = None;
             for label in v.into_iter().rev() {
                 chain = Some(WNode { label, children: chain.into_iter().collect() });
@@ -67,7 +70,7 @@ pub(super) fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Rc<Label>>) {
             None => k,
             Some(i) => {
                 let e = v.remove(i);
-                match children.iter().position(|c| c.label.thread == t && (c.label.attempt || e.attempt || c.label.alts == e.alts)) {
+                match children.iter().position(|c| c.label.thread == t && same_choices(c, std::slice::from_ref(&e))) {
                     Some(k) => k,
                     None => {
                         // The thread's group gets a child for this alternative: `e` first
@@ -114,12 +117,12 @@ mod tests {
     fn another_choice_of_a_thread_in_the_tree_joins_its_group() {
         let (a, b) = (0, 1);
         let mut wut = vec![];
-        insert(&mut wut, vec![write(2, a, &[0])]);
-        insert(&mut wut, vec![write(3, b, &[]), write(2, a, &[1])]);
+        insert(&mut wut, vec![write(2, a, &[0])], false);
+        insert(&mut wut, vec![write(3, b, &[]), write(2, a, &[1])], false);
         assert_eq!(shape(&wut), ["T2[0][]", "T2[1][\"T3[][]\"]"]);
         // Now with that alternative's child: it is followed, and its leaf covers.
-        insert(&mut wut, vec![write(2, a, &[1]), write(3, b, &[])]);
-        insert(&mut wut, vec![write(2, a, &[1]), write(3, b, &[]), write(1, a, &[])]);
+        insert(&mut wut, vec![write(2, a, &[1]), write(3, b, &[])], false);
+        insert(&mut wut, vec![write(2, a, &[1]), write(3, b, &[]), write(1, a, &[])], false);
         assert_eq!(shape(&wut), ["T2[0][]", "T2[1][\"T3[][]\"]"]);
     }
 
@@ -130,11 +133,11 @@ mod tests {
     fn the_leftmost_group_wins_over_a_later_match() {
         let (a, b) = (0, 1);
         let mut wut = vec![];
-        insert(&mut wut, vec![write(2, a, &[0]), write(1, a, &[])]);
+        insert(&mut wut, vec![write(2, a, &[0]), write(1, a, &[])], false);
         // (T3's node as a sequence whose T3 event writes `a` left it: T2 is no weak
         // initial of that one; a node's own footprint is not read when its thread is in `v`.)
-        insert(&mut wut, vec![write(3, a, &[])]);
-        insert(&mut wut, vec![write(3, b, &[]), write(2, a, &[1])]);
+        insert(&mut wut, vec![write(3, a, &[])], false);
+        insert(&mut wut, vec![write(3, b, &[]), write(2, a, &[1])], false);
         assert_eq!(shape(&wut), ["T2[0][\"T1[][]\"]", "T3[][]", "T2[1][\"T3[][]\"]"]);
     }
 }

@@ -1,0 +1,55 @@
+//! Campaign throughput (issue 24's "done when": every oracle runs at least 500 programs/s on
+//! one core at its default settings): for each registered oracle, a fixed seeded sequence of
+//! programs drawn as `racefuzz fuzz` draws them ([`racefuzz::campaign::generate`]) and checked
+//! against the oracle's default subject under the campaign's bounds, on one thread. Criterion
+//! reports elements/s, here programs/s (generation included). The sequence depends on the
+//! seed alone, so two commits are compared on the same bytes (a generator change changes the
+//! programs, which is the point of comparing). Run with `cargo bench --bench campaign`, or
+//! `cargo bench --bench campaign -- explorer-agree` for one oracle.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
+use race_oracles::theorems::Registry;
+use racefuzz::campaign;
+use racefuzz::suts::{self, Subject};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// Programs per iteration: one fixed sequence, the same in every iteration.
+const PROGRAMS: u64 = 100;
+
+/// The seed of every oracle's sequence.
+const SEED: u64 = 1;
+
+fn oracles(c: &mut Criterion) {
+    let mut g = c.benchmark_group("campaign");
+    // Flat sampling: each sample runs the same number of iterations, so a slow oracle costs
+    // about ten iterations, not the 55 of linear sampling.
+    g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    g.throughput(Throughput::Elements(PROGRAMS));
+    for o in Registry::builtin().all() {
+        let subject = Subject::for_oracle(o, None).expect("every oracle has a default subject");
+        g.bench_function(BenchmarkId::from_parameter(o.id), |b| {
+            b.iter(|| {
+                let mut rng = StdRng::seed_from_u64(SEED);
+                let mut failed = 0u64;
+                for _ in 0..PROGRAMS {
+                    let p = campaign::generate(o, &subject, &mut rng);
+                    failed += u64::from(suts::check(o, &p, &subject, suts::campaign_bounds()).verdict == race_oracles::theorems::Verdict::Fail);
+                }
+                failed
+            });
+        });
+    }
+    g.finish();
+}
+
+// The macro defines an undocumented `benches` function.
+#[allow(missing_docs)]
+mod group {
+    use super::*;
+    criterion_group!(benches, oracles);
+}
+use group::benches;
+criterion_main!(benches);
