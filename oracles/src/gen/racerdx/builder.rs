@@ -18,7 +18,11 @@ struct Builder<'a, 'b> {
     formals: usize,
     me: usize,
     params: Vec<usize>,
+    /// The cost of each earlier method, its callees inlined ([`cost`]).
+    costs: Vec<usize>,
     budget: usize,
+    /// What this method may still cost ([`RacerDxKnobs::max_cost`] less what it has cost).
+    cost: usize,
     /// Locals definitely assigned here (A3): the only locals that may be read.
     assigned: Vec<String>,
 }
@@ -158,6 +162,8 @@ impl Builder<'_, '_> {
                 break;
             }
             self.budget -= 1;
+            let (mark, before) = (out.len(), self.assigned.clone());
+            let mut compound = false;
             // A 32-way choice (weights: loads 5, stores 5, copies 4, `new` 2, locks 4,
             // `if` 2, `while` 2, calls 6, `skip` 1); an option that is unavailable here
             // (switched off, nesting at its limit, no earlier method to call) falls back to
@@ -177,12 +183,14 @@ impl Builder<'_, '_> {
                     self.assign(&dst);
                     out.push(stmt(StmtKind::New { dst, class: None, site: None }));
                 }
-                15..=18 if locks < self.k.max_lock_nesting => {
+                15..=18 if locks < self.k.max_lock_nesting && self.cost >= 2 => {
+                    (compound, self.cost) = (true, self.cost - 2);
                     out.push(stmt(StmtKind::Lock));
                     out.extend(self.nested(locks + 1, control));
                     out.push(stmt(StmtKind::Unlock));
                 }
-                19 | 20 if control < self.k.max_control_nesting => {
+                19 | 20 if control < self.k.max_control_nesting && self.cost >= 1 => {
+                    (compound, self.cost) = (true, self.cost - 1);
                     // A local assigned on one branch only is not definitely assigned after.
                     let before = self.assigned.clone();
                     let then_b = self.nested(locks, control + 1);
@@ -191,7 +199,8 @@ impl Builder<'_, '_> {
                     self.assigned.retain(|x| after_then.contains(x));
                     out.push(stmt(StmtKind::If { cond: Cond::Star, then_b, else_b }));
                 }
-                21 | 22 if control < self.k.max_control_nesting => {
+                21 | 22 if control < self.k.max_control_nesting && self.cost >= 1 => {
+                    (compound, self.cost) = (true, self.cost - 1);
                     let before = self.assigned.clone();
                     let body = self.nested(locks, control + 1);
                     self.assigned = before;
@@ -202,9 +211,48 @@ impl Builder<'_, '_> {
                 30 if self.k.unmatched_unlock && locks == 0 => out.push(stmt(StmtKind::Unlock)),
                 _ => self.load(&mut out),
             }
+            // A block (lock, if, while) paid on entry and its statements as they came; a
+            // single statement pays now, or, beyond the cap, is dropped and ends the method.
+            if !compound {
+                let c = cost(&out[mark..], &self.costs);
+                if c > self.cost {
+                    out.truncate(mark);
+                    (self.assigned, self.budget) = (before, 0);
+                    break;
+                }
+                self.cost -= c;
+            }
         }
         out
     }
+}
+
+/// What statements cost the naive enumeration of a method pair, roughly (a proxy for
+/// [`RacerDxKnobs::max_cost`]): an access or a path actual 1 + its path length (one
+/// non-local step, and up to one lazily fixed initial-heap fact per field, each a branch
+/// of the enumeration, spec/racerdx.md §3.1's lazy initial heap), a `lock` or `unlock` 1
+/// (a synchronizing step), an `if *` or `while *` 1 (a choice) plus its blocks, a call its
+/// callee's cost (`costs`, by method index; the body is inlined) plus its path actuals.
+/// Local statements (copies, `new`, `skip`) cost nothing: they run eagerly.
+pub(super) fn cost(b: &[Stmt], costs: &[usize]) -> usize {
+    let path = |pl: &Place| match pl {
+        Place::Field { fields, .. } => 1 + fields.len(),
+        Place::Index { .. } => 1,
+    };
+    b.iter()
+        .map(|s| match &s.kind {
+            StmtKind::Load { src: pl, .. } | StmtKind::Store { dst: pl, .. } => path(pl),
+            StmtKind::Lock | StmtKind::Unlock => 1,
+            StmtKind::If { then_b, else_b, .. } => 1usize.saturating_add(cost(then_b, costs)).saturating_add(cost(else_b, costs)),
+            StmtKind::While { body, .. } => 1usize.saturating_add(cost(body, costs)),
+            StmtKind::Call { method, args, .. } => {
+                let callee = method.strip_prefix('m').and_then(|i| i.parse::<usize>().ok()).and_then(|i| costs.get(i.wrapping_sub(1))).copied().unwrap_or(0);
+                let actuals: usize = args.iter().map(|a| if let Expr::Path(pl) = a { path(pl) } else { 0 }).sum();
+                callee.saturating_add(actuals)
+            }
+            _ => 0,
+        })
+        .fold(0, usize::saturating_add)
 }
 
 /// Builds a racerdx program from `bytes` (deterministic; a prefix gives a smaller program).
@@ -213,11 +261,13 @@ pub fn build(bytes: &[u8], k: RacerDxKnobs) -> Program {
     let n = k.max_methods.max(1);
     let mut methods: Vec<Method> = vec![];
     let mut params = vec![];
+    let mut costs = vec![];
     for me in 0..n {
         let formals = src.below(k.max_formals.max(1)) + 1;
-        let mut b = Builder { src: &mut src, k, formals, me, params: params.clone(), budget: k.max_stmts, assigned: vec![] };
+        let mut b = Builder { src: &mut src, k, formals, me, params: params.clone(), costs: costs.clone(), budget: k.max_stmts, cost: k.max_cost, assigned: vec![] };
         let body = b.block(0, 0);
         params.push(formals);
+        costs.push(cost(&body, &costs));
         methods.push(Method { name: format!("m{}", me + 1), params: (1..=formals).map(|i| format!("arg{i}")).collect(), body, line: Line(0) });
     }
     // Give every statement a distinct line, as if printed, so that reports name lines.

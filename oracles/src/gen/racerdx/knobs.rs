@@ -34,6 +34,11 @@ pub struct RacerDxKnobs {
     pub local_roots: bool,
     /// Whether a stray `unlock` may appear (outside A2).
     pub unmatched_unlock: bool,
+    /// The most a method may cost, callees inlined ([`super::builder::cost`]: 1 + path
+    /// length per access and per path actual, 1 per `lock`, `unlock`, `if` and `while`);
+    /// a method pair then costs at most twice this. A statement that would exceed it ends
+    /// the method. `usize::MAX` (the default, and [`RacerDxKnobs::swarm`]'s) is no cap.
+    pub max_cost: usize,
 }
 
 impl Default for RacerDxKnobs {
@@ -52,6 +57,7 @@ impl Default for RacerDxKnobs {
             formal_writes: true,
             local_roots: true,
             unmatched_unlock: false,
+            max_cost: usize::MAX,
         }
     }
 }
@@ -81,6 +87,7 @@ impl RacerDxKnobs {
             local_roots: chance(h[10], 50),
             locals: pick(h[11], 1, 3),
             unmatched_unlock: relax.balanced_locking,
+            max_cost: usize::MAX,
         }
     }
 }
