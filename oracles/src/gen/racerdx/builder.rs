@@ -99,7 +99,11 @@ impl Builder<'_, '_> {
     fn call(&mut self, out: &mut Block) {
         // The previous method half of the time, so that calls chain (m3 → m2 → m1).
         let b = self.src.next();
-        let callee = if b.is_multiple_of(2) { self.me - 1 } else { usize::from(b / 2) % self.me };
+        let drawn = if b.is_multiple_of(2) { self.me - 1 } else { usize::from(b / 2) % self.me };
+        // Under a cost cap, a callee that no longer fits gives way to the cheapest earlier
+        // method (the first of them), so that calls stay common in small programs.
+        let cheapest = (0..self.me).min_by_key(|&i| self.costs.get(i).copied().unwrap_or(0)).unwrap_or(drawn);
+        let callee = if self.costs.get(drawn).is_some_and(|&c| c > self.cost) { cheapest } else { drawn };
         let mut args: Vec<Expr> = vec![];
         let n = self.params[callee];
         for i in 0..n {
@@ -148,6 +152,14 @@ impl Builder<'_, '_> {
         self.block_of(locks, control, len)
     }
 
+    /// `lock(); C; unlock()`, paid on entry (2) under the cost cap.
+    fn lock_block(&mut self, out: &mut Block, locks: usize, control: usize) {
+        self.cost -= 2;
+        out.push(stmt(StmtKind::Lock));
+        out.extend(self.nested(locks + 1, control));
+        out.push(stmt(StmtKind::Unlock));
+    }
+
     fn block(&mut self, locks: usize, control: usize) -> Block {
         self.block_of(locks, control, usize::MAX)
     }
@@ -178,16 +190,21 @@ impl Builder<'_, '_> {
                     self.assign(&dst);
                     out.push(stmt(StmtKind::Assign { dst, src: Expr::Var(src) }));
                 }
+                // Under the bias, `new` inside a lock block opens a nested one, which the
+                // cost cap makes rare otherwise.
+                14 if self.k.call_bias && locks > 0 && locks < self.k.max_lock_nesting && self.cost >= 2 => {
+                    compound = true;
+                    self.lock_block(&mut out, locks, control);
+                }
+                13 | 14 | 29 if self.k.call_bias && self.k.calls && self.me > 0 => self.call(&mut out),
                 13 | 14 => {
                     let dst = self.writable();
                     self.assign(&dst);
                     out.push(stmt(StmtKind::New { dst, class: None, site: None }));
                 }
                 15..=18 if locks < self.k.max_lock_nesting && self.cost >= 2 => {
-                    (compound, self.cost) = (true, self.cost - 2);
-                    out.push(stmt(StmtKind::Lock));
-                    out.extend(self.nested(locks + 1, control));
-                    out.push(stmt(StmtKind::Unlock));
+                    compound = true;
+                    self.lock_block(&mut out, locks, control);
                 }
                 19 | 20 if control < self.k.max_control_nesting && self.cost >= 1 => {
                     (compound, self.cost) = (true, self.cost - 1);

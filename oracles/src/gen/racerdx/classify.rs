@@ -4,52 +4,66 @@
 
 use std::collections::BTreeSet;
 
-use super::super::grammar::{prod, Grammar};
+use super::super::grammar::{prod, Grammar, Production};
 use crate::lang::*;
 use crate::theorems::static_race::is_formal;
 
 /// The racerdx grammar (spec/racerdx.md §1.1, Fig. 4, under A1–A6 and ANF), one production
 /// per statement form, variable role and context an analysis can treat differently.
-pub const GRAMMAR: Grammar = Grammar {
-    productions: &[
-        prod("skip", "skip"),
-        prod("copy local := local", "x := y"),
-        prod("copy local := formal", "x := arg_i"),
-        prod("copy formal := local", "arg_i := x"),
-        prod("copy formal := formal", "arg_i := arg_j"),
-        prod("new into a local", "x := new()"),
-        prod("new into a formal", "arg_i := new()"),
-        prod("load into a local", "x := e.f̄"),
-        prod("load into a formal", "arg_i := e.f̄"),
-        prod("store", "e.f̄ := x"),
-        prod("access rooted at a formal", "arg_i.f̄ (load or store)"),
-        prod("access rooted at a local", "x.f̄ (load or store)"),
-        prod("access through a reassigned formal", "arg_i.f̄ where the method assigns arg_i"),
-        prod("access path of 1 field", "e.f"),
-        prod("access path of 2 fields", "e.f.g"),
-        prod("access path of 3 fields", "e.f.g.h"),
-        prod("lock block", "lock(); C; unlock()"),
-        prod("nested lock", "lock(); … lock(); C; unlock(); … unlock()"),
-        prod("if *", "if * then C1 else C2"),
-        prod("while *", "while * do C"),
-        prod("nested control", "if/while inside if/while"),
-        prod("lock inside control", "lock() inside if/while"),
-        prod("control inside lock", "if/while between lock() and unlock()"),
-        prod("call", "m(ē)"),
-        prod("actual: formal", "m(…, arg_i, …)"),
-        prod("actual: local", "m(…, x, …)"),
-        prod("actual: path from a formal", "m(…, arg_i.f̄, …)"),
-        prod("actual: path from a local", "m(…, x.f̄, …)"),
-        prod("actual: path of ≥ 2 fields", "m(…, e.f.g, …)"),
-        prod("actuals: one a prefix of another", "m(…, e, …, e.f̄, …), Pre(ē) ≠ ∅"),
-        prod("call of a 2-formal method", "m(e1, e2)"),
-        prod("call of a 3-formal method", "m(e1, e2, e3)"),
-        prod("call inside lock", "lock(); … m(ē) …; unlock()"),
-        prod("call inside control", "m(ē) inside if/while"),
-        prod("nested call", "m(ē) where m calls"),
-    ],
-    uses,
-};
+pub const GRAMMAR: Grammar = Grammar { productions: PRODUCTIONS, uses };
+
+/// The grammar of [`super::swarm_small`]'s programs: [`GRAMMAR`] without its last seven
+/// productions, the call shapes that the small generator's cost cap makes rare (calls with
+/// costly actuals or callees, in locks or control, nested: a call costs its callee inlined). They matter
+/// to RacerDX's summaries (spec/racerdx.md §3.2, Fig. 7's actuals), which `racerdx-tp` and
+/// `racerdx-complete` judge on [`super::swarm`]'s programs; to the explorers a call is its
+/// inlined body.
+pub const GRAMMAR_SMALL: Grammar = Grammar { productions: SMALL, uses: uses_small };
+
+const SMALL: &[Production] = PRODUCTIONS.split_at(PRODUCTIONS.len() - 7).0;
+
+fn uses_small(p: &Program) -> BTreeSet<&'static str> {
+    uses(p).into_iter().filter(|n| SMALL.iter().any(|q| q.name == *n)).collect()
+}
+
+/// The productions of [`GRAMMAR`]; the seven [`GRAMMAR_SMALL`] leaves out come last.
+const PRODUCTIONS: &[Production] = &[
+    prod("skip", "skip"),
+    prod("copy local := local", "x := y"),
+    prod("copy local := formal", "x := arg_i"),
+    prod("copy formal := local", "arg_i := x"),
+    prod("copy formal := formal", "arg_i := arg_j"),
+    prod("new into a local", "x := new()"),
+    prod("new into a formal", "arg_i := new()"),
+    prod("load into a local", "x := e.f̄"),
+    prod("load into a formal", "arg_i := e.f̄"),
+    prod("store", "e.f̄ := x"),
+    prod("access rooted at a formal", "arg_i.f̄ (load or store)"),
+    prod("access rooted at a local", "x.f̄ (load or store)"),
+    prod("access through a reassigned formal", "arg_i.f̄ where the method assigns arg_i"),
+    prod("access path of 1 field", "e.f"),
+    prod("access path of 2 fields", "e.f.g"),
+    prod("access path of 3 fields", "e.f.g.h"),
+    prod("lock block", "lock(); C; unlock()"),
+    prod("nested lock", "lock(); … lock(); C; unlock(); … unlock()"),
+    prod("if *", "if * then C1 else C2"),
+    prod("while *", "while * do C"),
+    prod("nested control", "if/while inside if/while"),
+    prod("lock inside control", "lock() inside if/while"),
+    prod("control inside lock", "if/while between lock() and unlock()"),
+    prod("call", "m(ē)"),
+    prod("actual: formal", "m(…, arg_i, …)"),
+    prod("actual: path from a formal", "m(…, arg_i.f̄, …)"),
+    prod("actuals: one a prefix of another", "m(…, e, …, e.f̄, …), Pre(ē) ≠ ∅"),
+    prod("call of a 2-formal method", "m(e1, e2)"),
+    prod("call inside control", "m(ē) inside if/while"),
+    prod("actual: local", "m(…, x, …)"),
+    prod("actual: path from a local", "m(…, x.f̄, …)"),
+    prod("actual: path of ≥ 2 fields", "m(…, e.f.g, …)"),
+    prod("call of a 3-formal method", "m(e1, e2, e3)"),
+    prod("call inside lock", "lock(); … m(ē) …; unlock()"),
+    prod("nested call", "m(ē) where m calls"),
+];
 
 /// Where a statement sits.
 #[derive(Clone, Copy)]

@@ -39,6 +39,10 @@ pub struct RacerDxKnobs {
     /// a method pair then costs at most twice this. A statement that would exceed it ends
     /// the method. `usize::MAX` (the default, and [`RacerDxKnobs::swarm`]'s) is no cap.
     pub max_cost: usize,
+    /// `new` and `skip` draws become calls when a method can call: under a cost cap, where
+    /// calls of costly callees give way, this keeps calls (and calls in locks, in control,
+    /// of 3-formal methods, nested) above the grammar floor.
+    pub call_bias: bool,
 }
 
 impl Default for RacerDxKnobs {
@@ -58,6 +62,7 @@ impl Default for RacerDxKnobs {
             local_roots: true,
             unmatched_unlock: false,
             max_cost: usize::MAX,
+            call_bias: false,
         }
     }
 }
@@ -88,6 +93,7 @@ impl RacerDxKnobs {
             locals: pick(h[11], 1, 3),
             unmatched_unlock: relax.balanced_locking,
             max_cost: usize::MAX,
+            call_bias: false,
         }
     }
 }
