@@ -79,7 +79,7 @@ pub const RACERDX: Oracle = Oracle {
     item_kind: "property",
     negative_control: false,
     generate: gen::racerdx::swarm_small,
-    grammar: &gen::racerdx::GRAMMAR,
+    grammar: &gen::racerdx::GRAMMAR_SMALL,
     check: check_racerdx,
 };
 
