@@ -72,10 +72,6 @@ fn every_oracle_has_a_fuzz_target() {
 #[test]
 fn no_oracles_file_is_over_500_lines() {
     const MAX_LINES: usize = 500;
-    // Temporary exceptions, by path under oracles/src.
-    const EXCEPTIONS: &[&str] = &[
-        "gen/racerdx.rs", // being split on branch h-rdx
-    ];
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracles/src");
     let mut files = vec![];
     rust_files(&src, &mut files);
@@ -84,7 +80,7 @@ fn no_oracles_file_is_over_500_lines() {
     for f in files {
         let rel = f.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
         let lines = std::fs::read_to_string(&f).unwrap().lines().count();
-        if lines > MAX_LINES && !EXCEPTIONS.contains(&rel.as_str()) {
+        if lines > MAX_LINES {
             long.push(format!("oracles/src/{rel} ({lines} lines)"));
         }
     }
