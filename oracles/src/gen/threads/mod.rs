@@ -22,6 +22,10 @@
 
 use std::collections::BTreeSet;
 
+mod detectors;
+
+pub use detectors::swarm_detectors;
+
 use super::grammar::{prod, Grammar, Production};
 use super::toolkit::{chance, parse_generated, split_header, Bytes};
 use crate::lang::*;
@@ -56,11 +60,16 @@ pub struct ThreadKnobs {
     /// (see [`ThreadKnobs::swarm`]): the choices after shared accesses where DPOR's wakeup
     /// sequences are hardest.
     pub choices: bool,
+    /// Half of the fork draws write the shared-reads idiom instead (with `forks`; the
+    /// detector knobs only): `h = fork { r = o.g }; r = o.g; join(h); o.g = k`, two
+    /// concurrent reads then a write ordered after both, FastTrack's WRITE on a shared read
+    /// vector clock that it resets to `⊥e` (spec/bigfoot.md §1.6 WRITE line 4).
+    pub shared_reads: bool,
 }
 
 impl Default for ThreadKnobs {
     fn default() -> ThreadKnobs {
-        ThreadKnobs { threads: 2, stmts: 8, locks: 2, control: true, paths: true, publish: true, fields: 2, objects: 2, forks: true, choices: false }
+        ThreadKnobs { threads: 2, stmts: 8, locks: 2, control: true, paths: true, publish: true, fields: 2, objects: 2, forks: true, choices: false, shared_reads: false }
     }
 }
 
@@ -113,6 +122,7 @@ impl ThreadKnobs {
             objects: if h[4].rotate_left(5) & 3 == 0 { 1 } else { 2 },
             forks: chance(h[4], 30),
             choices: chance(h[3], 70) && chance(h[3].rotate_left(6), if threads == 3 { 40 } else { 20 }),
+            shared_reads: false,
         }
     }
 }
@@ -270,6 +280,12 @@ impl Builder<'_, '_> {
                     self.block(depth + 1, &mut a);
                     out.push(format!("r = {o}.{fld}; if r > 0 {{ {} }}", a.join("; ")));
                 }
+                12 if self.k.forks && self.k.shared_reads && b % 26 < 13 => {
+                    self.fresh += 1;
+                    self.budget = self.budget.saturating_sub(3);
+                    let h = self.fresh;
+                    out.push(format!("h{h} = fork {{ r = {o}.{fld} }}; r = {o}.{fld}; join(h{h}); {o}.{fld} = {}", self.src.below(3)));
+                }
                 12 if self.k.forks && depth < 2 => {
                     // The child holds no lock and starts with a copy of the parent's locals.
                     self.fresh += 1;
@@ -326,34 +342,6 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
 pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
     let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     build(rest, ThreadKnobs::swarm(h))
-}
-
-/// The registry's generator for detector oracles (`fasttrack-precise`): [`swarm`]'s knobs,
-/// with one integer field in half of the programs and one object in half (`fields`,
-/// `objects`), and one lock in half of those with locks.
-pub fn swarm_detectors(bytes: &[u8], _relax: Relax) -> Program {
-    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
-    build(rest, detector_knobs(h))
-}
-
-fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
-    let k = ThreadKnobs::swarm_all_forms(h);
-    let half = |b: u8, bit: u32| b.rotate_left(bit) & 1 == 0;
-    let (fields, objects) = (if half(h[2], 5) { 1 } else { 2 }, if half(h[3], 6) { 1 } else { 2 });
-    let locks = if half(h[0], 4) { k.locks.min(1) } else { k.locks };
-    // A detector is judged on every interleaving, not one per class: at most three
-    // threads and seven statements with three, and no choice-heavy programs, keep the
-    // oracle's rate (issue 24: four threads and choices cost it 2.5x in programs/s).
-    // Two-thread programs keep up to 10 statements: FastTrack's same-epoch and release
-    // mutants need a read, a synchronization and a read again in one thread beside a
-    // writer (with 9, ft-same-thread-skip went uncaught in 6,000 programs).
-    let s = usize::from(h[1]);
-    let (threads, stmts) = match k.threads {
-        2 => (2, 3 + s % 8),
-        3 => (3, (3 + s % 6).min(7)),
-        _ => (3, 3 + s % 5),
-    };
-    ThreadKnobs { fields, objects, locks, threads, stmts, choices: false, ..k }
 }
 
 /// The productions of the thread programs, one per form that creates, hides or orders a

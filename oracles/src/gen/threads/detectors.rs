@@ -1,0 +1,36 @@
+//! The thread generator's knobs for the detector oracles (`fasttrack-precise`): programs
+//! judged on every interleaving, so smaller than the explorers' (at most three threads), with
+//! fewer locations, and with the shared-reads idiom that reaches FastTrack's WRITE after
+//! shared reads (spec/bigfoot.md §1.6; `racefuzz gen fasttrack-precise --stats` counts it).
+
+use super::{build, ThreadKnobs, SWARM_HEADER};
+use crate::gen::toolkit::split_header;
+use crate::lang::{Program, Relax};
+
+/// The registry's generator for detector oracles (`fasttrack-precise`): [`super::swarm`]'s knobs,
+/// with one integer field in half of the programs and one object in half (`fields`,
+/// `objects`), and one lock in half of those with locks.
+pub fn swarm_detectors(bytes: &[u8], _relax: Relax) -> Program {
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
+    build(rest, detector_knobs(h))
+}
+
+fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
+    let k = ThreadKnobs::swarm_all_forms(h);
+    let half = |b: u8, bit: u32| b.rotate_left(bit) & 1 == 0;
+    let (fields, objects) = (if half(h[2], 5) { 1 } else { 2 }, if half(h[3], 6) { 1 } else { 2 });
+    let locks = if half(h[0], 4) { k.locks.min(1) } else { k.locks };
+    // A detector is judged on every interleaving, not one per class: at most three
+    // threads and seven statements with three, and no choice-heavy programs, keep the
+    // oracle's rate (issue 24: four threads and choices cost it 2.5x in programs/s).
+    // Two-thread programs keep up to 10 statements: FastTrack's same-epoch and release
+    // mutants need a read, a synchronization and a read again in one thread beside a
+    // writer (with 9, ft-same-thread-skip went uncaught in 6,000 programs).
+    let s = usize::from(h[1]);
+    let (threads, stmts) = match k.threads {
+        2 => (2, 3 + s % 8),
+        3 => (3, (3 + s % 6).min(7)),
+        _ => (3, 3 + s % 5),
+    };
+    ThreadKnobs { fields, objects, locks, threads, stmts, choices: false, shared_reads: k.forks && h[2].rotate_left(2) & 1 == 0, ..k }
+}
