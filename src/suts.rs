@@ -22,6 +22,7 @@ use crate::analyses::bigfoot::placement::BigFoot;
 use crate::analyses::capsule::CapsuleFilterFactory;
 use crate::analyses::escape::EscapeFilterFactory;
 use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
+use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::NaikAiken;
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::RacerDx;
@@ -75,7 +76,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[] },
     SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[] },
     SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf, rules: &[] },
-    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[] },
+    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES] },
 ];
 
 fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
