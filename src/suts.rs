@@ -25,7 +25,7 @@ use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
 use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::NaikAiken;
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
-use crate::analyses::racerdx::RacerDx;
+use crate::analyses::racerdx::{RacerDx, RACERDX_RULES};
 use crate::mutants::{self, MUTANTS};
 
 /// An SUT implementation, with a seeded bug applied or not.
@@ -67,7 +67,7 @@ pub struct SutEntry {
 
 /// Every SUT.
 pub const SUTS: &[SutEntry] = &[
-    SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[] },
+    SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[&RACERDX_RULES] },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[] },
