@@ -51,6 +51,17 @@ fn paper_figures_keep_precise_checks() {
     insta::assert_snapshot!(text);
 }
 
+/// A program none of whose traces ends (every one is stuck on a null dereference) gives the
+/// precision properties nothing to judge: inconclusive, never a vacuous pass.
+#[test]
+fn a_program_with_no_ended_trace_is_inconclusive() {
+    let o = *Registry::builtin().find("bigfoot-precise").unwrap();
+    let s = Subject::for_oracle(&o, None).unwrap();
+    let p = parse("dialect bfj\nclass C { fields f }\ninit { o = null }\nthread { r = o.f }\n").unwrap();
+    let r = suts::check(&o, &p, &s, suts::campaign_bounds());
+    assert_eq!(r.verdict, Verdict::Inconclusive, "{}", render::result_brief(&r));
+}
+
 #[test]
 fn per_access_mutants_are_caught_as_predicted() {
     let (table, wrong, caught) = super::judge_mutants("per-access", 600, (13, 8, 40), (26, 16));

@@ -188,12 +188,13 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         precise.item(
             "precise checks on every terminated trace",
             format!("{terminated} terminated trace(s) of {traces}; {ratio}; {static_checks} static check(s) for {static_accesses} access statement(s)"),
-            unknown,
+            // With no terminated trace there was nothing to judge: not a pass.
+            unknown || terminated == 0,
         ),
         exact.item(
             "racy locations reported exactly on every terminated or deadlocked trace",
             format!("{ended} such trace(s); racy locations: {}", if racy.is_empty() { "none".to_string() } else { racy.into_iter().collect::<Vec<_>>().join(", ") }),
-            unknown,
+            unknown || ended == 0,
         ),
         prefixes.item("no check race without a data race, on every prefix", format!("{traces} trace(s), every ending"), unknown),
     ];
