@@ -32,10 +32,10 @@ use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
 
 rule_cases! {
-    /// The cases of RacerDX's rules (spec/racerdx.md §3): the Fig. 7 transfer functions
-    /// (§3.2), the call rule's parts, the lock bound (§3.3) and the reporting conditions
-    /// (§3.4), each where the analysis decides it.
-    pub enum RacerDxRule in RACERDX_RULES = "RacerDX", "racerdx.md §3" {
+    /// The cases of RacerDX's summary rules (spec/racerdx.md §3.1–3.3): the Fig. 7 transfer
+    /// functions, the call rule's parts and the lock bound, each where the analysis decides
+    /// it.
+    pub enum RacerDxRule in RACERDX_RULES = "RacerDX summaries", "racerdx.md §3.1-3.3" {
         /// `x := y` with a formal on either side: `wobbly` adds it.
         CopyWobbly => "x := y makes a formal wobbly", "§3.2 wobbly";
         /// `x := π` through a formal: a read recorded at the pre-state L.
@@ -75,6 +75,14 @@ rule_cases! {
         CallPrefix => "call: Pre(ē) adds an actual", "§3.2 call Pre";
         /// A callee's access instantiated under the caller's lock: add(L, L') with L ≥ 1.
         CallUnderLock => "call under a lock: add(L, L')", "§3.2 call add";
+    }
+}
+
+rule_cases! {
+    /// The cases of RacerDX's reporting step (spec/racerdx.md §3.4) on a pair of accesses with
+    /// the same field sequence: a table of its own because `racerdx-complete` judges
+    /// summaries only and never asks for reports (`crate::suts::UNEXERCISED_RULES`).
+    pub enum RacerDxReportRule in RACERDX_REPORT_RULES = "RacerDX reporting", "racerdx.md §3.4" {
         /// A write/write pair reported.
         ReportWriteWrite => "report write/write", "§3.4 items 1-4";
         /// A read/write pair reported.
@@ -460,7 +468,7 @@ impl RacerDx {
     /// first condition that fails (items 2, 3, 4, in the spec's order), or, if the pair is
     /// reported, by what the report exercises.
     fn fire_pair_case((conflict, lock_ok, stable): (bool, bool, bool), same_method: bool, (a1, w1): (&Key, &BTreeSet<AccessPath>), (a2, w2): (&Key, &BTreeSet<AccessPath>)) {
-        use RacerDxRule as R;
+        use RacerDxReportRule as R;
         let ((k1, p1, l1), (k2, p2, l2)) = (a1, a2);
         if !conflict {
             return fire(R::RejectReadRead);
@@ -555,5 +563,38 @@ impl StaticRaceAnalysis for RacerDx {
         p.method(method)?;
         let d = self.ctx(p).summary(method);
         Some(Summary { w: d.w, l: d.l, a: d.a.into_keys().collect() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::lang::parse;
+    use race_oracles::theorems::rules::record;
+
+    use super::*;
+
+    /// Rule coverage on Burble (spec §6.1): meps ∥ reps is a read/write report with one
+    /// side locked, reps ∥ reps a write racing with itself, meps ∥ meps read/read, and
+    /// beps's write is unstable (`arg1 := new()` makes `arg1`, a proper prefix, wobbly).
+    #[test]
+    fn burble_fires_the_report_cases() {
+        let p = parse(
+            "dialect racerdx\nmethod meps(arg1) { lock; t = arg1.f; unlock }\nmethod reps(arg1) { v = new; arg1.f = v }\nmethod beps(arg1) { arg1 = new; v = new; arg1.f = v }\n",
+        )
+        .unwrap();
+        let (reports, fired) = record(|| RacerDx::default().reports(&p));
+        assert_eq!(reports.len(), 2);
+        use RacerDxReportRule as P;
+        use RacerDxRule as R;
+        for case in [R::Read, R::Write, R::NewWobbly, R::Lock, R::Unlock] {
+            assert!(fired.contains(case), "{case:?} did not fire: {fired:?}");
+        }
+        for case in [P::ReportReadWrite, P::ReportOneLocked, P::ReportWriteWrite, P::ReportSelfAccess, P::ReportTouchedStable, P::RejectReadRead, P::RejectUnstable] {
+            assert!(fired.contains(case), "{case:?} did not fire: {fired:?}");
+        }
+        for case in [R::LockSaturates, R::IfLevelsDiffer, R::Call, R::LocalDropped] {
+            assert!(!fired.contains(case), "{case:?} fired");
+        }
+        assert!(!fired.contains(P::ReportRootsDiffer) && !fired.contains(P::RejectLocked));
     }
 }
