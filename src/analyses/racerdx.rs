@@ -27,7 +27,82 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use race_oracles::lang::{AccessKind, Block, Cond, Expr, Place, Program, StmtKind};
+use race_oracles::rule_cases;
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+
+rule_cases! {
+    /// The cases of RacerDX's summary rules (spec/racerdx.md §3.1–3.3): the Fig. 7 transfer
+    /// functions, the call rule's parts and the lock bound, each where the analysis decides
+    /// it.
+    pub enum RacerDxRule in RACERDX_RULES = "RacerDX summaries", "racerdx.md §3.1-3.3" {
+        /// `x := y` with a formal on either side: `wobbly` adds it.
+        CopyWobbly => "x := y makes a formal wobbly", "§3.2 wobbly";
+        /// `x := π` through a formal: a read recorded at the pre-state L.
+        Read => "x := π records a read", "§3.2 accs";
+        /// `π := x` through a formal: a write recorded at L.
+        Write => "π := x records a write", "§3.2 accs";
+        /// A load or store through a local: `fml` drops it (a deliberate false negative).
+        LocalDropped => "access through a local dropped (fml)", "§3.2 fml";
+        /// `arg_i := new()`: the formal becomes wobbly.
+        NewWobbly => "arg := new() makes it wobbly", "§3.2 wobbly";
+        /// `lock()` below L̂: incr(L).
+        Lock => "lock: incr(L)", "§3.2 locking";
+        /// `lock()` at L̂: the level saturates and a lock level is lost.
+        LockSaturates => "lock at L̂ saturates", "§3.3", rare "L̂ defaults to max(1, d) with d the static lock-nesting depth over call chains, and the generator writes only whole lock blocks, so no lock reaches past L̂ (§3.3); only an explicit lock bound below d, a mutant, saturates";
+        /// `unlock()`: decr(L).
+        Unlock => "unlock: decr(L)", "§3.2 locking";
+        /// `if *`: the branches' states joined (Def. 4.3).
+        IfJoin => "if: branches joined", "§3.2 if, Def 4.3";
+        /// The branches end at different lock levels: max decides.
+        IfLevelsDiffer => "if: branches end at different L (max)", "Def 4.3, §6.3(c)", rare "the generator writes only whole lock blocks (A2; a stray unlock clamps at 0 and a callee's summary starts at ⊥), so both branches end at the level they start at (Lemma 5.9): max and min agree";
+        /// `while *`: the body adds to the state, so the loop is iterated again.
+        LoopGrows => "while: body grows the state, iterated", "§3.2 while (lfp)";
+        /// `while *`: the body adds nothing new, stable at once.
+        LoopStable => "while: stable after one pass", "§3.2 while (lfp)";
+        /// A call: the callee's summary from ⊥, shifted into the caller's state.
+        Call => "call: summary instantiated", "§3.2 call";
+        /// θ maps `arg_i` to an actual with fields: `arg_i.f̄[θ] = e_i.f̄` concatenates.
+        CallConcat => "call: θ concatenates an actual's fields", "§3.2 call †";
+        /// An actual rooted at a later formal of the caller (`m(arg2, arg1)`): only a
+        /// simultaneous θ keeps it from being substituted again.
+        CallSwapped => "call: actual is another formal (θ simultaneous)", "§3.2 call †";
+        /// A callee's wobbly expression survives θ and fml into the caller's W.
+        CallWobbly => "call: callee's W imported", "§3.2 call";
+        /// A callee's access whose substituted root is a caller local: fml drops it.
+        CallFmlDrops => "call: access rooted at a local dropped", "§3.2 call (fml after θ)";
+        /// `Pre(ē)`: an actual that is a prefix of (or equal to) another becomes wobbly.
+        CallPrefix => "call: Pre(ē) adds an actual", "§3.2 call Pre";
+        /// A callee's access instantiated under the caller's lock: add(L, L') with L ≥ 1.
+        CallUnderLock => "call under a lock: add(L, L')", "§3.2 call add";
+    }
+}
+
+rule_cases! {
+    /// The cases of RacerDX's reporting step (spec/racerdx.md §3.4) on a pair of accesses with
+    /// the same field sequence: a table of its own because `racerdx-complete` judges
+    /// summaries only and never asks for reports (`crate::suts::UNEXERCISED_RULES`).
+    pub enum RacerDxReportRule in RACERDX_REPORT_RULES = "RacerDX reporting", "racerdx.md §3.4" {
+        /// A write/write pair reported.
+        ReportWriteWrite => "report write/write", "§3.4 items 1-4";
+        /// A read/write pair reported.
+        ReportReadWrite => "report read/write", "§3.4 item 2";
+        /// A pair reported with exactly one side under a lock (L1 + L2 = 1).
+        ReportOneLocked => "report with one side locked", "§3.4 item 3";
+        /// A pair reported whose roots differ (`arg1.f` against `arg2.f`).
+        ReportRootsDiffer => "report with different roots", "§3.4 item 1";
+        /// A method paired with itself, an access with itself (a write racing with itself).
+        ReportSelfAccess => "report an access against itself", "§3.4 (m1 = m2, a1 = a2)";
+        /// A reported path that is itself wobbly: only a proper prefix destabilizes.
+        ReportTouchedStable => "report a path that is itself in W", "§3.1 Def 4.1, §3.4 item 4";
+        /// Same fields, both reads: not reported.
+        RejectReadRead => "no report: read/read", "§3.4 item 2";
+        /// Same fields, a write, but L1 + L2 > 1.
+        RejectLocked => "no report: both locked (L1 + L2 > 1)", "§3.4 item 3";
+        /// Same fields, a write, locks allow it, but a side is unstable.
+        RejectUnstable => "no report: a side unstable", "§3.4 item 4";
+    }
+}
 
 /// How branches join on the lock level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,15 +277,22 @@ impl Ctx<'_> {
             let line = s.line.0;
             match &s.kind {
                 StmtKind::Assign { dst, src: Expr::Var(y) } if !self.opts.bugs.copy_not_wobbly => {
-                    d.w.extend(fml(var(dst)));
-                    d.w.extend(fml(var(y)));
+                    let (x, y) = (fml(var(dst)), fml(var(y)));
+                    if x.is_some() || y.is_some() {
+                        fire(RacerDxRule::CopyWobbly);
+                    }
+                    d.w.extend(x);
+                    d.w.extend(y);
                 }
                 StmtKind::Load { dst, src } => {
                     if let Some(pi) = path_of(src) {
                         d.w.extend(fml(var(dst)));
                         d.w.extend(fml(pi.clone()));
                         if let Some(pi) = fml(pi) {
+                            fire(RacerDxRule::Read);
                             d.a.entry((AccessKind::Read, pi, d.l)).or_default().insert(vec![line]);
+                        } else {
+                            fire(RacerDxRule::LocalDropped);
                         }
                     }
                 }
@@ -221,29 +303,47 @@ impl Ctx<'_> {
                         }
                         d.w.extend(fml(pi.clone()));
                         if let Some(pi) = fml(pi) {
+                            fire(RacerDxRule::Write);
                             d.a.entry((AccessKind::Write, pi, d.l)).or_default().insert(vec![line]);
+                        } else {
+                            fire(RacerDxRule::LocalDropped);
                         }
                     }
                 }
                 StmtKind::New { dst, .. } if !self.opts.bugs.new_not_wobbly => {
-                    d.w.extend(fml(var(dst)));
+                    if let Some(x) = fml(var(dst)) {
+                        fire(RacerDxRule::NewWobbly);
+                        d.w.insert(x);
+                    }
                 }
-                StmtKind::Lock => d.l = self.add(d.l, 1),
-                StmtKind::Unlock => d.l = d.l.saturating_sub(1),
+                StmtKind::Lock => {
+                    fire(if d.l >= self.bound { RacerDxRule::LockSaturates } else { RacerDxRule::Lock });
+                    d.l = self.add(d.l, 1);
+                }
+                StmtKind::Unlock => {
+                    fire(RacerDxRule::Unlock);
+                    d.l = d.l.saturating_sub(1);
+                }
                 StmtKind::If { cond: Cond::Star, then_b, else_b } => {
                     let a = self.block(then_b, d.clone());
                     let b = self.block(else_b, d);
+                    fire(if a.l == b.l { RacerDxRule::IfJoin } else { RacerDxRule::IfLevelsDiffer });
                     d = self.join(a, b);
                 }
-                StmtKind::While { cond: Cond::Star, body, .. } => loop {
-                    let once = self.block(body, d.clone());
-                    let next = self.join(d.clone(), once);
-                    if next == d || self.opts.bugs.loop_single_pass {
+                StmtKind::While { cond: Cond::Star, body, .. } => {
+                    let mut grew = false;
+                    loop {
+                        let once = self.block(body, d.clone());
+                        let next = self.join(d.clone(), once);
+                        if next == d || self.opts.bugs.loop_single_pass {
+                            d = next;
+                            break;
+                        }
+                        grew = true;
                         d = next;
-                        break;
                     }
-                    d = next;
-                },
+                    fire(if grew { RacerDxRule::LoopGrows } else { RacerDxRule::LoopStable });
+                }
                 StmtKind::Call { method, args, .. } => d = self.call(method, args, line, d),
                 // Everything else is outside IL (the racerdx dialect rejects it).
                 _ => {}
@@ -275,7 +375,16 @@ impl Ctx<'_> {
         };
         if self.opts.simultaneous {
             match theta.iter().enumerate().find(|(i, _)| e.root == format!("arg{}", i + 1)) {
-                Some((i, a)) => apply(e, i, a),
+                Some((i, a)) => {
+                    if !a.fields.is_empty() {
+                        fire(RacerDxRule::CallConcat);
+                    }
+                    // A sequential θ would substitute `arg_j` again for a later j.
+                    if a.root.strip_prefix("arg").and_then(|j| j.parse::<usize>().ok()).is_some_and(|j| j > i + 1 && j <= theta.len()) {
+                        fire(RacerDxRule::CallSwapped);
+                    }
+                    apply(e, i, a)
+                }
                 None => e.clone(),
             }
         } else {
@@ -286,6 +395,7 @@ impl Ctx<'_> {
     }
 
     fn call(&mut self, method: &str, args: &[Expr], line: u32, mut d: Dom) -> Dom {
+        fire(RacerDxRule::Call);
         let callee = self.summary(method);
         let theta: Vec<AccessPath> = args
             .iter()
@@ -296,20 +406,32 @@ impl Ctx<'_> {
             })
             .collect();
         for e in &callee.w {
-            d.w.extend(fml(self.subst(e, &theta)));
+            if let Some(e) = fml(self.subst(e, &theta)) {
+                fire(RacerDxRule::CallWobbly);
+                d.w.insert(e);
+            }
         }
         if self.opts.call_prefix_rule {
             for (i, ei) in theta.iter().enumerate() {
                 let symmetric = self.opts.bugs.prefix_rule_symmetric;
                 if theta.iter().enumerate().any(|(j, ej)| j != i && (ei.prefix_of(ej) || (symmetric && ej.prefix_of(ei)))) {
-                    d.w.extend(fml(ei.clone()));
+                    if let Some(e) = fml(ei.clone()) {
+                        fire(RacerDxRule::CallPrefix);
+                        d.w.insert(e);
+                    }
                 }
             }
         }
         for ((k, pi, l), sites) in &callee.a {
             let pi = self.subst(pi, &theta);
+            if !pi.is_formal_rooted() {
+                fire(RacerDxRule::CallFmlDrops);
+            }
             let kept = if self.opts.bugs.no_fml_after_call { Some(pi) } else { fml(pi) };
             if let Some(pi) = kept {
+                if d.l >= 1 {
+                    fire(RacerDxRule::CallUnderLock);
+                }
                 let level = if self.opts.bugs.call_level_not_added { *l } else { self.add(d.l, *l) };
                 let via = sites.iter().map(|s| std::iter::once(line).chain(s.iter().copied()).collect::<Vec<u32>>());
                 d.a.entry((*k, pi, level)).or_default().extend(via);
@@ -340,6 +462,36 @@ impl RacerDx {
             return !w.iter().any(|e| e.prefix_of(pi));
         }
         !w.iter().any(|e| e.proper_prefix_of(pi))
+    }
+
+    /// The §3.4 cases of a pair of accesses with the same field sequence, decided by the
+    /// first condition that fails (items 2, 3, 4, in the spec's order), or, if the pair is
+    /// reported, by what the report exercises.
+    fn fire_pair_case((conflict, lock_ok, stable): (bool, bool, bool), same_method: bool, (a1, w1): (&Key, &BTreeSet<AccessPath>), (a2, w2): (&Key, &BTreeSet<AccessPath>)) {
+        use RacerDxReportRule as R;
+        let ((k1, p1, l1), (k2, p2, l2)) = (a1, a2);
+        if !conflict {
+            return fire(R::RejectReadRead);
+        }
+        if !lock_ok {
+            return fire(R::RejectLocked);
+        }
+        if !stable {
+            return fire(R::RejectUnstable);
+        }
+        fire(if k1 == k2 { R::ReportWriteWrite } else { R::ReportReadWrite });
+        if l1 + l2 == 1 {
+            fire(R::ReportOneLocked);
+        }
+        if p1.root != p2.root {
+            fire(R::ReportRootsDiffer);
+        }
+        if same_method && a1 == a2 {
+            fire(R::ReportSelfAccess);
+        }
+        if w1.contains(p1) || w2.contains(p2) {
+            fire(R::ReportTouchedStable);
+        }
     }
 
     fn lock_ok(&self, l1: u32, l2: u32) -> bool {
@@ -387,6 +539,9 @@ impl StaticRaceAnalysis for RacerDx {
                             *k1 == AccessKind::Write || *k2 == AccessKind::Write
                         };
                         let stable = !self.opts.stability || (self.stable(&s1.w, p1) && self.stable(&s2.w, p2));
+                        if p1.fields == p2.fields {
+                            Self::fire_pair_case((conflict, self.lock_ok(*l1, *l2), stable), m1 == m2, (&(*k1, (*p1).clone(), *l1), &s1.w), (&(*k2, (*p2).clone(), *l2), &s2.w));
+                        }
                         if p1.fields == p2.fields && conflict && self.lock_ok(*l1, *l2) && stable {
                             let side = |m: &str, k: AccessKind, pth: &AccessPath, l: u32, sites: &BTreeSet<Vec<u32>>| ReportSide {
                                 method: m.to_string(),
@@ -408,5 +563,38 @@ impl StaticRaceAnalysis for RacerDx {
         p.method(method)?;
         let d = self.ctx(p).summary(method);
         Some(Summary { w: d.w, l: d.l, a: d.a.into_keys().collect() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::lang::parse;
+    use race_oracles::theorems::rules::record;
+
+    use super::*;
+
+    /// Rule coverage on Burble (spec §6.1): meps ∥ reps is a read/write report with one
+    /// side locked, reps ∥ reps a write racing with itself, meps ∥ meps read/read, and
+    /// beps's write is unstable (`arg1 := new()` makes `arg1`, a proper prefix, wobbly).
+    #[test]
+    fn burble_fires_the_report_cases() {
+        let p = parse(
+            "dialect racerdx\nmethod meps(arg1) { lock; t = arg1.f; unlock }\nmethod reps(arg1) { v = new; arg1.f = v }\nmethod beps(arg1) { arg1 = new; v = new; arg1.f = v }\n",
+        )
+        .unwrap();
+        let (reports, fired) = record(|| RacerDx::default().reports(&p));
+        assert_eq!(reports.len(), 2);
+        use RacerDxReportRule as P;
+        use RacerDxRule as R;
+        for case in [R::Read, R::Write, R::NewWobbly, R::Lock, R::Unlock] {
+            assert!(fired.contains(case), "{case:?} did not fire: {fired:?}");
+        }
+        for case in [P::ReportReadWrite, P::ReportOneLocked, P::ReportWriteWrite, P::ReportSelfAccess, P::ReportTouchedStable, P::RejectReadRead, P::RejectUnstable] {
+            assert!(fired.contains(case), "{case:?} did not fire: {fired:?}");
+        }
+        for case in [R::LockSaturates, R::IfLevelsDiffer, R::Call, R::LocalDropped] {
+            assert!(!fired.contains(case), "{case:?} fired");
+        }
+        assert!(!fired.contains(P::ReportRootsDiffer) && !fired.contains(P::RejectLocked));
     }
 }

@@ -123,8 +123,11 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
             t.incomplete,
             100.0 * t.racy as f64 / judged.max(1) as f64
         );
-        let tables = subject.entry().rules;
-        emit(&render::rule_coverage(&rules.rows(tables), tables));
+        let (tables, unexercised) = suts::exercised_rules(subject.entry(), o.id);
+        emit(&render::rule_coverage(&rules.rows(&tables), &tables));
+        for note in unexercised {
+            outln!("{note}");
+        }
     }
     Ok(Exit::Ok)
 }

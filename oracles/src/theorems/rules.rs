@@ -126,6 +126,14 @@ impl Fired {
     }
 }
 
+/// Whether some thread is inside [`record`]: a SUT whose case needs work to decide (more
+/// than the comparison its rule already makes) does that work only then, so that campaigns
+/// keep paying nothing for rule coverage.
+#[inline]
+pub fn recording() -> bool {
+    RECORDING.load(Ordering::Relaxed) > 0
+}
+
 /// Notes that the SUT took `case`; a no-op unless this thread is inside [`record`].
 #[inline]
 pub fn fire<C: RuleCase>(case: C) {

@@ -16,9 +16,12 @@
 use std::collections::BTreeSet;
 
 use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge, Ix};
+use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::sync_cfg::Block;
 
 use super::fixpoint::Domain;
+use super::rules::SyncCfgRule as R;
+use super::DomainKind;
 use race_oracles::ldrf::cfg::{bool_vars, int_vars};
 
 /// Per block, its tuples.
@@ -39,12 +42,15 @@ pub struct Blocks {
     /// `sync-value-set-loop-head-keeps-old`: the join at a loop head keeps what the head
     /// already holds.
     pub keep_old_at_loop_heads: bool,
+    /// The analysis this partition makes (only rule coverage tells them apart: the mix is
+    /// the same per-block union for all three).
+    domain: DomainKind,
 }
 
 impl Blocks {
-    /// The domain over `partition` (a partition of the variables of `cfg`; empty blocks are
-    /// dropped).
-    pub fn new(cfg: &Cfg, partition: Vec<Vec<Ix>>) -> Blocks {
+    /// The domain of `domain` over `partition` (a partition of the variables of `cfg`; empty
+    /// blocks are dropped).
+    pub fn new(cfg: &Cfg, domain: DomainKind, partition: Vec<Vec<Ix>>) -> Blocks {
         let partition: Vec<Vec<Ix>> = partition.into_iter().filter(|b| !b.is_empty()).collect();
         let mut place = vec![(0, 0); cfg.vars.len()];
         for (b, vars) in partition.iter().enumerate() {
@@ -54,7 +60,7 @@ impl Blocks {
                 }
             }
         }
-        Blocks { partition, place, vars: cfg.vars.len(), keep_old_at_loop_heads: false }
+        Blocks { partition, place, vars: cfg.vars.len(), keep_old_at_loop_heads: false, domain }
     }
 
     /// The blocks holding `vars`, sorted, without repeats.
@@ -91,6 +97,46 @@ impl Blocks {
         all
     }
 
+    /// The per-block union of `inputs`: the join, and the mix at acquires (§5.2: for a
+    /// partitioned domain mix_R is the per-block join; the product recombines the blocks).
+    fn union(&self, inputs: &[&Tuples]) -> Tuples {
+        (0..self.partition.len()).map(|b| inputs.iter().flat_map(|a| a[b].iter().cloned()).collect()).collect()
+    }
+
+    /// Whether γ(`mixed`) holds an environment that no input's γ holds, i.e. the mix chose
+    /// blocks from different inputs (§5.1: mix forgets correlations across blocks). A
+    /// depth-first choice of one tuple per block, keeping the inputs that hold every tuple
+    /// chosen so far: when none is left, that prefix extends to a new environment. Gives up
+    /// (false) past `budget` steps, which only undercounts the case.
+    fn combines(&self, inputs: &[&Tuples], mixed: &Tuples) -> bool {
+        fn go(mixed: &Tuples, b: usize, alive: &[&Tuples], budget: &mut usize) -> bool {
+            if alive.is_empty() {
+                return true;
+            }
+            if b == mixed.len() || *budget == 0 {
+                return false;
+            }
+            mixed[b].iter().any(|t| {
+                *budget = budget.saturating_sub(1);
+                let next: Vec<&Tuples> = alive.iter().copied().filter(|a| a[b].contains(t)).collect();
+                go(mixed, b + 1, &next, budget)
+            })
+        }
+        go(mixed, 0, inputs, &mut 20_000)
+    }
+
+    /// Whether some block of at least two variables holds fewer tuples than the product of
+    /// its variables' values: the block keeps a correlation a per-variable mix would lose.
+    fn keeps_correlation(&self, a: &Tuples) -> bool {
+        self.partition.iter().zip(a).any(|(vars, tuples)| {
+            vars.len() >= 2
+                && (0..vars.len())
+                    .map(|i| tuples.iter().map(|t| t[i]).collect::<BTreeSet<i64>>().len())
+                    .try_fold(1usize, |n, k| n.checked_mul(k))
+                    .is_some_and(|product| tuples.len() < product)
+        })
+    }
+
     /// The element as the seam's blocks.
     pub fn claim(&self, a: &Tuples) -> Vec<Block> {
         self.partition.iter().zip(a).map(|(vars, tuples)| Block { vars: vars.clone(), tuples: tuples.clone() }).collect()
@@ -108,11 +154,27 @@ impl Domain for Blocks {
         if loop_head && self.keep_old_at_loop_heads {
             return old.clone();
         }
-        self.mix(&[old, new])
+        self.union(&[old, new])
     }
 
     fn mix(&self, inputs: &[&Tuples]) -> Tuples {
-        (0..self.partition.len()).map(|b| inputs.iter().flat_map(|a| a[b].iter().cloned()).collect()).collect()
+        let mixed = self.union(inputs);
+        // Deciding these cases costs more than the mix, so only rule coverage pays for it.
+        if inputs.len() >= 2 && recording() {
+            match self.domain {
+                DomainKind::Naive if self.keeps_correlation(&mixed) => fire(R::NaiveUnion),
+                DomainKind::Naive => {}
+                _ => {
+                    if self.combines(inputs, &mixed) {
+                        fire(R::MixCombines);
+                    }
+                    if self.domain == DomainKind::Region && self.keeps_correlation(&mixed) {
+                        fire(R::RegionKeeps);
+                    }
+                }
+            }
+        }
+        mixed
     }
 
     fn post(&self, cfg: &Cfg, edge: &Edge, a: &Tuples) -> Option<Tuples> {
@@ -123,6 +185,9 @@ impl Domain for Blocks {
                 int_vars(e, &mut vars);
                 let (bx, ix) = self.place[usize::from(*x)];
                 let touched = self.blocks_of(&vars);
+                if touched.len() >= 2 {
+                    fire(R::AssignProduct);
+                }
                 let at = touched.iter().position(|&b| b == bx).unwrap_or(0);
                 let mut new = BTreeSet::new();
                 self.each(a, &touched, &mut |env, chosen| {

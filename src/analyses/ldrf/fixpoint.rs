@@ -15,6 +15,9 @@
 use std::collections::VecDeque;
 
 use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge};
+use race_oracles::theorems::rules::fire;
+
+use super::rules::SyncCfgRule as R;
 
 /// A domain the fixpoint runs (⊥ is `None` throughout).
 pub trait Domain {
@@ -86,28 +89,69 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
                 let points = cfg.release_points(m);
                 let mut inputs = vec![src];
                 inputs.extend(points.iter().filter_map(|&r| a[r as usize].as_ref()));
-                Some(d.mix(&inputs))
+                let mixed = d.mix(&inputs);
+                if inputs.len() == 1 {
+                    fire(R::AcquireAlone);
+                } else {
+                    fire(R::AcquireMix);
+                    // Remark 11: with G full, a thread's own release feeds its next acquire.
+                    if points.iter().any(|&r| a[r as usize].is_some() && cfg.owner[r as usize] == cfg.owner[edge.src as usize]) {
+                        fire(R::AcquireOwnRelease);
+                    }
+                }
+                if mixed != *src {
+                    fire(R::AcquireImports);
+                }
+                Some(mixed)
             }
             Cmd::Acquire(_) => Some(src.clone()),
             Cmd::Release(_) if wiring.release_feeds_nothing => None,
-            Cmd::Release(_) => Some(src.clone()),
-            _ => d.post(cfg, edge, src),
+            Cmd::Release(_) => {
+                fire(R::Release);
+                Some(src.clone())
+            }
+            _ => {
+                let out = d.post(cfg, edge, src);
+                fire(match (&edge.cmd, &out) {
+                    (Cmd::Assign(..), _) => R::Assign,
+                    (Cmd::Nondet(..), _) => R::Nondet,
+                    (Cmd::Assume(_), None) => R::AssumeBlocks,
+                    (Cmd::Assume(_), Some(o)) if o != src => R::AssumeRefines,
+                    (Cmd::Assume(_), Some(_)) => R::AssumeKeeps,
+                    (Cmd::Assert(_), _) => R::Assert,
+                    _ => R::Skip,
+                });
+                out
+            }
         };
         let Some(out) = out else { continue };
         let dst = edge.dst as usize;
         let new = match &a[dst] {
             None => out,
-            Some(old) => d.join(old, &out, heads[dst]),
+            Some(old) => {
+                let new = d.join(old, &out, heads[dst]);
+                if new != *old {
+                    fire(if heads[dst] { R::JoinLoopHead } else { R::JoinMerge });
+                }
+                new
+            }
         };
         if a[dst].as_ref() != Some(&new) {
             a[dst] = Some(new);
             for &r in &readers[dst] {
                 if !queued[r] {
+                    // An acquire that does not leave dst is queued by a sync-CFG edge.
+                    if cfg.edges[r].src as usize != dst {
+                        fire(R::BufferRequeue);
+                    }
                     queued[r] = true;
                     work.push_back(r);
                 }
             }
         }
+    }
+    if a.iter().any(Option::is_none) {
+        fire(R::Unreached);
     }
     a
 }

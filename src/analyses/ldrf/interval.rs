@@ -14,9 +14,11 @@
 
 use race_oracles::lang::BinOp;
 use race_oracles::ldrf::cfg::{BExpr, Cfg, Cmd, Edge, IExpr, Ix};
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::sync_cfg::Block;
 
 use super::fixpoint::Domain;
+use super::rules::SyncCfgRule as R;
 use race_oracles::ldrf::cfg::bool_vars;
 
 /// [lo, hi], with 0 ≤ lo ≤ hi < K.
@@ -40,8 +42,10 @@ impl Intervals {
         // Exact if wholly in one period of K; ⊤ if it straddles a boundary.
         let fit = |(lo, hi): (i64, i64)| {
             if lo.div_euclid(k) == hi.div_euclid(k) {
+                fire(if lo.div_euclid(k) == 0 { R::IntervalExact } else { R::IntervalShift });
                 (lo.rem_euclid(k), hi.rem_euclid(k))
             } else {
+                fire(R::IntervalTop);
                 Self::top(cfg)
             }
         };
@@ -61,6 +65,7 @@ impl Intervals {
                     // Both operands are in [0, K-1], so the products are ordered by the bounds.
                     BinOp::Mul => fit((p.0 * q.0, p.1 * q.1)),
                     _ => {
+                        fire(R::IntervalHull);
                         let mut vals = vec![];
                         for u in p.0..=p.1 {
                             for v in q.0..=q.1 {

@@ -10,6 +10,7 @@
 //! - [`blocks`]: the partitioned tuple-set domain: value-set (singletons), region-relational
 //!   (the declared regions), naive fully relational (one block, union at acquires);
 //! - [`interval`]: intervals mod K (a wrapping result goes to ⊤);
+//! - [`rules`]: the §5 rule cases the analyses take (rule coverage, issue 24 item 2);
 //!
 //! The analyses see only the graphs ([`Cfg`]); they never run E-STD or E-LDRF, which are the
 //! oracle's ground truth. The suite ([`suite`]) lists them from least to most precise, the
@@ -21,15 +22,18 @@
 pub mod blocks;
 pub mod fixpoint;
 pub mod interval;
+pub mod rules;
 
 use std::collections::BTreeSet;
 
 use race_oracles::ldrf::cfg::{Cfg, Cmd, Ix};
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::sync_cfg::{Facts, Mix, Notation, SyncCfgAnalysis};
 
 use self::blocks::Blocks;
 use self::fixpoint::{solve, Wiring};
 use self::interval::Intervals;
+use self::rules::SyncCfgRule;
 
 /// Seeded bugs (`crate::mutants`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,19 +88,30 @@ impl SyncCfg {
     }
 
     fn blocks(&self, cfg: &Cfg, partition: Vec<Vec<Ix>>, mix: Mix) -> Facts {
-        let mut d = Blocks::new(cfg, partition);
+        let mut d = Blocks::new(cfg, self.domain, partition);
         d.keep_old_at_loop_heads = self.domain == DomainKind::ValueSet && self.bug == Some(SyncCfgBug::ValueSetLoopHeadKeepsOld);
         let sol = solve(cfg, &d, self.wiring());
-        let proved = proved(cfg, |n, b| sol[n].as_ref().is_none_or(|a| d.proves(a, b, cfg)));
+        let proved = proved(cfg, |n, b| verdict(sol[n].as_ref().map(|a| d.proves(a, b, cfg))));
         Facts { domain: self.name(), mix, notation: Notation::Sets, at: sol.iter().map(|a| a.as_ref().map(|a| d.claim(a))).collect(), proved }
     }
 
     fn intervals(&self, cfg: &Cfg) -> Facts {
         let d = Intervals { saturate: self.bug == Some(SyncCfgBug::IntervalSaturates) };
         let sol = solve(cfg, &d, self.wiring());
-        let proved = proved(cfg, |n, b| sol[n].as_ref().is_none_or(|a| d.proves(a, b, cfg)));
+        let proved = proved(cfg, |n, b| verdict(sol[n].as_ref().map(|a| d.proves(a, b, cfg))));
         Facts { domain: self.name(), mix: Mix::Var, notation: Notation::Intervals, at: sol.iter().map(|a| a.as_deref().map(Intervals::claim)).collect(), proved }
     }
+}
+
+/// Whether an assert counts as proved, given whether its location's fact implies it (`None`:
+/// the location stays ⊥, so the assert is proved vacuously, §5.3).
+fn verdict(implied: Option<bool>) -> bool {
+    fire(match implied {
+        None => SyncCfgRule::AssertVacuous,
+        Some(true) => SyncCfgRule::AssertProved,
+        Some(false) => SyncCfgRule::AssertUnproved,
+    });
+    implied.unwrap_or(true)
 }
 
 /// The asserts whose source location satisfies `proves` (an unreached one is proved

@@ -48,3 +48,21 @@ fn r5_the_naive_union_misses_a_combination() {
     assert!(vs.covers(at, &vars, &[1, 1, 0]));
     assert_eq!(vs.show(&c, at, &vars), "x∈{0,1} y∈{0,1} a∈{0}");
 }
+
+/// Rule coverage (§5.1, §5.2): on R5 the var-mix makes the environment (x, y) = (1, 1) that
+/// neither input holds, and the naive union keeps whole environments; Fig. 1 with
+/// `regions { x, y }` keeps the `x == y` correlation through the region mix.
+#[test]
+fn r5_and_fig1_fire_the_mix_cases() {
+    use race_oracles::theorems::rules::record;
+    use rules::SyncCfgRule as R;
+    let c = cfg(R5);
+    let (_, vs) = record(|| SyncCfg { domain: DomainKind::ValueSet, bug: None }.analyze(&c));
+    assert!(vs.contains(R::MixCombines) && vs.contains(R::AcquireMix) && vs.contains(R::AcquireImports), "{vs:?}");
+    assert!(!vs.contains(R::NaiveUnion) && !vs.contains(R::RegionKeeps));
+    let (_, naive) = record(|| SyncCfg { domain: DomainKind::Naive, bug: None }.analyze(&c));
+    assert!(naive.contains(R::NaiveUnion) && !naive.contains(R::MixCombines), "{naive:?}");
+    let c = cfg(&FIG1.replace("dialect ldrf\n", "dialect ldrf\nregions { x, y }\n"));
+    let (_, region) = record(|| SyncCfg { domain: DomainKind::Region, bug: None }.analyze(&c));
+    assert!(region.contains(R::RegionKeeps) && region.contains(R::AssertProved), "{region:?}");
+}
