@@ -86,7 +86,7 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
         // thread's commit before its acquire (§7.1 [D]: committing after it misses it).
         if let Some((echo, cost)) = b.echo.clone().filter(|(_, cost)| t > 0 && b.ops >= cost + 2) {
             let first = b.src.next();
-            if first % 3 != 0 {
+            if !first.is_multiple_of(3) {
                 body.push(echo);
                 b.ops -= cost;
                 if k.locks > 0 && b.ops >= 2 {
