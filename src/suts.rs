@@ -18,8 +18,8 @@ use race_oracles::theorems::{
     Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis,
 };
 
-use crate::analyses::bigfoot::dynamic::DynamicBfFactory;
-use crate::analyses::bigfoot::placement::BigFoot;
+use crate::analyses::bigfoot::dynamic::{DynamicBfFactory, DYNAMIC_BF_RULES};
+use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
 use crate::analyses::capsule::{CapsuleFilterFactory, CAPSULE_RULES};
 use crate::analyses::escape::{EscapeFilterFactory, ESCAPE_RULES};
 use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
@@ -101,7 +101,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[&RACERDX_RULES, &RACERDX_REPORT_RULES] },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
-    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[] },
+    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES] },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
     SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES] },
     SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[&CAPSULE_RULES] },

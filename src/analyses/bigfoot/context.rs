@@ -25,6 +25,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use race_oracles::lang::{AccessKind, BinOp, Expr, UnOp};
+use race_oracles::theorems::rules::fire;
+
+use super::placement::BigFootRule;
 
 /// A linear integer form `Σ cᵥ·v + k` (no zero coefficients).
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -405,17 +408,21 @@ impl History {
                         spans.push((plo.clone(), phi.clone()));
                     }
                 }
-                // Points reachable by a chain from `lo`; covered once one reaches `hi`.
-                let mut reached = vec![lo.clone()];
+                // Points reachable by a chain from `lo`, with the chain's length; covered once
+                // one reaches `hi`.
+                let mut reached = vec![(lo.clone(), 0)];
                 let mut used = vec![false; spans.len()];
-                while let Some(r) = reached.pop() {
+                while let Some((r, links)) = reached.pop() {
                     if self.le(hi, &r) {
+                        if links >= 2 {
+                            fire(BigFootRule::EntailChain);
+                        }
                         return true;
                     }
                     for (i, (b, e)) in spans.iter().enumerate() {
                         if !used[i] && self.le(b, &r) {
                             used[i] = true;
-                            reached.push(e.clone());
+                            reached.push((e.clone(), links + 1));
                         }
                     }
                 }
@@ -437,20 +444,44 @@ impl History {
     /// a read owed where the write of the same path is owed is dropped (a write check
     /// covers reads, §3.3).
     pub fn checks(&self, kept: Option<&History>, a: &Anticipated) -> BTreeSet<Entry> {
+        // The three reasons not to owe an access, tried in this order (rule coverage names
+        // the one that decided).
         let owed: BTreeSet<Entry> = self
             .acc
             .iter()
             .filter(|(p, k)| {
-                !(kept.is_some_and(|h| self.covers(&h.acc, p, *k))
-                    || self.covers(&self.chk, p, *k)
-                    || match a {
-                        Anticipated::Top => true,
-                        Anticipated::Set(s) => self.covers(s, p, *k),
-                    })
+                if kept.is_some_and(|h| self.covers(&h.acc, p, *k)) {
+                    fire(BigFootRule::KeptByMeet);
+                    return false;
+                }
+                if self.covers(&self.chk, p, *k) {
+                    fire(BigFootRule::ExcusedByCheck);
+                    return false;
+                }
+                match a {
+                    Anticipated::Top => false,
+                    Anticipated::Set(s) if self.covers(s, p, *k) => {
+                        fire(BigFootRule::ExcusedByAnticipation);
+                        if *k == AccessKind::Read && !self.covers(s.iter().filter(|(_, ak)| *ak == AccessKind::Read), p, *k) {
+                            fire(BigFootRule::ReadByAnticipatedWrite);
+                        }
+                        false
+                    }
+                    Anticipated::Set(_) => true,
+                }
             })
             .cloned()
             .collect();
-        owed.iter().filter(|(p, k)| *k == AccessKind::Write || !owed.contains(&(p.clone(), AccessKind::Write))).cloned().collect()
+        owed.iter()
+            .filter(|(p, k)| {
+                let under_write = *k == AccessKind::Read && owed.contains(&(p.clone(), AccessKind::Write));
+                if under_write {
+                    fire(BigFootRule::ReadUnderWrite);
+                }
+                !under_write
+            })
+            .cloned()
+            .collect()
     }
 
     /// The meet `H1 ⊓ H2` (spec §4.2): the facts and paths of either that both entail. A

@@ -50,9 +50,69 @@ use std::rc::Rc;
 
 use race_oracles::lang::{walk_block, AccessKind, CheckTarget, Program, StmtKind};
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind, FieldId, ObjId, ThreadId};
+use race_oracles::rule_cases;
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
 
 use crate::analyses::fasttrack::{Clocks, Race, Shadow};
+
+rule_cases! {
+    /// The run-time cases of DynamicBF (spec/bigfoot.md §7, with the field proxies of §5.2
+    /// and the array footprints and compression of §5.3): how a check reaches a shadow,
+    /// when a footprint is committed, how the partition is refined, and each race it
+    /// reports by location kind and FastTrack race kind. FastTrack's own rule cases are
+    /// counted in its table (`FtRule`).
+    pub enum DynamicBfRule in DYNAMIC_BF_RULES = "DynamicBF", "bigfoot.md §7" {
+        /// A field in no proxy group: READ/WRITE on its own shadow.
+        FieldOwn => "field check on its own shadow", "§7.1 Fields";
+        /// The representative of a proxy group: one operation for the group.
+        FieldProxyRep => "field check on a proxy group's shadow (representative)", "§5.2, §7.2";
+        /// A member its representative proxies: no operation of its own.
+        FieldProxySkipped => "field check skipped: its proxy operates", "§5.2, §7.2";
+        /// A symmetric proxy group of two or more fields is formed.
+        ProxyGroup => "proxy group formed (symmetric proxies)", "§5.2";
+        /// `x` proxies `y` but not back: kept in separate groups.
+        ProxyOneWay => "one-way proxy kept apart", "§5.2 footnote 2";
+        /// An array check only adds to the thread's footprint.
+        ArrayFootprint => "array check added to the footprint", "§5.3, §7.1 Arrays";
+        /// A footprint holds a read and a write of one index: the write dominates.
+        FootprintDominates => "footprint: W dominates R on one index", "§5.3.1";
+        /// A footprint committed just before an acquire.
+        CommitAcq => "footprint committed before an acquire", "§7.1, §7.2";
+        /// A footprint committed just before a release.
+        CommitRel => "footprint committed before a release", "§7.1, §7.2";
+        /// A footprint still pending at the end of the trace is committed.
+        CommitEnd => "footprint committed at the end of the trace", "§7.1 [C]";
+        /// Footprint indices split off the coarse remainder.
+        RefineFresh => "partition: indices split off the coarse remainder", "§5.3.1";
+        /// An explicit group split, each part with a copy of its shadow.
+        RefineSplit => "partition: group split, shadow copied", "§5.3.1 Refinement";
+        /// One operation for a group of several indices.
+        GroupCompressed => "array operation on a group of several indices", "§5.3 Adaptive representation";
+        /// One operation for a one-index group.
+        GroupSingle => "array operation on a one-index group", "§5.3";
+        /// A field (group) race, write after write.
+        FieldRaceWW => "field race write-write", "§7.2, §1.6 WRITE";
+        /// A field (group) race, read after write.
+        FieldRaceWR => "field race write-read", "§7.2, §1.6 READ";
+        /// A field (group) race, write after read.
+        FieldRaceRW => "field race read-write", "§7.2, §1.6 WRITE";
+        /// A race on a proxy group's shadow, reported on every member.
+        ProxyRace => "race on a proxy group, reported on its members", "§5.2 [D]";
+        /// An array race found at a commit, write after write.
+        ArrayRaceWW => "array race write-write at a commit", "§7.2, §1.6 WRITE";
+        /// An array race found at a commit, read after write.
+        ArrayRaceWR => "array race write-read at a commit", "§7.2, §1.6 READ";
+        /// An array race found at a commit, write after read.
+        ArrayRaceRW => "array race read-write at a commit", "§7.2, §1.6 WRITE";
+        /// A race on a group of several indices, reported on each of them.
+        CompressedRace => "race on a compressed array group", "§5.3.1 [D]";
+        /// An array race found by the commit before a synchronization event.
+        RaceAtSyncCommit => "array race found committing before a sync", "§7.1 [D]";
+        /// An array race found by the commit at the end of the trace.
+        RaceAtEndCommit => "array race found committing at the end", "§7.1 [C]";
+    }
+}
 
 /// Seeded bugs of DynamicBF, each a mistake of spec/bigfoot.md §9.4 with its predicted
 /// symptom.
@@ -178,7 +238,11 @@ impl Proxies {
         }
         for (i, &x) in fields.iter().enumerate() {
             for (j, &y) in fields.iter().enumerate().skip(i + 1) {
-                let joined = if asymmetric { proxies(x, y) || proxies(y, x) } else { proxies(x, y) && proxies(y, x) };
+                let (xy, yx) = (proxies(x, y), proxies(y, x));
+                if xy != yx {
+                    fire(DynamicBfRule::ProxyOneWay);
+                }
+                let joined = if asymmetric { xy || yx } else { xy && yx };
                 if joined {
                     let (a, b) = (root(&mut parent, i), root(&mut parent, j));
                     parent[a.max(b)] = a.min(b);
@@ -192,6 +256,7 @@ impl Proxies {
         }
         let mut of = HashMap::new();
         for members in classes.into_values().filter(|c| c.len() > 1) {
+            fire(DynamicBfRule::ProxyGroup);
             // `max_by_key` keeps the last maximum: iterate in reverse for the smallest id.
             let rep = members.iter().rev().copied().max_by_key(|&x| members.iter().filter(|&&y| proxies(x, y)).count()).unwrap_or(members[0]);
             let shared: Rc<[FieldId]> = members.clone().into();
@@ -256,6 +321,7 @@ impl Partition {
                 self.groups[g].members = first;
             }
             for part in parts {
+                fire(DynamicBfRule::RefineSplit);
                 let shadow = if no_copy { Shadow::default() } else { self.groups[g].shadow.clone() };
                 self.add(part, shadow);
             }
@@ -263,6 +329,7 @@ impl Partition {
         let fresh = |k: AccessKind| fp.iter().filter(|p| p.kind == k && !self.group_of.contains_key(&p.index)).map(|p| p.index).collect::<BTreeSet<_>>();
         for part in [fresh(AccessKind::Write), fresh(AccessKind::Read)] {
             if !part.is_empty() {
+                fire(DynamicBfRule::RefineFresh);
                 self.add(part, Shadow::default());
             }
         }
@@ -323,6 +390,11 @@ impl DynamicBf {
             Some((rep, skip, members)) => (*rep, *skip, Some(Rc::clone(members))),
             None => (f, false, None),
         };
+        fire(match (&members, skip) {
+            (None, _) => DynamicBfRule::FieldOwn,
+            (Some(_), false) => DynamicBfRule::FieldProxyRep,
+            (Some(_), true) => DynamicBfRule::FieldProxySkipped,
+        });
         if skip {
             return false;
         }
@@ -330,7 +402,15 @@ impl DynamicBf {
         let before = self.clocks.epoch(t, at);
         let s = self.fields.entry((o, rep)).or_default();
         let Some((race, partners)) = self.clocks.access(s, kind, t, at, None) else { return false };
+        fire(match race {
+            "write-write" => DynamicBfRule::FieldRaceWW,
+            "write-read" => DynamicBfRule::FieldRaceWR,
+            _ => DynamicBfRule::FieldRaceRW,
+        });
         let members: Vec<FieldId> = members.map_or_else(|| vec![f], |m| m.to_vec());
+        if members.len() > 1 {
+            fire(DynamicBfRule::ProxyRace);
+        }
         let names: Vec<String> = members.iter().map(|&m| self.proxies.name(m)).collect();
         let what = if members.len() > 1 {
             format!("the shadow of proxy group {} of object #{}", names.join("/"), o.0)
@@ -347,17 +427,26 @@ impl DynamicBf {
     /// Commits thread `t`'s footprints (spec §5.3.1): refine each array's partition, then
     /// one FastTrack operation per group inside the footprint. Races are filed at `at`
     /// (the synchronization event, or the end of the trace), described as `when`.
-    fn commit(&mut self, t: ThreadId, at: EventIdx, when: &dyn Fn() -> String) -> bool {
+    fn commit(&mut self, t: ThreadId, at: EventIdx, sync: Option<EventKind>, when: &dyn Fn() -> String) -> bool {
         let Some(fp) = self.footprints.get_mut(&t) else { return false };
         if fp.is_empty() {
             return false;
         }
+        fire(match sync {
+            Some(EventKind::Acquire(_)) => DynamicBfRule::CommitAcq,
+            // A release (fork and join are release- and acquire-like, but BFJ has neither).
+            Some(_) => DynamicBfRule::CommitRel,
+            None => DynamicBfRule::CommitEnd,
+        });
         let mut pending = std::mem::take(fp);
         // One entry per (array, index): the dominating kind (W over R), the latest event.
         pending.sort_by_key(|p| (p.array, p.index));
         pending.dedup_by(|later, kept| {
             let same = later.array == kept.array && later.index == kept.index;
             if same {
+                if later.kind != kept.kind {
+                    fire(DynamicBfRule::FootprintDominates);
+                }
                 kept.kind = if rank(later.kind) > rank(kept.kind) { later.kind } else { kept.kind };
                 kept.event = kept.event.max(later.event);
             }
@@ -381,8 +470,18 @@ impl DynamicBf {
                 self.operations += 1;
                 let before = self.clocks.epoch(t, event);
                 let group = &mut part.groups[g];
+                fire(if group.members.len() > 1 { DynamicBfRule::GroupCompressed } else { DynamicBfRule::GroupSingle });
                 let Some((race, partners)): Option<Race> = self.clocks.access(&mut group.shadow, kind, t, event, None) else { continue };
                 reported = true;
+                fire(match race {
+                    "write-write" => DynamicBfRule::ArrayRaceWW,
+                    "write-read" => DynamicBfRule::ArrayRaceWR,
+                    _ => DynamicBfRule::ArrayRaceRW,
+                });
+                fire(if sync.is_some() { DynamicBfRule::RaceAtSyncCommit } else { DynamicBfRule::RaceAtEndCommit });
+                if group.members.len() > 1 {
+                    fire(DynamicBfRule::CompressedRace);
+                }
                 let indices: Vec<String> = group.members.iter().map(i64::to_string).collect();
                 let found = self.reports.entry(at).or_default();
                 found.reasons.push(format!(
@@ -417,6 +516,7 @@ impl DynamicDetector for DynamicBf {
             EventKind::Access(..) | EventKind::Enter(_) | EventKind::Exit(_) => false,
             EventKind::Check(k, Addr::Field(o, f)) => self.field(t, k, o, f, e.idx),
             EventKind::Check(kind, Addr::Index(array, index)) => {
+                fire(DynamicBfRule::ArrayFootprint);
                 self.footprints.entry(t).or_default().push(Pending { array, index, kind, event: e.idx });
                 false
             }
@@ -430,9 +530,9 @@ impl DynamicDetector for DynamicBf {
                 // final clock), then the joiner's.
                 let mut race = false;
                 if let EventKind::Join(u) = e.kind {
-                    race |= self.commit(u, e.idx, &when);
+                    race |= self.commit(u, e.idx, Some(e.kind), &when);
                 }
-                race |= self.commit(t, e.idx, &when);
+                race |= self.commit(t, e.idx, Some(e.kind), &when);
                 if !after {
                     self.clocks.sync(t, e.kind, None);
                 }
@@ -455,7 +555,7 @@ impl DynamicDetector for DynamicBf {
         let threads: Vec<ThreadId> = self.footprints.keys().copied().collect();
         let mut race = false;
         for t in threads {
-            race |= self.commit(t, at, &|| "at the end of the trace".to_string());
+            race |= self.commit(t, at, None, &|| "at the end of the trace".to_string());
         }
         if race {
             Err(Reported)

@@ -49,9 +49,106 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use race_oracles::lang::{AccessKind, Block, CheckItem, CheckTarget, Expr, Place, Program, Stmt, StmtKind};
+use race_oracles::rule_cases;
+use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{CheckPlacer, PlaceError};
 
 use super::context::{Anticipated, Entry, History, Lin, Path};
+
+rule_cases! {
+    /// The cases of BigFoot's static placement (spec/bigfoot.md §4–5): each rule of
+    /// Fig. 3.7 (§4.5) with the read/write extension (§4.5.1), each kill-set class of a
+    /// call, each placeholder position of §4.4 that receives checks, the reasons `Checks`
+    /// (§4.3) excuses an access, the loop invariant found at once or weakened (§4.7), the
+    /// entailment cases that matter (§4.2) and each kind of path coalescing (§5.1). Each
+    /// case fires where the placement decides it, so the count is the analysis's behaviour.
+    pub enum BigFootRule in BIGFOOT_RULES = "BigFoot placement", "bigfoot.md §4–5" {
+        /// `x = y.f` records `y.f◁R`.
+        FieldRead => "[READ] x = y.f: y.f◁R", "§4.5 [READ]";
+        /// `y.f = x` records `y.f◁W`.
+        FieldWrite => "[WRITE] y.f = x: y.f◁W", "§4.5 [WRITE]";
+        /// `x = y[z]` records `y[z]◁R`.
+        IndexRead => "[AREAD] x = y[z]: y[z]◁R", "§4.5 [AREAD]";
+        /// `y[z] = x` records `y[z]◁W`.
+        IndexWrite => "[AWRITE] y[z] = x: y[z]◁W", "§4.5 [AWRITE]";
+        /// An index that is no linear form (`a[r % 4]`) has no path: checked right after.
+        NonLinear => "non-linear index: checked right after its access", "§4.5 [AREAD]/[AWRITE] (module docs)";
+        /// `A[x := e]` rewrites an anticipated path through a linear assignment.
+        AssignSubst => "[ASSIGN] anticipated path rewritten by A[x:=e]", "§4.5 [ASSIGN]";
+        /// An explicit `x ← y` of the program renames `y` in the history.
+        RenameStmt => "[RENAME] x <- y renames the history", "§4.5 [RENAME]";
+        /// An assignment to a variable the history mentions renames it first.
+        Fresh => "freshness: assigned variable renamed in H", "§4.6";
+        /// The renaming is emitted because a check names the shadow.
+        FreshEmitted => "freshness: renaming y' <- y emitted for a check", "§4.6";
+        /// `check(Checks(H, ∅)); acq(x)` with something owed (also at a `sync` entry).
+        AcqChecks => "[ACQ] owed accesses checked before an acquire", "§4.5 [ACQ], §4.4";
+        /// `check(Checks(H, A)); rel(x)` with something owed (also at a `sync` exit).
+        RelChecks => "[REL] owed accesses checked before a release", "§4.5 [REL], §4.4";
+        /// An unchecked access anticipated after the release passes it unchecked.
+        RelDeferred => "[REL] access deferred past a release (anticipated after it)", "§4.5 [REL]";
+        /// A callee that neither acquires nor releases: contexts pass through.
+        CallPure => "[CALL] non-synchronizing callee: contexts pass", "§4.5 [CALL]";
+        /// A callee that acquires only: kills `_◁` and `_◊`.
+        CallAcq => "[CALL] acquire-only callee: kills ◁ and ◊", "§4.5 [CALL] KillSet";
+        /// A callee that releases only: kills `_◁` and `_✓`, anticipation passes.
+        CallRel => "[CALL] release-only callee: kills ◁ and ✓", "§4.5 [CALL] KillSet";
+        /// A callee that acquires and releases.
+        CallBoth => "[CALL] acquiring and releasing callee", "§4.5 [CALL] KillSet";
+        /// A synchronizing callee with accesses owed before it.
+        CallChecks => "[CALL] owed accesses checked before a synchronizing call", "§4.5 [CALL], §4.4";
+        /// A kill set that comes from a nested call, not the callee's own body.
+        KillTransitive => "[CALL] kill set through a nested call", "§4.5 [CALL] (transitively)";
+        /// A branch checks what the meet of the branches loses.
+        IfChecks => "[IF] branch end checks what the meet loses", "§4.5 [IF], §4.4";
+        /// A branch that returns or breaks does not reach the merge.
+        IfDeadBranch => "[IF] branch without fall-through left out of the meet", "§4.5 [IF], [STMT]";
+        /// The candidate invariant holds on entry and at the back edge as it is.
+        LoopInvAtOnce => "[LOOP] candidate H_inv valid without weakening", "§4.7";
+        /// The candidate invariant needs one or more weakening rounds.
+        LoopInvWeakened => "[LOOP] H_inv weakened (Houdini rounds)", "§4.7";
+        /// An induction-variable range `y[b..i:k]◁` survives weakening.
+        LoopRangeInv => "[LOOP] range y[b..i]◁ kept in H_inv", "§4.7 [C]";
+        /// The same with stride `k ≥ 2`.
+        LoopStridedInv => "[LOOP] strided range y[b..i:k]◁ (k ≥ 2) kept in H_inv", "§4.7 [C]";
+        /// `C_in`: accesses before the loop that `H_inv` loses.
+        LoopCIn => "[LOOP] C_in checks before the loop", "§4.5 [LOOP], §4.4";
+        /// `C_back`: body accesses that `H_inv` loses at the back edge.
+        LoopCBack => "[LOOP] C_back checks at the back edge", "§4.5 [LOOP], §4.4, A6";
+        /// A `break` owes the accesses the exits' meet loses.
+        LoopExitChecks => "[LOOP] checks at a loop exit (break)", "§4.5 [LOOP], A8";
+        /// `check(Checks(H, ∅))` at the end of a body.
+        StmtEnd => "[STMT] checks at the end of a body", "§4.5 [STMT]";
+        /// The same before a `return`.
+        ReturnChecks => "[STMT] checks before a return", "§4.5 [STMT] (module docs)";
+        /// `Checks(H, H', A)`: an access `H'` keeps (the meet or `H_inv`) is not owed yet.
+        KeptByMeet => "Checks: access kept by H' (meet or H_inv) not checked", "§4.3";
+        /// `H ⊢ p✓`: an earlier check covers the access.
+        ExcusedByCheck => "Checks: access covered by a past check (p✓)", "§4.3, §4.5 [ACQ]";
+        /// `H • A ⊢ p◊`: a future check covers the access.
+        ExcusedByAnticipation => "Checks: access anticipated (p◊), deferred", "§4.3";
+        /// A read excused only by an anticipated write (`p◊W ⊢ p◊R`).
+        ReadByAnticipatedWrite => "Checks: read excused by an anticipated write", "§4.5.1";
+        /// A read owed where the write of the same path is owed: the W check covers it.
+        ReadUnderWrite => "Checks: read dropped, the owed write check covers it", "§4.5.1";
+        /// A range entailed by the union of several entries (`a[0..i']◁, a[i']◁ ⊢ a[0..i]◁`).
+        EntailChain => "entailment: range covered by a union of entries", "§4.2";
+        /// Checks of several fields of one object in one path `d.f/g`.
+        CoalesceFields => "coalescing: field checks joined into d.f/g", "§5.1 Fields";
+        /// Two designators equal under `H` form one class.
+        CoalesceAlias => "coalescing: designators equal under H in one class", "§5.1";
+        /// A range inside another is absorbed.
+        CoalesceInside => "coalescing: range inside another absorbed", "§5.1 Arrays";
+        /// Two adjacent stride-1 ranges are joined.
+        CoalesceAdjacent => "coalescing: adjacent ranges joined", "§5.1 Arrays";
+        /// Constant ranges whose union is exactly one range are joined.
+        CoalesceConstant => "coalescing: constant ranges joined into one (strided) range", "§5.1 Arrays";
+        /// Ranges of one array whose union is no range stay apart.
+        CoalesceApart => "coalescing: no exact union, ranges kept apart", "§5.1 Arrays";
+        /// A strided range check `a[lo..hi:k]` is emitted.
+        StridedCheck => "strided range check a[lo..hi:k] emitted", "§5.1, §2.1";
+    }
+}
 
 /// Seeded bugs of the placement, each a row of spec/bigfoot.md §9.4 (issue 10 item 7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,6 +335,9 @@ impl<'a> Analysis<'a> {
         self.back_block(b, Anticipated::empty());
         let end = self.fwd_block(b, History::default())?;
         let end_items = end.map(|h| self.render(&h.checks(None, &Anticipated::empty()), &h)).unwrap_or_default();
+        if !end_items.is_empty() {
+            fire(BigFootRule::StmtEnd);
+        }
         let mut used = BTreeSet::new();
         for items in self.checks.values().chain(std::iter::once(&end_items)) {
             for it in items {
@@ -296,7 +396,13 @@ impl<'a> Analysis<'a> {
     fn back_stmt(&mut self, s: &Stmt, after: Anticipated) -> Anticipated {
         self.ant_after.insert(key(s), after.clone());
         let before = match &s.kind {
-            StmtKind::Assign { dst, src } => after.subst(dst, Lin::of(src).as_ref()),
+            StmtKind::Assign { dst, src } => {
+                let e = Lin::of(src);
+                if e.is_some() && matches!(&after, Anticipated::Set(a) if a.iter().any(|(p, _)| p.mentions(dst))) {
+                    fire(BigFootRule::AssignSubst);
+                }
+                after.subst(dst, e.as_ref())
+            }
             StmtKind::Rename { dst, src } => after.subst(dst, Some(&Lin::var(src))),
             StmtKind::New { dst, .. } | StmtKind::NewArray { dst, .. } => after.without(dst),
             StmtKind::Load { dst, src } => {
@@ -393,6 +499,7 @@ impl<'a> Analysis<'a> {
         match &s.kind {
             StmtKind::Assign { dst, src } => self.assign(s, &mut h, dst, Lin::of(src))?,
             StmtKind::Rename { dst, src } => {
+                fire(BigFootRule::RenameStmt);
                 self.assign(s, &mut h, dst, None)?;
                 if dst != src {
                     h.rename(src, dst);
@@ -406,22 +513,32 @@ impl<'a> Analysis<'a> {
             StmtKind::Store { dst, .. } => self.access(s, &mut h, dst, AccessKind::Write),
             StmtKind::Acq(_) => {
                 let c = h.checks(None, &Anticipated::empty());
+                if !c.is_empty() {
+                    fire(BigFootRule::AcqChecks);
+                }
                 let slot = if self.bug(PlacementBug::CheckAfterAcquire) { Slot::After } else { Slot::Before };
                 self.record((k, slot), &c, &h);
                 h.chk.extend(c);
             }
             StmtKind::Rel(_) => {
-                let c = h.checks(None, &self.ant(&self.ant_before, k));
+                let a = self.ant(&self.ant_before, k);
+                let c = h.checks(None, &a);
+                fire_release(&h, &c, &a);
                 self.record((k, Slot::Before), &c, &h);
                 self.release(&mut h);
             }
             StmtKind::Sync { body, .. } => {
                 let c = h.checks(None, &Anticipated::empty());
+                if !c.is_empty() {
+                    fire(BigFootRule::AcqChecks);
+                }
                 let slot = if self.bug(PlacementBug::CheckAfterAcquire) { Slot::InnerStart } else { Slot::Before };
                 self.record((k, slot), &c, &h);
                 h.chk.extend(c);
                 let Some(mut hb) = self.fwd_block(body, h)? else { return Ok(None) };
-                let c = hb.checks(None, &self.ant(&self.ant_after, k));
+                let a = self.ant(&self.ant_after, k);
+                let c = hb.checks(None, &a);
+                fire_release(&hb, &c, &a);
                 self.record((k, Slot::InnerEnd), &c, &hb);
                 self.release(&mut hb);
                 h = hb;
@@ -437,6 +554,9 @@ impl<'a> Analysis<'a> {
             StmtKind::Return(_) => {
                 // [STMT] at every exit of the body: check everything still owed.
                 let c = h.checks(None, &Anticipated::empty());
+                if !c.is_empty() {
+                    fire(BigFootRule::ReturnChecks);
+                }
                 self.record((k, Slot::Before), &c, &h);
                 return Ok(None);
             }
@@ -448,8 +568,17 @@ impl<'a> Analysis<'a> {
             }
             StmtKind::Call { dst, method, .. } => {
                 let (acq, rel) = self.kill(method);
+                fire(match (acq, rel) {
+                    (false, false) => BigFootRule::CallPure,
+                    (true, false) => BigFootRule::CallAcq,
+                    (false, true) => BigFootRule::CallRel,
+                    (true, true) => BigFootRule::CallBoth,
+                });
                 if acq || rel {
                     let c = h.checks(None, &self.ant(&self.ant_before, k));
+                    if !c.is_empty() {
+                        fire(BigFootRule::CallChecks);
+                    }
                     self.record((k, Slot::Before), &c, &h);
                     h.chk.extend(c);
                     h.acc.clear();
@@ -478,9 +607,16 @@ impl<'a> Analysis<'a> {
     fn access(&mut self, s: &Stmt, h: &mut History, p: &Place, kind: AccessKind) {
         match entry_of(p, kind) {
             Some(e) => {
+                fire(match (p, kind) {
+                    (Place::Field { .. }, AccessKind::Read) => BigFootRule::FieldRead,
+                    (Place::Field { .. }, AccessKind::Write) => BigFootRule::FieldWrite,
+                    (Place::Index { .. }, AccessKind::Read) => BigFootRule::IndexRead,
+                    (Place::Index { .. }, AccessKind::Write) => BigFootRule::IndexWrite,
+                });
                 h.acc.insert(e);
             }
             None => {
+                fire(BigFootRule::NonLinear);
                 let target = match p {
                     Place::Field { base, fields } => CheckTarget::Fields { base: base.clone(), fields: fields.clone() },
                     Place::Index { base, index } => CheckTarget::Range { base: base.clone(), lo: index.clone(), hi: None, stride: None },
@@ -500,6 +636,7 @@ impl<'a> Analysis<'a> {
             if h.mentions(g) {
                 return Err(self.placer.decline(s.line.0, "racefuzz internal bug: a shadow name is still in the history at its own site"));
             }
+            fire(BigFootRule::Fresh);
             h.rename(x, g);
             if let Some(e) = &mut rhs {
                 e.rename(x, g);
@@ -515,12 +652,21 @@ impl<'a> Analysis<'a> {
     /// the meet loses and the continuation does not anticipate; the result is the meet of
     /// the branches with their checks.
     fn merge(&mut self, branches: Vec<((usize, Slot), Option<History>)>, a: &Anticipated) -> Option<History> {
+        let arms = branches.len();
         let live: Vec<((usize, Slot), History)> = branches.into_iter().filter_map(|(k, h)| h.map(|h| (k, h))).collect();
+        // An `if` merges its two arms; a loop merges its breaks (the slot says which).
+        let is_if = live.first().is_some_and(|((_, slot), _)| matches!(slot, Slot::ThenEnd | Slot::ElseEnd));
+        if is_if && live.len() < arms {
+            fire(BigFootRule::IfDeadBranch);
+        }
         let (first, rest) = live.split_first()?;
         let kept = rest.iter().fold(first.1.clone(), |m, (_, h)| m.meet(h));
         let mut out: Option<History> = None;
         for (slot, mut h) in live {
             let c = h.checks(Some(&kept), a);
+            if !c.is_empty() {
+                fire(if is_if { BigFootRule::IfChecks } else { BigFootRule::LoopExitChecks });
+            }
             self.record(slot, &c, &h);
             h.chk.extend(c);
             out = Some(match out {
@@ -538,7 +684,9 @@ impl<'a> Analysis<'a> {
         let mut assigned = BTreeSet::new();
         self.assigned_in(body, &mut assigned);
         let mut inv = h_in.weaken(self.candidates(&h_in, body, &assigned));
+        let mut rounds = 0;
         loop {
+            rounds += 1;
             self.exits.push(vec![]);
             let back = self.fwd_block(body, inv.clone());
             let exits = self.exits.pop().unwrap_or_default();
@@ -548,10 +696,25 @@ impl<'a> Analysis<'a> {
                 inv = next;
                 continue;
             }
+            fire(if rounds == 1 { BigFootRule::LoopInvAtOnce } else { BigFootRule::LoopInvWeakened });
+            for (p, _) in &inv.acc {
+                match p {
+                    Path::Range { lo, hi, stride, .. } if hi.plus(lo, -1).and_then(|w| w.as_const()) != Some(1) => {
+                        fire(if *stride >= 2 { BigFootRule::LoopStridedInv } else { BigFootRule::LoopRangeInv });
+                    }
+                    _ => {}
+                }
+            }
             let c_in = h_in.checks(Some(&inv), &a_in);
+            if !c_in.is_empty() {
+                fire(BigFootRule::LoopCIn);
+            }
             self.record((k, Slot::Before), &c_in, &h_in);
             if let Some(hb) = &back {
                 let c_back = hb.checks(Some(&inv), &a_in);
+                if !c_back.is_empty() {
+                    fire(BigFootRule::LoopCBack);
+                }
                 self.record((k, Slot::InnerEnd), &c_back, hb);
             }
             if head_exit {
@@ -616,7 +779,10 @@ impl<'a> Analysis<'a> {
             for (p, _) in owed.iter().filter(|(_, k)| *k == kind) {
                 match p {
                     Path::Field { base, field } => match fields.iter_mut().find(|(b, _)| h.same_object(b, base)) {
-                        Some((_, fs)) => {
+                        Some((b, fs)) => {
+                            if b != base {
+                                fire(BigFootRule::CoalesceAlias);
+                            }
                             fs.insert(field.clone());
                         }
                         None => fields.push((base.clone(), BTreeSet::from([field.clone()]))),
@@ -624,13 +790,21 @@ impl<'a> Analysis<'a> {
                     Path::Range { base, lo, hi, stride } => {
                         let r = (lo.clone(), hi.clone(), *stride);
                         match ranges.iter_mut().find(|(b, _)| h.same_object(b, base)) {
-                            Some((_, rs)) => rs.push(r),
+                            Some((b, rs)) => {
+                                if b != base {
+                                    fire(BigFootRule::CoalesceAlias);
+                                }
+                                rs.push(r)
+                            }
                             None => ranges.push((base.clone(), vec![r])),
                         }
                     }
                 }
             }
             for (base, fs) in fields {
+                if fs.len() > 1 {
+                    fire(BigFootRule::CoalesceFields);
+                }
                 items.push(CheckItem { kind, target: CheckTarget::Fields { base: self.object(h, &base), fields: fs.into_iter().collect() } });
             }
             for (base, rs) in ranges {
@@ -639,6 +813,9 @@ impl<'a> Analysis<'a> {
                     let single = hi.plus(&lo, -1).and_then(|w| w.as_const()) == Some(1);
                     let hi = (!single).then(|| self.express(h, &hi));
                     let stride = (!single && stride != 1).then_some(stride);
+                    if stride.is_some() {
+                        fire(BigFootRule::StridedCheck);
+                    }
                     items.push(CheckItem { kind, target: CheckTarget::Range { base: base.clone(), lo: self.express(h, &lo), hi, stride } });
                 }
             }
@@ -661,11 +838,17 @@ impl<'a> Analysis<'a> {
                     }
                     let (a, b) = (&rs[i], &rs[j]);
                     let merged = if h.covers([&(path(b), AccessKind::Write)], &path(a), AccessKind::Write) {
+                        fire(BigFootRule::CoalesceInside);
                         Some(b.clone())
                     } else if width1(a) && width1(b) && h.eq(&a.1, &b.0) && h.le(&a.0, &a.1) && h.le(&b.0, &b.1) {
+                        fire(BigFootRule::CoalesceAdjacent);
                         self.adjust(a.0.clone(), b.1.clone(), 1)
                     } else {
-                        self.constant_union(a, b)
+                        let u = self.constant_union(a, b);
+                        if u.is_some() {
+                            fire(BigFootRule::CoalesceConstant);
+                        }
+                        u
                     };
                     if let Some(m) = merged {
                         let (i, j) = (i.max(j), i.min(j));
@@ -674,6 +857,9 @@ impl<'a> Analysis<'a> {
                         continue 'again;
                     }
                 }
+            }
+            if rs.len() > 1 {
+                fire(BigFootRule::CoalesceApart);
             }
             return rs;
         }
@@ -749,6 +935,7 @@ impl<'a> Analysis<'a> {
             let k = key(s);
             out.extend(checks(k, Slot::Before, s.line));
             if let Some((x, g)) = self.ghosts.get(&k).filter(|(_, g)| used.contains(g)) {
+                fire(BigFootRule::FreshEmitted);
                 out.push(Stmt { kind: StmtKind::Rename { dst: g.clone(), src: x.clone() }, line: s.line });
             }
             // Sub-blocks are emitted from the analysed statement, whose addresses are the keys.
@@ -776,6 +963,19 @@ impl<'a> Analysis<'a> {
             out.extend(checks(k, Slot::After, s.line));
         }
         out
+    }
+}
+
+/// Rule coverage at a release (\[REL\]): something owed is checked, or an unchecked access
+/// is let through because the continuation after the release anticipates it.
+fn fire_release(h: &History, owed: &BTreeSet<Entry>, a: &Anticipated) {
+    if !owed.is_empty() {
+        fire(BigFootRule::RelChecks);
+    }
+    if let Anticipated::Set(s) = a {
+        if h.acc.iter().any(|(p, k)| !h.covers(&h.chk, p, *k) && h.covers(s, p, *k)) {
+            fire(BigFootRule::RelDeferred);
+        }
     }
 }
 
@@ -839,6 +1039,7 @@ fn kill_sets(p: &Program) -> BTreeMap<String, (bool, bool)> {
                 k = (k.0 | ck.0, k.1 | ck.1);
             }
             if k != kills[m] {
+                fire(BigFootRule::KillTransitive);
                 kills.insert(m.clone(), k);
                 changed = true;
             }

@@ -16,7 +16,17 @@ pub(super) struct Builder<'a, 'b> {
     pub(super) fresh: usize,
     /// Locks held, innermost last.
     pub(super) held: Vec<usize>,
+    /// Whether the paired fields [`PAIR`] are used (declared and initialized only then).
+    pub(super) pair: bool,
+    /// The first paired-field access, literal pair or plain array sweep, as writes, with its
+    /// visible operations: a later thread may begin with it (see `build`), racing on a proxy
+    /// group or a compressed array group.
+    pub(super) echo: Option<(String, usize)>,
 }
+
+/// Two fields that only [`Builder::field_pair`] accesses, always together: every check of
+/// one is a check of the other, a symmetric proxy group (spec §5.2).
+pub(super) const PAIR: [&str; 2] = ["h", "k"];
 
 impl Builder<'_, '_> {
     pub(super) fn name(&mut self, base: &str) -> String {
@@ -54,6 +64,12 @@ impl Builder<'_, '_> {
                         out.push(format!("if {r} > 0 {{ {} }} else {{ {} }}", a.join("; "), e.join("; ")));
                     }
                 }
+                2 | 3 if self.k.forms && (b / 14) % 5 == 4 && self.ops >= cost(2) => self.field_pair(o, v, times, out),
+                2 | 3 if (b / 14) % 5 == 3 && self.ops >= cost(4) && depth < 2 && self.k.locks > self.held.len() => {
+                    if let Some(l) = self.lock() {
+                        self.read_then_write_after(l, b, o, f, v, times, out);
+                    }
+                }
                 2 | 3 => {
                     out.push(format!("{o}.{f} = {v}"));
                     self.ops -= cost(1);
@@ -69,6 +85,10 @@ impl Builder<'_, '_> {
                     // Sometimes two sections in a row on one lock: accesses on both sides
                     // of a release-acquire pair (spec §9.2 row 7).
                     let sections = if (b / 14).is_multiple_of(3) && self.ops >= cost(5) { 2 } else { 1 };
+                    if sections == 1 && (b / 14) % 3 == 1 && self.ops >= cost(4) {
+                        self.read_then_write_after(l, b, o, f, v, times, out);
+                        continue;
+                    }
                     for _ in 0..sections {
                         self.ops = self.ops.saturating_sub(cost(if sections == 2 { 3 } else { 2 }));
                         self.held.push(l);
@@ -116,6 +136,20 @@ impl Builder<'_, '_> {
     fn array_access(&mut self, write: bool, o: &str, f: &str, v: usize, times: usize, out: &mut Vec<String>) {
         let form = if self.k.forms { self.src.next() % 4 } else { 3 };
         let (pre, index, cost) = match form {
+            0 if v < 2 && self.ops >= 2 * times => {
+                let first = if write { format!("a[{v}] = {}; ", self.src.below(4)) } else { format!("{} = a[{v}]; ", self.name("r")) };
+                match self.src.next() % 4 {
+                    // Two literals two apart: their union is the strided range `a[v..v+3:2]` (§5.1).
+                    0 | 1 => {
+                        self.echo.get_or_insert_with(|| (format!("a[{v}] = 1; a[{}] = 1", v + 2), 2));
+                        (first, (v + 2).to_string(), 2)
+                    }
+                    // The same element again through `j = v` (§4.2: `{z[i]◁, i = j} ⊢ z[j]◁`):
+                    // one path inside the other, coalesced into one (§5.1).
+                    2 => (format!("{first}j = {v}; "), "j".to_string(), 2),
+                    _ => (String::new(), v.to_string(), 1),
+                }
+            }
             0 => (String::new(), v.to_string(), 1),
             1 if self.ops >= 2 * times => {
                 let r = self.name("r");
@@ -130,6 +164,30 @@ impl Builder<'_, '_> {
             out.push(format!("{pre}{r} = a[{index}]"));
         }
         self.ops = self.ops.saturating_sub(cost * times);
+    }
+
+    /// A section that reads a location, and a write of it right after the release: the
+    /// write is anticipated through the release, so the read inside is checked by the
+    /// write's check after it (spec §4.5 \[REL\], §4.5.1: `p◊W ⊢ p◊R`).
+    #[allow(clippy::too_many_arguments)]
+    fn read_then_write_after(&mut self, l: usize, b: u8, o: &str, f: &str, v: usize, times: usize, out: &mut Vec<String>) {
+        self.ops = self.ops.saturating_sub(4 * times);
+        let r = self.name("r");
+        let section = if b.is_multiple_of(2) { format!("acq(m{l}); {r} = {o}.{f}; rel(m{l})") } else { format!("sync(m{l}) {{ {r} = {o}.{f} }}") };
+        out.push(format!("{section}; {o}.{f} = {v}"));
+    }
+
+    /// Both paired fields of one object, written or read together (see [`PAIR`]).
+    fn field_pair(&mut self, o: &str, v: usize, times: usize, out: &mut Vec<String>) {
+        self.pair = true;
+        self.echo.get_or_insert_with(|| (format!("{o}.{} = 1; {o}.{} = 1", PAIR[0], PAIR[1]), 2));
+        if self.src.next().is_multiple_of(2) {
+            out.push(format!("{o}.{} = {v}; {o}.{} = {v}", PAIR[0], PAIR[1]));
+        } else {
+            let (r1, r2) = (self.name("r"), self.name("r"));
+            out.push(format!("{r1} = {o}.{}; {r2} = {o}.{}", PAIR[0], PAIR[1]));
+        }
+        self.ops = self.ops.saturating_sub(2 * times);
     }
 
     fn call(&mut self, b: u8, o: &str, v: usize, times: usize, out: &mut Vec<String>) {

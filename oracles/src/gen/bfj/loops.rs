@@ -19,6 +19,10 @@ enum Shape {
     /// `loop { A; i = i + k; if i >= n break; B }`: the access before the test, the rest of
     /// the body after it.
     ExitMiddle,
+    /// `loop { if i >= n break; B; i = i + k; if i >= n break }`: two exits (a `while`
+    /// rewritten as spec A7 does), whose meet loses the body's accesses, so the second
+    /// `break` owes checks of its own (\[LOOP\], A8).
+    TwoExits,
 }
 
 /// An index over the induction variable `i`: its text and its value.
@@ -112,6 +116,7 @@ impl Builder<'_, '_> {
         let shape = match (rich, self.src.next() % 6) {
             (true, 0) => Shape::ExitFirst,
             (true, 1) => Shape::ExitMiddle,
+            (true, 2) => Shape::TwoExits,
             _ if b.is_multiple_of(2) => Shape::DoWhile,
             _ => Shape::While,
         };
@@ -129,6 +134,12 @@ impl Builder<'_, '_> {
         let iters = (0..iters).take_while(|j| fits(start + j * step)).count();
         let n = start + iters * step;
         let (i, r) = (self.name("i"), self.name("r"));
+        // A plain sweep of `a` without a lock is what a later thread may repeat (`build`):
+        // two threads sweeping one array race on its compressed group (spec §5.3.1 [D]).
+        if index == Index::Plain && lock.is_none() && self.echo.is_none() && iters > 1 {
+            let e = self.name("e");
+            self.echo = Some((format!("{e} = {start}; loop {{ a[{e}] = 1; {e} = {e} + {step}; if {e} >= {n} break }}"), iters));
+        }
         let mut pre = vec![];
         let mut body = vec![];
         // The array through an alias: assigned before the loop (a quarter), or in its body
@@ -182,6 +193,7 @@ impl Builder<'_, '_> {
             Shape::DoWhile => format!("loop {{ {}; {increment}; if {i} >= {n} break }}", [body, rest].concat().join("; ")),
             Shape::While => format!("while {i} < {n} {{ {}; {increment} }}", [body, rest].concat().join("; ")),
             Shape::ExitFirst => format!("loop {{ if {i} >= {n} break; {}; {increment} }}", [body, rest].concat().join("; ")),
+            Shape::TwoExits => format!("loop {{ if {i} >= {n} break; {}; {increment}; if {i} >= {n} break }}", [body, rest].concat().join("; ")),
             Shape::ExitMiddle => {
                 let rest = if rest.is_empty() { String::new() } else { format!("; {}", rest.join("; ")) };
                 format!("loop {{ {}; {increment}; if {i} >= {n} break{rest} }}", body.join("; "))

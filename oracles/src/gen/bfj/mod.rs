@@ -27,6 +27,15 @@
 //! inside a `sync`. BigFoot's placer declines them (the oracle's result would be
 //! inconclusive); programs that need them are outside BFJ-mini.
 //!
+//! For rule coverage (issue 24 item 2, BigFoot's §4–5 and DynamicBF's §7 cases): a read in
+//! a critical section written right after its release (\[REL\] anticipation, §4.5.1), two
+//! literals two apart or one element twice (§5.1 strided and inside coalescing), loops with
+//! two exits (A7, A8), two fields `h`, `k` only ever accessed together (a symmetric proxy
+//! group, §5.2), and a later thread that begins by repeating, as writes, an earlier one's
+//! paired fields, literal pair or array sweep, then, with a lock, a critical section that
+//! the first thread also ends with (races on a proxy group and on a compressed array group,
+//! found at a commit before a synchronization, §5.2 \[D\], §5.3.1 \[D\], §7.1).
+//!
 //! Parts: [`knobs`] (swarm), `builder` (statements within a budget), `loops` (loops and
 //! their index forms), `grammar` (the productions and their classifier).
 
@@ -64,11 +73,30 @@ const CHAINS: &str = "  method putVia(x) { r = this.put(x) }
 /// Builds a BFJ program from `bytes` with knobs `k` (deterministic).
 pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
     let mut src = Bytes::new(bytes);
-    let mut b = Builder { src: &mut src, k, ops: 0, fresh: 0, held: vec![] };
+    let mut b = Builder { src: &mut src, k, ops: 0, fresh: 0, held: vec![], pair: false, echo: None };
     let mut threads = vec![];
+    let mut handoff = false;
     for t in 0..k.threads.clamp(2, 3) {
         let mut body = vec![];
         b.ops = if t == 0 { k.ops.max(k.lead) } else { k.ops };
+        // A later thread may begin by writing what an earlier one's paired fields, literal
+        // pair or array sweep touched (spec §5.2 [D], §5.3.1 [D]: a race on a proxy group's or a compressed
+        // array group's one shadow), with a lock then a critical section, whose acquire
+        // commits its footprint (§7.1); the first thread then ends with one too, so that in
+        // some order its footprint is committed first and the race is found at the later
+        // thread's commit before its acquire (§7.1 [D]: committing after it misses it).
+        if let Some((echo, cost)) = b.echo.clone().filter(|(_, cost)| t > 0 && b.ops >= cost + 2) {
+            let first = b.src.next();
+            if !first.is_multiple_of(3) {
+                body.push(echo);
+                b.ops -= cost;
+                if k.locks > 0 && b.ops >= 2 {
+                    body.push("sync(m0) { skip }".to_string());
+                    b.ops -= 2;
+                    handoff = true;
+                }
+            }
+        }
         // A long thread opens with its loop in half of the programs: while the budget is
         // whole, the loop can hold a critical section for two iterations.
         if t == 0 && k.lead > 0 && k.arrays {
@@ -80,14 +108,24 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
         b.block(0, 1, &mut body);
         threads.push(body);
     }
+    if handoff {
+        threads[0].push("sync(m0) { skip }".to_string());
+    }
     let locks: String = (0..k.locks).map(|l| format!("; m{l} = new C")).collect();
     let methods = match (k.calls, k.chains) {
         (true, true) => format!("{METHODS}{CHAINS}"),
         (true, false) => METHODS.to_string(),
         _ => String::new(),
     };
+    // The paired fields exist only in programs that use them (the other programs as before).
+    let (pair, pair_init) = if b.pair {
+        let [h, k] = builder::PAIR;
+        (format!(", {h}, {k}"), format!("; o1.{h} = 0; o1.{k} = 0; o2.{h} = 0; o2.{k} = 0"))
+    } else {
+        (String::new(), String::new())
+    };
     let mut text = format!(
-        "dialect bfj\nclass C {{\n  fields f, g\n{methods}}}\ninit {{ o1 = new C; o2 = new C; o1.f = 0; o1.g = 0; o2.f = 0; o2.g = 0; a = new_array 4; a[0] = 0; a[1] = 0; a[2] = 0; a[3] = 0{locks} }}\n"
+        "dialect bfj\nclass C {{\n  fields f, g{pair}\n{methods}}}\ninit {{ o1 = new C; o2 = new C; o1.f = 0; o1.g = 0; o2.f = 0; o2.g = 0{pair_init}; a = new_array 4; a[0] = 0; a[1] = 0; a[2] = 0; a[3] = 0{locks} }}\n"
     );
     for body in threads {
         text.push_str(&format!("thread {{ {} }}\n", body.join("; ")));
