@@ -166,8 +166,9 @@ impl Builder<'_, '_> {
                 linked = Some(q);
             }
             // A read of the fresh object before it escapes: the filters' elided read (§3.2
-            // read, p ∉ G; §8 CE-READ1), which no other operation makes.
-            5 if !in_sync && c.ops >= 1 => {
+            // read, p ∉ G; §8 CE-READ1), which no other operation makes. Not before a
+            // publication under `l`, whose budget it would take.
+            5 if !in_sync && c.ops >= 1 && !(1..=2).contains(&how) => {
                 c.ops -= 1;
                 let y = self.name("y");
                 out.push(format!("{y} = {r}.f"));
