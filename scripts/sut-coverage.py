@@ -57,6 +57,12 @@ FAMILIES = [
     ("racerdx", "racerdx", ["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
 ]
 
+# Families whose SUT has rule-coverage probes that run only while rule coverage is recorded
+# (theorems::rules::recording: deciding the case costs more than the SUT's own step). Their run
+# adds the rule-coverage measurement the project keeps, `racefuzz gen ORACLE --stats` over the
+# as many programs of the oracle's generator as the campaign, same seed, credited to the campaign.
+PROBED = {"ldrf-analyses"}
+
 # The folder of a family's mutant hunts' profile data, next to its campaign's.
 HUNTS = "{}+mutants"
 
@@ -151,6 +157,18 @@ def campaign(bin_path, d, name, oracles, sut, mutant, programs, seed):
     return {o: rows[o] for o in oracles}, p.returncode
 
 
+def rule_stats(bin_path, d, name, oracles, programs, seed):
+    """`racefuzz gen ORACLE --stats` for each oracle, its profile data in `d`."""
+    env = dict(os.environ, LLVM_PROFILE_FILE=str(d / "%p-%m.profraw"))
+    for o in oracles:
+        cmd = [bin_path, "gen", o, "--count", str(programs), "--seed", str(seed), "--stats"]
+        print(f"sut-coverage: {name}: racefuzz {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        (d / f"rules-{o}.txt").write_text(p.stdout + p.stderr)
+        if p.returncode != 0:
+            die(f"the {name} rule-coverage run failed with exit code {p.returncode}:\n{p.stdout}{p.stderr}")
+
+
 def run(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -174,6 +192,8 @@ def run(args):
         d.mkdir()
         rows, code = campaign(args.bin, d, family, oracles, sut, None, args.programs, args.seed)
         meta["families"][family] = {"oracles": oracles, "sut": sut, "rows": rows, "exit": code, "hunts": []}
+        if family in PROBED:
+            rule_stats(args.bin, d, family, oracles, args.programs, args.seed)
         h = work / HUNTS.format(family)
         shutil.rmtree(h, ignore_errors=True)
         h.mkdir()
@@ -406,6 +426,8 @@ def report(args):
     w(f"Each SUT family runs its own oracles on its own SUT in one campaign, `racefuzz fuzz ORACLES --sut SUT --max-programs {meta['programs']} --seed {meta['seed']} --jobs 1`,")
     w(f"then one mutant hunt per seeded bug of that SUT (`src/mutants.rs`), `racefuzz fuzz ORACLES --sut SUT --mutant NAME --max-programs {mp} --seed {meta['seed']} --jobs 1`")
     w("over the oracles the mutant is predicted for, with an instrumented release build and its own profile data.")
+    w(f"A family whose SUT has rule-coverage probes that run only while recording ({', '.join(sorted(PROBED))}) also runs `racefuzz gen ORACLE")
+    w(f"--count {meta['programs']} --seed {meta['seed']} --stats`, credited to its campaign.")
     w("A file is credited only with the runs of the families whose SUT runs it (FastTrack's with the per-access family's too:")
     w("that SUT is the per-access placer and FastTrack on its checks). Unit tests do not count.")
     w("A region is llvm-cov's code region, counted once however many generic instantiations it has.")
