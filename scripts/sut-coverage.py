@@ -61,7 +61,7 @@ FAMILIES = [
 # (theorems::rules::recording: deciding the case costs more than the SUT's own step). Their run
 # adds the rule-coverage measurement the project keeps, `racefuzz gen ORACLE --stats` over the
 # as many programs of the oracle's generator as the campaign, same seed, credited to the campaign.
-PROBED = {"ldrf-analyses"}
+PROBED = {"bigfoot", "fasttrack", "ldrf-analyses"}
 
 # The folder of a family's mutant hunts' profile data, next to its campaign's.
 HUNTS = "{}+mutants"

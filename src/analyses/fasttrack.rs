@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use race_oracles::lang::AccessKind;
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind, LockId, ThreadId};
 use race_oracles::rule_cases;
-use race_oracles::theorems::rules::fire;
+use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
 
 rule_cases! {
@@ -330,14 +330,18 @@ fn write(s: &mut Shadow, e: Epoch, ct: &Vc, bug: Option<FastTrackBug>) -> Option
             }
         }
         Reads::Shared(v, evs) => {
-            if v.below(ct) {
+            // One comparison of the shared reads with `C_t` on the campaign's path; with a
+            // write-write race already reported, only rule coverage needs it.
+            if race.is_none() {
+                if v.below(ct) {
+                    fire(FtRule::WriteSharedReset);
+                } else {
+                    fire(FtRule::WriteSharedRace);
+                    let partners = (0..v.0.len() as u32).filter(|&u| v.get(u) > ct.get(u)).filter_map(|u| evs.get(u as usize).copied().flatten()).collect();
+                    race = Some(("read-write", partners));
+                }
+            } else if recording() && v.below(ct) {
                 fire(FtRule::WriteSharedReset);
-            } else if race.is_none() {
-                fire(FtRule::WriteSharedRace);
-            }
-            if race.is_none() && !v.below(ct) {
-                let partners = (0..v.0.len() as u32).filter(|&u| v.get(u) > ct.get(u)).filter_map(|u| evs.get(u as usize).copied().flatten()).collect();
-                race = Some(("read-write", partners));
             }
             if bug != Some(FastTrackBug::SharedReadsKept) {
                 s.reads = Reads::None;

@@ -115,11 +115,6 @@ impl Fired {
         self.0.contains(&(C::rules().sut, case.index()))
     }
 
-    /// How many distinct cases fired.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     /// Whether no case fired.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
