@@ -316,6 +316,22 @@ pub const MUTANTS: &[Mutant] = &[
         spec: "bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
     },
     Mutant {
+        sut: "fasttrack",
+        name: "ft-fork-no-tick",
+        oracle: "fasttrack-precise",
+        description: "FORK hands the parent's clock to the child without incrementing the parent's entry: the parent's accesses after the fork look ordered before the child's",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 FORK (issue 24: FORK was never run by fasttrack-precise before the detector generator forked)",
+    },
+    Mutant {
+        sut: "fasttrack",
+        name: "ft-join-no-join",
+        oracle: "fasttrack-precise",
+        description: "JOIN does not join the child's clock: the joiner's accesses after the join look concurrent with the child's",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 JOIN (issue 24: JOIN was never run by fasttrack-precise before the detector generator joined)",
+    },
+    Mutant {
         sut: "per-access",
         name: "pa-write-checked-as-read",
         oracle: "bigfoot-precise",
@@ -726,6 +742,8 @@ pub fn fasttrack(names: &[&str]) -> Option<Option<FastTrackBug>> {
             ("ft-release-no-tick", FastTrackBug::ReleaseNoTick),
             ("ft-acquire-no-join", FastTrackBug::AcquireNoJoin),
             ("ft-same-thread-skip", FastTrackBug::SameThreadSkip),
+            ("ft-fork-no-tick", FastTrackBug::ForkNoTick),
+            ("ft-join-no-join", FastTrackBug::JoinNoJoin),
         ],
     )
 }

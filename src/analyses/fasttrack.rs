@@ -87,6 +87,12 @@ pub enum FastTrackBug {
     /// READ skips whenever the last read epoch is by the same thread, whatever its clock
     /// (the "same epoch" fast path taken too broadly).
     SameThreadSkip,
+    /// FORK hands the parent's clock to the child but does not increment `C_t[t]`: the
+    /// parent's accesses after the fork carry an epoch the child already knows.
+    ForkNoTick,
+    /// JOIN does not join the child's clock into the joiner's: the child's accesses look
+    /// concurrent with everything the joiner does after the join.
+    JoinNoJoin,
 }
 
 /// Makes a fresh FastTrack per trace (with the same seeded bug and input, if any).
@@ -240,12 +246,16 @@ impl Clocks {
                 fire(FtRule::Fork);
                 let ct = self.clock(t).clone();
                 self.clock(u).join(&ct);
-                self.tick(t);
+                if bug != Some(FastTrackBug::ForkNoTick) {
+                    self.tick(t);
+                }
             }
             EventKind::Join(u) => {
                 fire(FtRule::Join);
                 let cu = self.clock(u).clone();
-                self.clock(t).join(&cu);
+                if bug != Some(FastTrackBug::JoinNoJoin) {
+                    self.clock(t).join(&cu);
+                }
                 self.tick(u);
             }
         }
@@ -473,5 +483,11 @@ mod tests {
         // Fork orders the parent's earlier accesses before the child's.
         assert_eq!(run(None, &[(0, W), (0, EventKind::Fork(ThreadId(1))), (1, W), (1, R)]), Vec::<u32>::new());
         assert_eq!(run(None, &[(1, W), (0, EventKind::Join(ThreadId(1))), (0, W)]), Vec::<u32>::new());
+        // The parent's write after the fork races with the child's, unless FORK forgets to
+        // tick; the joiner's write after the join does not, unless JOIN forgets to join.
+        let after_fork = [(0, EventKind::Fork(ThreadId(1))), (0, W), (1, W)];
+        assert_eq!(run(None, &after_fork), vec![2]);
+        assert_eq!(run(Some(FastTrackBug::ForkNoTick), &after_fork), Vec::<u32>::new());
+        assert_eq!(run(Some(FastTrackBug::JoinNoJoin), &[(1, W), (0, EventKind::Join(ThreadId(1))), (0, W)]), vec![2]);
     }
 }

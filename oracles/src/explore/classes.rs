@@ -30,25 +30,44 @@ use super::explorer::Execution;
 use super::schedule::Choice;
 use crate::machine::{Event, EventKind, Machine, State};
 
+/// What an event touches, by interleaving-independent names (borrowed from the state and
+/// the machine: naming an event allocates nothing, which matters at one key per execution).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum On<'a> {
+    /// An address `o.f`.
+    Field(&'a str, &'a str),
+    /// An address `o[i]`.
+    Index(&'a str, i64),
+    /// A lock, capsule or thread, by name; the global lock is `lock`, an unknown object or
+    /// thread its number.
+    Name(&'a str),
+    Number(u32),
+}
+
 /// An event with interleaving-independent names: thread, line, what it does.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Named {
-    thread: String,
+struct Named<'a> {
+    thread: On<'a>,
     line: u32,
     kind: &'static str,
     /// The address (accesses, checks), lock, capsule or thread it touches.
-    on: String,
+    on: On<'a>,
     write: bool,
 }
 
-fn named(m: &Machine<'_>, st: &State<'_>, e: &Event) -> Named {
-    let thread = |t: crate::machine::ThreadId| st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.to_string());
-    let obj = |o: crate::machine::ObjId| st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.to_string());
+fn named<'a>(m: &'a Machine<'_>, st: &'a State<'_>, e: &Event) -> Named<'a> {
+    let thread = |t: crate::machine::ThreadId| st.threads.get(t.0 as usize).map_or(On::Number(t.0), |x| On::Name(&x.name));
+    let obj = |o: crate::machine::ObjId| st.objects.get(o.0 as usize).map_or(On::Number(o.0), |x| On::Name(&x.name));
+    let addr = |a: crate::machine::Addr| match (a, obj(a.obj())) {
+        (crate::machine::Addr::Field(_, f), On::Name(o)) => On::Field(o, m.fields.get(f.0 as usize).map_or("?", |f| f.as_str())),
+        (crate::machine::Addr::Index(_, i), On::Name(o)) => On::Index(o, i),
+        (_, unknown) => unknown,
+    };
     let (kind, on, write) = match e.kind {
-        EventKind::Access(k, a) => ("access", st.addr_name(m, a), k == crate::lang::AccessKind::Write),
-        EventKind::Check(k, a) => ("check", st.addr_name(m, a), k == crate::lang::AccessKind::Write),
-        EventKind::Acquire(l) => ("acquire", st.lock_name(l), true),
-        EventKind::Release(l) => ("release", st.lock_name(l), true),
+        EventKind::Access(k, a) => ("access", addr(a), k == crate::lang::AccessKind::Write),
+        EventKind::Check(k, a) => ("check", addr(a), k == crate::lang::AccessKind::Write),
+        EventKind::Acquire(l) => ("acquire", lock(l, &obj), true),
+        EventKind::Release(l) => ("release", lock(l, &obj), true),
         EventKind::Fork(t) => ("fork", thread(t), true),
         EventKind::Join(t) => ("join", thread(t), true),
         EventKind::Enter(o) => ("enter", obj(o), true),
@@ -57,7 +76,14 @@ fn named(m: &Machine<'_>, st: &State<'_>, e: &Event) -> Named {
     Named { thread: thread(e.thread), line: e.line, kind, on, write }
 }
 
-fn dependent(a: &Named, b: &Named) -> bool {
+fn lock<'a>(l: crate::machine::LockId, obj: &impl Fn(crate::machine::ObjId) -> On<'a>) -> On<'a> {
+    match l {
+        crate::machine::LockId::Global => On::Name("lock"),
+        crate::machine::LockId::Obj(o) => obj(o),
+    }
+}
+
+fn dependent(a: &Named<'_>, b: &Named<'_>) -> bool {
     let family = |k: &'static str| match k {
         "access" | "check" => 0,
         "acquire" | "release" => 1,
@@ -78,7 +104,7 @@ fn dependent(a: &Named, b: &Named) -> bool {
 /// The key of `ex`'s class (see the module docs): equal for equivalent executions, and
 /// different otherwise except on a 64-bit hash collision.
 pub fn class_key(m: &Machine<'_>, ex: &Execution<'_, '_>) -> u64 {
-    let events: Vec<Named> = ex.trace.iter().map(|e| named(m, ex.state, e)).collect();
+    let events: Vec<Named<'_>> = ex.trace.iter().map(|e| named(m, ex.state, e)).collect();
     let mut level = vec![0usize; events.len()];
     for i in 0..events.len() {
         level[i] = (0..i).filter(|&j| dependent(&events[j], &events[i])).map(|j| level[j] + 1).max().unwrap_or(0);
@@ -115,29 +141,55 @@ pub fn class_key(m: &Machine<'_>, ex: &Execution<'_, '_>) -> u64 {
 /// facts of a lazy heap: they are the log of how the initial heap was chosen, not part of
 /// the state (`machine::key`), and what of them still holds shows in the cells.
 pub fn final_state(m: &Machine<'_>, ex: &Execution<'_, '_>) -> String {
+    use std::fmt::Write;
+
     use crate::machine::{Cell, Value};
     let st = ex.state;
-    let show = |v: &Value| match v {
-        Value::Obj(o) => st.objects.get(o.0 as usize).map_or_else(|| format!("#{}", o.0), |x| x.name.to_string()),
-        Value::Thread(t) => st.threads.get(t.0 as usize).map_or_else(|| format!("#{}", t.0), |x| x.name.to_string()),
-        v => format!("{v:?}"),
+    // Written into one buffer per object (one key per execution: no string per cell).
+    let show = |out: &mut String, v: &Value| {
+        let name = match v {
+            Value::Obj(o) => st.objects.get(o.0 as usize).map(|x| &x.name),
+            Value::Thread(t) => st.threads.get(t.0 as usize).map(|x| &x.name),
+            _ => None,
+        };
+        let _ = match (v, name) {
+            (_, Some(name)) => out.write_str(name),
+            (Value::Obj(o), None) => write!(out, "#{}", o.0),
+            (Value::Thread(t), None) => write!(out, "#{}", t.0),
+            (v, None) => write!(out, "{v:?}"),
+        };
     };
     let mut objects: Vec<String> = st
         .objects
         .iter()
         .map(|o| {
-            let cells: Vec<String> = o
-                .fields
-                .iter()
-                .zip(&m.fields)
-                .filter_map(|(c, f)| match c {
-                    Cell::Absent => None,
-                    Cell::Lazy => Some(format!("{f}=?")),
-                    Cell::Val(v) => Some(format!("{f}={}", show(v))),
-                })
-                .chain(o.elems.iter().flatten().map(&show))
-                .collect();
-            format!("{}{{{}}}", o.name, cells.join(","))
+            let mut text = format!("{}{{", o.name);
+            let mut first = true;
+            let mut sep = |text: &mut String| {
+                if !std::mem::take(&mut first) {
+                    text.push(',');
+                }
+            };
+            for (c, f) in o.fields.iter().zip(&m.fields) {
+                match c {
+                    Cell::Absent => {}
+                    Cell::Lazy => {
+                        sep(&mut text);
+                        let _ = write!(text, "{f}=?");
+                    }
+                    Cell::Val(v) => {
+                        sep(&mut text);
+                        let _ = write!(text, "{f}=");
+                        show(&mut text, v);
+                    }
+                }
+            }
+            for v in o.elems.iter().flatten() {
+                sep(&mut text);
+                show(&mut text, v);
+            }
+            text.push('}');
+            text
         })
         .collect();
     objects.sort();

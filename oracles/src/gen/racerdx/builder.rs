@@ -25,6 +25,9 @@ struct Builder<'a, 'b> {
     cost: usize,
     /// Locals definitely assigned here (A3): the only locals that may be read.
     assigned: Vec<String>,
+    /// The next statement drawn is a call, where one is possible (a lock block opens with
+    /// one a quarter of the time).
+    call_next: bool,
 }
 
 fn stmt(kind: StmtKind) -> Stmt {
@@ -156,7 +159,27 @@ impl Builder<'_, '_> {
     fn lock_block(&mut self, out: &mut Block, locks: usize, control: usize) {
         self.cost -= 2;
         out.push(stmt(StmtKind::Lock));
-        out.extend(self.nested(locks + 1, control));
+        // A call under a lock adds the caller's level to the callee's accesses (§3.2 call,
+        // add(L, L')); drawn freely it fell to about 1% of programs.
+        self.call_next = self.src.next().is_multiple_of(4);
+        let inner = self.nested(locks + 1, control);
+        self.call_next = false;
+        // `lock(); … lock(); …; unlock(); π := x; unlock()`: an access after a nested block
+        // but still under the outer lock is where a lock bound below the nesting depth drops
+        // a level (§3.3 L̂, §6.3(a)); nested blocks of 1–3 statements rarely had one.
+        let after_inner = matches!(inner.last(), Some(s) if matches!(s.kind, StmtKind::Unlock)) && self.budget > 0 && self.src.next().is_multiple_of(2);
+        out.extend(inner);
+        if after_inner {
+            let (mark, before) = (out.len(), self.assigned.clone());
+            self.store(out);
+            let c = cost(&out[mark..], &self.costs);
+            if c > self.cost {
+                out.truncate(mark);
+                self.assigned = before;
+            } else {
+                (self.cost, self.budget) = (self.cost - c, self.budget - 1);
+            }
+        }
         out.push(stmt(StmtKind::Unlock));
     }
 
@@ -169,7 +192,7 @@ impl Builder<'_, '_> {
         let mut len = 0;
         while self.budget > 0 && len < max_len && !self.src.exhausted() {
             len += 1;
-            let c = self.src.next();
+            let c = if std::mem::take(&mut self.call_next) && self.k.calls && self.me > 0 { 23 } else { self.src.next() };
             if c == 0 {
                 break;
             }
@@ -281,7 +304,8 @@ pub fn build(bytes: &[u8], k: RacerDxKnobs) -> Program {
     let mut costs = vec![];
     for me in 0..n {
         let formals = src.below(k.max_formals.max(1)) + 1;
-        let mut b = Builder { src: &mut src, k, formals, me, params: params.clone(), costs: costs.clone(), budget: k.max_stmts, cost: k.max_cost, assigned: vec![] };
+        let mut b =
+            Builder { src: &mut src, k, formals, me, params: params.clone(), costs: costs.clone(), budget: k.max_stmts, cost: k.max_cost, assigned: vec![], call_next: false };
         let body = b.block(0, 0);
         params.push(formals);
         costs.push(cost(&body, &costs));
