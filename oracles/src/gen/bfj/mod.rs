@@ -116,8 +116,8 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
                     b.ops -= 2;
                     handoff = true;
                 }
-                // Little after it: these programs' interleavings are many.
-                b.ops = b.ops.min(1);
+                // Nothing after it: these programs' interleavings are many.
+                b.ops = 0;
             }
         }
         // A long thread opens with its loop in half of the programs: while the budget is
