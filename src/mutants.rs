@@ -436,6 +436,14 @@ pub const MUTANTS: &[Mutant] = &[
         spec: "bigfoot.md §7.1 [C], §9.4 (footprints not committed at thread exit: missed race)",
     },
     Mutant {
+        sut: "bigfoot",
+        name: "dbf-group-race-first-index",
+        oracle: "bigfoot-precise",
+        description: "a race on a compressed array group is reported on the group's first index only, not on each member",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §5.3.1 [D] (a race on a group's shadow is a race on each of its indices: missed racy locations)",
+    },
+    Mutant {
         sut: "escape",
         name: "esc-non-transitive",
         oracle: "escape-trace-precise",
@@ -785,6 +793,7 @@ pub fn bigfoot(names: &[&str]) -> Option<Option<BigFootBug>> {
             ("dbf-asymmetric-proxy", Dynamic(DynamicBfBug::AsymmetricProxy)),
             ("dbf-refine-without-copy", Dynamic(DynamicBfBug::RefineWithoutCopy)),
             ("dbf-no-commit-at-end", Dynamic(DynamicBfBug::NoCommitAtEnd)),
+            ("dbf-group-race-first-index", Dynamic(DynamicBfBug::GroupRaceOnFirstIndex)),
         ],
     )
 }

@@ -133,6 +133,10 @@ pub enum DynamicBfBug {
     /// Footprints still pending at the end of the trace are dropped instead of committed
     /// (no commit at thread exit, spec §7.1 \[C\]): a missed race.
     NoCommitAtEnd,
+    /// A race on a compressed index group (several indices, one shadow) is reported on the
+    /// group's first index only instead of on each member (spec §5.3.1 \[D\]): the other
+    /// racy indices are missed.
+    GroupRaceOnFirstIndex,
 }
 
 /// Makes DynamicBF detectors. [`DetectorFactory::for_program`] computes the program's field
@@ -493,7 +497,8 @@ impl DynamicBf {
                     before.text()
                 ));
                 found.partners.extend(partners);
-                found.locations.extend(group.members.iter().map(|&i| Addr::Index(a, i)));
+                let first_only = self.bug == Some(DynamicBfBug::GroupRaceOnFirstIndex);
+                found.locations.extend(group.members.iter().take(if first_only { 1 } else { usize::MAX }).map(|&i| Addr::Index(a, i)));
             }
         }
         // Hand the buffer back, emptied, so that the next footprint does not allocate.

@@ -70,6 +70,13 @@ impl Builder<'_, '_> {
                         self.read_then_write_after(l, b, o, f, v, times, out);
                     }
                 }
+                // With the rarer shapes, sometimes through an alias: designators equal under H,
+                // one check for both (spec §5.1).
+                2 | 3 if self.k.rare && (b / 14) % 5 == 1 => {
+                    let p = self.name("p");
+                    out.push(format!("{p} = {o}; {p}.{f} = {v}"));
+                    self.ops -= cost(1);
+                }
                 2 | 3 => {
                     out.push(format!("{o}.{f} = {v}"));
                     self.ops -= cost(1);
@@ -114,6 +121,10 @@ impl Builder<'_, '_> {
                     // A thread-local object or array ([NEW]): its accesses never race, and
                     // its variable's earlier mentions are dropped from `A` (spec §4.5).
                     let x = self.name("n");
+                    if self.k.rare && self.ops >= cost(2) {
+                        self.reuse(&x, b, f, v, times, out);
+                        continue;
+                    }
                     // b is 13, 69, 125, 181 or 237 here (all odd): its 56s choose.
                     if (b / 56).is_multiple_of(2) {
                         out.push(format!("{x} = new C; {x}.{f} = {v}"));
@@ -135,10 +146,20 @@ impl Builder<'_, '_> {
     /// after its access.
     fn array_access(&mut self, write: bool, o: &str, f: &str, v: usize, times: usize, out: &mut Vec<String>) {
         let form = if self.k.forms { self.src.next() % 4 } else { 3 };
+        // With the rarer shapes, the second access of a pair sometimes goes through an
+        // alias `b = a`: two designators equal under H, coalesced into one check (§5.1).
+        let mut array = "a".to_string();
         let (pre, index, cost) = match form {
             0 if v < 2 && self.ops >= 2 * times => {
                 let first = if write { format!("a[{v}] = {}; ", self.src.below(4)) } else { format!("{} = a[{v}]; ", self.name("r")) };
-                match self.src.next() % 4 {
+                let draw = self.src.next();
+                let first = if self.k.rare && draw >= 128 && draw % 4 != 3 {
+                    array = self.name("b");
+                    format!("{first}{array} = a; ")
+                } else {
+                    first
+                };
+                match draw % 4 {
                     // Two literals two apart: their union is the strided range `a[v..v+3:2]` (§5.1).
                     0 | 1 => {
                         self.echo.get_or_insert_with(|| (format!("a[{v}] = 1; a[{}] = 1", v + 2), 2));
@@ -153,17 +174,70 @@ impl Builder<'_, '_> {
             0 => (String::new(), v.to_string(), 1),
             1 if self.ops >= 2 * times => {
                 let r = self.name("r");
-                (format!("{r} = {o}.{f}; "), format!("{r} % 4"), 2)
+                // Other spellings of the same non-linear index: `Lin::of` fails on its
+                // right operand under `+` and under `*` (spec §4.7).
+                let index = match self.k.rare.then(|| self.src.next() % 3) {
+                    Some(1) => format!("0 + {r} % 4"),
+                    Some(2) => format!("1 * ({r} % 4)"),
+                    _ => format!("{r} % 4"),
+                };
+                (format!("{r} = {o}.{f}; "), index, 2)
             }
+            // `j * j` is `j` for j < 2, and not linear: two variables multiplied.
+            _ if self.k.rare && v < 2 && self.src.next().is_multiple_of(2) => (format!("j = {v}; "), "j * j".to_string(), 1),
             _ => (format!("j = {v}; "), "j".to_string(), 1),
         };
         if write {
-            out.push(format!("{pre}a[{index}] = {}", self.src.below(4)));
+            out.push(format!("{pre}{array}[{index}] = {}", self.src.below(4)));
         } else {
             let r = self.name("r");
-            out.push(format!("{pre}{r} = a[{index}]"));
+            out.push(format!("{pre}{r} = {array}[{index}]"));
         }
         self.ops = self.ops.saturating_sub(cost * times);
+    }
+
+    /// An opening of the first thread with the rarer shapes: the paired fields, two
+    /// literals two apart, one element twice (the second time through `j`), maybe through
+    /// an alias, or a plain sweep, which a later thread repeats (see `build`): races on a
+    /// proxy group and on a compressed array group (§5.2 \[D\], §5.3.1 \[D\]), and the
+    /// coalescing of §5.1 (strided, inside, designators equal).
+    pub(super) fn opening(&mut self, out: &mut Vec<String>) {
+        let draw = self.src.next();
+        if (!self.k.arrays || draw.is_multiple_of(3)) && self.ops >= 2 {
+            let o = OBJECTS[self.src.below(self.k.objects)];
+            self.field_pair(o, usize::from(draw % 4), 1, out);
+            return;
+        }
+        if !self.k.arrays {
+            return;
+        }
+        let write = draw.is_multiple_of(2);
+        let v = usize::from(draw / 2 % 2);
+        if self.k.forms && draw % 8 < 6 && self.ops >= 2 {
+            let array = if draw >= 128 {
+                let b = self.name("b");
+                out.push(format!("{b} = a"));
+                b
+            } else {
+                "a".to_string()
+            };
+            let second = if draw % 8 < 4 { (v + 2).to_string() } else { "j".to_string() };
+            if second == "j" {
+                out.push(format!("j = {v}"));
+            }
+            for (arr, at) in [("a".to_string(), v.to_string()), (array, second)] {
+                out.push(if write { format!("{arr}[{at}] = {}", self.src.below(4)) } else { format!("{} = {arr}[{at}]", self.name("r")) });
+            }
+            self.echo.get_or_insert_with(|| (format!("a[{v}] = 1; a[{}] = 1", if draw % 8 < 4 { v + 2 } else { v }), 2));
+            self.ops -= 2;
+        } else if self.ops >= 2 {
+            let n = 2 + self.src.below(self.ops.min(4) - 1);
+            let (i, e) = (self.name("i"), self.name("e"));
+            let access = if write { format!("a[{i}] = {}", self.src.below(4)) } else { format!("{} = a[{i}]", self.name("r")) };
+            out.push(format!("{i} = 0; loop {{ {access}; {i} = {i} + 1; if {i} >= {n} break }}"));
+            self.echo.get_or_insert_with(|| (format!("{e} = 0; loop {{ a[{e}] = 1; {e} = {e} + 1; if {e} >= {n} break }}"), n));
+            self.ops -= n;
+        }
     }
 
     /// A section that reads a location, and a write of it right after the release: the
@@ -190,6 +264,20 @@ impl Builder<'_, '_> {
         self.ops = self.ops.saturating_sub(2 * times);
     }
 
+    /// A thread-local variable reused for a second allocation, maybe with an alias of the
+    /// first: the first object's access is owed past the reassignment, on its shadow name
+    /// (spec §4.6), and its check names the alias, else the shadow.
+    fn reuse(&mut self, x: &str, b: u8, f: &str, v: usize, times: usize, out: &mut Vec<String>) {
+        let alias = if self.src.next().is_multiple_of(2) { format!("{} = {x}; ", self.name("y")) } else { String::new() };
+        let u = (v + 1) % 4;
+        if (b / 56).is_multiple_of(2) {
+            out.push(format!("{x} = new C; {x}.{f} = {v}; {alias}{x} = new C; {x}.{f} = {u}"));
+        } else {
+            out.push(format!("{x} = new_array 2; {x}[{}] = {v}; {alias}{x} = new_array 2; {x}[{}] = {u}", v % 2, u % 2));
+        }
+        self.ops = self.ops.saturating_sub(2 * times);
+    }
+
     fn call(&mut self, b: u8, o: &str, v: usize, times: usize, out: &mut Vec<String>) {
         let r = self.name("r");
         match (b / 14) % 4 {
@@ -211,7 +299,11 @@ impl Builder<'_, '_> {
             }
             n => {
                 let Some(l) = self.lock() else { return };
-                if self.k.chains && b.is_multiple_of(3) && self.ops >= 2 * times {
+                if self.k.rare && n == 3 && self.ops >= 2 * times && self.src.next().is_multiple_of(2) {
+                    // A synchronized getter: nothing is owed at its return (spec §4.5 [STMT]).
+                    out.push(format!("{r} = {o}.get(m{l})"));
+                    self.ops -= 2 * times;
+                } else if self.k.chains && b.is_multiple_of(3) && self.ops >= 2 * times {
                     // A callee whose only synchronization is a `sync` block.
                     out.push(format!("{r} = {o}.guarded(m{l})"));
                     self.ops -= 2 * times;

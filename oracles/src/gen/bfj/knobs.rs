@@ -33,11 +33,19 @@ pub struct BfjKnobs {
     /// Whether methods that call methods (and one with a `sync`) are declared, when calls
     /// are on: the transitive kill sets of \[CALL\] (spec §4.5).
     pub chains: bool,
+    /// Whether the rarer shapes appear (issue 24: the placer's paths and rule cases that
+    /// the other forms reach too seldom): other spellings of a non-linear index
+    /// (`0 + r % 4`, `1 * (r % 4)`, `j * j`), a second access through an alias, a local
+    /// variable reused for a second allocation, a synchronized getter, an offset agreed in
+    /// an `if *` either way (`if * { w = x } else { x = w }`; `a[i + w]`), loops over pairs
+    /// (`a[i]; a[i + 1]; i = i + 2`), and a later thread that repeats an earlier one's
+    /// accesses more often.
+    pub rare: bool,
 }
 
 impl Default for BfjKnobs {
     fn default() -> BfjKnobs {
-        BfjKnobs { threads: 2, ops: 5, lead: 0, locks: 1, arrays: true, calls: true, control: true, fields: 2, objects: 1, forms: true, chains: true }
+        BfjKnobs { threads: 2, ops: 5, lead: 0, locks: 1, arrays: true, calls: true, control: true, fields: 2, objects: 1, forms: true, chains: true, rare: false }
     }
 }
 
@@ -50,7 +58,7 @@ impl BfjKnobs {
     /// operations beside one of 1–2 (room for a loop around a critical section to iterate
     /// twice, spec §4.5 [LOOP] with a kill in the body); locks in 80%, arrays in 70%, calls
     /// in 50% (with chains of calls in half of those), `if` in 60%, the richer forms in
-    /// 60%, one field or object in half of the programs each.
+    /// 60%, one field or object in half of the programs each, the rarer shapes in half of the two-thread programs.
     pub fn swarm(h: [u8; SWARM_HEADER]) -> BfjKnobs {
         let threads = if h[0].is_multiple_of(6) { 3 } else { 2 };
         let lead = threads == 2 && h[1].rotate_left(2) & 3 == 0;
@@ -70,6 +78,7 @@ impl BfjKnobs {
             objects: 1 + usize::from(h[2].rotate_left(5) & 1),
             forms: chance(h[0].rotate_left(5), 60),
             chains: (h[2] >> 4) & 1 == 1,
+            rare: threads == 2 && (h[0] ^ h[3].rotate_left(3)) & 8 != 0,
         }
     }
 }

@@ -117,6 +117,8 @@ impl Builder<'_, '_> {
             (true, 0) => Shape::ExitFirst,
             (true, 1) => Shape::ExitMiddle,
             (true, 2) => Shape::TwoExits,
+            // The rarer shapes favour two exits (the checks at a second exit, A8).
+            (true, 3) if self.k.rare => Shape::TwoExits,
             _ if b.is_multiple_of(2) => Shape::DoWhile,
             _ => Shape::While,
         };
@@ -127,9 +129,16 @@ impl Builder<'_, '_> {
         let iters = if lock.is_some() { 2 + self.src.below(max_iters.saturating_sub(1)) } else { 1 + self.src.below(max_iters) };
         let flags = if rich { self.src.next() } else { 0 };
         let index = if rich { Index::weighted(self.src.below(15)) } else { Index::Plain };
+        // With the rarer shapes: a loop over pairs, `a[i]` and `a[i + 1]` with step 2 (its
+        // strided range invariant holds: the pair extends the range by a whole stride, §4.7
+        // [C]); an offset `w` whose value the meet of an `if *` does not know, `a[i ± w]`
+        // (a bound over two free variables), agreed either way (`if * { w = x } else { x = w }`:
+        // each side defines one by the other, §4.2 meet).
+        let pairs = self.k.rare && step == 2 && index == Index::Plain && lock.is_none();
+        let window = self.k.rare && matches!(index, Index::Plus1 | Index::Minus1) && self.src.next().is_multiple_of(2);
         // `a[i - 1]` starts at 1; the values `i` takes stop where the index would leave 0..4.
         let start = usize::from(index == Index::Minus1 || (rich && self.src.next().is_multiple_of(4)));
-        let fits = |v: usize| v < 4 && index.value(v).is_some_and(|x| x < 4);
+        let fits = |v: usize| v < 4 && index.value(v).is_some_and(|x| x < 4) && (!pairs || v + 1 < 4);
         assert!(fits(start), "racefuzz internal bug: the bfj generator's index {} leaves 0..4 at i = {start}", index.text("i"));
         let iters = (0..iters).take_while(|j| fits(start + j * step)).count();
         let n = start + iters * step;
@@ -142,6 +151,13 @@ impl Builder<'_, '_> {
         }
         let mut pre = vec![];
         let mut body = vec![];
+        let spelled = if window {
+            let (w, x) = (self.name("w"), self.name("w"));
+            pre.push(format!("{w} = 0; {x} = 1; if * {{ {w} = {x} }} else {{ {x} = {w} }}"));
+            Some(if index == Index::Plus1 { format!("{i} + {w}") } else { format!("{i} - {w}") })
+        } else {
+            None
+        };
         // The array through an alias: assigned before the loop (a quarter), or in its body
         // (an eighth: a loop that assigns its array has no range invariant over it).
         let array = match flags % 8 {
@@ -161,20 +177,26 @@ impl Builder<'_, '_> {
         // invariant is only for an index linear in `i` itself).
         // Another spelling of the index (an eighth of the loops: the flags' last bit), chosen
         // by values drawn already, so that the other programs stay as they were.
-        let spelled = index.spelled(&i, (flags & 128 != 0).then_some(iters + step + start));
+        let spelled = spelled.unwrap_or_else(|| index.spelled(&i, (flags & 128 != 0).then_some(iters + step + start)));
         let at = if rich && (flags >> 3) % 4 == 0 {
             body.push(format!("j = {spelled}"));
             "j".to_string()
         } else {
             spelled
         };
-        let access = if self.src.next().is_multiple_of(2) { format!("{array}[{at}] = {}", self.src.below(4)) } else { format!("{r} = {array}[{at}]") };
+        let write = self.src.next().is_multiple_of(2);
+        let access = if write { format!("{array}[{at}] = {}", self.src.below(4)) } else { format!("{r} = {array}[{at}]") };
+        let access = match (pairs, write) {
+            (false, _) => access,
+            (true, true) => format!("{access}; {array}[{at} + 1] = {}", self.src.below(4)),
+            (true, false) => format!("{access}; {} = {array}[{at} + 1]", self.name("r")),
+        };
         body.push(match lock {
             Some(l) if b.is_multiple_of(3) => format!("sync(m{l}) {{ {access} }}"),
             Some(l) => format!("acq(m{l}); {access}; rel(m{l})"),
             None => access,
         });
-        self.ops = self.ops.saturating_sub(times * iters * cost);
+        self.ops = self.ops.saturating_sub(times * iters * (cost + usize::from(pairs)));
         // The start through `j` (an induction base the body may assign).
         if flags & 32 != 0 {
             pre.push(format!("j = {start}; {i} = j"));

@@ -36,6 +36,16 @@
 //! the first thread also ends with (races on a proxy group and on a compressed array group,
 //! found at a commit before a synchronization, §5.2 \[D\], §5.3.1 \[D\], §7.1).
 //!
+//! With the rarer shapes (the `rare` knob, half of the two-thread programs; issue 24: paths
+//! of the placer and rule cases the rest reaches seldom): other spellings of a non-linear
+//! index (`0 + r % 4`, `1 * (r % 4)`, `j * j`), accesses through aliases (`p = o; p.f = k`,
+//! `b = a; b[k]`: designators equal under H, §5.1), a local reused for a second allocation
+//! (an owed access on a shadow designator, §4.6), a synchronized getter (a `return` that owes
+//! nothing), loops over pairs (`a[i]; a[i + 1]; i = i + 2`: a strided invariant, §4.7 \[C\]),
+//! an offset agreed either way in an `if *` (`a[i + w]`: a bound of two free variables, and a
+//! meet whose two sides define each by the other), more loops with two exits, and a first
+//! thread that opens with paired fields, a literal pair or a sweep for the second to repeat.
+//!
 //! Parts: [`knobs`] (swarm), `builder` (statements within a budget), `loops` (loops and
 //! their index forms), `grammar` (the productions and their classifier).
 
@@ -70,6 +80,11 @@ const CHAINS: &str = "  method putVia(x) { r = this.put(x) }
   method guarded(l) { sync(l) { skip } }
 ";
 
+/// A synchronized getter, declared with calls and the rarer shapes on: its `return` owes
+/// nothing, the critical section checked its read (spec §4.5 [STMT]).
+const GETTER: &str = "  method get(l) { sync(l) { t = this.g }; return t }
+";
+
 /// Builds a BFJ program from `bytes` with knobs `k` (deterministic).
 pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
     let mut src = Bytes::new(bytes);
@@ -85,6 +100,12 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
         // commits its footprint (§7.1); the first thread then ends with one too, so that in
         // some order its footprint is committed first and the race is found at the later
         // thread's commit before its acquire (§7.1 [D]: committing after it misses it).
+        // With the rarer shapes, a later thread of a two-thread program gets the room to
+        // repeat them (the race cases of §5.2 and §5.3.1 are otherwise thin).
+        let rare = t > 0 && k.rare && k.threads == 2 && k.lead == 0;
+        if let Some((_, cost)) = b.echo.as_ref().filter(|_| rare) {
+            b.ops = b.ops.max(cost + 2);
+        }
         if let Some((echo, cost)) = b.echo.clone().filter(|(_, cost)| t > 0 && b.ops >= cost + 2) {
             let first = b.src.next();
             if !first.is_multiple_of(3) {
@@ -95,6 +116,8 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
                     b.ops -= 2;
                     handoff = true;
                 }
+                // Nothing after it: these programs' interleavings are many.
+                b.ops = 0;
             }
         }
         // A long thread opens with its loop in half of the programs: while the budget is
@@ -104,6 +127,12 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
             if first.is_multiple_of(2) {
                 b.array_loop(0, 1, first / 2, &mut body);
             }
+        }
+        // With the rarer shapes, the first thread of a third of the two-thread programs
+        // opens with a shape that the second repeats.
+        if t == 0 && k.rare && k.lead == 0 && b.src.next().is_multiple_of(3) {
+            b.opening(&mut body);
+            b.ops = b.ops.min(2);
         }
         b.block(0, 1, &mut body);
         threads.push(body);
@@ -117,6 +146,7 @@ pub fn build(bytes: &[u8], k: BfjKnobs) -> Program {
         (true, false) => METHODS.to_string(),
         _ => String::new(),
     };
+    let methods = if k.calls && k.rare { format!("{methods}{GETTER}") } else { methods };
     // The paired fields exist only in programs that use them (the other programs as before).
     let (pair, pair_init) = if b.pair {
         let [h, k] = builder::PAIR;
