@@ -89,7 +89,7 @@ pub fn handoff(bytes: &[u8]) -> Program {
 ///   inside) or either unsynchronized (capsule accesses; unsynchronized: M-C1, M-C2);
 /// - `sync(h) { k.copyFrom(k2) }` against `sync(h) { k2.inc() }`: a capsule reading its
 ///   sibling's field, an encapsulation violation a class-based check misses (M-C3); or
-///   `sync(h) { k.relay(k2) }`, a capsule method entering another capsule.
+///   `sync(h) { k.relay(k2) }` (in either thread), a capsule method entering another capsule.
 pub fn capsule_handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
     let sibling = src.next().is_multiple_of(4);
@@ -132,9 +132,9 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
                     body.push(if linked { format!("b{fresh}.g = {v}") } else { format!("a{fresh}.g = {v}") });
                 }
                 // Twice the share of the other operations: the nested enter of `relay` (§7.4
-                // executor) needs a sibling and one of three picks.
+                // executor) needs a sibling and one of three picks, in either thread.
                 5 | 7 if sibling => body.push(locked(match (i, src.next() % 3) {
-                    (0, 0) => "k.relay(k2)",
+                    (_, 0) => "k.relay(k2)",
                     (0, _) => "k.copyFrom(k2)",
                     _ => "k2.inc()",
                 })),

@@ -91,6 +91,15 @@ impl Free<'_, '_> {
     /// An expression over `vars` (and constants) written to `dst`.
     fn expr(&mut self, dst: &str, vars: &[&'static str]) -> String {
         let k = self.g.v();
+        if self.g.k.arith && !vars.is_empty() && self.g.coin(30) {
+            let a = self.choose(vars).unwrap_or("0");
+            return match self.g.pick(4) {
+                0 => format!("{a} * {k}"),
+                1 => format!("{a} % {}", 2 + self.g.pick(2)),
+                2 => format!("-{a}"),
+                _ => format!("-({a} + {k})"),
+            };
+        }
         match self.g.pick(20) {
             0..=3 => format!("{}", self.g.pick(4)),
             4..=7 => format!("{dst} {} {k}", if self.g.coin(70) { "+" } else { "-" }),
