@@ -12,9 +12,10 @@ use crate::lang::Program;
 /// operations this way, since no thread fetches a holder or a lock first:
 /// - the publisher: `r = new Ref`; an initialization (`r.f = v`; Fig. 4.1's
 ///   `sync(r) { r.f = 11; r.f = 12 }`; a linked object `s = new Ref; r.g = s`, M-E1; a
-///   write of the holder under the fresh lock, `sync(r) { h.f = v }`, M-E8); the
-///   publication, plain (Fig. 4.2), under `sync(h)` (M-E1, M-E3), or inside the fresh
-///   object's own `sync` (§5.3); then a write after it (`r.f`, `s.f` or `h.f`);
+///   write of the holder under the fresh lock, `sync(r) { h.f = v }`, M-E8; a read of it,
+///   `q = r.f`); the publication, plain (Fig. 4.2), under `sync(h)` (M-E1, M-E3), or
+///   inside the fresh object's own `sync` (§5.3); then a write after it (`r.f`, `s.f` or
+///   `h.f`) or a read `q = r.f`;
 /// - the consumer: `x = h.o`, plain or under `sync(h)`, then, if `x != null`, a write or
 ///   read of `x.f` (Fig. 4.2, M-E3), Fig. 4.1's `sync(x) { y = x.f }; assert y != 11`,
 ///   the linked object `y = x.g` and its field (M-E1), or the holder's field under `x`'s
@@ -43,6 +44,11 @@ pub fn handoff(bytes: &[u8]) -> Program {
             p.push(format!("sync(r) {{ {pub_h}.f = {v} }}"));
             false
         }
+        // A read of the fresh object before it escapes (elided, §3.2 read p ∉ G).
+        5 => {
+            p.push("q = r.f".into());
+            false
+        }
         _ => false,
     };
     p.push(match src.next() % 5 {
@@ -54,6 +60,8 @@ pub fn handoff(bytes: &[u8]) -> Program {
         0 => p.push(format!("r.f = {v}")),
         1 if linked => p.push(format!("s.f = {v}")),
         2 => p.push(format!("{pub_h}.f = {v}")),
+        // A read after it: kept, whatever the read before publication decided.
+        3 => p.push("q = r.f".into()),
         _ => {}
     }
     // The consumer.

@@ -95,7 +95,7 @@ impl Free<'_, '_> {
             let a = self.choose(vars).unwrap_or("0");
             return match self.g.pick(4) {
                 0 => format!("{a} * {k}"),
-                1 => format!("{a} % {}", 2 + self.g.pick(2)),
+                1 => format!("{a} % {}", 2 + usize::from(self.g.coin(25))),
                 2 => format!("-{a}"),
                 _ => format!("-({a} + {k})"),
             };
@@ -113,7 +113,9 @@ impl Free<'_, '_> {
                 let a = self.choose(vars).unwrap_or("0");
                 format!("{a} {} 2", if self.g.coin(50) { "*" } else { "%" })
             }
-            15 | 16 if self.g.k.nondet => format!("nondet{{0..{}}}", 1 + self.g.pick(2)),
+            // Up to 0..3 with more arithmetic: a remainder of a wide interval is not the
+            // hull of its corners.
+            15 | 16 if self.g.k.nondet => format!("nondet{{0..{}}}", 1 + self.g.pick(if self.g.k.arith { 3 } else { 2 })),
             _ => format!("{dst} + 1"),
         }
     }

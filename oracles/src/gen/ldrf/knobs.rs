@@ -39,7 +39,8 @@ pub struct LdrfKnobs {
     /// Whether `nondet{a..b}` appears in free programs.
     pub nondet: bool,
     /// Whether free programs write more arithmetic: products, remainders by 2 or 3, unary
-    /// minus (the interval domain's hull and negation, §5.2 A5).
+    /// minus (the interval domain's hull and negation, §5.2 A5); in Fig. 1's idiom, the
+    /// remainder of a nondet value.
     pub arith: bool,
     /// Whether free programs nest critical sections of two locks.
     pub nested: bool,
