@@ -100,7 +100,7 @@ pub fn handoff(bytes: &[u8]) -> Program {
 ///   `sync(h) { k.relay(k2) }` (in either thread), a capsule method entering another capsule.
 pub fn capsule_handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
-    let sibling = src.next().is_multiple_of(4);
+    let sibling = src.next().is_multiple_of(3);
     let setup = !src.next().is_multiple_of(4);
     let mut bodies: [Vec<String>; 2] = [vec![], vec![]];
     let mut fresh = 0;
@@ -139,13 +139,18 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
                     body.push(locked(&format!("k.put(a{fresh})")));
                     body.push(if linked { format!("b{fresh}.g = {v}") } else { format!("a{fresh}.g = {v}") });
                 }
-                // Twice the share of the other operations: the nested enter of `relay` (§7.4
-                // executor) needs a sibling and one of three picks, in either thread.
-                5 | 7 if sibling => body.push(locked(match (i, src.next() % 3) {
-                    (_, 0) => "k.relay(k2)",
-                    (0, _) => "k.copyFrom(k2)",
-                    _ => "k2.inc()",
-                })),
+                // Three times the share of the other operations: the nested enter of `relay`
+                // (§7.4 executor) needs a sibling and one of three picks, in either thread.
+                // Unsynchronized in a third (not a seventh): two threads' enters into `k2`,
+                // one nested, unordered by happens-before (a capFree violation, §7.4).
+                5..=7 if sibling => {
+                    let call = match (i, src.next() % 3) {
+                        (_, 0) => "k.relay(k2)",
+                        (0, _) => "k.copyFrom(k2)",
+                        _ => "k2.inc()",
+                    };
+                    body.push(if b % 3 == 2 { call.to_string() } else { format!("sync({h}) {{ {call} }}") });
+                }
                 _ => body.push(locked(if b.is_multiple_of(2) { "k.inc()" } else { "k.touch()" })),
             }
         }
