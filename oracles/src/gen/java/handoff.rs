@@ -100,7 +100,7 @@ pub fn handoff(bytes: &[u8]) -> Program {
 ///   `sync(h) { k.relay(k2) }` (in either thread), a capsule method entering another capsule.
 pub fn capsule_handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
-    let sibling = src.next().is_multiple_of(3);
+    let sibling = src.next().is_multiple_of(4);
     let setup = !src.next().is_multiple_of(4);
     let mut bodies: [Vec<String>; 2] = [vec![], vec![]];
     let mut fresh = 0;
