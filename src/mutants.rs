@@ -492,6 +492,14 @@ pub const MUTANTS: &[Mutant] = &[
         spec: "escape_capsule.md §14 M-E8 (new races in β)",
     },
     Mutant {
+        sut: "escape",
+        name: "esc-read-cached-per-object",
+        oracle: "escape-trace-precise",
+        description: "per-object read caching: an object whose first read was elided (not yet escaped) has its later reads elided too, after it escapes",
+        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §3.2 (read, p ∉ G decided per event)",
+    },
+    Mutant {
         sut: "capsule",
         name: "cap-exit-enter-edge",
         oracle: "capsule-first-race-operational",
@@ -540,6 +548,14 @@ pub const MUTANTS: &[Mutant] = &[
         spec: "escape_capsule.md §14 M-C6",
     },
     Mutant {
+        sut: "capsule",
+        name: "cap-nested-enter-skips-capfree",
+        oracle: "capsule-first-race-operational",
+        description: "an enter from inside another capsule skips the capFree check, as if the outer capsule serialized every enter it makes",
+        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        spec: "escape_capsule.md §7.4 (CAPMETHOD: capFree for every enter, nested or not), §9.4",
+    },
+    Mutant {
         sut: "naikaiken",
         name: "na-shared-counter",
         oracle: "naik-aiken-sound",
@@ -586,6 +602,14 @@ pub const MUTANTS: &[Mutant] = &[
         description: "a sync(x) whose body assigns x still counts as holding x's lock after the assignment (programs outside A5 are generated)",
         predicted: NA_PREDICTED,
         spec: "naik_aiken.md A5, §3 ingredient (iii)",
+    },
+    Mutant {
+        sut: "naikaiken",
+        name: "na-chain-half-link",
+        oracle: "naik-aiken-sound",
+        description: "K⁺ keeps a 1–1 correlation through a middle link that is 1 on one side only (Def. 4.2 needs τ̄2 and τ̄3 both 1)",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.3 (Def. 4.2)",
     },
     Mutant {
         sut: "ldrf",
@@ -674,6 +698,14 @@ pub const MUTANTS: &[Mutant] = &[
         description: "the value-set join at a loop head keeps the head's old value and drops the back edge's (value-set domain)",
         predicted: SYNC_PREDICTED,
         spec: "ldrf.md §5.2 (value-set, [9])",
+    },
+    Mutant {
+        sut: "ldrf-analyses",
+        name: "sync-interval-hull-of-corners",
+        oracle: "ldrf-sound",
+        description: "`%` (no interval rule) takes the hull of its results at the corners of the operands' intervals, as if it were monotone (interval domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.2 (A5: the hull of the concrete results)",
     },
 ];
 
@@ -809,6 +841,7 @@ pub fn escape(names: &[&str]) -> Option<Option<EscapeBug>> {
             ("esc-value-based", EscapeBug::ValueBased),
             ("esc-per-site", EscapeBug::PerSiteCaching),
             ("esc-elides-local-sync", EscapeBug::ElidesLocalSync),
+            ("esc-read-cached-per-object", EscapeBug::ReadCachedPerObject),
         ],
     )
 }
@@ -824,6 +857,7 @@ pub fn capsule(names: &[&str]) -> Option<Option<CapsuleBug>> {
             ("cap-exit-leaks-nothing", CapsuleBug::ExitLeaksNothing),
             ("cap-enter-leaks-nothing", CapsuleBug::EnterLeaksNothing),
             ("cap-non-transitive-leak", CapsuleBug::NonTransitiveLeak),
+            ("cap-nested-enter-skips-capfree", CapsuleBug::NestedSkipsCapFree),
         ],
     )
 }
@@ -853,6 +887,7 @@ pub fn sync_cfg(names: &[&str]) -> Option<Option<SyncCfgBug>> {
             ("sync-release-feeds-nothing", SyncCfgBug::ReleaseFeedsNothing),
             ("sync-interval-saturates", SyncCfgBug::IntervalSaturates),
             ("sync-value-set-loop-head-keeps-old", SyncCfgBug::ValueSetLoopHeadKeepsOld),
+            ("sync-interval-hull-of-corners", SyncCfgBug::IntervalHullOfCorners),
         ],
     )
 }
@@ -869,6 +904,7 @@ pub fn naikaiken(names: &[&str]) -> Option<(Option<NaikAikenBug>, Relax)> {
             ("na-dr-over-k", NaikAikenBug::DrOverK),
             ("na-local-lock-no-prefix", NaikAikenBug::LocalLockNoPrefix),
             ("na-reassigned-lock-held", NaikAikenBug::ReassignedLockHeld),
+            ("na-chain-half-link", NaikAikenBug::ChainHalfLink),
         ],
     )?;
     let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };

@@ -100,6 +100,9 @@ pub enum CapsuleBug {
     EnterLeaksNothing,
     /// M-C6: a leak marks the value only, not what is accessible from it.
     NonTransitiveLeak,
+    /// A nested enter (from inside another capsule) skips the capFree check, as if the
+    /// outer capsule serialized every enter it makes.
+    NestedSkipsCapFree,
 }
 
 /// Makes a fresh capsule filter per trace.
@@ -256,6 +259,8 @@ impl CapsuleFilter {
             d = self.violation("an enter into a capsule that a thread is inside");
         } else if self.bug == Some(CapsuleBug::ExitEnterEdge) {
             self.clocks.sync(e.thread, EventKind::Acquire(LockId::Obj(k)), None);
+        } else if self.bug == Some(CapsuleBug::NestedSkipsCapFree) && self.executor(e.thread).is_some() {
+            // The seeded bug: "the outer capsule already serializes us".
         } else if let Some(x) = self.exits.get(&k) {
             if x.below(self.clocks.current(e.thread)) {
                 fire(CapsuleRule::EnterAfterExit);

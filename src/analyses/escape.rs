@@ -79,6 +79,9 @@ pub enum EscapeBug {
     PerSiteCaching,
     /// M-E8: acquire and release of a not-escaped lock object are elided too.
     ElidesLocalSync,
+    /// Per-object read caching: an object whose first read was elided (it had not escaped
+    /// yet) has its later reads elided too, even after it escapes.
+    ReadCachedPerObject,
 }
 
 /// Makes a fresh escape filter per trace.
@@ -117,6 +120,8 @@ pub struct EscapeFilter {
     owner: HashMap<ObjId, race_oracles::machine::ThreadId>,
     /// (M-E6) per line, whether its first access was elided.
     sites: HashMap<u32, bool>,
+    /// (read caching) per object, whether its first read was elided.
+    first_reads: HashMap<ObjId, bool>,
     /// Objects with an elided access so far: only to tell partial elision for rule coverage.
     elided: BTreeSet<ObjId>,
 }
@@ -124,7 +129,15 @@ pub struct EscapeFilter {
 impl EscapeFilter {
     /// G = ∅ over an empty heap.
     pub fn new(bug: Option<EscapeBug>) -> EscapeFilter {
-        EscapeFilter { bug, escaped: BTreeMap::new(), heap: ObjectGraph::default(), owner: HashMap::new(), sites: HashMap::new(), elided: BTreeSet::new() }
+        EscapeFilter {
+            bug,
+            escaped: BTreeMap::new(),
+            heap: ObjectGraph::default(),
+            owner: HashMap::new(),
+            sites: HashMap::new(),
+            first_reads: HashMap::new(),
+            elided: BTreeSet::new(),
+        }
     }
 
     /// Whether `o ∈ G`.
@@ -180,6 +193,9 @@ impl EscapeFilter {
                     Value::Obj(v) => self.is_escaped(v) || v == p,
                     _ => true,
                 };
+            }
+            Some(EscapeBug::ReadCachedPerObject) if !write => {
+                keep &= !*self.first_reads.entry(p).or_insert(!keep);
             }
             Some(EscapeBug::PerSiteCaching) => {
                 let elided_first = *self.sites.entry(e.line).or_insert(!keep);

@@ -29,6 +29,9 @@ pub type Itv = (i64, i64);
 pub struct Intervals {
     /// `sync-interval-saturates`: a sum past K-1 saturates at K-1 instead of going to ⊤.
     pub saturate: bool,
+    /// `sync-interval-hull-of-corners`: an operator without an interval rule takes the hull
+    /// of its results at the four corners of the operands' intervals, as if it were monotone.
+    pub corners: bool,
 }
 
 impl Intervals {
@@ -67,8 +70,9 @@ impl Intervals {
                     _ => {
                         fire(R::IntervalHull);
                         let mut vals = vec![];
-                        for u in p.0..=p.1 {
-                            for v in q.0..=q.1 {
+                        let (us, vs): (Vec<i64>, Vec<i64>) = if self.corners { (vec![p.0, p.1], vec![q.0, q.1]) } else { ((p.0..=p.1).collect(), (q.0..=q.1).collect()) };
+                        for &u in &us {
+                            for &v in &vs {
                                 vals.push(cfg.eval(&IExpr::Bin(*op, Box::new(IExpr::Int(u)), Box::new(IExpr::Int(v))), &|_| 0));
                             }
                         }
@@ -174,7 +178,7 @@ mod tests {
 
     fn add(a: Itv, b: Itv, saturate: bool) -> Itv {
         let e = IExpr::Bin(BinOp::Add, Box::new(IExpr::Var(0)), Box::new(IExpr::Var(1)));
-        Intervals { saturate }.eval(&cfg(), &e, &[a, b])
+        Intervals { saturate, corners: false }.eval(&cfg(), &e, &[a, b])
     }
 
     /// A sum wholly past K shifts exactly; one straddling K goes to ⊤; the mutant saturates.

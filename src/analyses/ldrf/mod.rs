@@ -50,6 +50,9 @@ pub enum SyncCfgBug {
     /// `sync-value-set-loop-head-keeps-old`: the value-set join at a loop head keeps the
     /// head's old value and drops the back edge's (the value-set domain).
     ValueSetLoopHeadKeepsOld,
+    /// `sync-interval-hull-of-corners`: `%` (an operator without an interval rule) takes the
+    /// hull of its results at the corners of the operands' intervals (the interval domain).
+    IntervalHullOfCorners,
 }
 
 /// The domains of the suite.
@@ -96,7 +99,7 @@ impl SyncCfg {
     }
 
     fn intervals(&self, cfg: &Cfg) -> Facts {
-        let d = Intervals { saturate: self.bug == Some(SyncCfgBug::IntervalSaturates) };
+        let d = Intervals { saturate: self.bug == Some(SyncCfgBug::IntervalSaturates), corners: self.bug == Some(SyncCfgBug::IntervalHullOfCorners) };
         let sol = solve(cfg, &d, self.wiring());
         let proved = proved(cfg, |n, b| verdict(sol[n].as_ref().map(|a| d.proves(a, b, cfg))));
         Facts { domain: self.name(), mix: Mix::Var, notation: Notation::Intervals, at: sol.iter().map(|a| a.as_deref().map(Intervals::claim)).collect(), proved }

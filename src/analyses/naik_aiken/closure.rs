@@ -12,15 +12,15 @@ use race_oracles::theorems::rules::fire;
 use super::types::compatible;
 use super::NaikAikenRule;
 
-/// K⁺ (Def. 4.2).
-pub fn closure(k: &BTreeSet<AbsEffect>) -> BTreeSet<AbsEffect> {
+/// K⁺ (Def. 4.2); `half_link` is the seeded bug `na-chain-half-link`.
+pub fn closure(k: &BTreeSet<AbsEffect>, half_link: bool) -> BTreeSet<AbsEffect> {
     let mut all = k.clone();
     let mut frontier: Vec<AbsEffect> = k.iter().cloned().collect();
     while let Some((t1, t2)) = frontier.pop() {
         for (t3, t4) in k {
             if compatible(&t2, t3) {
                 fire(NaikAikenRule::Chain);
-                let e = (t1.clone(), compose(&t1, &t2, t3, t4));
+                let e = (t1.clone(), compose(&t1, &t2, t3, t4, half_link));
                 if all.insert(e.clone()) {
                     frontier.push(e);
                 }
@@ -32,11 +32,12 @@ pub fn closure(k: &BTreeSet<AbsEffect>) -> BTreeSet<AbsEffect> {
 
 /// τ̄5 of the correlation rule: τ̄4's site; at w, ⊤ if τ̄1 and τ̄4 are 1 but the middle link
 /// τ̄2, τ̄3 is not 1–1, else τ̄4's entry.
-fn compose(t1: &AbsType, t2: &AbsType, t3: &AbsType, t4: &AbsType) -> AbsType {
+fn compose(t1: &AbsType, t2: &AbsType, t3: &AbsType, t4: &AbsType, half_link: bool) -> AbsType {
     let pi = (0..t4.pi.len())
         .map(|w| {
             let one = |t: &AbsType| t.pi.get(w) == Some(&Corr::One);
-            if one(t1) && one(t4) && !(one(t2) && one(t3)) {
+            let middle = if half_link { one(t2) || one(t3) } else { one(t2) && one(t3) };
+            if one(t1) && one(t4) && !middle {
                 fire(NaikAikenRule::ChainDropsOne);
                 Corr::Top
             } else {
@@ -59,7 +60,7 @@ mod tests {
     fn closure_chains_and_keeps_correlation_through_one_one_links() {
         // R4: h1 |>= h2 |>= h3 gives h1 |>= h3 with h3's entries.
         let k: BTreeSet<AbsEffect> = [(t("00", "h1"), t("10", "h2")), (t("10", "h2"), t("10", "h3"))].into();
-        let plus = closure(&k);
+        let plus = closure(&k, false);
         assert_eq!(plus.len(), 3);
         assert!(plus.contains(&(t("00", "h1"), t("10", "h3"))));
     }
@@ -68,17 +69,17 @@ mod tests {
     fn correlation_dies_when_the_middle_link_is_not_one_one() {
         // ⟨1,a⟩ |>= ⟨0,b⟩ and ⟨0,b⟩ |>= ⟨1,c⟩: a and c are both 1, the middle is 0–0, so ⊤.
         let k: BTreeSet<AbsEffect> = [(t("1", "a"), t("0", "b")), (t("0", "b"), t("1", "c"))].into();
-        assert!(closure(&k).contains(&(t("1", "a"), t("T", "c"))));
+        assert!(closure(&k, false).contains(&(t("1", "a"), t("T", "c"))));
         // A 1–1 chain keeps it.
         let k: BTreeSet<AbsEffect> = [(t("1", "a"), t("1", "b")), (t("1", "b"), t("1", "c"))].into();
-        assert!(closure(&k).contains(&(t("1", "a"), t("1", "c"))));
+        assert!(closure(&k, false).contains(&(t("1", "a"), t("1", "c"))));
     }
 
     #[test]
     fn closure_follows_compatible_not_equal_links_and_terminates_on_cycles() {
         // R7's list: h2 |>= h3 (f) and h2 |>= ⟨T,h2⟩ (next).
         let k: BTreeSet<AbsEffect> = [(t("1", "h2"), t("1", "h3")), (t("1", "h2"), t("T", "h2"))].into();
-        let plus = closure(&k);
+        let plus = closure(&k, false);
         assert!(plus.contains(&(t("1", "h2"), t("T", "h3"))), "{plus:?}");
     }
 }

@@ -122,6 +122,9 @@ pub enum NaikAikenBug {
     /// `na-reassigned-lock-held`: a `sync(x)` whose body assigns x still counts as holding
     /// x's lock for the accesses after the assignment (A5, ingredient (iii)).
     ReassignedLockHeld,
+    /// `na-chain-half-link`: K⁺ keeps a 1–1 correlation through a middle link that is 1 on
+    /// one side only (Def. 4.2 asks both τ̄2 and τ̄3 to be 1 at w).
+    ChainHalfLink,
 }
 
 /// The analysis (a seeded bug or none).
@@ -140,7 +143,7 @@ impl MustNotAliasAnalysis for NaikAiken {
         let main = p.threads.first().ok_or("a naikaiken program has one main thread")?;
         let mut typer = Typer::new(labels, Lattice { bug: self.bug });
         typer.block(main, &[], Default::default())?;
-        let closure = closure::closure(&typer.effects);
+        let closure = closure::closure(&typer.effects, self.bug == Some(NaikAikenBug::ChainHalfLink));
         let dr_effects = if self.bug == Some(NaikAikenBug::DrOverK) { &typer.effects } else { &closure };
         let disjoint = disjoint::facts(dr_effects, &labels.sites);
         let pt = PointsTo::of(p);

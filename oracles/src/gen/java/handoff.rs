@@ -12,9 +12,10 @@ use crate::lang::Program;
 /// operations this way, since no thread fetches a holder or a lock first:
 /// - the publisher: `r = new Ref`; an initialization (`r.f = v`; Fig. 4.1's
 ///   `sync(r) { r.f = 11; r.f = 12 }`; a linked object `s = new Ref; r.g = s`, M-E1; a
-///   write of the holder under the fresh lock, `sync(r) { h.f = v }`, M-E8); the
-///   publication, plain (Fig. 4.2), under `sync(h)` (M-E1, M-E3), or inside the fresh
-///   object's own `sync` (§5.3); then a write after it (`r.f`, `s.f` or `h.f`);
+///   write of the holder under the fresh lock, `sync(r) { h.f = v }`, M-E8; a read of it,
+///   `q = r.f`); the publication, plain (Fig. 4.2), under `sync(h)` (M-E1, M-E3), or
+///   inside the fresh object's own `sync` (§5.3); then a write after it (`r.f`, `s.f` or
+///   `h.f`) or a read `q = r.f`;
 /// - the consumer: `x = h.o`, plain or under `sync(h)`, then, if `x != null`, a write or
 ///   read of `x.f` (Fig. 4.2, M-E3), Fig. 4.1's `sync(x) { y = x.f }; assert y != 11`,
 ///   the linked object `y = x.g` and its field (M-E1), or the holder's field under `x`'s
@@ -43,6 +44,11 @@ pub fn handoff(bytes: &[u8]) -> Program {
             p.push(format!("sync(r) {{ {pub_h}.f = {v} }}"));
             false
         }
+        // A read of the fresh object before it escapes (elided, §3.2 read p ∉ G).
+        5 => {
+            p.push("q = r.f".into());
+            false
+        }
         _ => false,
     };
     p.push(match src.next() % 5 {
@@ -54,6 +60,8 @@ pub fn handoff(bytes: &[u8]) -> Program {
         0 => p.push(format!("r.f = {v}")),
         1 if linked => p.push(format!("s.f = {v}")),
         2 => p.push(format!("{pub_h}.f = {v}")),
+        // A read after it: kept, whatever the read before publication decided.
+        3 => p.push("q = r.f".into()),
         _ => {}
     }
     // The consumer.
@@ -89,7 +97,7 @@ pub fn handoff(bytes: &[u8]) -> Program {
 ///   inside) or either unsynchronized (capsule accesses; unsynchronized: M-C1, M-C2);
 /// - `sync(h) { k.copyFrom(k2) }` against `sync(h) { k2.inc() }`: a capsule reading its
 ///   sibling's field, an encapsulation violation a class-based check misses (M-C3); or
-///   `sync(h) { k.relay(k2) }`, a capsule method entering another capsule.
+///   `sync(h) { k.relay(k2) }` (in either thread), a capsule method entering another capsule.
 pub fn capsule_handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
     let sibling = src.next().is_multiple_of(4);
@@ -131,13 +139,18 @@ pub fn capsule_handoff(bytes: &[u8]) -> Program {
                     body.push(locked(&format!("k.put(a{fresh})")));
                     body.push(if linked { format!("b{fresh}.g = {v}") } else { format!("a{fresh}.g = {v}") });
                 }
-                // Twice the share of the other operations: the nested enter of `relay` (§7.4
-                // executor) needs a sibling and one of three picks.
-                5 | 7 if sibling => body.push(locked(match (i, src.next() % 3) {
-                    (0, 0) => "k.relay(k2)",
-                    (0, _) => "k.copyFrom(k2)",
-                    _ => "k2.inc()",
-                })),
+                // Three times the share of the other operations: the nested enter of `relay`
+                // (§7.4 executor) needs a sibling and one of three picks, in either thread.
+                // Unsynchronized in a third (not a seventh): two threads' enters into `k2`,
+                // one nested, unordered by happens-before (a capFree violation, §7.4).
+                5..=7 if sibling => {
+                    let call = match (i, src.next() % 3) {
+                        (_, 0) => "k.relay(k2)",
+                        (0, _) => "k.copyFrom(k2)",
+                        _ => "k2.inc()",
+                    };
+                    body.push(if b % 3 == 2 { call.to_string() } else { format!("sync({h}) {{ {call} }}") });
+                }
                 _ => body.push(locked(if b.is_multiple_of(2) { "k.inc()" } else { "k.touch()" })),
             }
         }

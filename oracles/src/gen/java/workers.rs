@@ -202,6 +202,13 @@ impl Builder<'_, '_> {
                     c.ops -= 1;
                     out.push(format!("{r}.g = {r}"));
                 }
+                // A read after publication: kept now, whatever an earlier read of the fresh
+                // object decided (§3.2 read decides per event).
+                (0, None) => {
+                    c.ops -= 1;
+                    let y = self.name("y");
+                    out.push(format!("{y} = {r}.f"));
+                }
                 _ => {}
             }
         }

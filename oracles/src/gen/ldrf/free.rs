@@ -91,6 +91,15 @@ impl Free<'_, '_> {
     /// An expression over `vars` (and constants) written to `dst`.
     fn expr(&mut self, dst: &str, vars: &[&'static str]) -> String {
         let k = self.g.v();
+        if self.g.k.arith && !vars.is_empty() && self.g.coin(30) {
+            let a = self.choose(vars).unwrap_or("0");
+            return match self.g.pick(4) {
+                0 => format!("{a} * {k}"),
+                1 => format!("{a} % {}", 2 + usize::from(self.g.coin(25))),
+                2 => format!("-{a}"),
+                _ => format!("-({a} + {k})"),
+            };
+        }
         match self.g.pick(20) {
             0..=3 => format!("{}", self.g.pick(4)),
             4..=7 => format!("{dst} {} {k}", if self.g.coin(70) { "+" } else { "-" }),
@@ -104,7 +113,9 @@ impl Free<'_, '_> {
                 let a = self.choose(vars).unwrap_or("0");
                 format!("{a} {} 2", if self.g.coin(50) { "*" } else { "%" })
             }
-            15 | 16 if self.g.k.nondet => format!("nondet{{0..{}}}", 1 + self.g.pick(2)),
+            // Up to 0..3 with more arithmetic: a remainder of a wide interval is not the
+            // hull of its corners.
+            15 | 16 if self.g.k.nondet => format!("nondet{{0..{}}}", 1 + self.g.pick(if self.g.k.arith { 3 } else { 2 })),
             _ => format!("{dst} + 1"),
         }
     }

@@ -19,6 +19,7 @@ pub static GRAMMAR_LDRF: Grammar = Grammar {
         prod("add constant", "x = y ± k"),
         prod("sum of variables", "x = y ± z"),
         prod("product or remainder", "x = y * k | y % k"),
+        prod("negation", "x = -y | -(y + k)"),
         prod("nondet", "x = nondet{a..b}"),
         prod("assume", "assume b"),
         prod("assert on shared", "assert b (b reads a variable two threads mention)"),
@@ -100,6 +101,7 @@ impl<'p> Classify<'p> {
                         _ => false,
                     },
                     Expr::Binary(BinOp::Mul | BinOp::Rem, ..) => u.insert("product or remainder"),
+                    Expr::Unary(UnOp::Neg, _) => u.insert("negation"),
                     _ => false,
                 };
                 let mut vars = Self::expr_vars(src);

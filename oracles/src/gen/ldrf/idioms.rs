@@ -22,7 +22,8 @@ pub fn idiom(bytes: &[u8], k: LdrfKnobs) -> Program {
     program(&threads, k, g.src)
 }
 
-/// R1 (Fig. 1): t1 keeps `x == y` in a critical section, t2 works on its own `z`, then checks
+/// R1 (Fig. 1): t1 keeps `x == y` in a critical section, t2 works on its own `z` (with
+/// [`LdrfKnobs::arith`], sometimes the remainder of a nondet value), then checks
 /// `x == y` under the lock (or, racy, without it: only with [`LdrfKnobs::races`]); a third
 /// thread may bump both under the lock.
 fn fig1(g: &mut Gen<'_, '_>) -> Vec<Vec<String>> {
@@ -35,7 +36,16 @@ fn fig1(g: &mut Gen<'_, '_>) -> Vec<Vec<String>> {
     }
     let t1 = crit("m", &t1);
     let v = g.v();
-    let mut t2 = vec![format!("z = z + {v}"), format!("assert z == {}", if g.coin(80) { v } else { g.v() })];
+    let mut t2 = if g.k.arith && g.k.threads == 2 && g.coin(75) {
+        // Private arithmetic with more arithmetic: the remainder of a wide nondet value, the
+        // interval domain's hull of `%` over a range of operands (§5.2 A5), and a check of
+        // it. One statement more than the usual pair: only without a third thread.
+        let lo = g.pick(2);
+        let check = if g.coin(75) { format!("z = c % 2; assert z == {}", g.pick(2)) } else { "z = c % 3; assert z < 2".into() };
+        vec![format!("c = nondet{{{lo}..3}}"), check]
+    } else {
+        vec![format!("z = z + {v}"), format!("assert z == {}", if g.coin(80) { v } else { g.v() })]
+    };
     let check = match g.pick(8) {
         0 => one("assert x == y"),
         1 => vec!["b = x".into(), "assert b == y".into()],

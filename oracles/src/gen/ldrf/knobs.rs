@@ -38,6 +38,10 @@ pub struct LdrfKnobs {
     pub counter: bool,
     /// Whether `nondet{a..b}` appears in free programs.
     pub nondet: bool,
+    /// Whether free programs write more arithmetic: products, remainders by 2 or 3, unary
+    /// minus (the interval domain's hull and negation, §5.2 A5); in Fig. 1's idiom, the
+    /// remainder of a nondet value.
+    pub arith: bool,
     /// Whether free programs nest critical sections of two locks.
     pub nested: bool,
     /// Whether the program has one unbalanced lock operation, a release of an unheld lock
@@ -67,6 +71,7 @@ impl Default for LdrfKnobs {
             spin: false,
             counter: false,
             nondet: true,
+            arith: false,
             nested: false,
             unbalanced: false,
             regions: false,
@@ -91,7 +96,7 @@ impl LdrfKnobs {
     /// of the programs; free programs with 3 threads in 35%, 2 locks in 40%, 2–4 shared
     /// variables, about 7–13 statements, a confined variable in 50%, racy accesses (30% of
     /// them) in 40%, branches in 70%, a hand-off spin in 25%, a counter loop in 20%,
-    /// `nondet` in 60%, nested locks in 35% (of those with 2 locks); under
+    /// `nondet` in 60%, more arithmetic in 35%, nested locks in 35% (of those with 2 locks); under
     /// [`Relax::balanced_locking`], 15% of the programs have an unbalanced lock operation;
     /// 35% declare regions (half grouped by statement, half by critical section), from bits
     /// mixed across the header so that the other knobs, and the program itself, are the
@@ -114,6 +119,7 @@ impl LdrfKnobs {
             spin: chance(h[3].rotate_left(4), 25),
             counter: chance(h[3].rotate_left(6), 20),
             nondet: chance(h[0].rotate_left(6), 60),
+            arith: chance(h[0].rotate_left(2) ^ h[2].rotate_left(6), 35),
             nested: chance(h[1].rotate_left(2), 35),
             unbalanced: relax.balanced_locking && chance(h[2].rotate_left(2), 15),
             regions: chance(h[0] ^ h[1].rotate_left(1) ^ h[2].rotate_left(5) ^ h[3].rotate_left(3), 35),

@@ -156,9 +156,14 @@ fn r6(g: &mut Gen<'_, '_>) -> Vec<String> {
 /// R7: a linked list through `next`, every node locked by a thread.
 fn r7(g: &mut Gen<'_, '_>) -> Vec<String> {
     let (hp, w, h2, h3, v) = (g.h(), g.w(), g.h(), g.h(), g.v());
-    let mut main = vec![format!("p = new {hp}")];
+    // A fresh head `x` per iteration linked to the previous iteration's list: its chain to
+    // `u` runs through the carried `p`, ⟨⊤, h2⟩ at the loop head when `p` starts null (no
+    // `p = new`, so no ⊤ site hides it), and K⁺ must drop the 1–1 correlation (Def. 4.2).
+    // The child then reads only `t.f`, never null, and the main thread nothing after.
+    let head = g.coin(35);
+    let mut main = if head { vec![] } else { vec![format!("p = new {hp}")] };
     let mut body = vec![format!("t = new {h2}"), format!("u = new {h3}"), "t.f = u".into(), "t.next = p".into(), "p = t".into()];
-    let child = match g.pick(5) {
+    let child = match if head { 0 } else { g.pick(5) } {
         0 | 1 => sync("t", &one(format!("t.f.g = {v}"))),
         2 => if_star(&one(sync("t", &one(format!("t.g = {v}")))), &one(sync("t", &one(format!("t.next.g = {v}"))))),
         3 => sync("p", &one(format!("p.next.f.g = {v}"))),
@@ -168,9 +173,14 @@ fn r7(g: &mut Gen<'_, '_>) -> Vec<String> {
         body.insert(4, "t.f = null".into());
         body.insert(5, "t.f = u".into());
     }
+    if head {
+        let hx = g.h();
+        let at = body.len() - 1;
+        body.splice(at..at, [format!("x = new {hx}"), "x.f = p".to_string()]);
+    }
     body.push(fork(None, &one(child)));
     main.push(wl(&w, &body));
-    if g.k.main_after_fork && g.coin(50) {
+    if !head && g.k.main_after_fork && g.coin(50) {
         main.push(if g.coin(50) { format!("p.g = {}", g.v()) } else { sync("p", &one("read p.next.g")) });
     }
     main

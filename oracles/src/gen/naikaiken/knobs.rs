@@ -30,6 +30,9 @@ pub struct NaikAikenKnobs {
     pub heap_reads: bool,
     /// Whether the main thread accesses shared objects after its forks.
     pub main_after_fork: bool,
+    /// Whether free programs use a null variable: `x = null` more often, then a copy of it
+    /// or a store of it (rules 13 and 15 with Γ(y) = ⊥).
+    pub null_uses: bool,
     /// Percent of the `sync` blocks that assign their variable in their body (only with
     /// [`Relax::sync_reassign`]; 0 otherwise).
     pub reassign: u32,
@@ -48,6 +51,7 @@ impl Default for NaikAikenKnobs {
             containers: true,
             heap_reads: true,
             main_after_fork: true,
+            null_uses: true,
             reassign: 0,
         }
     }
@@ -57,7 +61,7 @@ impl NaikAikenKnobs {
     /// Swarm knobs: idioms in 55% of the programs; free programs of about 8–18 statements, with at
     /// most 4 threads (3 in a quarter, 2 in an eighth), loops in 85% (nested in half of
     /// those), `sync` in 75%, thread objects in 50%, containers in 40%, heap reads in 60%,
-    /// main-thread accesses after the forks in 50%; under [`Relax::sync_reassign`], a third
+    /// main-thread accesses after the forks in 50%, uses of a null variable in 30%; under [`Relax::sync_reassign`], a third
     /// of the `sync` blocks reassign their variable.
     pub fn swarm(h: [u8; SWARM_HEADER], relax: Relax) -> NaikAikenKnobs {
         NaikAikenKnobs {
@@ -75,6 +79,7 @@ impl NaikAikenKnobs {
             containers: chance(h[3].rotate_left(5), 40),
             heap_reads: chance(h[2].rotate_left(6), 60),
             main_after_fork: chance(h[1].rotate_left(4), 50),
+            null_uses: chance(h[1].rotate_left(6), 30),
             reassign: if relax.sync_reassign { 33 } else { 0 },
         }
     }

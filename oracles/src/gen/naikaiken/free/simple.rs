@@ -28,8 +28,21 @@ impl Free<'_, '_> {
                 self.emit(out, format!("{u} = new {h}"));
                 self.emit(out, format!("{t}.{f} = {u}"));
                 st.live.insert(u.clone());
-                st.unshared.insert(u);
-                st.linked.insert((t, f));
+                st.unshared.insert(u.clone());
+                st.linked.insert((t.clone(), f));
+                if self.room() >= 2 && self.g.coin(25) {
+                    // A chain of two same-iteration links: inside a loop K⁺ composes two
+                    // 1–1 effects and keeps the correlation (Def. 4.2).
+                    st2.frozen.insert(u.clone());
+                    let Some(v) = self.target(&st2) else { return };
+                    let h = self.g.h();
+                    st.kill(&v);
+                    self.emit(out, format!("{v} = new {h}"));
+                    self.emit(out, format!("{u}.f = {v}"));
+                    st.live.insert(v.clone());
+                    st.unshared.insert(v);
+                    st.linked.insert((u, "f"));
+                }
             }
             2 => {
                 let others: Vec<String> = self.roots(st).into_iter().filter(|x| *x != t && x != "self").collect();
@@ -129,13 +142,18 @@ impl Free<'_, '_> {
         }
     }
 
-    /// `x = y` (sharing one object under two names) or, rarely, `x = null`.
+    /// `x = y` (sharing one object under two names) or, rarely, `x = null` (then, under the
+    /// knob [`NaikAikenKnobs::null_uses`](super::super::NaikAikenKnobs), more often and
+    /// followed by a use of the null `x`).
     pub(super) fn copy(&mut self, st: &mut St, out: &mut Vec<String>) {
         let roots: Vec<String> = self.roots(st).into_iter().filter(|x| x != "self").collect();
         let Some(x) = self.target(st) else { return self.data(st, out) };
-        if self.g.coin(15) || roots.is_empty() {
+        if self.g.coin(if self.g.k.null_uses { 45 } else { 15 }) || roots.is_empty() {
             st.kill(&x);
             self.emit(out, format!("{x} = null"));
+            if self.g.k.null_uses && self.room() > 0 {
+                self.null_use(st, out, &x);
+            }
             return;
         }
         let Some(y) = self.choose(&roots) else { return };
@@ -147,5 +165,23 @@ impl Free<'_, '_> {
         st.live.insert(x.clone());
         let facts: Vec<(String, &'static str)> = st.linked.iter().filter(|(v, _)| *v == y).map(|(_, f)| (x.clone(), *f)).collect();
         st.linked.extend(facts);
+    }
+
+    /// A use of the null `x`: `y = x` (rule 13 with Γ(x) = ⊥) or `r.f = x` (rule 15 with
+    /// Γ(x) = ⊥). The store goes into a field no fact relies on, and only in the main thread
+    /// before its first fork (no other thread can rely on the field then), so that no later
+    /// dereference is stuck.
+    fn null_use(&mut self, st: &mut St, out: &mut Vec<String>, x: &str) {
+        let roots: Vec<String> = self.roots(st).into_iter().filter(|r| r != x).collect();
+        let free: Vec<&'static str> = PTR.iter().copied().filter(|f| !st.linked.iter().any(|(_, g)| g == f)).collect();
+        if !st.child && !st.forked && !free.is_empty() && self.g.coin(50) {
+            if let Some(r) = self.choose(&roots) {
+                let f = free[self.g.pick(free.len())];
+                return self.emit(out, format!("{r}.{f} = {x}"));
+            }
+        }
+        let Some(y) = self.target(st).filter(|y| y != x) else { return };
+        st.kill(&y);
+        self.emit(out, format!("{y} = {x}"));
     }
 }
