@@ -40,7 +40,7 @@ fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
         _ => (3, 3 + s % 5),
     };
     // Forks only beside one other thread (a fork in a three-thread program makes a fourth:
-    // 3% of the programs took a fifth of the time), never in a loop body (`costly_loops`).
+    // 3% of the programs took a fifth of the time), never in a loop body (`loop_forks`).
     let forks = k.forks && threads == 2;
-    ThreadKnobs { fields, objects, locks, threads, stmts, choices: false, costly_loops: false, forks, shared_reads: forks && h[2].rotate_left(2) & 1 == 0, ..k }
+    ThreadKnobs { fields, objects, locks, threads, stmts, choices: false, nested_loops: false, loop_forks: false, forks, shared_reads: forks && h[2].rotate_left(2) & 1 == 0, ..k }
 }

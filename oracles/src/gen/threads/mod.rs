@@ -65,11 +65,13 @@ pub struct ThreadKnobs {
     /// concurrent reads then a write ordered after both, FastTrack's WRITE on a shared read
     /// vector clock that it resets to `⊥e` (spec/bigfoot.md §1.6 WRITE line 4).
     pub shared_reads: bool,
-    /// Whether a `while *` body may hold another `while *` or a fork (choice-heavy
-    /// programs, [`ThreadKnobs::choices`], write their own loops). Either multiplies the
-    /// interleavings by the loop bound: an oracle judged on every interleaving
-    /// (`fasttrack-precise`) spent 44% of its time on the 1% of programs with one.
-    pub costly_loops: bool,
+    /// Whether a `while *` body may hold another `while *` (in choice-heavy programs, an
+    /// `if *` takes its place). A nested loop multiplies its body's events by the loop
+    /// bound twice: 2% of explorer-agree's programs took 39% of its time, and 1% of
+    /// fasttrack-precise's 44% of its time (issue 24).
+    pub nested_loops: bool,
+    /// Whether a `while *` body may fork (each iteration a new thread).
+    pub loop_forks: bool,
 }
 
 impl Default for ThreadKnobs {
@@ -86,7 +88,8 @@ impl Default for ThreadKnobs {
             forks: true,
             choices: false,
             shared_reads: false,
-            costly_loops: true,
+            nested_loops: true,
+            loop_forks: true,
         }
     }
 }
@@ -98,7 +101,7 @@ impl ThreadKnobs {
     /// Swarm knobs: 3 threads in a quarter of the programs and 4 in a twelfth, 3–9
     /// statements in all (at most 7 with 3 threads, 6 with 4), 1–2 locks in 85% of
     /// programs, control flow in 70% (choice-heavy in 20% of those, 40% with three
-    /// threads, none with four), paths in 70%, publication in 50%, fork/join in 30%,
+    /// threads, none with four; no loop inside a loop), paths in 70%, publication in 50%, fork/join in 30%,
     /// one integer field in a quarter and one object in a quarter (fewer locations: more
     /// dependences, hence more races for the explorers to reverse).
     ///
@@ -143,7 +146,8 @@ impl ThreadKnobs {
             // time, and issue 24's shape needs three.
             choices: threads < 4 && chance(h[3], 70) && chance(h[3].rotate_left(6), if threads == 3 { 40 } else { 20 }),
             shared_reads: false,
-            costly_loops: true,
+            nested_loops: false,
+            loop_forks: true,
         }
     }
 }
@@ -215,13 +219,19 @@ impl Builder<'_, '_> {
                         } else {
                             a.push(format!("{o}.{other} = {}", self.src.below(3)));
                         }
+                        let as_while = !(b / 3).is_multiple_of(2) && (self.k.nested_loops || !self.in_loop);
+                        let outer = self.in_loop;
+                        self.in_loop |= as_while;
                         self.block(depth + 1, &mut a);
+                        self.in_loop = outer;
                         if (b / 3).is_multiple_of(2) {
                             let mut e = vec![];
                             self.block(depth + 1, &mut e);
                             out.push(format!("if * {{ {} }} else {{ {} }}", a.join("; "), e.join("; ")));
-                        } else {
+                        } else if as_while {
                             out.push(format!("while * {{ {} }}", a.join("; ")));
+                        } else {
+                            out.push(format!("if * {{ {} }} else {{ }}", a.join("; ")));
                         }
                         after_access = None;
                     }
@@ -293,7 +303,7 @@ impl Builder<'_, '_> {
                     self.block(depth + 1, &mut e);
                     out.push(format!("if * {{ {} }} else {{ {} }}", a.join("; "), e.join("; ")));
                 }
-                10 if self.k.control && depth < 2 && (self.k.costly_loops || !self.in_loop) => {
+                10 if self.k.control && depth < 2 && (self.k.nested_loops || !self.in_loop) => {
                     let mut a = vec![];
                     let outer = std::mem::replace(&mut self.in_loop, true);
                     self.block(depth + 1, &mut a);
@@ -305,7 +315,7 @@ impl Builder<'_, '_> {
                     self.block(depth + 1, &mut a);
                     out.push(format!("r = {o}.{fld}; if r > 0 {{ {} }}", a.join("; ")));
                 }
-                12 if self.k.forks && !self.k.costly_loops && self.in_loop => out.push("skip".into()),
+                12 if self.k.forks && !self.k.loop_forks && self.in_loop => out.push("skip".into()),
                 12 if self.k.forks && self.k.shared_reads && b % 26 < 13 => {
                     self.fresh += 1;
                     self.budget = self.budget.saturating_sub(3);
