@@ -3,8 +3,8 @@
 //! 2,000 naive executions, took 45% of it). The estimate is the number of interleavings of
 //! the threads' shared events, loops run to the bound, times the threads' alternatives:
 //! `(Σ e_t)! / Π e_t! · Π a_t`. It is a rough proxy (eager local steps, blocking and
-//! lock-order deadlocks are ignored), used only to keep programs under a cap
-//! ([`super::ThreadKnobs::max_cost`]); no oracle reads it.
+//! lock-order deadlocks are ignored), used only by [`super::swarm`] to keep programs under
+//! [`super::MAX_EXECUTIONS`]; no oracle reads it.
 
 use crate::lang::{Block, ForkTarget, Program, StmtKind};
 

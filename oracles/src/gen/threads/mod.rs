@@ -255,7 +255,7 @@ pub fn build(bytes: &[u8], k: ThreadKnobs) -> Program {
 }
 
 /// The registry's generator for thread-program oracles: swarm knobs from the first
-/// [`SWARM_HEADER`] bytes, then [`build`] from the rest.
+/// [`SWARM_HEADER`] bytes, then [`build`] from the rest, under [`MAX_EXECUTIONS`].
 pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
     let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     let mut k = ThreadKnobs::swarm(h);
