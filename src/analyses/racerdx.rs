@@ -380,7 +380,7 @@ impl Ctx<'_> {
                         fire(RacerDxRule::CallConcat);
                     }
                     // A sequential θ would substitute `arg_j` again for a later j.
-                    if a.root.strip_prefix("arg").and_then(|j| j.parse::<usize>().ok()).is_some_and(|j| j > i + 1 && j <= theta.len()) {
+                    if race_oracles::lang::formal_index(&a.root).is_some_and(|j| j > i + 1 && j <= theta.len()) {
                         fire(RacerDxRule::CallSwapped);
                     }
                     apply(e, i, a)

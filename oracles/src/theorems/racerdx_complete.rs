@@ -220,7 +220,7 @@ fn under(e: &AccessPath, stack: &[Vec<AccessPath>]) -> Option<AccessPath> {
     match stack.split_last() {
         None => e.is_formal_rooted().then(|| e.clone()),
         Some((theta, rest)) => {
-            let i: usize = e.root.strip_prefix("arg")?.parse().ok()?;
+            let i = crate::lang::formal_index(&e.root)?;
             let actual = theta.get(i.checked_sub(1)?)?;
             let mut fields = actual.fields.clone();
             fields.extend(e.fields.iter().cloned());

@@ -39,13 +39,8 @@ impl AccessPath {
 
     /// Whether the root is a formal `arg<i>` (the `fml` filter).
     pub fn is_formal_rooted(&self) -> bool {
-        is_formal(&self.root)
+        crate::lang::is_formal(&self.root)
     }
-}
-
-/// Whether `v` is a formal name `arg<i>`, i ≥ 1.
-pub fn is_formal(v: &str) -> bool {
-    v.strip_prefix("arg").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
 }
 
 impl fmt::Display for AccessPath {

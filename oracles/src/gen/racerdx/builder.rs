@@ -6,8 +6,8 @@
 
 use super::super::toolkit::{parse_generated, Bytes};
 use super::knobs::RacerDxKnobs;
+use crate::lang::is_formal;
 use crate::lang::*;
-use crate::theorems::static_race::is_formal;
 
 const FIELD_NAMES: [&str; 4] = ["f", "g", "h", "k"];
 const LOCAL_NAMES: [&str; 3] = ["x", "y", "z"];

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 
 use super::super::grammar::{prod, Grammar, Production};
+use crate::lang::is_formal;
 use crate::lang::*;
-use crate::theorems::static_race::is_formal;
 
 /// The racerdx grammar (spec/racerdx.md §1.1, Fig. 4, under A1–A6 and ANF), one production
 /// per statement form, variable role and context an analysis can treat differently.

@@ -143,6 +143,23 @@ pub struct Class {
     pub line: Line,
 }
 
+/// The index `i` of a formal name `arg<i>` (spec/racerdx.md §1.1: formals are `arg1, arg2,
+/// …`): decimal digits, no leading zero, `i ≥ 1`. The one definition of "is a formal" that
+/// the dialect check, the generator, the ground truth's `fml` and the SUT share (issue 25:
+/// three copies had disagreed on `arg0`, `arg01` and `arg+1`).
+pub fn formal_index(v: &str) -> Option<usize> {
+    let n = v.strip_prefix("arg")?;
+    if n.is_empty() || n.starts_with('0') || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// Whether `v` is a formal name `arg<i>` ([`formal_index`]).
+pub fn is_formal(v: &str) -> bool {
+    formal_index(v).is_some()
+}
+
 /// `method m(x1, .., xn) { body }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Method {
@@ -154,4 +171,18 @@ pub struct Method {
     pub body: Block,
     /// Where the method starts.
     pub line: Line,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::formal_index;
+
+    #[test]
+    fn formals_are_arg_and_a_positive_decimal() {
+        assert_eq!(formal_index("arg1"), Some(1));
+        assert_eq!(formal_index("arg12"), Some(12));
+        for v in ["arg", "arg0", "arg01", "arg+1", "arg-1", "argx", "x1", "Arg1"] {
+            assert_eq!(formal_index(v), None, "{v}");
+        }
+    }
 }

@@ -76,7 +76,7 @@ impl Validator<'_> {
                     _ => {}
                 }
                 for n in names {
-                    let j = n.strip_prefix("arg").and_then(|d| d.parse::<usize>().ok());
+                    let j = crate::lang::formal_index(n);
                     if stray.is_none() && j.is_some_and(|j| j > m.params.len()) {
                         stray = Some((n.to_string(), s.line));
                     }
