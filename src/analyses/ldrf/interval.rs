@@ -70,9 +70,11 @@ impl Intervals {
                     _ => {
                         fire(R::IntervalHull);
                         let mut vals = vec![];
-                        let (us, vs): (Vec<i64>, Vec<i64>) = if self.corners { (vec![p.0, p.1], vec![q.0, q.1]) } else { ((p.0..=p.1).collect(), (q.0..=q.1).collect()) };
-                        for &u in &us {
-                            for &v in &vs {
+                        // Every value of each operand, or (the seeded bug) its bounds only.
+                        let corners = self.corners;
+                        let values = move |i: Itv| (i.0..=i.1).filter(move |&u| !corners || u == i.0 || u == i.1);
+                        for u in values(p) {
+                            for v in values(q) {
                                 vals.push(cfg.eval(&IExpr::Bin(*op, Box::new(IExpr::Int(u)), Box::new(IExpr::Int(v))), &|_| 0));
                             }
                         }

@@ -172,15 +172,24 @@ impl Builder<'_, '_> {
         if after_inner {
             let (mark, before) = (out.len(), self.assigned.clone());
             self.store(out);
-            let c = cost(&out[mark..], &self.costs);
-            if c > self.cost {
-                out.truncate(mark);
-                self.assigned = before;
-            } else {
-                (self.cost, self.budget) = (self.cost - c, self.budget - 1);
+            if self.pay(out, mark, before) {
+                self.budget -= 1;
             }
         }
         out.push(stmt(StmtKind::Unlock));
+    }
+
+    /// Pays for the statements written to `out` since `mark` under the cost cap; beyond it,
+    /// drops them and restores the locals assigned `before` them (false).
+    fn pay(&mut self, out: &mut Block, mark: usize, before: Vec<String>) -> bool {
+        let c = cost(&out[mark..], &self.costs);
+        if c > self.cost {
+            out.truncate(mark);
+            self.assigned = before;
+            return false;
+        }
+        self.cost -= c;
+        true
     }
 
     fn block(&mut self, locks: usize, control: usize) -> Block {
@@ -253,14 +262,9 @@ impl Builder<'_, '_> {
             }
             // A block (lock, if, while) paid on entry and its statements as they came; a
             // single statement pays now, or, beyond the cap, is dropped and ends the method.
-            if !compound {
-                let c = cost(&out[mark..], &self.costs);
-                if c > self.cost {
-                    out.truncate(mark);
-                    (self.assigned, self.budget) = (before, 0);
-                    break;
-                }
-                self.cost -= c;
+            if !compound && !self.pay(&mut out, mark, before) {
+                self.budget = 0;
+                break;
             }
         }
         out
