@@ -5,7 +5,7 @@
 //! rules (FastTrack's READ on a shared read vector clock, BigFoot's loop rule with a weakened
 //! invariant, a filter's "escaped" decision). Issue 24 found that bugs live exactly in such
 //! unreached cases, so each SUT declares the cases of its spec section as a typed table
-//! ([`rule_cases!`]) and calls [`fire`] where a case is taken. The count therefore comes from
+//! ([`rule_cases!`](crate::rule_cases!)) and calls [`fire`] where a case is taken. The count therefore comes from
 //! the SUT's behaviour on the program, not from its syntax.
 //!
 //! Recording is off unless a caller asks for it with [`record`] (`racefuzz gen ORACLE
@@ -45,7 +45,7 @@ pub struct Rules {
     pub cases: &'static [Case],
 }
 
-/// A typed case of one [`Rules`] table (made by [`rule_cases!`]).
+/// A typed case of one [`Rules`] table (made by [`rule_cases!`](crate::rule_cases!)).
 pub trait RuleCase: Copy {
     /// The table the case belongs to.
     fn rules() -> &'static Rules;

@@ -60,7 +60,7 @@ pub enum SyncCfgBug {
 pub enum DomainKind {
     /// Intervals mod K (A5).
     Interval,
-    /// Value sets ([9]).
+    /// Value sets ([De et al. 2011]).
     ValueSet,
     /// Region tuples over the declared partition (R-DRF's mix_R).
     Region,

@@ -4,7 +4,7 @@
 //!
 //! Per access: its *thread context* is the innermost enclosing fork point (main: none); its
 //! *held locks* are the variables of the enclosing `sync`s of its own thread's code
-//! ([`Point::syncs`]); its *base* is the path up to the accessed field.
+//! ([`Point::syncs`](race_oracles::lang::labels::Point::syncs)); its *base* is the path up to the accessed field.
 //! - **global-lock** (A11 \[C\]): both sides hold locks l1, l2 with P(l1) = P(l2) = {h},
 //!   where h's `new` is enclosed by no loop (counting the loops around a fork whose body
 //!   holds it), so one object. No DR.

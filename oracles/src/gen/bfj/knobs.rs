@@ -56,7 +56,7 @@ impl BfjKnobs {
     /// Swarm knobs: 3 threads in a sixth of the programs (1–3 operations each), else 2–5
     /// operations per thread, or in a quarter of the two-thread programs one thread of 7–8
     /// operations beside one of 1–2 (room for a loop around a critical section to iterate
-    /// twice, spec §4.5 [LOOP] with a kill in the body); locks in 80%, arrays in 70%, calls
+    /// twice, spec §4.5 \[LOOP\] with a kill in the body); locks in 80%, arrays in 70%, calls
     /// in 50% (with chains of calls in half of those), `if` in 60%, the richer forms in
     /// 60%, one field or object in half of the programs each, the rarer shapes in half of the two-thread programs.
     pub fn swarm(h: [u8; SWARM_HEADER]) -> BfjKnobs {

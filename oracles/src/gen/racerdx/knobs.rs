@@ -34,7 +34,7 @@ pub struct RacerDxKnobs {
     pub local_roots: bool,
     /// Whether a stray `unlock` may appear (outside A2).
     pub unmatched_unlock: bool,
-    /// The most a method may cost, callees inlined ([`super::builder::cost`]: 1 + path
+    /// The most a method may cost, callees inlined (`builder::cost`: 1 + path
     /// length per access and per path actual, 1 per `lock`, `unlock`, `if` and `while`);
     /// a method pair then costs at most twice this. A statement that would exceed it ends
     /// the method. `usize::MAX` (the default, and [`RacerDxKnobs::swarm`]'s) is no cap.
@@ -67,7 +67,7 @@ impl Default for RacerDxKnobs {
     }
 }
 
-/// Bytes [`swarm`] reads for its knobs before the program.
+/// Bytes [`swarm`](super::swarm) reads for its knobs before the program.
 pub const SWARM_HEADER: usize = 12;
 
 impl RacerDxKnobs {

@@ -23,9 +23,9 @@
 //! [`GRAMMAR`] is used by at least 1% of programs at the default swarm settings
 //! (`racefuzz gen racerdx --stats` prints the table; `tests/gen.rs` enforces it).
 //!
-//! The module, by concept: [`knobs`] (the knobs and their swarm draw, §7 item 16),
-//! [`builder`] (statements and methods from bytes, under A1–A6), [`classify`] (the grammar
-//! and which productions a program uses, Fig. 4) and [`drivers`] (proptest, cargo fuzz,
+//! The module, by concept: `knobs` (the knobs and their swarm draw, §7 item 16),
+//! `builder` (statements and methods from bytes, under A1–A6), `classify` (the grammar
+//! and which productions a program uses, Fig. 4) and `drivers` (proptest, cargo fuzz,
 //! quickcheck). This file holds the registry's generators ([`swarm`], [`swarm_small`]).
 
 mod builder;
@@ -57,7 +57,7 @@ pub const SMALL_HEADER: usize = SWARM_HEADER + 1;
 const SMALL_COST_CAPS: [usize; 8] = [2, 3, 4, 4, 5, 6, 6, 7];
 
 /// [`swarm`] with at most 4 statements per method and a cost cap per method drawn from
-/// [`SMALL_COST_CAPS`] ([`RacerDxKnobs::max_cost`]; a method pair costs at most twice it):
+/// `SMALL_COST_CAPS` ([`RacerDxKnobs::max_cost`]; a method pair costs at most twice it):
 /// small enough that the naive enumeration of every method pair (spec/racerdx.md Def. 3.6
 /// over lazily fixed heaps of at most 2 objects) finishes within its budget, for the
 /// oracles that compare an explorer with it (`explorer-agree-racerdx`). Without the cost

@@ -272,7 +272,7 @@ pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
     }
 }
 
-/// The most executions [`swarm`] lets a program cost, as [`cost::executions`] estimates them.
+/// The most executions [`swarm`] lets a program cost, as `cost::executions` estimates them.
 pub const MAX_EXECUTIONS: f64 = 5_000.0;
 
 /// The productions of the thread programs, one per form that creates, hides or orders a
