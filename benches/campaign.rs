@@ -1,5 +1,5 @@
-//! Campaign throughput (issue 24's "done when": every oracle runs at least 500 programs/s on
-//! one core at its default settings): for each registered oracle, a fixed seeded sequence of
+//! Campaign throughput (the target: every oracle runs at least 500 programs/s on one core at
+//! its default settings): for each registered oracle, a fixed seeded sequence of
 //! programs drawn as `racefuzz fuzz` draws them ([`racefuzz::campaign::generate`]) and checked
 //! against the oracle's default subject under the campaign's bounds, on one thread. Criterion
 //! reports elements/s, here programs/s (generation included). The sequence depends on the

@@ -1,6 +1,6 @@
 //! Explorer throughput: executions/s and steps/s of the naive explorer on fixed programs
 //! (2 and 3 threads, 4–8 accesses each); and every explorer (naive, stateful, optimal DPOR)
-//! against loom, the model checker Rust programmers use, on the families of issue 9: n
+//! against loom, the model checker Rust programmers use, on these families: n
 //! threads × k independent writes; lock-protected increments; a read/write-heavy family;
 //! a racerdx pair with nested loops (ours only: loom has no Def. 3.6). Each family is
 //! written twice, as a `.race` program and as a loom model with the same threads, locks and
@@ -48,7 +48,7 @@ fn programs() -> Vec<(String, Program)> {
     ]
 }
 
-/// A racerdx pair with nested `while *` loops (issue 9: depth-first search without a
+/// A racerdx pair with nested `while *` loops (depth-first search without a
 /// visited set spent its whole budget inside such loops of one initial heap).
 const NESTED_LOOPS: &str = "dialect racerdx
 method m0(arg1, arg2) { t = arg1.f; while * { while * { x = arg2.g; lock; arg2.g = x; unlock } } }

@@ -11,7 +11,7 @@
 //! - `// report: none` — RacerDX reports nothing on this program.
 //!
 //! A file with `report` lines pins *every* report: a pair it does not name must have none,
-//! so a missing report and an extra one both fail (issue 8: an analysis that drops reports
+//! so a missing report and an extra one both fail (an analysis that drops reports
 //! must fail somewhere that does not depend on the generator).
 //!
 //! `tests/corpus.rs` and `racefuzz corpus` compare them with the explorer and RacerDX.

@@ -7,7 +7,9 @@
 //! oracle to a SUT, campaigns, rendering, the corpus conventions and the command line.
 //!
 //! ## Contents
-//! - [`analyses`]: the SUTs (RacerDX and RacerD-like, FastTrack).
+//! - [`analyses`]: the SUTs: RacerDX and RacerD-like, FastTrack, BigFoot's check placement
+//!   and DynamicBF, per-access checks, the partial-escape and capsule filters, Naik-Aiken's
+//!   conditional must-not-alias checker, and the L-DRF paper's sync-CFG analyses.
 //! - [`mutants`]: the seeded-bug catalogue, with the spec's prediction per oracle id.
 //! - [`suts`]: the SUT catalogue and [`suts::check`], the one place an oracle
 //!   (`race_oracles::theorems::Registry`) meets a SUT.

@@ -1,4 +1,4 @@
-//! Rule coverage of a system under test by its oracle's generator (issue 24, item 2): the
+//! Rule coverage of a system under test by its oracle's generator: the
 //! share of generated programs on which each case of the SUT's spec rules fires, counted
 //! from the SUT's behaviour ([`race_oracles::theorems::rules`]), not from the programs'
 //! syntax. `racefuzz gen ORACLE --stats` prints it; `tests/rules.rs` holds every oracle's

@@ -186,7 +186,7 @@ fn fuzz_finds_shrinks_and_keeps_a_counterexample() {
     assert!(!work.join("tests/snapshots").exists());
 }
 
-/// Issue 8: an analysis that only drops reports fails the default campaign (every oracle),
+/// An analysis that only drops reports fails the default campaign (every oracle),
 /// through `racerdx-reports`; before it, both racerdx oracles passed such a bug.
 #[test]
 fn a_campaign_fails_an_analysis_that_drops_reports() {

@@ -1,4 +1,4 @@
-//! Generator coverage (issue 8, `race_oracles::gen::grammar`): at its default swarm
+//! Generator coverage (`race_oracles::gen::grammar`): at its default swarm
 //! settings, every registered oracle's generator uses each production of its dialect's
 //! grammar in at least `FLOOR_PERCENT`% of programs. Programs are drawn exactly as
 //! campaigns draw them (`campaign::generate`), from a fixed seed.

@@ -1,4 +1,4 @@
-//! Rule coverage (issue 24, item 2): on a fixed-seed sample of its oracles' generators, every
+//! Rule coverage: on a fixed-seed sample of its oracles' generators, every
 //! case of every SUT's spec rules fires on at least `FLOOR_PERCENT` of the programs, or its
 //! table says why it cannot (`rare`). The count comes from the SUT's behaviour
 //! (`race_oracles::theorems::rules`), so a generator change that stops reaching a rule case

@@ -1,7 +1,7 @@
 //! Grammar coverage: a dialect's productions, and which of them a program uses.
 //!
 //! An oracle only has teeth where its generator writes programs: a bug in a statement form
-//! the generator never produces passes every campaign (issue 8 measured two such bugs
+//! the generator never produces passes every campaign (we measured two such bugs
 //! surviving 200,000 programs). So every generator comes with the [`Grammar`] of its
 //! dialect: the list of productions the dialect admits, each named and written as a rule,
 //! and a classifier that says which productions a program uses. The classifier reads the

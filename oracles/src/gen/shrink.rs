@@ -422,7 +422,7 @@ mod tests {
     }
 
     /// Unwrapping a loop keeps a parsable program: its own `break` becomes `skip`, a nested
-    /// loop's stays (found by issue 24's BFJ campaign: every shrink of a program with a
+    /// loop's stays (found by a BFJ campaign: every shrink of a program with a
     /// loop ended in "`break` outside a loop").
     #[test]
     fn unwrapping_a_loop_drops_its_own_breaks() {

@@ -1,5 +1,5 @@
 //! The generator toolkit: what every byte-driven generator of [`super`] is built from, kept in
-//! one place so that the generators agree on what a byte means (issue 24, item 4).
+//! one place so that the generators agree on what a byte means.
 //!
 //! Every generator follows one template: swarm knobs from a header of bytes
 //! ([`split_header`], [`chance`]), then the program from the rest through a [`Bytes`] reader

@@ -1,4 +1,4 @@
-//! `explorer-agree` (issue 9, item 5; design.md principle 1; spec/dpor.md): the fast
+//! `explorer-agree` (design.md principle 1; spec/dpor.md): the fast
 //! explorers answer what the naive enumeration answers, on every property each of them
 //! claims to preserve ([`ExplorerKind::preserves`]).
 //!

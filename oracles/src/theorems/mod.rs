@@ -10,7 +10,7 @@
 //! - [`result`]: the one result type, [`OracleResult`].
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
 //!   [`racerdx_reports`] (§3.4 on α), [`explorer_agree`] (the fast explorers against the
-//!   naive one, issue 9), [`fasttrack_precise`] (a precise detector's racy locations,
+//!   naive one), [`fasttrack_precise`] (a precise detector's racy locations,
 //!   BigFoot spec §9.1 O0), [`bigfoot_precise`] (placed checks are precise, Theorem 3.9.4),
 //!   [`escape_trace_precise`] (escape elision keeps the first race, Theorem 4.5.3, and two
 //!   negative controls), [`capsule_first_race`] (capsule filtering keeps it, Theorem 5.4.3,

@@ -4,7 +4,7 @@
 //!
 //! **Why this oracle.** `racerdx-tp` judges only the reports that exist, and
 //! `racerdx-complete` only the summaries; an analysis whose summaries are right but whose
-//! reporting step drops pairs (in the extreme, reports nothing) passes both (issue 8
+//! reporting step drops pairs (in the extreme, reports nothing) passes both (we
 //! measured it: the only sign was a coverage figure). The paper claims no completeness for
 //! races: RacerDX misses races by design (accesses through locals, unstable paths, lock
 //! levels (0, 2)), so "a race with no report" cannot be a failure. What the paper does fix

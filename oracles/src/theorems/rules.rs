@@ -3,7 +3,7 @@
 //! Grammar coverage ([`crate::gen::grammar`]) says which productions a generated program
 //! *uses*; it cannot say whether the analysis under test ever took a given case of its own
 //! rules (FastTrack's READ on a shared read vector clock, BigFoot's loop rule with a weakened
-//! invariant, a filter's "escaped" decision). Issue 24 found that bugs live exactly in such
+//! invariant, a filter's "escaped" decision). Campaigns found that bugs live exactly in such
 //! unreached cases, so each SUT declares the cases of its spec section as a typed table
 //! ([`rule_cases!`](crate::rule_cases!)) and calls [`fire`] where a case is taken. The count therefore comes from
 //! the SUT's behaviour on the program, not from its syntax.

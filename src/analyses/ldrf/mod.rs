@@ -10,7 +10,7 @@
 //! - [`blocks`]: the partitioned tuple-set domain: value-set (singletons), region-relational
 //!   (the declared regions), naive fully relational (one block, union at acquires);
 //! - [`interval`]: intervals mod K (a wrapping result goes to ⊤);
-//! - [`rules`]: the §5 rule cases the analyses take (rule coverage, issue 24 item 2);
+//! - [`rules`]: the §5 rule cases the analyses take (rule coverage);
 //!
 //! The analyses see only the graphs ([`Cfg`]); they never run E-STD or E-LDRF, which are the
 //! oracle's ground truth. The suite ([`suite`]) lists them from least to most precise, the

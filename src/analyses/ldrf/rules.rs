@@ -1,4 +1,4 @@
-//! The rule cases of the sync-CFG analyses (spec/ldrf.md §5; issue 24 item 2): one table for
+//! The rule cases of the sync-CFG analyses (spec/ldrf.md §5): one table for
 //! the four analyses of [`super::suite`], since they share the §5.1 fixpoint and differ only
 //! in the §5.2 domain and mix. A case fires where the analysis decides it (the fixpoint, a
 //! domain's transfer function or mix, the assert check), so `racefuzz gen ldrf-sound --stats`

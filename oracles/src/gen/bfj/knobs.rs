@@ -33,7 +33,7 @@ pub struct BfjKnobs {
     /// Whether methods that call methods (and one with a `sync`) are declared, when calls
     /// are on: the transitive kill sets of \[CALL\] (spec §4.5).
     pub chains: bool,
-    /// Whether the rarer shapes appear (issue 24: the placer's paths and rule cases that
+    /// Whether the rarer shapes appear (for the placer's paths and rule cases that
     /// the other forms reach too seldom): other spellings of a non-linear index
     /// (`0 + r % 4`, `1 * (r % 4)`, `j * j`), a second access through an alias, a local
     /// variable reused for a second allocation, a synchronized getter, an offset agreed in

@@ -1,4 +1,4 @@
-//! The BFJ generator of `bigfoot-precise` (issue 10 item 6, issue 24; spec/bigfoot.md
+//! The BFJ generator of `bigfoot-precise` (spec/bigfoot.md
 //! §10.2 "BFJ-mini"): small programs in A-normal form that exercise every rule of BigFoot's
 //! check placement (§4.5) and every rule-coverage counter the spec lists: field and array
 //! reads and writes, critical sections (`acq`/`rel` and `sync`, on two locks), `if *` and
@@ -27,7 +27,7 @@
 //! inside a `sync`. BigFoot's placer declines them (the oracle's result would be
 //! inconclusive); programs that need them are outside BFJ-mini.
 //!
-//! For rule coverage (issue 24 item 2, BigFoot's §4–5 and DynamicBF's §7 cases): a read in
+//! For rule coverage (BigFoot's §4–5 and DynamicBF's §7 cases): a read in
 //! a critical section written right after its release (\[REL\] anticipation, §4.5.1), two
 //! literals two apart or one element twice (§5.1 strided and inside coalescing), loops with
 //! two exits (A7, A8), two fields `h`, `k` only ever accessed together (a symmetric proxy
@@ -36,7 +36,7 @@
 //! the first thread also ends with (races on a proxy group and on a compressed array group,
 //! found at a commit before a synchronization, §5.2 \[D\], §5.3.1 \[D\], §7.1).
 //!
-//! With the rarer shapes (the `rare` knob, half of the two-thread programs; issue 24: paths
+//! With the rarer shapes (the `rare` knob, half of the two-thread programs: paths
 //! of the placer and rule cases the rest reaches seldom): other spellings of a non-linear
 //! index (`0 + r % 4`, `1 * (r % 4)`, `j * j`), accesses through aliases (`p = o; p.f = k`,
 //! `b = a; b[k]`: designators equal under H, §5.1), a local reused for a second allocation

@@ -217,7 +217,7 @@ impl Builder<'_, '_> {
                 5..=7 | 31 if self.k.copies => {
                     let src = self.readable(true);
                     // A local copied into a formal half of the time (`arg_i := x` rebinds a
-                    // formal to a caller-invisible object, the form issue 8 found unwritten).
+                    // formal to a caller-invisible object, a form that was once never written).
                     let dst = if !is_formal(&src) && self.k.formal_writes && self.src.next().is_multiple_of(2) { self.formal() } else { self.writable() };
                     self.assign(&dst);
                     out.push(stmt(StmtKind::Assign { dst, src: Expr::Var(src) }));

@@ -1,5 +1,5 @@
 //! The racerdx grammar (spec/racerdx.md §1.1 Fig. 4 under A1–A6 and ANF) and the
-//! classifier that says which of its productions a program uses (issue 8's coverage rule,
+//! classifier that says which of its productions a program uses (the coverage rule of
 //! [`super::super::grammar`]).
 
 use std::collections::BTreeSet;

@@ -19,7 +19,7 @@
 //! (A3). The `unmatched_unlock` knob emits a stray `unlock` (outside A2, for the
 //! `unlock-clamp-unbalanced` mutant).
 //!
-//! The rule for every generator (issue 8; [`super::grammar`]): each production of
+//! The rule for every generator ([`super::grammar`]): each production of
 //! [`GRAMMAR`] is used by at least 1% of programs at the default swarm settings
 //! (`racefuzz gen racerdx --stats` prints the table; `tests/gen.rs` enforces it).
 //!

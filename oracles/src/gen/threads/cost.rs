@@ -1,5 +1,5 @@
 //! What a thread program costs an enumeration of its interleavings, estimated from its
-//! text (issue 24: explorer-agree's time is heavy-tailed; 2.3% of its programs, those past
+//! text (measured: explorer-agree's time is heavy-tailed; 2.3% of its programs, those past
 //! 2,000 naive executions, took 45% of it). The estimate is the number of interleavings of
 //! the threads' shared events, loops run to the bound, times the threads' alternatives:
 //! `(Σ e_t)! / Π e_t! · Π a_t`. It is a rough proxy (eager local steps, blocking and

@@ -26,14 +26,14 @@ fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
     let locks = if half(h[0], 4) { k.locks.min(1) } else { k.locks };
     // A detector is judged on every interleaving, not one per class: at most three
     // threads and seven statements with three, and no choice-heavy programs, keep the
-    // oracle's rate (issue 24: four threads and choices cost it 2.5x in programs/s).
+    // oracle's rate (measured: four threads and choices cost it 2.5x in programs/s).
     // Two-thread programs keep up to 10 statements: FastTrack's same-epoch and release
     // mutants need a read, a synchronization and a read again in one thread beside a
     // writer (with 9, ft-same-thread-skip went uncaught in 6,000 programs).
     let s = usize::from(h[1]);
     let (threads, stmts) = match k.threads {
         // Up to 10 in half of them, up to 7 in the other half: the cost of a program is its
-        // traces, which grow steeply with its length (issue 24: 10 in all of them cost the
+        // traces, which grow steeply with its length (measured: 10 in all of them cost the
         // oracle half its rate against 09a71bf's generator).
         2 => (2, 3 + s % if s >= 128 { 8 } else { 5 }),
         3 => (3, (3 + s % 6).min(7)),

@@ -1,4 +1,4 @@
-//! The thread generator's knobs (issue 24 item 3: size budgets and forms drawn per program,
+//! The thread generator's knobs (size budgets and forms drawn per program,
 //! swarm testing) and their draw from a program's header bytes.
 
 use super::super::toolkit::chance;
@@ -41,7 +41,7 @@ pub struct ThreadKnobs {
     /// Whether a `while *` body may hold another `while *` (in choice-heavy programs, an
     /// `if *` takes its place). A nested loop multiplies its body's events by the loop
     /// bound twice: 2% of explorer-agree's programs took 39% of its time, and 1% of
-    /// fasttrack-precise's 44% of its time (issue 24).
+    /// fasttrack-precise's 44% of its time.
     pub nested_loops: bool,
     /// Whether a `while *` body may fork (each iteration a new thread).
     pub loop_forks: bool,
@@ -80,7 +80,7 @@ impl ThreadKnobs {
     ///
     /// Choice-heavy programs have no locks, paths, publication or forks, one object with
     /// two fields, and one statement less in their budget (their choices come on top of
-    /// it): issue 24's family (`tests/regress/dpor_choice_after_access.race`), where a
+    /// it): the family of (`tests/regress/dpor_choice_after_access.race`), where a
     /// thread between two others accesses what the one before it accesses and then
     /// chooses, with an access in one alternative to what the one after it accesses.
     /// Written from the whole form set, that shape came up in about 1 of 20,000 programs of
@@ -116,7 +116,7 @@ impl ThreadKnobs {
             objects: if h[4].rotate_left(5) & 3 == 0 { 1 } else { 2 },
             forks: chance(h[4], 30),
             // Never with four threads: 1.5% of the programs took a fifth of explorer-agree's
-            // time, and issue 24's shape needs three.
+            // time, and that regression's shape needs three.
             choices: threads < 4 && chance(h[3], 70) && chance(h[3].rotate_left(6), if threads == 3 { 40 } else { 20 }),
             shared_reads: false,
             nested_loops: false,

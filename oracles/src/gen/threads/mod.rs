@@ -1,5 +1,5 @@
 //! The thread-program generator: small tier-2 BFJ programs (spec/bigfoot.md §2 and A2's
-//! fork/join) whose point is to exercise the *explorers* (issue 9, item 5: the
+//! fork/join) whose point is to exercise the *explorers* (the
 //! `explorer-agree` oracle) and the precise detectors (`fasttrack-precise`), so every form
 //! that creates, hides or orders a dependence between threads appears: reads and writes of
 //! shared fields, paths through a link field (`o.f.g`: the prefix `o.f` is read without an
@@ -14,7 +14,7 @@
 //! `o2.f = o1`, the link field `f` only ever holds objects, and paths go through it.
 //! Programs stay small (a budget of at most 9 statements in all) so that the naive enumeration, the
 //! ground truth the fast explorers are compared with, finishes. The statement budget is
-//! split among the threads in equal shares give or take one (issue 24: with exactly equal
+//! split among the threads in equal shares give or take one (with exactly equal
 //! shares, only the last of three threads had room for an access followed by a choice over
 //! another access, the shape of `tests/regress/dpor_choice_after_access.race`; with shares
 //! drawn uniformly, one of two threads was often too short for nested sections, and
@@ -67,7 +67,7 @@ impl Builder<'_, '_> {
     fn stmts(&mut self, depth: usize, out: &mut Vec<String>, forked: &mut Vec<String>) {
         // The field of the last statement written here, if it was a plain access: in
         // choice-heavy programs, two thirds of those are followed by a choice whose branch
-        // opens with an access to the other field (issue 24: a choice right after a shared
+        // opens with an access to the other field (a choice right after a shared
         // access, with a third thread on the branch's location, is where DPOR's wakeup
         // insertion had to treat a thread's alternatives as one group). That choice is
         // written even when the budget is spent, and its access too: a thread's share is
@@ -216,7 +216,7 @@ impl Builder<'_, '_> {
                 }
                 12 => out.push("skip".into()),
                 // A form its knob turns off (or too deep) is a plain access instead: a
-                // `skip` in its place only shortened the program (issue 24: with paths,
+                // `skip` in its place only shortened the program (measured: with paths,
                 // publication and locks off, five forms in twelve wrote `skip`).
                 _ if b.is_multiple_of(2) => out.push(format!("r = {o}.{fld}")),
                 _ => out.push(format!("{o}.{fld} = {}", self.src.below(3))),
@@ -260,7 +260,7 @@ pub fn swarm(bytes: &[u8], _relax: Relax) -> Program {
     let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     let mut k = ThreadKnobs::swarm(h);
     // A program over the cost cap is built again from the same bytes with one statement
-    // less, down to three (issue 24: capped at 5,000 estimated executions, 5.5% of the
+    // less, down to three (measured: capped at 5,000 estimated executions, 5.5% of the
     // programs are rebuilt; they held all 14 programs in 600 past 2,000 naive executions,
     // and 54% of explorer-agree's time: 6.76 G -> 3.66 G instructions for 300 programs).
     loop {

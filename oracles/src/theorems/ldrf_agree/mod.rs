@@ -1,4 +1,4 @@
-//! `ldrf-agree` (issue 13; spec/ldrf.md §4, §6.3 C1–C4): on a race-free program, the
+//! `ldrf-agree` (spec/ldrf.md §4, §6.3 C1–C7, C10, C11): on a race-free program, the
 //! thread-local L-DRF semantics agrees with the standard one. Judged by running both
 //! engines ([`crate::ldrf`]) to every reachable state, values mod K = 4:
 //!
@@ -51,8 +51,8 @@ pub const MODULUS: i64 = 4;
 /// `ldrf-agree`.
 pub const ORACLE: Oracle = Oracle {
     id: "ldrf-agree",
-    claim: "on race-free programs the thread-local L-DRF semantics agrees with the standard one: admissible states, the same states under χ, exact relevant values (Lemma 6, Thms 7-8, C1-C4)",
-    spec: "spec/ldrf.md §2, §4, §6.3 C1-C4",
+    claim: "on race-free programs the thread-local L-DRF semantics agrees with the standard one: admissible states, the same states under χ, exact relevant values (Lemma 6, Thms 7-8, C1-C4), with regions (C5), the observed synchronizes-with (Remark 9, C6) and the cartesian abstraction (Thm 10, C7); on every program the region-race and happens-before race checks agree (C10, C11)",
+    spec: "spec/ldrf.md §2, §3, §4, §6.3 C1-C7, C10, C11",
     dialect: Dialect::Ldrf,
     sut: SutKind::ThreadLocal,
     item_kind: "property",
