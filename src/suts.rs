@@ -4,9 +4,11 @@
 //! An oracle ([`race_oracles::theorems::Oracle`]) names the kind of SUT it judges and its
 //! dialect; [`SUTS`] holds one entry per implementation, and [`Subject::for_oracle`] picks
 //! the entry of that kind and dialect and applies a mutant (`crate::mutants`);
-//! [`Subject::for_oracle_on`] takes another SUT of that kind and dialect by name (`--sut`). Adding an
-//! oracle over an existing SUT touches nothing here; adding a SUT is its module under
-//! `analyses/` plus one entry in [`SUTS`].
+//! [`Subject::for_oracle_on`] takes another SUT of that kind and dialect by name (`--sut`).
+//! An entry's build lends its value to oracles as the [`Sut`] of its seam ([`lend`]), so the
+//! seams are listed once, in `race_oracles::theorems::sut`. Adding an oracle over an
+//! existing SUT touches nothing here; adding a SUT is its module under `analyses/` (with its
+//! `SEEDED` table) plus one entry in [`SUTS`] (the README's "Adding an oracle / a SUT kind").
 
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
@@ -52,6 +54,10 @@ pub fn lend<T: Send + Sync + 'static>(value: T, lend: for<'a> fn(&'a T) -> Sut<'
     Box::new(Lent { value, lend })
 }
 
+/// What a catalogue entry's build makes from mutant names: the implementation and the
+/// assumptions its mutants relax; `None` if a name is not one of its mutants.
+pub type Built = Option<(Box<dyn Implementation>, Relax)>;
+
 /// One SUT implementation in the catalogue.
 #[derive(Clone, Copy, Debug)]
 pub struct SutEntry {
@@ -63,7 +69,7 @@ pub struct SutEntry {
     pub dialects: &'static [Dialect],
     /// Builds it with the mutants named (empty: the real thing); `None` if one of them is
     /// not a mutant of this SUT. Returns the assumptions the mutants relax too.
-    pub build: fn(&[&str]) -> Option<(Box<dyn Implementation>, Relax)>,
+    pub build: fn(&[&str]) -> Built,
     /// The rule cases it declares (`theorems::rules`), counted by `racefuzz gen --stats`:
     /// its own and those of the detector it runs.
     pub rules: &'static [&'static Rules],
@@ -113,31 +119,31 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES] },
 ];
 
-fn build_racerdx(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_racerdx(names: &[&str]) -> Built {
     let (opts, relax) = racerdx::options(names)?;
     Some((lend(RacerDx::new(opts), |a| Sut::Static(a)), relax))
 }
 
-fn build_ldrf(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_ldrf(names: &[&str]) -> Built {
     Some((lend(mutants::one(mutants::ldrf::SEEDED, names)?, |bug| Sut::ThreadLocal(*bug)), Relax::default()))
 }
 
-fn build_sync_cfg(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_sync_cfg(names: &[&str]) -> Built {
     let bug = mutants::one(crate::analyses::ldrf::SEEDED, names)?;
     Some((lend(crate::analyses::ldrf::suite(bug), |v| Sut::SyncCfg(v)), Relax::default()))
 }
 
-fn build_explorers(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_explorers(names: &[&str]) -> Built {
     let explorers = mutants::explorers::explorers(names)?;
     Some((lend(explorers, |(s, d)| Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d })), Relax::default()))
 }
 
-fn build_fasttrack(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_fasttrack(names: &[&str]) -> Built {
     let bug = mutants::one(crate::analyses::fasttrack::SEEDED, names)?;
     Some((lend(FastTrackFactory { bug, on_checks: false }, |f| Sut::Detector(f)), Relax::default()))
 }
 
-fn build_bigfoot(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_bigfoot(names: &[&str]) -> Built {
     let (placement, dynamic) = match mutants::one(bigfoot::SEEDED, names)? {
         Some(BigFootBug::Placement(b)) => (Some(b), None),
         Some(BigFootBug::Dynamic(b)) => (None, Some(b)),
@@ -146,23 +152,23 @@ fn build_bigfoot(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
     Some((lend((BigFoot { bug: placement }, DynamicBfFactory { bug: dynamic }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
-fn build_per_access(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_per_access(names: &[&str]) -> Built {
     let bug = mutants::one(crate::analyses::per_access::SEEDED, names)?;
     Some((lend((PerAccess { bug }, FastTrackFactory { bug: None, on_checks: true }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
-fn build_escape(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_escape(names: &[&str]) -> Built {
     let bug = mutants::one(crate::analyses::escape::SEEDED, names)?;
     Some((lend((EscapeFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
-fn build_capsule(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_capsule(names: &[&str]) -> Built {
     let bug = mutants::one(crate::analyses::capsule::SEEDED, names)?;
     Some((lend((CapsuleFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
 /// `na-reassigned-lock-held` needs programs that assign a sync variable in its body (A5).
-fn build_naikaiken(names: &[&str]) -> Option<(Box<dyn Implementation>, Relax)> {
+fn build_naikaiken(names: &[&str]) -> Built {
     let bug = mutants::one(crate::analyses::naik_aiken::SEEDED, names)?;
     let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };
     Some((lend(NaikAiken { bug }, |a| Sut::MustNotAlias(a)), relax))
