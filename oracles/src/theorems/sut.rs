@@ -1,9 +1,9 @@
 //! The seams a system under test plugs into: [`Sut`], as an oracle receives one, and its
 //! [`SutKind`], as an [`super::Oracle`] names the one it judges.
 //!
-//! Both enums come from one list (the [`seams!`] invocation below), so a new kind of SUT is
-//! one line there (its kind, its variant and what the variant borrows) and nothing else in
-//! this crate: [`SutKind::ALL`] and [`Sut::kind`] follow from it. The crate knows no
+//! Both enums come from one list (the `seams!` invocation below), so a new kind of SUT is
+//! its seam (a trait) and one line there (its kind, its variant and what the variant
+//! borrows); [`SutKind::ALL`] and [`Sut::kind`] follow from it. The crate knows no
 //! implementation; the SUT crate lends one per kind.
 
 use super::detector::DetectorFactory;
