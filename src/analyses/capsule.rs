@@ -21,7 +21,6 @@
 //! access is not filtered) and the run goes on. Happens-before here is this module's own
 //! (FastTrack's clocks: program order, locks, fork; enter/exit add no edge, §1.2).
 
-use crate::mutants::{Prediction, Seeded};
 use std::collections::{BTreeMap, HashMap};
 
 use race_oracles::lang::AccessKind;
@@ -32,6 +31,8 @@ use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 
 use super::fasttrack::{Clocks, Vc};
 use super::object_graph::ObjectGraph;
+
+use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of Fig. 5.6 (spec/escape_capsule.md §8's CE-* table and steps 3–7), of the

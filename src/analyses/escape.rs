@@ -17,7 +17,6 @@
 //! what lies behind an escaped object is escaped already. Invariants checked by the unit
 //! tests: G only grows; G is closed.
 
-use crate::mutants::{Prediction, Seeded};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::object_graph::ObjectGraph;
@@ -26,6 +25,8 @@ use race_oracles::machine::{Addr, Event, EventIdx, EventKind, ObjId, Value};
 use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
+
+use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of Fig. 4.4 (spec/escape_capsule.md §3.2's table, §3.3's two ways to

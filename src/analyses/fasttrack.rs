@@ -24,7 +24,6 @@
 //! Independence from the ground truth (design.md): the clocks here are this module's own;
 //! nothing here calls the ground truth's race logic.
 
-use crate::mutants::{Prediction, Seeded};
 use std::collections::HashMap;
 
 use race_oracles::lang::AccessKind;
@@ -32,6 +31,8 @@ use race_oracles::machine::{Addr, Event, EventIdx, EventKind, LockId, ThreadId};
 use race_oracles::rule_cases;
 use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
+
+use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of FastTrack's rules (spec/bigfoot.md §1.6), one per line of READ and WRITE

@@ -17,11 +17,12 @@
 //! access that a check could name. Thread bodies and methods get checks; `init` builds the
 //! initial heap before any thread runs and gets none.
 
-use crate::mutants::{Prediction, Seeded};
 use race_oracles::lang::{AccessKind, Block, CheckItem, CheckTarget, Place, Program, Stmt, StmtKind};
 use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{CheckPlacer, PlaceError};
+
+use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of the per-access placement (spec/bigfoot.md §1.8): one check per access

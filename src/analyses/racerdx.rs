@@ -22,16 +22,16 @@
 //! locals are already dropped by `fml`, so on IL the difference from RacerDX is exactly the
 //! stability filter (which is how RacerD reports the Burble false race, §6.1).
 //!
-//! The [`Options`] also select the seeded bugs of `crate::mutants`.
+//! The seeded bugs ([`SEEDED`], listed by `crate::mutants`) are changes to the [`Options`].
 
-use crate::mutants::{Prediction, Seeded};
-use race_oracles::lang::Relax;
 use std::collections::{BTreeMap, BTreeSet};
 
-use race_oracles::lang::{AccessKind, Block, Cond, Expr, Place, Program, StmtKind};
+use race_oracles::lang::{AccessKind, Block, Cond, Expr, Place, Program, Relax, StmtKind};
 use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+
+use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of RacerDX's summary rules (spec/racerdx.md §3.1–3.3): the Fig. 7 transfer
@@ -146,7 +146,7 @@ pub struct Options {
 }
 
 /// Seeded bugs that are not a choice the paper discusses: each is a realistic slip in one
-/// transfer function or in the reporting step (`crate::mutants` says what each breaks).
+/// transfer function or in the reporting step ([`SEEDED`] says what each breaks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[allow(clippy::struct_excessive_bools)] // one switch per seeded bug, each read in one place
 pub struct Bugs {

@@ -24,7 +24,6 @@ pub mod fixpoint;
 pub mod interval;
 pub mod rules;
 
-use crate::mutants::{Prediction, Seeded};
 use std::collections::BTreeSet;
 
 use race_oracles::ldrf::cfg::{Cfg, Cmd, Ix};
@@ -36,7 +35,9 @@ use self::fixpoint::{solve, Wiring};
 use self::interval::Intervals;
 use self::rules::SyncCfgRule;
 
-/// Seeded bugs (`crate::mutants`).
+use crate::mutants::{Prediction, Seeded};
+
+/// Seeded bugs ([`SEEDED`] names them and says what each breaks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncCfgBug {
     /// `sync-acquire-ignores-buffers`: an acquire reads only its own source; the sync-CFG

@@ -25,7 +25,6 @@ pub mod pruning;
 pub mod rules;
 pub mod types;
 
-use crate::mutants::{Prediction, Seeded};
 use race_oracles::lang::labels::Labels;
 use race_oracles::lang::Program;
 use race_oracles::rule_cases;
@@ -35,6 +34,8 @@ use self::points_to::PointsTo;
 use self::pruning::Pruner;
 use self::rules::Typer;
 use self::types::Lattice;
+
+use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of Naik-Aiken's rules (spec/naik_aiken.md §2.2–2.5, the inference whose
@@ -105,7 +106,7 @@ rule_cases! {
     }
 }
 
-/// Seeded bugs (`crate::mutants`), each breaking one ingredient of the soundness argument.
+/// Seeded bugs ([`SEEDED`] names them), each breaking one ingredient of the soundness argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NaikAikenBug {
     /// `na-shared-counter`: the analysis claims soundness under one shared π (R10,
