@@ -96,7 +96,7 @@ fn bench(c: &mut Criterion) {
     // Time to the first counterexample, per theorem-breaking mutant and oracle.
     let mut g = c.benchmark_group("mutant-hunt");
     g.sample_size(10);
-    for m in MUTANTS {
+    for m in MUTANTS.iter() {
         for (id, predicted) in m.predicted {
             let Some(o) = reg.find(id) else { continue };
             if *predicted != Prediction::BreaksTheorem {

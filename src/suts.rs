@@ -4,50 +4,59 @@
 //! An oracle ([`race_oracles::theorems::Oracle`]) names the kind of SUT it judges and its
 //! dialect; [`SUTS`] holds one entry per implementation, and [`Subject::for_oracle`] picks
 //! the entry of that kind and dialect and applies a mutant (`crate::mutants`);
-//! [`Subject::for_oracle_on`] takes another SUT of that kind and dialect by name (`--sut`). Adding an
-//! oracle over an existing SUT touches nothing here; adding a SUT is its module under
-//! `analyses/` plus one entry in [`SUTS`].
+//! [`Subject::for_oracle_on`] takes another SUT of that kind and dialect by name (`--sut`).
+//! An entry's build lends its value to oracles as the [`Sut`] of its seam ([`lend`]), so the
+//! seams are listed once, in `race_oracles::theorems::sut`. Adding an oracle over an
+//! existing SUT touches nothing here; adding a SUT is its module under `analyses/` (with its
+//! `SEEDED` table) plus one entry in [`SUTS`] (the README's "Adding an oracle / a SUT kind").
 
-use race_oracles::explore::dpor::Dpor;
-use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
-use race_oracles::ldrf::local::LdrfBug;
 use race_oracles::theorems::rules::Rules;
-use race_oracles::theorems::{
-    Budget, CheckPlacer, DetectorFactory, FastExplorers, FilterFactory, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis,
-};
+use race_oracles::theorems::{Budget, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis};
 
 use crate::analyses::bigfoot::dynamic::{DynamicBfFactory, DYNAMIC_BF_RULES};
 use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
+use crate::analyses::bigfoot::{self, BigFootBug};
 use crate::analyses::capsule::{CapsuleFilterFactory, CAPSULE_RULES};
 use crate::analyses::escape::{EscapeFilterFactory, ESCAPE_RULES};
 use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
 use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
-use crate::analyses::naik_aiken::{NaikAiken, NAIK_AIKEN_RULES};
+use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
-use crate::analyses::racerdx::{RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
+use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
 use crate::mutants::{self, MUTANTS};
 
-/// An SUT implementation, with a seeded bug applied or not.
-pub enum Implementation {
-    /// A static race analysis.
-    Static(Box<dyn StaticRaceAnalysis + Send + Sync>),
-    /// The fast explorers, each real or with a seeded bug.
-    Explorers(Stateful, Dpor),
-    /// A dynamic detector's factory.
-    Detector(Box<dyn DetectorFactory + Send + Sync>),
-    /// A check placer and the detector that runs its checks.
-    Placer(Box<dyn CheckPlacer + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
-    /// An access filter and the detector that runs on what it keeps.
-    Filter(Box<dyn FilterFactory + Send + Sync>, Box<dyn DetectorFactory + Send + Sync>),
-    /// A conditional must-not-alias analysis (Naik-Aiken).
-    MustNotAlias(Box<dyn MustNotAliasAnalysis + Send + Sync>),
-    /// The L-DRF semantics, real or with a seeded bug.
-    ThreadLocal(Option<LdrfBug>),
-    /// The sync-CFG analyses, one per domain.
-    SyncCfg(Vec<Box<dyn SyncCfgAnalysis>>),
+/// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
+/// the [`Sut`] of its seam. The catalogue holds no enum of seams of its own: each entry's
+/// build says which seam it plugs into ([`lend`]), and [`Sut`] (with [`SutKind`]) is the
+/// one list of them, in `race_oracles`.
+pub trait Implementation: Send + Sync {
+    /// The SUT, as the oracle receives it.
+    fn sut(&self) -> Sut<'_>;
 }
+
+/// An owned implementation and how it lends itself as a [`Sut`].
+struct Lent<T> {
+    value: T,
+    lend: for<'a> fn(&'a T) -> Sut<'a>,
+}
+
+impl<T: Send + Sync> Implementation for Lent<T> {
+    fn sut(&self) -> Sut<'_> {
+        (self.lend)(&self.value)
+    }
+}
+
+/// `value`, lent to oracles by `lend` (`|a| Sut::Static(a)`): what a catalogue entry's build
+/// returns.
+pub fn lend<T: Send + Sync + 'static>(value: T, lend: for<'a> fn(&'a T) -> Sut<'a>) -> Box<dyn Implementation> {
+    Box::new(Lent { value, lend })
+}
+
+/// What a catalogue entry's build makes from mutant names: the implementation and the
+/// assumptions its mutants relax; `None` if a name is not one of its mutants.
+pub type Built = Option<(Box<dyn Implementation>, Relax)>;
 
 /// One SUT implementation in the catalogue.
 #[derive(Clone, Copy, Debug)]
@@ -60,7 +69,7 @@ pub struct SutEntry {
     pub dialects: &'static [Dialect],
     /// Builds it with the mutants named (empty: the real thing); `None` if one of them is
     /// not a mutant of this SUT. Returns the assumptions the mutants relax too.
-    pub build: fn(&[&str]) -> Option<(Implementation, Relax)>,
+    pub build: fn(&[&str]) -> Built,
     /// The rule cases it declares (`theorems::rules`), counted by `racefuzz gen --stats`:
     /// its own and those of the detector it runs.
     pub rules: &'static [&'static Rules],
@@ -110,56 +119,59 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES] },
 ];
 
-fn build_racerdx(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let (opts, relax) = mutants::racerdx(names)?;
-    Some((Implementation::Static(Box::new(RacerDx::new(opts))), relax))
+fn build_racerdx(names: &[&str]) -> Built {
+    let (opts, relax) = racerdx::options(names)?;
+    Some((lend(RacerDx::new(opts), |a| Sut::Static(a)), relax))
 }
 
-fn build_ldrf(names: &[&str]) -> Option<(Implementation, Relax)> {
-    Some((Implementation::ThreadLocal(mutants::ldrf(names)?), Relax::default()))
+fn build_ldrf(names: &[&str]) -> Built {
+    Some((lend(mutants::one(mutants::ldrf::SEEDED, names)?, |bug| Sut::ThreadLocal(*bug)), Relax::default()))
 }
 
-fn build_sync_cfg(names: &[&str]) -> Option<(Implementation, Relax)> {
-    Some((Implementation::SyncCfg(crate::analyses::ldrf::suite(mutants::sync_cfg(names)?)), Relax::default()))
+fn build_sync_cfg(names: &[&str]) -> Built {
+    let bug = mutants::one(crate::analyses::ldrf::SEEDED, names)?;
+    Some((lend(crate::analyses::ldrf::suite(bug), |v| Sut::SyncCfg(v)), Relax::default()))
 }
 
-fn build_explorers(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let (stateful, dpor) = mutants::explorers(names)?;
-    Some((Implementation::Explorers(stateful, dpor), Relax::default()))
+fn build_explorers(names: &[&str]) -> Built {
+    let explorers = mutants::explorers::explorers(names)?;
+    Some((lend(explorers, |(s, d)| Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d })), Relax::default()))
 }
 
-fn build_fasttrack(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let bug = mutants::fasttrack(names)?;
-    Some((Implementation::Detector(Box::new(FastTrackFactory { bug, on_checks: false })), Relax::default()))
+fn build_fasttrack(names: &[&str]) -> Built {
+    let bug = mutants::one(crate::analyses::fasttrack::SEEDED, names)?;
+    Some((lend(FastTrackFactory { bug, on_checks: false }, |f| Sut::Detector(f)), Relax::default()))
 }
 
-fn build_bigfoot(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let (placement, dynamic) = match mutants::bigfoot(names)? {
-        Some(mutants::BigFootBug::Placement(b)) => (Some(b), None),
-        Some(mutants::BigFootBug::Dynamic(b)) => (None, Some(b)),
+fn build_bigfoot(names: &[&str]) -> Built {
+    let (placement, dynamic) = match mutants::one(bigfoot::SEEDED, names)? {
+        Some(BigFootBug::Placement(b)) => (Some(b), None),
+        Some(BigFootBug::Dynamic(b)) => (None, Some(b)),
         None => (None, None),
     };
-    Some((Implementation::Placer(Box::new(BigFoot { bug: placement }), Box::new(DynamicBfFactory { bug: dynamic })), Relax::default()))
+    Some((lend((BigFoot { bug: placement }, DynamicBfFactory { bug: dynamic }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
-fn build_per_access(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let bug = mutants::per_access(names)?;
-    Some((Implementation::Placer(Box::new(PerAccess { bug }), Box::new(FastTrackFactory { bug: None, on_checks: true })), Relax::default()))
+fn build_per_access(names: &[&str]) -> Built {
+    let bug = mutants::one(crate::analyses::per_access::SEEDED, names)?;
+    Some((lend((PerAccess { bug }, FastTrackFactory { bug: None, on_checks: true }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
-fn build_escape(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let bug = mutants::escape(names)?;
-    Some((Implementation::Filter(Box::new(EscapeFilterFactory { bug }), Box::new(FastTrackFactory::default())), Relax::default()))
+fn build_escape(names: &[&str]) -> Built {
+    let bug = mutants::one(crate::analyses::escape::SEEDED, names)?;
+    Some((lend((EscapeFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
-fn build_capsule(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let bug = mutants::capsule(names)?;
-    Some((Implementation::Filter(Box::new(CapsuleFilterFactory { bug }), Box::new(FastTrackFactory::default())), Relax::default()))
+fn build_capsule(names: &[&str]) -> Built {
+    let bug = mutants::one(crate::analyses::capsule::SEEDED, names)?;
+    Some((lend((CapsuleFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
-fn build_naikaiken(names: &[&str]) -> Option<(Implementation, Relax)> {
-    let (bug, relax) = mutants::naikaiken(names)?;
-    Some((Implementation::MustNotAlias(Box::new(NaikAiken { bug })), relax))
+/// `na-reassigned-lock-held` needs programs that assign a sync variable in its body (A5).
+fn build_naikaiken(names: &[&str]) -> Built {
+    let bug = mutants::one(crate::analyses::naik_aiken::SEEDED, names)?;
+    let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };
+    Some((lend(NaikAiken { bug }, |a| Sut::MustNotAlias(a)), relax))
 }
 
 /// Why no subject could be built.
@@ -203,7 +215,7 @@ pub enum SubjectError {
 /// A SUT ready to be judged: an implementation, its mutant, and what the mutant relaxes.
 pub struct Subject {
     entry: SutEntry,
-    implementation: Implementation,
+    implementation: Box<dyn Implementation>,
     mutant: Option<String>,
     relax: Relax,
     chosen: bool,
@@ -270,44 +282,29 @@ impl Subject {
 
     /// The SUT, as the oracle receives it.
     pub fn sut(&self) -> Sut<'_> {
-        match &self.implementation {
-            Implementation::Static(a) => Sut::Static(a.as_ref()),
-            Implementation::Explorers(s, d) => Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d }),
-            Implementation::Detector(f) => Sut::Detector(f.as_ref()),
-            Implementation::Placer(p, f) => Sut::Placer(p.as_ref(), f.as_ref()),
-            Implementation::Filter(g, f) => Sut::Filter(g.as_ref(), f.as_ref()),
-            Implementation::MustNotAlias(a) => Sut::MustNotAlias(a.as_ref()),
-            Implementation::ThreadLocal(bug) => Sut::ThreadLocal(*bug),
-            Implementation::SyncCfg(v) => Sut::SyncCfg(v.as_slice()),
-        }
+        self.implementation.sut()
     }
 
     /// The static analysis, if this is one (for `racefuzz analyze`).
     pub fn static_analysis(&self) -> Option<&dyn StaticRaceAnalysis> {
-        match &self.implementation {
-            Implementation::Static(a) => Some(a.as_ref()),
-            Implementation::Explorers(..)
-            | Implementation::Detector(_)
-            | Implementation::Placer(..)
-            | Implementation::Filter(..)
-            | Implementation::MustNotAlias(_)
-            | Implementation::ThreadLocal(_)
-            | Implementation::SyncCfg(_) => None,
+        match self.sut() {
+            Sut::Static(a) => Some(a),
+            _ => None,
         }
     }
 
     /// The must-not-alias analysis, if this is one (for `racefuzz analyze naikaiken`).
     pub fn must_not_alias(&self) -> Option<&dyn MustNotAliasAnalysis> {
-        match &self.implementation {
-            Implementation::MustNotAlias(a) => Some(a.as_ref()),
+        match self.sut() {
+            Sut::MustNotAlias(a) => Some(a),
             _ => None,
         }
     }
 
     /// The sync-CFG analyses, if this is them (for `racefuzz analyze ldrf`).
     pub fn sync_cfg(&self) -> Option<&[Box<dyn SyncCfgAnalysis>]> {
-        match &self.implementation {
-            Implementation::SyncCfg(v) => Some(v.as_slice()),
+        match self.sut() {
+            Sut::SyncCfg(v) => Some(v),
             _ => None,
         }
     }
@@ -362,7 +359,7 @@ mod tests {
         for o in Registry::builtin().all() {
             assert!(Subject::for_oracle(o, None).is_ok(), "{}", o.id);
         }
-        for m in MUTANTS {
+        for m in MUTANTS.iter() {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
             assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
             for (oracle, _) in m.predicted {

@@ -59,7 +59,7 @@ fn corpus_matches_the_spec_and_snapshots() {
 fn pinned_reports_catch_report_bugs() {
     let files: Vec<_> = CURATED.iter().flat_map(|d| race_files(&root().join(d))).collect();
     for mutant in ["reports-nothing", "drop-0-1-pairs", "no-self-pairs", "write-write-only", "stability-non-strict", "no-stability-filter"] {
-        let (opts, _) = racefuzz::mutants::racerdx(&[mutant]).unwrap();
+        let (opts, _) = racefuzz::analyses::racerdx::options(&[mutant]).unwrap();
         let a = RacerDx::new(opts);
         let caught: Vec<String> = files
             .iter()

@@ -8,6 +8,7 @@ mod architecture;
 mod cli;
 mod corpus;
 mod explore;
+mod extending;
 mod gen;
 mod lang;
 mod oracles;

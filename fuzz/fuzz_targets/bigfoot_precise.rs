@@ -1,6 +1,7 @@
-//! `bigfoot-precise` on generated programs: the placed checks are precise and their
-//! detector reports exactly the racy locations of every trace. `RACEFUZZ_MUTANT=NAME`
-//! fuzzes a seeded placer bug. The body is the registry's: `racefuzz::fuzz_one`.
+//! `bigfoot-precise` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("bigfoot-precise", data));

@@ -1,6 +1,7 @@
-//! `capsule-first-race` on generated CapJava programs: the capsule filter loses no first
-//! race on formal traces (Theorem 5.4.3). `RACEFUZZ_MUTANT=NAME` fuzzes a seeded
-//! capsule-filter bug. The body is the registry's: `racefuzz::fuzz_one`.
+//! `capsule-first-race` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("capsule-first-race", data));

@@ -1,7 +1,7 @@
-//! `capsule-first-race-operational` on generated CapJava programs: with capsule violations
-//! taken and marked, the filter reports the first one where the semantics does and keeps
-//! the first race before it (P-C9, P-C10). `RACEFUZZ_MUTANT=NAME` fuzzes a seeded
-//! capsule-filter bug. The body is the registry's: `racefuzz::fuzz_one`.
+//! `capsule-first-race-operational` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("capsule-first-race-operational", data));

@@ -1,7 +1,7 @@
-//! `escape-address-precise`, a NEGATIVE CONTROL (P-E8, false: thesis Fig. 4.2): the racy
-//! locations of β are those of α. A crash here is the fuzzer rediscovering Fig. 4.2 from
-//! scratch, as it should; a long run without one means the generator misses that shape.
-//! The body is the registry's: `racefuzz::fuzz_one`.
+//! `escape-address-precise` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("escape-address-precise", data));

@@ -1,7 +1,7 @@
-//! `escape-elided-race-free`, a NEGATIVE CONTROL (P-E9, false: thesis Fig. 4.2): no elided
-//! access is part of any race. A crash here is the fuzzer rediscovering Fig. 4.2 from
-//! scratch, as it should; a long run without one means the generator misses that shape.
-//! The body is the registry's: `racefuzz::fuzz_one`.
+//! `escape-elided-race-free` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("escape-elided-race-free", data));

@@ -1,7 +1,7 @@
-//! `escape-trace-precise` on generated SimpleJava programs: with the checks of
-//! not-yet-escaped objects elided, FastTrack on β keeps the first race of every trace
-//! (Theorem 4.5.3). `RACEFUZZ_MUTANT=NAME` fuzzes a seeded escape-filter bug. The body is
-//! the registry's: `racefuzz::fuzz_one`.
+//! `escape-trace-precise` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("escape-trace-precise", data));

@@ -1,6 +1,7 @@
-//! `explorer-agree-racerdx` on generated programs: the fast explorers (stateful search, optimal DPOR) agree
-//! with the naive enumeration. `RACEFUZZ_MUTANT=NAME` fuzzes a seeded explorer bug.
-//! The body is the registry's, like every oracle target's: `racefuzz::fuzz_one`.
+//! `explorer-agree-racerdx` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("explorer-agree-racerdx", data));

@@ -1,6 +1,7 @@
-//! `fasttrack-precise` on generated programs: FastTrack reports exactly the racy locations
-//! of every trace. `RACEFUZZ_MUTANT=NAME` fuzzes a seeded FastTrack bug.
-//! The body is the registry's, like every oracle target's: `racefuzz::fuzz_one`.
+//! `fasttrack-precise` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("fasttrack-precise", data));

@@ -1,6 +1,7 @@
-//! `ldrf-agree` (spec/ldrf.md §6.3 C1–C4): on a generated race-free `ldrf` program, the
-//! thread-local L-DRF semantics agrees with the standard one. The body is the registry's:
-//! `racefuzz::fuzz_one`.
+//! `ldrf-agree` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("ldrf-agree", data));

@@ -1,7 +1,7 @@
-//! `ldrf-agree-racy`, a NEGATIVE CONTROL (C9, false: spec/ldrf.md §8 R6): the L-DRF
-//! semantics agrees with the standard one on racy programs too. A crash here is the fuzzer
-//! rediscovering R6 from scratch, as it should. The body is the registry's:
-//! `racefuzz::fuzz_one`.
+//! `ldrf-agree-racy` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("ldrf-agree-racy", data));

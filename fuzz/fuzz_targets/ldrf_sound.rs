@@ -1,7 +1,7 @@
-//! `ldrf-sound` (spec/ldrf.md §6.3 C8): on a generated race-free `ldrf` program, the sync-CFG
-//! analyses over-approximate the standard semantics at relevant points and prove no failing
-//! assert. The body is the registry's:
-//! `racefuzz::fuzz_one`.
+//! `ldrf-sound` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("ldrf-sound", data));

@@ -1,6 +1,7 @@
-//! `ldrf-sound-everywhere`, a negative control (spec/ldrf.md §6.3 C9, §8 R1 line 9): facts
-//! judged at irrelevant points too; expected to fail. The body is the registry's:
-//! `racefuzz::fuzz_one`.
+//! `ldrf-sound-everywhere` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("ldrf-sound-everywhere", data));

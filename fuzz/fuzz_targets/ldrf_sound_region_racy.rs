@@ -1,6 +1,7 @@
-//! `ldrf-sound-region-racy`, a negative control (spec/ldrf.md §6.3 C9, §8 R5 with regions):
-//! the region mix judged on region-racy partitions too; expected to fail. The body is the registry's:
-//! `racefuzz::fuzz_one`.
+//! `ldrf-sound-region-racy` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("ldrf-sound-region-racy", data));

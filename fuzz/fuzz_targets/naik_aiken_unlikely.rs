@@ -1,6 +1,7 @@
-//! `naik-aiken-unlikely`, a NEGATIVE CONTROL (T9, false: spec/naik_aiken.md §6 R9): no pair
-//! PLDI'06 marks "unlikely" races. A crash here is the fuzzer rediscovering R9 from scratch,
-//! as it should. The body is the registry's: `racefuzz::fuzz_one`.
+//! `naik-aiken-unlikely` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("naik-aiken-unlikely", data));

@@ -1,6 +1,7 @@
-//! `racerdx-complete` on generated racerdx programs: RacerDX summaries equal α of the
-//! bounded syntactic traces (Theorem 5.15). `RACEFUZZ_MUTANT=NAME` fuzzes a seeded bug.
-//! The body is the registry's, like every oracle target's: `racefuzz::fuzz_one`.
+//! `racerdx-complete` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("racerdx-complete", data));

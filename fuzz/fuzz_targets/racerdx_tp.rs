@@ -1,7 +1,7 @@
-//! `racerdx-tp` on generated racerdx programs: every RacerDX report must be a true race
-//! (Theorem 6.10). Set the environment variable `RACEFUZZ_MUTANT` to fuzz a seeded bug
-//! instead (`racefuzz mutants` lists them). The body is the registry's, like every oracle
-//! target's: `racefuzz::fuzz_one`.
+//! `racerdx-tp` on programs from its registry generator: a crash is the oracle failing (for a
+//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
+//! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("racerdx-tp", data));

@@ -32,6 +32,8 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
 
+use crate::mutants::{Prediction, Seeded};
+
 rule_cases! {
     /// The cases of FastTrack's rules (spec/bigfoot.md §1.6), one per line of READ and WRITE
     /// that ends the rule, and one per synchronization rule.
@@ -94,6 +96,63 @@ pub enum FastTrackBug {
     /// concurrent with everything the joiner does after the join.
     JoinNoJoin,
 }
+
+/// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
+/// (`crate::mutants` lists them).
+pub const SEEDED: &[Seeded<FastTrackBug>] = &[
+    Seeded {
+        name: "ft-shared-reads-kept",
+        oracle: "fasttrack-precise",
+        description: "WRITE keeps a shared read vector clock instead of resetting it to ⊥e",
+        // Equivalent on location sets, whatever spec §9.4 suggests: the kept reads all
+        // happen before the write that kept them (or that write reported x), and a later
+        // write to x is ordered after that write (or reports x itself), so by transitivity
+        // the stale reads are below its clock too. Measured: not caught in 6,000 programs.
+        predicted: &[("fasttrack-precise", Prediction::Equivalent)],
+        spec: "bigfoot.md §1.6 WRITE, §9.4 (read-shared VC not reset on a write)",
+        bug: FastTrackBug::SharedReadsKept,
+    },
+    Seeded {
+        name: "ft-release-no-tick",
+        oracle: "fasttrack-precise",
+        description: "REL publishes the thread's clock without incrementing it: accesses after a release look ordered before the next acquirer",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 REL",
+        bug: FastTrackBug::ReleaseNoTick,
+    },
+    Seeded {
+        name: "ft-acquire-no-join",
+        oracle: "fasttrack-precise",
+        description: "ACQ does not join the lock's clock: lock-protected accesses look concurrent",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 ACQ",
+        bug: FastTrackBug::AcquireNoJoin,
+    },
+    Seeded {
+        name: "ft-same-thread-skip",
+        oracle: "fasttrack-precise",
+        description: "READ takes the same-epoch fast path whenever the last read is the same thread's, whatever its clock",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
+        bug: FastTrackBug::SameThreadSkip,
+    },
+    Seeded {
+        name: "ft-fork-no-tick",
+        oracle: "fasttrack-precise",
+        description: "FORK hands the parent's clock to the child without incrementing the parent's entry: the parent's accesses after the fork look ordered before the child's",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 FORK (issue 24: FORK was never run by fasttrack-precise before the detector generator forked)",
+        bug: FastTrackBug::ForkNoTick,
+    },
+    Seeded {
+        name: "ft-join-no-join",
+        oracle: "fasttrack-precise",
+        description: "JOIN does not join the child's clock: the joiner's accesses after the join look concurrent with the child's",
+        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §1.6 JOIN (issue 24: JOIN was never run by fasttrack-precise before the detector generator joined)",
+        bug: FastTrackBug::JoinNoJoin,
+    },
+];
 
 /// Makes a fresh FastTrack per trace (with the same seeded bug and input, if any).
 #[derive(Clone, Copy, Debug, Default)]

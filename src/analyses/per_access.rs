@@ -22,6 +22,8 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{CheckPlacer, PlaceError};
 
+use crate::mutants::{Prediction, Seeded};
+
 rule_cases! {
     /// The cases of the per-access placement (spec/bigfoot.md §1.8): one check per access
     /// kind and place form, by where the access sits, and the two programs it declines.
@@ -55,6 +57,35 @@ pub enum PerAccessBug {
     /// Accesses inside `sync` blocks get no check (coverage fails there).
     NoChecksInSync,
 }
+
+/// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
+/// (`crate::mutants` lists them).
+pub const SEEDED: &[Seeded<PerAccessBug>] = &[
+    Seeded {
+        name: "pa-write-checked-as-read",
+        oracle: "bigfoot-precise",
+        description: "a write gets a read check, which does not cover it",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §3.3, §9.2 row 10 (missed race)",
+        bug: PerAccessBug::WriteCheckedAsRead,
+    },
+    Seeded {
+        name: "pa-read-checked-as-write",
+        oracle: "bigfoot-precise",
+        description: "a read gets a write check, which is not legitimate for it",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §3.3, §9.2 row 9 (false alarm)",
+        bug: PerAccessBug::ReadCheckedAsWrite,
+    },
+    Seeded {
+        name: "pa-no-checks-in-sync",
+        oracle: "bigfoot-precise",
+        description: "accesses inside sync blocks get no check",
+        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        spec: "bigfoot.md §3.1 (every access needs a covering check)",
+        bug: PerAccessBug::NoChecksInSync,
+    },
+];
 
 /// The per-access placer (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]

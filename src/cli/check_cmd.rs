@@ -72,7 +72,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
     if prog.dialect != Dialect::RacerDx {
         return Err(CliError::input(format!("error: RacerDX analyzes racerdx programs; {} is {}", file.display(), prog.dialect)));
     }
-    let (opts, _) = crate::mutants::racerdx(&mutant.map(|m| m.split('+').collect::<Vec<_>>()).unwrap_or_default())
+    let (opts, _) = crate::analyses::racerdx::options(&mutant.map(|m| m.split('+').collect::<Vec<_>>()).unwrap_or_default())
         .ok_or_else(|| CliError::internal("a validated mutant is not a RacerDX mutant"))?;
     let a = RacerDx::new(if matches!(name, AnalysisName::Racerd) { Options { stability: false, ..opts } } else { opts });
     let reports = a.reports(&prog);
@@ -236,7 +236,7 @@ pub(super) fn list(json: bool) -> Result<Exit, CliError> {
     if json {
         let oracles: Vec<serde_json::Value> =
             reg.all().iter().map(|o| serde_json::json!({ "id": o.id, "claim": o.claim, "spec": o.spec, "dialect": o.dialect, "sut": o.sut })).collect();
-        print_json(&serde_json::json!({ "oracles": oracles, "mutants": MUTANTS }))?;
+        print_json(&serde_json::json!({ "oracles": oracles, "mutants": *MUTANTS }))?;
         return Ok(Exit::Ok);
     }
     outln!("oracles:");
@@ -244,7 +244,7 @@ pub(super) fn list(json: bool) -> Result<Exit, CliError> {
         outln!("  {:<31} {} [{}]", o.id, o.claim, o.spec);
     }
     outln!("\nmutants (predictions per oracle):");
-    for m in MUTANTS {
+    for m in MUTANTS.iter() {
         let preds: Vec<String> = m.predicted.iter().map(|(o, p)| format!("{o}: {}", p.name())).collect();
         outln!("  {:<30} {} [{}]\n  {:<30} {}", m.name, m.description, m.spec, "", preds.join(", "));
     }

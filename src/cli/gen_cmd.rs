@@ -174,7 +174,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
     let out = std::env::temp_dir().join(format!("racefuzz-bench-mutants-{}", std::process::id()));
     let reg = Registry::builtin();
     let mut missed = 0;
-    for m in MUTANTS {
+    for m in MUTANTS.iter() {
         for (id, predicted) in m.predicted {
             let o = *reg.find(id).ok_or_else(|| CliError::internal(format!("mutant {} predicts for unknown oracle {id}", m.name)))?;
             let start = Instant::now();

@@ -62,22 +62,6 @@ fn a_program_with_no_ended_trace_is_inconclusive() {
     assert_eq!(r.verdict, Verdict::Inconclusive, "{}", render::result_brief(&r));
 }
 
-#[test]
-fn per_access_mutants_are_caught_as_predicted() {
-    let (table, wrong, caught) = super::judge_mutants("per-access", 600, (13, 8, 40), (26, 16));
-    assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
-    assert!(caught >= 3, "only {caught} caught\n{table}");
-    insta::assert_snapshot!(table);
-}
-
-#[test]
-fn bigfoot_mutants_are_caught_as_predicted() {
-    let (table, wrong, caught) = super::judge_mutants("bigfoot", 3000, (17, 16, 48), (33, 16));
-    assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
-    assert!(caught >= 10, "only {caught} caught\n{table}");
-    insta::assert_snapshot!(table);
-}
-
 /// BigFoot + DynamicBF under quickcheck (the second generator family; seeded): the BFJ
 /// generator on quickcheck's byte vectors. An inconclusive case is discarded, and at least
 /// 250 of the 300 must be conclusive. (Under `bf-range-under-approx` it fails at once.)

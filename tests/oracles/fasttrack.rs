@@ -46,10 +46,3 @@ fn locked_writes_are_ordered_and_the_unlocked_pair_races() {
     }
     insta::assert_snapshot!(text);
 }
-
-#[test]
-fn fasttrack_mutants_are_judged_as_predicted() {
-    let (table, wrong, _) = super::judge_mutants("fasttrack", 6_000, (13, 8, 40), (22, 18));
-    assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
-    insta::assert_snapshot!(table);
-}

@@ -1,16 +1,16 @@
-//! One module per oracle (or family), mirroring `oracles/src/theorems/`, and a toy oracle that shows
-//! how one is added.
+//! One module per oracle (or family), mirroring `oracles/src/theorems/`, and the mutant hunts
+//! of every SUT ([`hunt`]). A toy oracle that shows how one is added is in `tests/extending.rs`.
 
 mod bigfoot;
 mod escape;
 mod explorer_agree;
 mod fasttrack;
 mod filters;
+mod hunt;
 mod ldrf;
 mod ldrf_sound;
 mod naik_aiken;
 mod racerdx;
-mod toy;
 
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use race_oracles::lang::Program;
@@ -65,28 +65,4 @@ fn hunt(mutant: Option<&str>, id: &str, budget: usize, seed: u8, min_len: usize,
         let p = (o.generate)(&bytes, s.relax());
         (suts::check(&o, &p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).then_some((i, p))
     })
-}
-
-/// Every mutant of `sut` hunted under each oracle it has a prediction for (see [`hunt`]):
-/// one table row per pair (`name_width` and `oracle_width` pad the first two columns), the
-/// predictions the hunt contradicts, and how many theorem-breaking pairs were caught.
-fn judge_mutants(sut: &str, budget: usize, hunt_args: (u8, usize, usize), widths: (usize, usize)) -> (String, Vec<String>, usize) {
-    use racefuzz::mutants::{Prediction, MUTANTS};
-    let (mut table, mut wrong, mut caught) = (String::new(), vec![], 0);
-    for m in MUTANTS.iter().filter(|m| m.sut == sut) {
-        for (id, predicted) in m.predicted {
-            let found = hunt(Some(m.name), id, budget, hunt_args.0, hunt_args.1, hunt_args.2);
-            match (predicted, &found) {
-                (Prediction::BreaksTheorem, None) => wrong.push(format!("{} not caught by {id} in {budget} programs", m.name)),
-                (Prediction::Equivalent, Some((n, p))) => {
-                    wrong.push(format!("{} predicted equivalent under {id}, but program {n} fails:\n{}", m.name, race_oracles::lang::print(p)))
-                }
-                (Prediction::BreaksTheorem, Some(_)) => caught += 1,
-                _ => {}
-            }
-            let seen = found.map_or_else(|| format!("not caught in {budget}"), |(n, _)| format!("caught at program {n}"));
-            table.push_str(&format!("{:<w1$} {:<w2$} {:<15} {seen}\n", m.name, id, predicted.name(), w1 = widths.0, w2 = widths.1));
-        }
-    }
-    (table, wrong, caught)
 }

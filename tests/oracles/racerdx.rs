@@ -98,16 +98,6 @@ fn negative_tests_catch_their_mutants() {
     assert!(checked >= 4, "only {checked} negative checks");
 }
 
-/// Every mutant the spec says breaks a theorem is caught by that theorem's oracle within a
-/// fixed budget of generated programs; every mutant it calls equivalent is not.
-#[test]
-fn mutants_are_caught_as_predicted() {
-    let (table, wrong, breaking) = super::judge_mutants("racerdx", 4000, (11, 16, 48), (30, 17));
-    assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
-    assert!(breaking >= 20, "only {breaking} theorem-breaking mutant × oracle pairs");
-    insta::assert_snapshot!(table);
-}
-
 /// The real analysis passes every oracle on generated programs (proptest over each
 /// oracle's own generator, fixed seed), and the runs are not vacuous: most are conclusive
 /// and many judge something that holds. Negative controls are claims known to be false

@@ -30,8 +30,8 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use super::detector::{location_differences, reported_locations};
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
 use crate::gen;
 use crate::lang::{validate_relaxed, walk_block, Dialect, Expr, ForkTarget, Place, Program, StmtKind};

@@ -10,9 +10,9 @@
 //! when `j*(α) < v`; β never races where α does not. Judged on every interleaving
 //! ([`super::trace_precision`]).
 
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::OracleResult;
 use super::trace_precision::{self, Property};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 

@@ -10,9 +10,9 @@
 //! - [`ADDRESS_PRECISE`] (P-E8): the racy locations of β are those of α;
 //! - [`ELIDED_RACE_FREE`] (P-E9): no elided access is part of any race.
 
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::OracleResult;
 use super::trace_precision::{self, Property};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 

@@ -29,8 +29,8 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::explore::classes::{class_key, final_state};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Outcome, Schedule};
 use crate::gen;

@@ -29,9 +29,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ldrf_agree::MODULUS;
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::sync_cfg::{Facts, Mix};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 use crate::ldrf::cfg::{complete, Cfg, Cmd, Ix, Node};

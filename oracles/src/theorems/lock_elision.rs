@@ -21,8 +21,8 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
 use crate::gen;
 use crate::lang::{print, Block, Dialect, Expr, ForkTarget, Program, Stmt, StmtKind};

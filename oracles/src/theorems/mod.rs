@@ -1,7 +1,10 @@
 //! Oracles, one per published theorem, the seams their systems under test plug into, and
 //! their three-valued verdicts.
 //!
-//! - [`registry`]: every oracle ([`Oracle`], [`Registry::builtin`]) and the one dispatch.
+//! - [`oracle`]: an oracle ([`Oracle`]: its claim, dialect, generator and check, the one
+//!   dispatch) and its [`Budget`]; [`registry`]: every oracle ([`Registry::builtin`]).
+//! - [`sut`]: the kinds of system under test ([`SutKind`]), one per seam, and a SUT as an
+//!   oracle receives it ([`Sut`]), declared together from one list.
 //! - The seams (conventions §6; at most two required methods each, and no implementation
 //!   here): [`StaticRaceAnalysis`], [`DynamicDetector`] (with [`DetectorFactory`]),
 //!   [`CheckPlacer`], [`AccessFilter`] (with [`FilterFactory`]), [`MustNotAliasAnalysis`],
@@ -36,6 +39,7 @@ pub mod ldrf_sound;
 pub mod lock_elision;
 pub mod must_not_alias;
 pub mod naik_aiken_sound;
+pub mod oracle;
 pub mod placer;
 pub mod racerdx_complete;
 pub mod racerdx_reports;
@@ -44,6 +48,7 @@ pub mod registry;
 pub mod result;
 pub mod rules;
 pub mod static_race;
+pub mod sut;
 pub mod sync_cfg;
 pub mod trace_precision;
 
@@ -51,10 +56,12 @@ pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector
 pub use explorer_agree::FastExplorers;
 pub use filter::{AccessFilter, Classes, Decision, FilterFactory};
 pub use must_not_alias::{MustNotAliasAnalysis, Typing};
+pub use oracle::{Budget, Oracle};
 pub use placer::{CheckPlacer, PlaceError};
-pub use registry::{Budget, Oracle, Registry, Sut, SutKind};
+pub use registry::Registry;
 pub use result::{Item, ItemStatus, OracleResult};
 pub use static_race::{summaries, AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+pub use sut::{Sut, SutKind};
 pub use sync_cfg::{Facts, SyncCfgAnalysis};
 
 /// The result of checking one property on one program.

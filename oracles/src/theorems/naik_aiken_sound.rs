@@ -28,8 +28,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::ControlFlow;
 
 use super::must_not_alias::{AbsEffect, AbsEnv, AbsSite, AbsType, Corr, Stage, Typing};
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::instrumented::code::Code;
 use crate::instrumented::reach;

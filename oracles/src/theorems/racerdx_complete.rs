@@ -11,10 +11,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{Access, AccessPath, StaticRaceAnalysis, Summary};
 use super::Verdict;
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::lang::{validate_relaxed, AccessKind, Block, Cond, Dialect, Expr, Place, Program, Relax, StmtKind};
 
 /// The registry entry. Under A2 one unrolling of each loop realizes every contribution

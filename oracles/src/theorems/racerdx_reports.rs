@@ -37,9 +37,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::racerdx_complete::{alpha_with_sites, Sites, MAX_TRACES};
 use super::racerdx_tp::{Confirmer, ReportOutcome};
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{Access, AccessPath, RaceReport, ReportSide, Summary};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::lang::{AccessKind, Dialect, Program};
 
 /// The registry entry.

@@ -26,10 +26,10 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{RaceReport, ReportSide, StaticRaceAnalysis};
 use super::Verdict;
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::explore::witness::{def36_rows, Names, RaceDefinition};
 use crate::explore::{replay_filling_heap, search_thread, Config, ExplorerKind, Property, Reached, Schedule, Witness};
 use crate::lang::{validate_relaxed, AccessKind, Dialect, Program, Relax};

@@ -35,7 +35,9 @@ use self::fixpoint::{solve, Wiring};
 use self::interval::Intervals;
 use self::rules::SyncCfgRule;
 
-/// Seeded bugs (`crate::mutants`).
+use crate::mutants::{Prediction, Seeded};
+
+/// Seeded bugs ([`SEEDED`] names them and says what each breaks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SyncCfgBug {
     /// `sync-acquire-ignores-buffers`: an acquire reads only its own source; the sync-CFG
@@ -54,6 +56,54 @@ pub enum SyncCfgBug {
     /// hull of its results at the corners of the operands' intervals (the interval domain).
     IntervalHullOfCorners,
 }
+
+/// Every sync-CFG mutant breaks C8; the negative controls make no prediction.
+const SYNC_PREDICTED: &[(&str, Prediction)] = &[("ldrf-sound", Prediction::BreaksTheorem)];
+
+/// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
+/// (`crate::mutants` lists them).
+pub const SEEDED: &[Seeded<SyncCfgBug>] = &[
+    Seeded {
+        name: "sync-acquire-ignores-buffers",
+        oracle: "ldrf-sound",
+        description: "an acquire reads only its own source: the sync-CFG has no release → acquire edges (every domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.1 (the sync-CFG), §8 R1",
+        bug: SyncCfgBug::AcquireIgnoresBuffers,
+    },
+    Seeded {
+        name: "sync-release-feeds-nothing",
+        oracle: "ldrf-sound",
+        description: "a release edge does not feed its post-release point: neither the thread's continuation nor any acquire sees it (every domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.1 (release: a(n') ∪= a(n))",
+        bug: SyncCfgBug::ReleaseFeedsNothing,
+    },
+    Seeded {
+        name: "sync-interval-saturates",
+        oracle: "ldrf-sound",
+        description: "interval addition saturates at K-1 instead of going to ⊤ when it would wrap (interval domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §6.2 (a), A14",
+        bug: SyncCfgBug::IntervalSaturates,
+    },
+    Seeded {
+        name: "sync-value-set-loop-head-keeps-old",
+        oracle: "ldrf-sound",
+        description: "the value-set join at a loop head keeps the head's old value and drops the back edge's (value-set domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.2 (value-set, [9])",
+        bug: SyncCfgBug::ValueSetLoopHeadKeepsOld,
+    },
+    Seeded {
+        name: "sync-interval-hull-of-corners",
+        oracle: "ldrf-sound",
+        description: "`%` (no interval rule) takes the hull of its results at the corners of the operands' intervals, as if it were monotone (interval domain)",
+        predicted: SYNC_PREDICTED,
+        spec: "ldrf.md §5.2 (A5: the hull of the concrete results)",
+        bug: SyncCfgBug::IntervalHullOfCorners,
+    },
+];
 
 /// The domains of the suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -35,6 +35,8 @@ use self::pruning::Pruner;
 use self::rules::Typer;
 use self::types::Lattice;
 
+use crate::mutants::{Prediction, Seeded};
+
 rule_cases! {
     /// The cases of Naik-Aiken's rules (spec/naik_aiken.md §2.2–2.5, the inference whose
     /// soundness §3's Lemma 3.3, Lemma 4.3 and Thm 4.4 state, and §2.5's race stages): each
@@ -104,7 +106,7 @@ rule_cases! {
     }
 }
 
-/// Seeded bugs (`crate::mutants`), each breaking one ingredient of the soundness argument.
+/// Seeded bugs ([`SEEDED`] names them), each breaking one ingredient of the soundness argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NaikAikenBug {
     /// `na-shared-counter`: the analysis claims soundness under one shared π (R10,
@@ -126,6 +128,71 @@ pub enum NaikAikenBug {
     /// one side only (Def. 4.2 asks both τ̄2 and τ̄3 to be 1 at w).
     ChainHalfLink,
 }
+
+/// Every Naik-Aiken mutant breaks the soundness claim; the "unlikely" control makes no
+/// prediction.
+const NA_PREDICTED: &[(&str, Prediction)] = &[("naik-aiken-sound", Prediction::BreaksTheorem)];
+
+/// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
+/// (`crate::mutants` lists them).
+pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
+    Seeded {
+        name: "na-shared-counter",
+        oracle: "naik-aiken-sound",
+        description: "the analysis is judged under one shared loop vector π (every thread increments it), not frozen per-thread copies",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §6 R10, A7, §3 ingredient (ii)",
+        bug: NaikAikenBug::SharedCounter,
+    },
+    Seeded {
+        name: "na-loopback-keeps-one",
+        oracle: "naik-aiken-sound",
+        description: "the loopback Γ^{w+} does not demote 1 to ⊤ at w: values from an earlier iteration stay correlated",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.1 (Def. 3.2), R2",
+        bug: NaikAikenBug::LoopbackKeepsOne,
+    },
+    Seeded {
+        name: "na-join-keeps-one",
+        oracle: "naik-aiken-sound",
+        description: "join(1, 0) = 1 instead of ⊤",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.1 (Def. 3.1)",
+        bug: NaikAikenBug::JoinKeepsOne,
+    },
+    Seeded {
+        name: "na-dr-over-k",
+        oracle: "naik-aiken-sound",
+        description: "DR_K is computed over K instead of K⁺ (multi-step reachability is ignored)",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.4 (Fig. 9 eq. 2), R7",
+        bug: NaikAikenBug::DrOverK,
+    },
+    Seeded {
+        name: "na-local-lock-no-prefix",
+        oracle: "naik-aiken-sound",
+        description: "local-lock prunes under any held locks whose DR fact covers the accessed bases' sites, without checking that the lock is a prefix of the path",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.5 local-lock, R9",
+        bug: NaikAikenBug::LocalLockNoPrefix,
+    },
+    Seeded {
+        name: "na-reassigned-lock-held",
+        oracle: "naik-aiken-sound",
+        description: "a sync(x) whose body assigns x still counts as holding x's lock after the assignment (programs outside A5 are generated)",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md A5, §3 ingredient (iii)",
+        bug: NaikAikenBug::ReassignedLockHeld,
+    },
+    Seeded {
+        name: "na-chain-half-link",
+        oracle: "naik-aiken-sound",
+        description: "K⁺ keeps a 1–1 correlation through a middle link that is 1 on one side only (Def. 4.2 needs τ̄2 and τ̄3 both 1)",
+        predicted: NA_PREDICTED,
+        spec: "naik_aiken.md §2.3 (Def. 4.2)",
+        bug: NaikAikenBug::ChainHalfLink,
+    },
+];
 
 /// The analysis (a seeded bug or none).
 #[derive(Clone, Copy, Debug, Default)]

@@ -36,8 +36,8 @@ use observed_sw::c6;
 use races::{c10, c11};
 use regions::c5;
 
-use super::registry::{Budget, Oracle, Sut, SutKind};
 use super::result::{Item, ItemStatus, OracleResult};
+use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 use crate::ldrf::cart::{cart, Mix};

@@ -41,8 +41,8 @@ use std::cell::LazyCell;
 use std::ops::ControlFlow;
 
 use super::filter::{Classes, Decision};
-use super::registry::{Budget, Oracle, Sut};
 use super::result::{Item, ItemStatus, OracleResult};
+use super::{Budget, Oracle, Sut};
 use crate::explore::witness::Names;
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
 use crate::lang::Program;

@@ -1,0 +1,94 @@
+//! An oracle: a published claim, checked against the ground truth ([`Oracle`]), and the
+//! bounds it runs under ([`Budget`]). Each oracle module declares one as a `pub const`; the
+//! [`super::Registry`] lists them.
+//!
+//! An oracle names the *kind* of SUT it needs ([`SutKind`]) and receives one ([`Sut`]); the
+//! SUT crate supplies it, together with the assumptions a seeded bug relaxes
+//! ([`Budget::relax`]).
+
+use super::result::OracleResult;
+use super::sut::{Sut, SutKind};
+use crate::explore::Config;
+use crate::gen::grammar::Grammar;
+use crate::lang::{Dialect, Program, Relax};
+
+/// The bounds an oracle runs under.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    /// Exploration bounds (and the campaign's deadline).
+    pub explore: Config,
+    /// Hypotheses of the theorem not checked, because a seeded bug feeds programs outside
+    /// them on purpose (spec/racerdx.md §6.3(b)).
+    pub relax: Relax,
+}
+
+impl Budget {
+    /// Why an enumeration that showed no counterexample proves nothing: the campaign's
+    /// deadline passed during it, or it stopped at its execution budget after `traces`
+    /// traces. `None` when it covered everything within the bounds.
+    pub fn cut_short(&self, complete: bool, traces: u64) -> Option<String> {
+        if self.explore.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            Some("the campaign's deadline passed during the check".to_string())
+        } else {
+            (!complete).then(|| format!("the enumeration hit its budget after {traces} traces (raise --max-executions)"))
+        }
+    }
+}
+
+/// One oracle: a published claim, checked against the ground truth.
+#[derive(Clone, Copy)]
+pub struct Oracle {
+    /// Its id on the command line and in files (`racerdx-tp`).
+    pub id: &'static str,
+    /// The claim, one line (`every RacerDX report is a true race (Theorem 6.10)`).
+    pub claim: &'static str,
+    /// Where the spec states it.
+    pub spec: &'static str,
+    /// The dialect of the programs it judges.
+    pub dialect: Dialect,
+    /// The kind of SUT it judges.
+    pub sut: SutKind,
+    /// What its items are (`report`, `method`).
+    pub item_kind: &'static str,
+    /// A negative control: a claim the papers show false (escape elision is not address
+    /// precise, Fig. 4.2), kept to show that the fuzzer has teeth. Expected to fail;
+    /// campaigns over all oracles leave it out unless named.
+    pub negative_control: bool,
+    /// Its generator: a program of `dialect` from any bytes (swarm knobs first, then the
+    /// program), honouring the relaxed assumptions. Deterministic in its input.
+    pub generate: fn(&[u8], Relax) -> Program,
+    /// The grammar of `dialect` that `generate` must cover: every production in at least
+    /// 1% of programs at default settings (`crate::gen::grammar`, enforced by `tests/gen.rs`).
+    pub grammar: &'static Grammar,
+    /// Checks one program. A SUT of another kind, or a program outside the dialect, is
+    /// `inconclusive` with a note, never a panic.
+    pub check: fn(&Program, &Sut<'_>, &Budget) -> OracleResult,
+}
+
+impl std::fmt::Debug for Oracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oracle").field("id", &self.id).field("dialect", &self.dialect).field("sut", &self.sut).finish_non_exhaustive()
+    }
+}
+
+impl Oracle {
+    /// Checks `p` with `sut`: the one dispatch.
+    pub fn check(&self, p: &Program, sut: &Sut<'_>, budget: &Budget) -> OracleResult {
+        (self.check)(p, sut, budget)
+    }
+
+    /// Why `p` is outside this oracle's hypotheses, if it is: another dialect, or a program
+    /// the dialect's validator rejects (with the assumptions `relax` lifts). Such a program
+    /// is `inconclusive` with this note, never judged.
+    pub fn unmet(&self, p: &Program, relax: Relax) -> Option<String> {
+        if !self.dialect.contains(p.dialect) {
+            return Some(format!("{} applies to {} programs only", self.id, self.dialect));
+        }
+        crate::lang::validate_relaxed(p, relax).err().map(|e| format!("precondition unmet: {e}"))
+    }
+
+    /// The result for a SUT of the wrong kind (a caller's mistake, reported as data).
+    pub fn wrong_sut(&self, sut: &Sut<'_>) -> OracleResult {
+        OracleResult::inconclusive(self.id, String::new(), self.item_kind, format!("racefuzz internal bug: {} needs a {:?} SUT, got a {:?}", self.id, self.sut, sut.kind()))
+    }
+}
