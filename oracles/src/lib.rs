@@ -6,6 +6,7 @@
 //!
 //! ## Contents
 //! - [`lang`]: the IR, parser (errors with line:col), canonical printer, dialect validators.
+//! - [`clock`]: vector clocks and the happens-before rules (a leaf: the machine uses them).
 //! - [`machine`]: one thread step at a time; events; lazy initial heaps.
 //! - [`instrumented`]: Naik-Aiken's instrumented semantics (stamps, loop vectors, effects)
 //!   for `naikaiken` programs, with its own stateful search.
@@ -29,6 +30,7 @@
 //! - Adding an oracle is one module under [`theorems`] (its `pub const ORACLE`) and one line
 //!   in [`theorems::Registry::builtin`].
 
+pub mod clock;
 pub mod explore;
 pub mod gen;
 pub mod instrumented;
