@@ -324,6 +324,31 @@ mod tests {
         Some((e.pos().line, e.pos().col))
     }
 
+    /// Each kind, from an input that causes it; the message is what `racefuzz` prints after
+    /// `error: `, and the position is where the caret points.
+    #[test]
+    fn each_error_has_its_kind() {
+        use ParseErrorKind::*;
+        let cases = [
+            ("thread { x = 1 ~ }", UnexpectedChar, "unexpected character `~`", 16),
+            ("thread { x = 99999999999999999999 }", IntegerTooLarge, "integer literal too large", 14),
+            ("thread { x = }", Unexpected, "expected an expression, found `}`", 14),
+            ("class C { fields f, f }", Duplicate, "field `f` is declared twice", 23),
+            ("thread { new = 1 }", Keyword, "`new` is a keyword and cannot be assigned", 10),
+            ("thread { x = y.f + 1 }", Form, ANF_MSG, 18),
+            ("thread { x.f[1] = 2 }", Form, "an index must apply to a variable (`x[i]`); load the array into a local first", 13),
+            ("thread { break }", BreakOutsideLoop, "`break` outside a loop", 10),
+            ("thread { x = nondet{3..1} }", OutOfRange, "`nondet{3..1}` is empty", 27),
+            ("thread { check(W: a[0..4:0]) }", OutOfRange, "a stride must be an integer literal ≥ 1 (spec/bigfoot.md A14)", 27),
+        ];
+        for (body, kind, message, col) in cases {
+            let e = parse(&format!("dialect bfj\n{body}\n")).unwrap_err();
+            assert_eq!((e.kind(), e.message(), e.pos(), e.source_line()), (kind, message, Pos { line: 2, col }, body), "{body}");
+        }
+        let e = parse("dialect nope\n").unwrap_err();
+        assert_eq!((e.kind(), e.pos()), (UnknownDialect, Pos { line: 1, col: 9 }));
+    }
+
     /// Runs on the normal test thread: the limit must hold before the stack runs out.
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
