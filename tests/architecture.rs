@@ -41,6 +41,8 @@ fn suts_do_not_reach_the_explorer_or_the_race_logic() {
         for forbidden in [
             "race_oracles::explore",
             "race_oracles::race",
+            "race_oracles::clock",
+            "race_oracles::machine::Clocks",
             "race_oracles::theorems::racerdx_",
             "race_oracles::machine::Machine",
             "race_oracles::machine::State",

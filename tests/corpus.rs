@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use race_oracles::explore::{ground_truth, Config};
+use race_oracles::explore::Config;
 use race_oracles::lang::{parse, validate_relaxed, Dialect};
+use race_oracles::truth::ground_truth;
 use racefuzz::analyses::racerdx::RacerDx;
 use racefuzz::corpus::{expectations, race_files, relax, report_expectations, report_mismatches, CURATED};
 

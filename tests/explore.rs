@@ -4,12 +4,13 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use race_oracles::explore::{ground_truth, Config, Execution, Names, Schedule, Stats};
+use race_oracles::explore::{Config, Execution, Names, Schedule, Stats};
 use race_oracles::gen::{independent_threads, racerdx_program, threads_program, RacerDxKnobs};
 use race_oracles::lang::{parse, print};
 use race_oracles::machine::Machine;
 use race_oracles::race::data_races;
 use race_oracles::theorems::Verdict;
+use race_oracles::truth::ground_truth;
 
 /// Every execution from the initial state, through the configured explorer.
 fn explore<'p>(m: &Machine<'p>, cfg: &Config, mut visit: impl FnMut(&Execution<'_, 'p>)) -> Stats {

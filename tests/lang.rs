@@ -125,8 +125,9 @@ fn each_dialect_assumption_has_a_message() {
 /// rejected with an error or explored (with small budgets) to a result.
 #[test]
 fn no_program_panics() {
-    use race_oracles::explore::{ground_truth, Config};
+    use race_oracles::explore::Config;
     use race_oracles::lang::Dialect;
+    use race_oracles::truth::ground_truth;
     let cfg = Config { max_executions: 200, max_steps: 200, heap_bound: 2, ..Config::default() };
     let validated = std::cell::Cell::new(0);
     crate::runner(512)

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use race_oracles::explore::{ground_truth, Config};
+use race_oracles::explore::Config;
+use race_oracles::truth::ground_truth;
 use race_oracles::lang::{parse, validate};
 
 fuzz_target!(|data: &[u8]| {

@@ -4,20 +4,25 @@
 //! the exhaustive explorer and the race definitions against which racefuzz judges the
 //! analyses it tests (design.md: "the ground truth is boring on purpose").
 //!
-//! ## Contents
+//! ## Contents, bottom to top
+//! A module uses only the modules listed above it (`oracles/tests/layers.rs` checks it).
 //! - [`lang`]: the IR, parser (errors with line:col), canonical printer, dialect validators.
+//! - [`clock`]: vector clocks and the happens-before rules (a leaf: the machine uses them).
 //! - [`machine`]: one thread step at a time; events; lazy initial heaps.
-//! - [`instrumented`]: Naik-Aiken's instrumented semantics (stamps, loop vectors, effects)
-//!   for `naikaiken` programs, with its own stateful search.
-//! - [`explore`]: the [`explore::Explorer`] seam and the naive DFS over every interleaving
-//!   and nondeterministic choice; budgets; replayable schedules; structured witnesses; the
-//!   ground truth of whole programs.
 //! - [`race`]: vector-clock happens-before, data races, check races, first race, and
 //!   RacerDX's Definition 3.6 as a state predicate.
-//! - [`theorems`]: the oracle registry, the SUT seams (static analyses, dynamic detectors,
-//!   check placers), the one result type and the three-valued verdict.
+//! - [`explore`]: the [`explore::Explorer`] seam and the naive DFS over every interleaving
+//!   and nondeterministic choice; budgets; replayable schedules; structured witnesses; the
+//!   summary of a run ([`explore::Run`]).
+//! - [`instrumented`]: Naik-Aiken's instrumented semantics (stamps, loop vectors, effects)
+//!   for `naikaiken` programs, with its own stateful search.
+//! - [`ldrf`]: the L-DRF paper's engines (E-STD, E-LDRF, E-CART) for `ldrf` programs.
+//! - [`truth`]: the ground truth of a whole program, dispatched to its dialect's semantics;
+//!   replay of one execution.
 //! - [`gen`]: program generators (proptest, `arbitrary`, quickcheck, and the registry's
 //!   byte-driven swarm generators) and the shrinker.
+//! - [`theorems`]: the oracle registry, the SUT seams (static analyses, dynamic detectors,
+//!   check placers), the one result type and the three-valued verdict.
 //!
 //! ## API themes
 //! - Typed ids ([`machine::ThreadId`], [`machine::ObjId`], [`machine::EventIdx`]) across module
@@ -29,6 +34,7 @@
 //! - Adding an oracle is one module under [`theorems`] (its `pub const ORACLE`) and one line
 //!   in [`theorems::Registry::builtin`].
 
+pub mod clock;
 pub mod explore;
 pub mod gen;
 pub mod instrumented;
@@ -37,3 +43,4 @@ pub mod ldrf;
 pub mod machine;
 pub mod race;
 pub mod theorems;
+pub mod truth;

@@ -4,12 +4,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use race_oracles::explore::{ground_truth, Config};
+use race_oracles::explore::Config;
 use race_oracles::gen::grammar::{Coverage, FLOOR_PERCENT};
 use race_oracles::gen::naikaiken;
 use race_oracles::gen::shrink::{counts, shrink};
 use race_oracles::lang::{parse, print, walk_block, Block, Dialect, Place, Program, StmtKind};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
+use race_oracles::truth::ground_truth;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use race_oracles::explore::{self, Config, ExplorerKind, Property, Run};
+use race_oracles::explore::{Config, ExplorerKind, Property, Run};
 use race_oracles::lang::{self, Dialect, Program};
 
 mod check_cmd;
@@ -477,7 +477,7 @@ pub fn parse_pair<'a>(prog: &Program, pair: Option<&'a str>) -> Result<Option<(&
 /// # Errors
 /// When the initial state cannot be built (e.g. `init` gets stuck).
 pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) -> Result<Vec<Run>, CliError> {
-    explore::ground_truth(prog, cfg, pair).map_err(|e| CliError::input(format!("error: {e}")))
+    race_oracles::truth::ground_truth(prog, cfg, pair).map_err(|e| CliError::input(format!("error: {e}")))
 }
 
 /// Refuses a program the machine does not run: naikaiken programs run on Naik-Aiken's

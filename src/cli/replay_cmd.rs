@@ -1,9 +1,10 @@
 //! `racefuzz replay FILE --schedule S`: reproduce one execution, through the configured
-//! explorer (`race_oracles::explore::replay`).
+//! explorer (`race_oracles::truth::replay`).
 
 use std::path::Path;
 
-use race_oracles::explore::{replay, ReplayError, Schedule};
+use race_oracles::explore::Schedule;
+use race_oracles::truth::{replay, ReplayError};
 
 use super::{load, parse_pair, print_json, BoundArgs, CliError, Exit};
 

@@ -1,6 +1,6 @@
 //! The explorer seam (conventions §6): what every explorer takes ([`Config`]), what it hands
 //! to its visitor ([`Execution`]) and returns ([`Stats`]), and the [`Explorer`] trait that
-//! the ground truth ([`super::ground_truth`]), `racefuzz replay` and the oracles run
+//! the ground truth (`truth`, above this module), `racefuzz replay` and the oracles run
 //! through. Explorers form a closed set, [`ExplorerKind`]: the naive DFS
 //! ([`super::naive`]), the stateful search ([`super::stateful`]) and optimal DPOR
 //! ([`super::dpor`]), the fast two cross-checked against the naive one by the

@@ -8,8 +8,8 @@
 //! *program*, not the generator's choices, so it cannot be fooled by a generator that
 //! believes it emits a form it does not.
 //!
-//! The rule every generator follows (one [`Grammar`] per registry entry,
-//! [`crate::theorems::Oracle::grammar`]): at its default swarm settings, every production is
+//! The rule every generator follows (one [`Grammar`] per registry entry: each oracle of the
+//! registry, above this module, names its grammar): at its default swarm settings, every production is
 //! used by at least [`FLOOR_PERCENT`]% of generated programs. `racefuzz gen DIALECT --stats`
 //! prints the table, and `tests/gen.rs` fails on any production below the floor.
 

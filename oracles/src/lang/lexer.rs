@@ -1,6 +1,6 @@
 //! Tokens of the `.race` format. Newlines are tokens because they separate statements.
 
-use super::parse::{ParseError, Pos};
+use super::parse::{ParseError, ParseErrorKind, Pos};
 
 /// A token kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,14 +67,14 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
                 while i < bytes.len() && bytes[i].is_ascii_digit() {
                     i += 1;
                 }
-                let v = line[start..i].parse::<i64>().map_err(|_| ParseError::at(src, pos, "integer literal too large"))?;
+                let v = line[start..i].parse::<i64>().map_err(|_| ParseError::at(src, pos, ParseErrorKind::IntegerTooLarge, "integer literal too large"))?;
                 out.push(Token { tok: Tok::Int(v), pos });
             } else if let Some(p) = PUNCTS.iter().find(|p| line[i..].starts_with(**p)) {
                 out.push(Token { tok: Tok::Punct(p), pos });
                 i += p.len();
             } else {
                 let ch = line[i..].chars().next().unwrap_or('?');
-                return Err(ParseError::at(src, pos, &format!("unexpected character `{ch}`")));
+                return Err(ParseError::at(src, pos, ParseErrorKind::UnexpectedChar, &format!("unexpected character `{ch}`")));
             }
         }
         out.push(Token { tok: Tok::Newline, pos: Pos { line: line_no, col: col_of(line, line.len()) } });

@@ -9,5 +9,5 @@ pub mod print;
 
 pub use ast::*;
 pub use dialect::{validate, validate_relaxed, DialectError, Relax};
-pub use parse::{parse, ParseError, Pos};
+pub use parse::{parse, ParseError, ParseErrorKind, Pos};
 pub use print::print;

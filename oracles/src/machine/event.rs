@@ -10,9 +10,9 @@ use std::fmt;
 use super::Value;
 use crate::lang::AccessKind;
 
-/// A thread, numbered in creation order within one execution (0-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-pub struct ThreadId(pub u32);
+/// A thread, numbered in creation order within one execution (0-based). Defined with the
+/// vector clocks it indexes (the `clock` module sits below the machine).
+pub use crate::clock::ThreadId;
 
 /// An object, numbered in allocation order within one execution. Not stable across
 /// executions: compare objects across executions by their display names.
@@ -159,8 +159,29 @@ impl Event {
     }
 }
 
-impl fmt::Display for ThreadId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
+/// The vector clocks of threads and locks as a trace unfolds: the one implementation of the
+/// happens-before rules ([`crate::clock`]), keyed by this machine's locks. Used to stamp
+/// traces (`race::Hb`) and by the machine where the semantics itself needs happens-before
+/// (CapJava's `capFree`).
+pub type Clocks = crate::clock::Clocks<LockId>;
+
+impl Clocks {
+    /// The incoming edges of an event by `t` (acquire, join): they count before the event.
+    pub fn before(&mut self, t: ThreadId, ev: EventKind) {
+        match ev {
+            EventKind::Acquire(l) => self.acquire(t, &l),
+            EventKind::Join(u) => self.join(t, u),
+            _ => {}
+        }
+    }
+
+    /// The outgoing edges of an event by `t` (release, fork): they count after the event,
+    /// and the thread starts a new epoch.
+    pub fn after(&mut self, t: ThreadId, ev: EventKind) {
+        match ev {
+            EventKind::Release(l) => self.release(t, l),
+            EventKind::Fork(u) => self.fork(t, u),
+            _ => {}
+        }
     }
 }

@@ -59,8 +59,8 @@ impl<'p> Machine<'p> {
         let line = s.line;
         match &s.kind {
             StmtKind::Skip => Ok(st.assign(t, None)),
-            // Naik-Aiken's statements run on the instrumented semantics (`crate::instrumented`),
-            // which has the loop vectors and effects this machine lacks.
+            // Naik-Aiken's statements run on the instrumented semantics (a module above this
+            // one), which has the loop vectors and effects this machine lacks.
             StmtKind::Read(_) | StmtKind::Append { .. } | StmtKind::Pick { .. } | StmtKind::Nondet { .. } => {
                 Err(Disabled::Fault("`read`, `x[+] = y`, `x = y[*]` and `nondet` belong to the naikaiken and ldrf dialects, which run on their own semantics".into()))
             }

@@ -24,12 +24,12 @@ use crate::lang::{Line, Stmt};
 
 /// CapJava's `capFree` (spec/escape_capsule.md §7.4): a thread may enter capsule k only if
 /// every earlier exit from k happens-before the enter. Happens-before comes from
-/// `race::Clocks` (the same rules that stamp traces); `exits[k]` is the join of the clocks
+/// [`Clocks`] (the same rules that stamp traces); `exits[k]` is the join of the clocks
 /// of all exits from k, and an enter needs `exits[k] ⊑ C_t` ([REC] in §7.4).
 #[derive(Clone, Debug, Default)]
 pub(super) struct CapFree {
-    pub(super) clocks: crate::race::Clocks,
-    pub(super) exits: std::collections::BTreeMap<ObjId, crate::race::VClock>,
+    pub(super) clocks: Clocks,
+    pub(super) exits: std::collections::BTreeMap<ObjId, crate::clock::VClock>,
 }
 
 impl CapFree {

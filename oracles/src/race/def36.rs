@@ -1,9 +1,9 @@
 //! RacerDX's race definition, Definition 3.6 (spec/racerdx.md §2.5): a state races when two
 //! threads' *next* statements are conflicting accesses to the same address (both enabled in
 //! that state, at least one a write). It is a property of states, not of traces, so the
-//! explorer evaluates it at every branching state through its state-predicate hook
-//! ([`crate::explore::Config::state_predicate`]); this module only says what a racing state
-//! is.
+//! explorer (the module above this one) evaluates it at every branching state through its
+//! state-predicate hook (`Config::state_predicate`); this module only says what a racing
+//! state is.
 //!
 //! Deviations from the paper: none. The initial state counts too (the paper's bodies start
 //! with `skip`, which makes it reachable after one step); `tests/explore.rs`

@@ -14,9 +14,7 @@
 //! the same over `check` events; `typed = false` drops the write condition (BFJ's formal
 //! model, spec/bigfoot.md §1.3).
 
-use std::collections::BTreeMap;
-
-use super::vclock::VClock;
+use crate::clock::VClock;
 use crate::lang::AccessKind;
 use crate::machine::*;
 
@@ -25,72 +23,6 @@ use crate::machine::*;
 pub struct Hb {
     stamps: Vec<VClock>,
     threads: Vec<ThreadId>,
-}
-
-/// The vector clocks of threads and locks as a trace unfolds: the one implementation of the
-/// happens-before rules, used to stamp traces ([`Hb`]) and by the machine where the
-/// semantics itself needs happens-before (CapJava's capFree).
-#[derive(Clone, Debug, Default)]
-pub struct Clocks {
-    threads: BTreeMap<ThreadId, VClock>,
-    locks: BTreeMap<LockId, VClock>,
-}
-
-impl Clocks {
-    /// Thread `t`'s clock (a thread not seen yet starts at `t:1`).
-    pub fn clock(&mut self, t: ThreadId) -> &mut VClock {
-        self.threads.entry(t).or_insert_with(|| {
-            let mut c = VClock::default();
-            c.tick(t);
-            c
-        })
-    }
-
-    /// Whether `v ⊑ C_t`, without creating `C_t` (a thread not seen yet is at `t:1`).
-    pub fn below(&self, v: &VClock, t: ThreadId) -> bool {
-        match self.threads.get(&t) {
-            Some(c) => v.le(c),
-            None => {
-                let mut c = VClock::default();
-                c.tick(t);
-                v.le(&c)
-            }
-        }
-    }
-
-    /// The incoming edges of an event by `t` (acquire, join): they count before the event.
-    pub fn before(&mut self, t: ThreadId, ev: EventKind) {
-        match ev {
-            EventKind::Acquire(l) => {
-                if let Some(lc) = self.locks.get(&l).cloned() {
-                    self.clock(t).join(&lc);
-                }
-            }
-            EventKind::Join(u) => {
-                let child = self.clock(u).clone();
-                self.clock(t).join(&child);
-            }
-            _ => {}
-        }
-    }
-
-    /// The outgoing edges of an event by `t` (release, fork): they count after the event,
-    /// and the thread starts a new epoch.
-    pub fn after(&mut self, t: ThreadId, ev: EventKind) {
-        match ev {
-            EventKind::Release(l) => {
-                let c = self.clock(t).clone();
-                self.locks.insert(l, c);
-                self.clock(t).tick(t);
-            }
-            EventKind::Fork(u) => {
-                let parent = self.clock(t).clone();
-                self.clock(t).tick(t);
-                self.clock(u).join(&parent);
-            }
-            _ => {}
-        }
-    }
 }
 
 impl Hb {

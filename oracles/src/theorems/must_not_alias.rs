@@ -159,12 +159,55 @@ pub trait MustNotAliasAnalysis: Sync {
     /// Types `p` (a `naikaiken` program that passed its validator) and prunes its pairs.
     ///
     /// # Errors
-    /// Why the analysis declines the program, one line.
-    fn analyze(&self, p: &Program, labels: &Labels<'_>) -> Result<Typing, String>;
+    /// [`TypingError`]: why the analysis declines the program (the oracle's verdict is then
+    /// inconclusive).
+    fn analyze(&self, p: &Program, labels: &Labels<'_>) -> Result<Typing, TypingError>;
 
     /// The loop-counter semantics the analysis's soundness argument assumes; the judge runs
     /// the program under it.
     fn counters(&self) -> Counters {
         Counters::PerThread
     }
+}
+
+/// Why a must-not-alias analysis declines a program. Each message is one line; `racefuzz
+/// analyze` prints it after the file name (exit 2).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TypingError {
+    /// The program has no main thread to type.
+    #[error("a naikaiken program has one main thread")]
+    NoMainThread,
+    /// A statement the labels do not number (labels of another program).
+    #[error("line {line}: a statement the labels do not number")]
+    StatementNotNumbered {
+        /// The statement's line.
+        line: u32,
+    },
+    /// A loop the labels do not number (labels of another program).
+    #[error("line {line}: loop @{label} is not numbered")]
+    LoopNotNumbered {
+        /// The loop's line.
+        line: u32,
+        /// The loop's label, without `@`.
+        label: String,
+    },
+    /// A statement outside the language the analysis has rules for (spec §4.1).
+    #[error("line {line}: not a naikaiken statement (spec §4.1): {stmt}")]
+    Unsupported {
+        /// The statement's line.
+        line: u32,
+        /// The statement, printed.
+        stmt: String,
+    },
+    /// A loop whose invariant did not reach a fixpoint within the analysis's pass limit.
+    #[error("line {line}: loop @{label}'s invariant did not stabilize in {passes} passes")]
+    NoFixpoint {
+        /// The loop's line.
+        line: u32,
+        /// The loop's label, without `@`.
+        label: String,
+        /// The pass limit.
+        passes: usize,
+    },
 }

@@ -378,6 +378,7 @@ mod tests {
     use super::*;
     use crate::lang::labels::PointId;
     use crate::lang::parse;
+    use crate::theorems::must_not_alias::TypingError;
     use crate::theorems::must_not_alias::{MustNotAliasAnalysis, Pruned};
     use crate::theorems::Verdict;
 
@@ -388,7 +389,7 @@ mod tests {
         fn name(&self) -> String {
             "fixed".into()
         }
-        fn analyze(&self, _: &Program, _: &Labels<'_>) -> Result<Typing, String> {
+        fn analyze(&self, _: &Program, _: &Labels<'_>) -> Result<Typing, TypingError> {
             Ok(self.0.clone())
         }
     }

@@ -28,6 +28,7 @@ pub mod types;
 use race_oracles::lang::labels::Labels;
 use race_oracles::lang::Program;
 use race_oracles::rule_cases;
+use race_oracles::theorems::must_not_alias::TypingError;
 use race_oracles::theorems::must_not_alias::{Counters, MustNotAliasAnalysis, Typing};
 
 use self::points_to::PointsTo;
@@ -206,8 +207,8 @@ impl MustNotAliasAnalysis for NaikAiken {
         "Naik-Aiken".into()
     }
 
-    fn analyze(&self, p: &Program, labels: &Labels<'_>) -> Result<Typing, String> {
-        let main = p.threads.first().ok_or("a naikaiken program has one main thread")?;
+    fn analyze(&self, p: &Program, labels: &Labels<'_>) -> Result<Typing, TypingError> {
+        let main = p.threads.first().ok_or(TypingError::NoMainThread)?;
         let mut typer = Typer::new(labels, Lattice { bug: self.bug });
         typer.block(main, &[], Default::default())?;
         let closure = closure::closure(&typer.effects, self.bug == Some(NaikAikenBug::ChainHalfLink));

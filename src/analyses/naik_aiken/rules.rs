@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 
 use race_oracles::lang::labels::Labels;
 use race_oracles::lang::{Block, Cond, Expr, ForkTarget, Place, Stmt, StmtKind};
-use race_oracles::theorems::must_not_alias::{AbsEffect, AbsEnv};
+use race_oracles::theorems::must_not_alias::{AbsEffect, AbsEnv, TypingError};
 use race_oracles::theorems::rules::fire;
 
 use super::types::{fresh, top, Lattice};
@@ -52,17 +52,17 @@ impl<'l, 'p> Typer<'l, 'p> {
     ///
     /// # Errors
     /// A statement outside the dialect, or a loop whose iteration does not stabilize.
-    pub fn block(&mut self, b: &Block, w_set: &[usize], g: AbsEnv) -> Result<AbsEnv, String> {
+    pub fn block(&mut self, b: &Block, w_set: &[usize], g: AbsEnv) -> Result<AbsEnv, TypingError> {
         b.iter().try_fold(g, |g, s| self.stmt(s, w_set, g))
     }
 
-    fn record(&mut self, s: &Stmt, g: &AbsEnv) -> Result<(), String> {
-        let p = self.labels.point_of(s).ok_or_else(|| format!("line {}: a statement the labels do not number", s.line.0))?;
+    fn record(&mut self, s: &Stmt, g: &AbsEnv) -> Result<(), TypingError> {
+        let p = self.labels.point_of(s).ok_or(TypingError::StatementNotNumbered { line: s.line.0 })?;
         self.envs[p.0 as usize] = Some(g.clone());
         Ok(())
     }
 
-    fn stmt(&mut self, s: &Stmt, w_set: &[usize], mut g: AbsEnv) -> Result<AbsEnv, String> {
+    fn stmt(&mut self, s: &Stmt, w_set: &[usize], mut g: AbsEnv) -> Result<AbsEnv, TypingError> {
         if !matches!(s.kind, StmtKind::While { .. }) {
             self.record(s, &g)?;
         }
@@ -90,7 +90,7 @@ impl<'l, 'p> Typer<'l, 'p> {
                 g = self.block(body, w_set, g)?;
             }
             StmtKind::Fork { dst: None, target: ForkTarget::Block { this, body } } => self.fork(this.as_deref(), body, w_set, &g)?,
-            _ => return Err(format!("line {}: not a naikaiken statement (spec §4.1): {}", s.line.0, race_oracles::lang::print::stmt_to_string(s))),
+            _ => return Err(TypingError::Unsupported { line: s.line.0, stmt: race_oracles::lang::print::stmt_to_string(s) }),
         }
         Ok(g)
     }
@@ -107,7 +107,7 @@ impl<'l, 'p> Typer<'l, 'p> {
     }
 
     /// Rule (17): both branches from Γ, then Γ1 ⊔ Γ2 (K1 ∪ K2 accumulates in `effects`).
-    fn rule_17_if(&mut self, then_b: &Block, else_b: &Block, w_set: &[usize], g: &AbsEnv) -> Result<AbsEnv, String> {
+    fn rule_17_if(&mut self, then_b: &Block, else_b: &Block, w_set: &[usize], g: &AbsEnv) -> Result<AbsEnv, TypingError> {
         let a = self.block(then_b, w_set, g.clone())?;
         let b = self.block(else_b, w_set, g.clone())?;
         fire(NaikAikenRule::IfJoin);
@@ -116,8 +116,8 @@ impl<'l, 'p> Typer<'l, 'p> {
 
     /// Rule (18) with Sub (A1 \[C\]): Kleene iteration from Γ_entry to the loop invariant I;
     /// the body runs under W ∪ {w} from I^{w+}; Γ after the loop is I.
-    fn rule_18_while(&mut self, s: &Stmt, w: &str, body: &Block, w_set: &[usize], entry: AbsEnv) -> Result<AbsEnv, String> {
-        let wi = self.labels.loop_index(w).ok_or_else(|| format!("line {}: loop @{w} is not numbered", s.line.0))?;
+    fn rule_18_while(&mut self, s: &Stmt, w: &str, body: &Block, w_set: &[usize], entry: AbsEnv) -> Result<AbsEnv, TypingError> {
+        let wi = self.labels.loop_index(w).ok_or_else(|| TypingError::LoopNotNumbered { line: s.line.0, label: w.to_string() })?;
         let mut inner = w_set.to_vec();
         inner.push(wi);
         let mut inv = entry;
@@ -133,13 +133,13 @@ impl<'l, 'p> Typer<'l, 'p> {
             }
             inv = next;
         }
-        Err(format!("line {}: loop @{w}'s invariant did not stabilize in {MAX_PASSES} passes", s.line.0))
+        Err(TypingError::NoFixpoint { line: s.line.0, label: w.to_string(), passes: MAX_PASSES })
     }
 
     /// `fork { s }` / `fork(x) { s }` (§4.1 \[C\]): the child body is typed under the fork's
     /// W from Γ at the fork (its counters are frozen copies), with `self ↦ Γ(x)`; its K is
     /// added and Γ after the fork is unchanged.
-    fn fork(&mut self, this: Option<&str>, body: &Block, w_set: &[usize], g: &AbsEnv) -> Result<(), String> {
+    fn fork(&mut self, this: Option<&str>, body: &Block, w_set: &[usize], g: &AbsEnv) -> Result<(), TypingError> {
         let mut child = g.clone();
         if let Some(x) = this {
             fire(NaikAikenRule::ForkSelf);

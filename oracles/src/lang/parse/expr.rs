@@ -107,7 +107,7 @@ impl Parser<'_> {
             Tok::Ident(_) => {
                 let v = self.name("a variable")?;
                 if self.is_punct(".") || self.is_punct("[") {
-                    return self.err(ANF_MSG);
+                    return self.err(ParseErrorKind::Form, ANF_MSG);
                 }
                 Expr::Var(v)
             }

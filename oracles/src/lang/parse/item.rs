@@ -17,7 +17,7 @@ impl Parser<'_> {
                 }
                 None => {
                     let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
-                    return self.err(&format!("unknown dialect `{s}` (known: {})", known.join(", ")));
+                    return self.err(ParseErrorKind::UnknownDialect, &format!("unknown dialect `{s}` (known: {})", known.join(", ")));
                 }
             },
             _ => return self.expected("a dialect name"),
@@ -31,14 +31,14 @@ impl Parser<'_> {
             } else if self.is_kw("class") || self.is_kw("capsule") {
                 let c = self.class()?;
                 if prog.classes.iter().any(|d| d.name == c.name) {
-                    return Err(ParseError::at(self.src, Pos { line: c.line.0, col: 1 }, &format!("class `{}` is declared twice", c.name)));
+                    return Err(ParseError::at(self.src, Pos { line: c.line.0, col: 1 }, ParseErrorKind::Duplicate, &format!("class `{}` is declared twice", c.name)));
                 }
                 prog.classes.push(c);
             } else if self.is_kw("method") {
                 prog.methods.push(self.method()?);
             } else if self.eat_kw("init") {
                 if prog.init.is_some() {
-                    return Err(ParseError::at(self.src, Pos { line: line.0, col: 1 }, "a program has at most one `init` block"));
+                    return Err(ParseError::at(self.src, Pos { line: line.0, col: 1 }, ParseErrorKind::Duplicate, "a program has at most one `init` block"));
                 }
                 prog.init = Some(self.block()?);
             } else if self.eat_kw("thread") {
@@ -54,7 +54,7 @@ impl Parser<'_> {
             for (i, m) in methods.iter().enumerate() {
                 if methods[..i].iter().any(|n| n.name == m.name) {
                     let pos = Pos { line: m.line.0, col: 1 };
-                    return Err(ParseError::at(self.src, pos, &format!("method `{}` is declared twice in the same scope", m.name)));
+                    return Err(ParseError::at(self.src, pos, ParseErrorKind::Duplicate, &format!("method `{}` is declared twice in the same scope", m.name)));
                 }
             }
         }
@@ -93,7 +93,7 @@ impl Parser<'_> {
                 loop {
                     let f = self.name("a field name")?;
                     if class.fields.contains(&f) {
-                        return self.err(&format!("field `{f}` is declared twice"));
+                        return self.err(ParseErrorKind::Duplicate, &format!("field `{f}` is declared twice"));
                     }
                     class.fields.push(f);
                     if !self.eat_punct(",") {
@@ -118,7 +118,7 @@ impl Parser<'_> {
             loop {
                 let p = self.name("a parameter name")?;
                 if params.contains(&p) {
-                    return self.err(&format!("parameter `{p}` is declared twice"));
+                    return self.err(ParseErrorKind::Duplicate, &format!("parameter `{p}` is declared twice"));
                 }
                 params.push(p);
                 if self.eat_punct(")") {

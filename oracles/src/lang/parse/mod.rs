@@ -33,21 +33,70 @@ pub struct Pos {
     pub col: u32,
 }
 
-/// A syntax error: a message, where, and the offending source line for the caret.
+/// What kind of syntax error a [`ParseError`] is. The message says the details (what was
+/// expected, which name); the kind is what a program matches on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// A character that starts no token.
+    UnexpectedChar,
+    /// An integer literal that does not fit in 64 bits.
+    IntegerTooLarge,
+    /// A token the grammar does not allow here (the message says what it expected).
+    Unexpected,
+    /// A `dialect` line naming no known dialect.
+    UnknownDialect,
+    /// A name declared twice in one scope (class, method, field, parameter), or a second
+    /// `init` block.
+    Duplicate,
+    /// A keyword where a name is needed.
+    Keyword,
+    /// A form the language does not have: a heap access inside an expression (a statement
+    /// makes at most one access), an index on a field path, `read` of an element.
+    Form,
+    /// `break` outside a loop.
+    BreakOutsideLoop,
+    /// A literal out of its range: a stride below 1, an empty `nondet` range.
+    OutOfRange,
+    /// Nesting deeper than [`MAX_NESTING`].
+    TooDeep,
+}
+
+/// A syntax error: its kind, its message, where (the span: line and column of the first
+/// character it is about), and the offending source line for the caret.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ParseError {
-    /// What went wrong.
-    pub message: String,
-    /// Where.
-    pub pos: Pos,
-    /// The source line at `pos`.
-    pub source_line: String,
+    kind: ParseErrorKind,
+    message: String,
+    pos: Pos,
+    source_line: String,
 }
 
 impl ParseError {
-    pub(crate) fn at(src: &str, pos: Pos, message: &str) -> ParseError {
+    pub(crate) fn at(src: &str, pos: Pos, kind: ParseErrorKind, message: &str) -> ParseError {
         let source_line = src.lines().nth(pos.line.saturating_sub(1) as usize).unwrap_or("").to_string();
-        ParseError { message: message.to_string(), pos, source_line }
+        ParseError { kind, message: message.to_string(), pos, source_line }
+    }
+
+    /// What kind of error it is.
+    pub fn kind(&self) -> ParseErrorKind {
+        self.kind
+    }
+
+    /// What went wrong, without the position (the first line of [`ParseError::render`]
+    /// after `error: `).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Where: the line and column (1-based) the caret points at.
+    pub fn pos(&self) -> Pos {
+        self.pos
+    }
+
+    /// The source line at [`ParseError::pos`].
+    pub fn source_line(&self) -> &str {
+        &self.source_line
     }
 
     /// Renders the error with a file name, rustc-style. A long source line is cut to a
@@ -158,7 +207,12 @@ impl Parser<'_> {
     /// An error at `pos` if `level` is past [`MAX_NESTING`].
     pub(super) fn check_nesting(&self, level: u32, pos: Pos) -> PResult<()> {
         if level > MAX_NESTING {
-            return Err(ParseError::at(self.src, pos, &format!("nested deeper than {MAX_NESTING} levels (blocks, parentheses, `!` or `-`); racefuzz programs are small")));
+            return Err(ParseError::at(
+                self.src,
+                pos,
+                ParseErrorKind::TooDeep,
+                &format!("nested deeper than {MAX_NESTING} levels (blocks, parentheses, `!` or `-`); racefuzz programs are small"),
+            ));
         }
         Ok(())
     }
@@ -185,12 +239,12 @@ impl Parser<'_> {
         t
     }
 
-    pub(super) fn err<T>(&self, msg: &str) -> PResult<T> {
-        Err(ParseError::at(self.src, self.pos(), msg))
+    pub(super) fn err<T>(&self, kind: ParseErrorKind, msg: &str) -> PResult<T> {
+        Err(ParseError::at(self.src, self.pos(), kind, msg))
     }
 
     pub(super) fn expected<T>(&self, what: &str) -> PResult<T> {
-        self.err(&format!("expected {what}, found {}", self.peek().describe()))
+        self.err(ParseErrorKind::Unexpected, &format!("expected {what}, found {}", self.peek().describe()))
     }
 
     pub(super) fn is_punct(&self, p: &str) -> bool {
@@ -237,7 +291,7 @@ impl Parser<'_> {
                 self.bump();
                 Ok(s)
             }
-            Tok::Ident(s) => self.err(&format!("`{s}` is a keyword and cannot be used as {what}")),
+            Tok::Ident(s) => self.err(ParseErrorKind::Keyword, &format!("`{s}` is a keyword and cannot be used as {what}")),
             _ => self.expected(what),
         }
     }
@@ -265,8 +319,34 @@ mod tests {
 
     fn nesting_error(src: &str) -> Option<(u32, u32)> {
         let e = parse(src).err()?;
-        assert_eq!(e.message, "nested deeper than 256 levels (blocks, parentheses, `!` or `-`); racefuzz programs are small");
-        Some((e.pos.line, e.pos.col))
+        assert_eq!(e.kind(), ParseErrorKind::TooDeep);
+        assert_eq!(e.message(), "nested deeper than 256 levels (blocks, parentheses, `!` or `-`); racefuzz programs are small");
+        Some((e.pos().line, e.pos().col))
+    }
+
+    /// Each kind, from an input that causes it; the message is what `racefuzz` prints after
+    /// `error: `, and the position is where the caret points.
+    #[test]
+    fn each_error_has_its_kind() {
+        use ParseErrorKind::*;
+        let cases = [
+            ("thread { x = 1 ~ }", UnexpectedChar, "unexpected character `~`", 16),
+            ("thread { x = 99999999999999999999 }", IntegerTooLarge, "integer literal too large", 14),
+            ("thread { x = }", Unexpected, "expected an expression, found `}`", 14),
+            ("class C { fields f, f }", Duplicate, "field `f` is declared twice", 23),
+            ("thread { new = 1 }", Keyword, "`new` is a keyword and cannot be assigned", 10),
+            ("thread { x = y.f + 1 }", Form, ANF_MSG, 18),
+            ("thread { x.f[1] = 2 }", Form, "an index must apply to a variable (`x[i]`); load the array into a local first", 13),
+            ("thread { break }", BreakOutsideLoop, "`break` outside a loop", 10),
+            ("thread { x = nondet{3..1} }", OutOfRange, "`nondet{3..1}` is empty", 27),
+            ("thread { check(W: a[0..4:0]) }", OutOfRange, "a stride must be an integer literal ≥ 1 (spec/bigfoot.md A14)", 27),
+        ];
+        for (body, kind, message, col) in cases {
+            let e = parse(&format!("dialect bfj\n{body}\n")).unwrap_err();
+            assert_eq!((e.kind(), e.message(), e.pos(), e.source_line()), (kind, message, Pos { line: 2, col }, body), "{body}");
+        }
+        let e = parse("dialect nope\n").unwrap_err();
+        assert_eq!((e.kind(), e.pos()), (UnknownDialect, Pos { line: 1, col: 9 }));
     }
 
     /// Runs on the normal test thread: the limit must hold before the stack runs out.

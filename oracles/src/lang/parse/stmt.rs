@@ -48,7 +48,7 @@ impl Parser<'_> {
             return self.simple();
         };
         if matches!(self.peek_at(1), Tok::Punct("=") | Tok::Punct("<-")) {
-            return self.err(&format!("`{kw}` is a keyword and cannot be assigned"));
+            return self.err(ParseErrorKind::Keyword, &format!("`{kw}` is a keyword and cannot be assigned"));
         }
         match kw {
             "if" => self.if_stmt(),
@@ -90,7 +90,7 @@ impl Parser<'_> {
             }
             "break" => {
                 if self.loop_depth == 0 {
-                    return self.err("`break` outside a loop");
+                    return self.err(ParseErrorKind::BreakOutsideLoop, "`break` outside a loop");
                 }
                 self.bump();
                 Ok(StmtKind::Break)
@@ -116,7 +116,7 @@ impl Parser<'_> {
                 self.bump();
                 match self.place()? {
                     p @ Place::Field { .. } => Ok(StmtKind::Read(p)),
-                    Place::Index { .. } => self.err("`read` takes a field path (`read x.f.g`)"),
+                    Place::Index { .. } => self.err(ParseErrorKind::Form, "`read` takes a field path (`read x.f.g`)"),
                 }
             }
             // Other keywords cannot start a statement; `simple` says so.
@@ -254,7 +254,7 @@ impl Parser<'_> {
                 kind = match k.as_str() {
                     "R" => Some(AccessKind::Read),
                     "W" => Some(AccessKind::Write),
-                    _ => return self.err(&format!("check kind must be `R` or `W`, found `{k}`")),
+                    _ => return self.err(ParseErrorKind::Unexpected, &format!("check kind must be `R` or `W`, found `{k}`")),
                 };
                 self.bump();
                 self.bump();
@@ -287,7 +287,7 @@ impl Parser<'_> {
                 let stride = if self.eat_punct(":") {
                     match self.bump() {
                         Tok::Int(k) if k >= 1 => Some(k),
-                        _ => return self.err("a stride must be an integer literal ≥ 1 (spec/bigfoot.md A14)"),
+                        _ => return self.err(ParseErrorKind::OutOfRange, "a stride must be an integer literal ≥ 1 (spec/bigfoot.md A14)"),
                     }
                 } else {
                     None
@@ -365,7 +365,7 @@ impl Parser<'_> {
             let hi = self.int_literal()?;
             self.expect_punct("}")?;
             if lo > hi {
-                return self.err(&format!("`nondet{{{lo}..{hi}}}` is empty"));
+                return self.err(ParseErrorKind::OutOfRange, &format!("`nondet{{{lo}..{hi}}}` is empty"));
             }
             return Ok(StmtKind::Nondet { dst, lo, hi });
         }
@@ -407,7 +407,7 @@ impl Parser<'_> {
                 Tok::Punct(".") | Tok::Punct("[") => {
                     let src = self.place()?;
                     if self.binop().is_some() {
-                        return self.err(ANF_MSG);
+                        return self.err(ParseErrorKind::Form, ANF_MSG);
                     }
                     return Ok(StmtKind::Load { dst, src });
                 }
@@ -422,7 +422,7 @@ impl Parser<'_> {
         let neg = self.eat_punct("-");
         match self.bump() {
             Tok::Int(k) => Ok(if neg { -k } else { k }),
-            _ => self.err("an integer literal"),
+            _ => self.err(ParseErrorKind::Unexpected, "an integer literal"),
         }
     }
 
@@ -441,7 +441,7 @@ impl Parser<'_> {
             return self.expected("`.field` or `[index]`");
         }
         if self.is_punct("[") {
-            return self.err("an index must apply to a variable (`x[i]`); load the array into a local first");
+            return self.err(ParseErrorKind::Form, "an index must apply to a variable (`x[i]`); load the array into a local first");
         }
         Ok(Place::Field { base, fields })
     }

@@ -1,6 +1,6 @@
 //! Vector clocks (spec/bigfoot.md §1.6, the DJIT+ algorithm), plain and always checked.
 
-use crate::machine::ThreadId;
+use super::ThreadId;
 
 /// A vector clock: one counter per thread; missing entries are 0.
 ///

@@ -1,6 +1,11 @@
 //! The ground truth of a whole program: explore it and summarize what a person (or a
 //! `--json` consumer) wants to know: how executions ended, whether any races, on which
-//! addresses, and one witness.
+//! addresses, and one witness ([`Run`]); and the replay of one execution.
+//!
+//! This module sits above every engine: it dispatches a program to the semantics of its
+//! dialect (the machine through an [`crate::explore::Explorer`], Naik-Aiken's instrumented
+//! semantics, L-DRF's standard semantics), so that no engine knows another, and the explorer
+//! knows no oracle.
 //!
 //! A program with `thread` blocks is one *run*. A racerdx program is a set of methods, and
 //! each unordered pair of methods (self-pairs included) is a run of two threads
@@ -17,38 +22,12 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::classes::class_key;
-use super::explorer::{Config, Execution, Outcome, Property, Stats};
-use super::witness::{def36_rows, rows, Names, RaceDefinition, Witness};
+use crate::explore::classes::class_key;
+use crate::explore::witness::{def36_rows, rows};
+use crate::explore::{Config, Execution, ExploreError, Names, Outcome, Property, RaceDefinition, Run, Schedule, StatePredicate, Witness};
 use crate::lang::{Dialect, Program};
 use crate::machine::*;
 use crate::race::{data_races, def36, first_race};
-
-/// The ground truth of one run (one set of threads from one family of initial states).
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Run {
-    /// `threads`, or `m1 ∥ m2` for a racerdx pair.
-    pub setup: String,
-    /// Thread names with what they run, in column order.
-    pub threads: Vec<String>,
-    /// Execution counts and completeness.
-    pub executions: Stats,
-    /// Whether some execution races (Def. 3.6 for racerdx, happens-before otherwise).
-    pub racy: bool,
-    /// Every address some execution races on, sorted.
-    pub racy_addresses: Vec<String>,
-    /// The happens-before racy addresses (equal to `racy_addresses` outside racerdx). Only
-    /// races found on visited prefixes when the explorer does not preserve traces
-    /// (`classes` is then `None`).
-    pub hb_racy_addresses: Vec<String>,
-    /// Mazurkiewicz classes among the executions ([`super::classes`]); `None` when the
-    /// explorer does not preserve traces.
-    pub classes: Option<u64>,
-    /// Distinct stuck/deadlock descriptions, sorted.
-    pub problems: Vec<String>,
-    /// One racing execution, the first in exploration order.
-    pub witness: Option<Witness>,
-}
 
 /// Explores `program` (every method pair, or just `pair`, for racerdx; naikaiken programs on
 /// the instrumented semantics, [`crate::instrumented::ground_truth`]; ldrf programs on E-STD,
@@ -103,7 +82,7 @@ pub struct Replayed {
 /// # Errors
 /// [`ReplayError`]: the initial state cannot be built, the program is racerdx and `pair` is
 /// missing, or the schedule does not fit.
-pub fn replay(program: &Program, cfg: &Config, pair: Option<(&str, &str)>, schedule: &super::Schedule) -> Result<Replayed, ReplayError> {
+pub fn replay(program: &Program, cfg: &Config, pair: Option<(&str, &str)>, schedule: &Schedule) -> Result<Replayed, ReplayError> {
     let m = Machine::new(program, cfg.loop_bound);
     let racerdx = program.dialect == Dialect::RacerDx;
     let (init, columns) = if racerdx {
@@ -112,7 +91,7 @@ pub fn replay(program: &Program, cfg: &Config, pair: Option<(&str, &str)>, sched
     } else {
         (m.initial_state()?, (1..=program.threads.len()).map(|i| format!("T{i}")).collect())
     };
-    let cfg = Config { state_predicate: racerdx.then_some(def36::enabled_pairs as super::StatePredicate), ..*cfg };
+    let cfg = Config { state_predicate: racerdx.then_some(def36::enabled_pairs as StatePredicate), ..*cfg };
     let mut out = None;
     cfg.explorer.get().replay(&m, init, &cfg, schedule, true, &mut |ex| {
         let races = data_races(ex.trace);
@@ -125,7 +104,7 @@ pub fn replay(program: &Program, cfg: &Config, pair: Option<(&str, &str)>, sched
             hb_racy_addresses: sorted(races.iter().map(|r| ex.state.addr_name(&m, r.addr)).collect()),
             def36_racy_addresses: racerdx.then(|| sorted(ex.state_races.iter().map(|d| ex.state.addr_name(&m, d.pair.0[0].addr)).collect())),
             witness: Witness {
-                schedule: super::Schedule(ex.schedule.to_vec()),
+                schedule: Schedule(ex.schedule.to_vec()),
                 threads,
                 initial_heap: ex.state.initial_facts.clone(),
                 events: rows(ex.trace, &racing),
@@ -149,7 +128,7 @@ pub enum ReplayError {
     NeedsPair,
     /// The schedule does not fit.
     #[error(transparent)]
-    Schedule(#[from] super::ExploreError),
+    Schedule(#[from] ExploreError),
     /// The explorer returned without visiting the execution.
     #[error("racefuzz internal bug: the explorer's replay visited no execution")]
     Internal,
@@ -212,7 +191,7 @@ fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race:
     let first = f.partners[0].0 as usize;
     let second = f.second.0 as usize;
     Some(Witness {
-        schedule: super::Schedule(ex.schedule.to_vec()),
+        schedule: Schedule(ex.schedule.to_vec()),
         threads: thread_names(ex),
         initial_heap: ex.state.initial_facts.clone(),
         events: rows(ex.trace, &[first, second]),
@@ -225,7 +204,7 @@ fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race:
 fn def36_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>) -> Option<Witness> {
     let d = ex.state_races.first()?;
     Some(Witness {
-        schedule: super::Schedule(ex.schedule[..d.choices].to_vec()),
+        schedule: Schedule(ex.schedule[..d.choices].to_vec()),
         threads: thread_names(ex),
         initial_heap: ex.state.initial_facts[..d.facts].to_vec(),
         events: def36_rows(&ex.trace[..d.at], &d.pair),
