@@ -30,10 +30,12 @@
 //!   in [`theorems::Registry::builtin`].
 
 pub mod explore;
+pub mod fingerprint;
 pub mod gen;
 pub mod instrumented;
 pub mod lang;
 pub mod ldrf;
 pub mod machine;
 pub mod race;
+pub mod reach;
 pub mod theorems;

@@ -21,7 +21,7 @@ pub mod step;
 
 pub use code::Code;
 pub use search::{replay, search, Coverage, Step};
-pub use state::{Next, ObjId, State, Val};
+pub use state::{Counters, Next, ObjId, State, Val};
 pub use step::Access;
 
 use std::collections::BTreeSet;
@@ -29,7 +29,6 @@ use std::collections::BTreeSet;
 use crate::explore::Config;
 use crate::lang::labels::{AccessLabel, Labels};
 use crate::lang::Program;
-use crate::theorems::must_not_alias::Counters;
 
 /// The ground truth of a `naikaiken` program as the corpus and `gen --stats` read it: one
 /// run over every reachable state (per-thread counters), racy if some state has a concrete
@@ -92,7 +91,6 @@ mod tests {
     use crate::explore::Config;
     use crate::lang::labels::Labels;
     use crate::lang::parse;
-    use crate::theorems::must_not_alias::Counters;
 
     /// Every race label pair (as lines) and every final state's objects' names, over the
     /// whole search.

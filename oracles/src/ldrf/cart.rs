@@ -284,7 +284,7 @@ mod tests {
     use super::*;
     use crate::explore::Config;
     use crate::ldrf::local::Ldrf;
-    use crate::theorems::ldrf_agree::MODULUS;
+    use crate::ldrf::MODULUS;
 
     fn cfg_of(src: &str) -> Cfg {
         let p = crate::lang::parse(src).unwrap();
