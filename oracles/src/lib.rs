@@ -7,8 +7,13 @@
 //! ## Contents
 //! - [`lang`]: the IR, parser (errors with line:col), canonical printer, dialect validators.
 //! - [`machine`]: one thread step at a time; events; lazy initial heaps.
+//! - [`fingerprint`]: the 128-bit key of a state in a visited set.
+//! - [`reach`]: the one explicit-state search of the models that do not run on the machine
+//!   (visited set, parent pointers, budgets, deadline).
 //! - [`instrumented`]: Naik-Aiken's instrumented semantics (stamps, loop vectors, effects)
-//!   for `naikaiken` programs, with its own stateful search.
+//!   for `naikaiken` programs, searched by [`reach`].
+//! - [`ldrf`]: the L-DRF paper's engines (E-STD, E-LDRF, E-RDRF, E-CART, the
+//!   happens-before checks) for `ldrf` programs, searched by [`reach`].
 //! - [`explore`]: the [`explore::Explorer`] seam and the naive DFS over every interleaving
 //!   and nondeterministic choice; budgets; replayable schedules; structured witnesses; the
 //!   ground truth of whole programs.

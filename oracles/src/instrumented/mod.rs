@@ -144,6 +144,19 @@ mod tests {
         assert!(objs.iter().any(|o| o.contains('#')), "two children allocate one stamp: {objs:?}");
     }
 
+    /// The search honours `Config::deadline`: one already passed cuts it after the first
+    /// state, and the ground truth is incomplete.
+    #[test]
+    fn a_passed_deadline_cuts_the_search() {
+        let p = parse("dialect naikaiken\nthread {\nx = new @h\nfork { x.g = 2 }\nread x.g\n}\n").unwrap();
+        let past = Config { deadline: std::time::Instant::now().checked_sub(std::time::Duration::from_secs(1)), ..Config::default() };
+        assert!(past.deadline.is_some());
+        let (_, cov) = races(&p, Counters::PerThread, &past);
+        assert_eq!((cov.states, cov.cut.as_deref()), (1, Some("the campaign's deadline passed during the check")));
+        let run = ground_truth(&p, &past);
+        assert!(!run.executions.complete && !run.problems.is_empty());
+    }
+
     #[test]
     fn stuck_threads_and_reentrant_locks() {
         let (races, _, cov) = run("x = new @h\nsync(x) { sync(x) { x.g = 1 } }\nfork { sync(x) { x.g = 2 } }\nread n.f", Counters::PerThread);

@@ -26,9 +26,9 @@ use crate::reach;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Step {
     /// The thread's position in [`State::threads`].
-    pub thread: u16,
+    pub thread: u32,
     /// The choice ([`State::successors`]).
-    pub choice: u8,
+    pub choice: u32,
 }
 
 /// What a search covered.
@@ -74,8 +74,9 @@ impl reach::Model for Instrumented<'_, '_, '_> {
 
     fn successors(&mut self, s: &State, emit: &mut dyn FnMut(Step, State) -> ControlFlow<()>) -> ControlFlow<()> {
         for t in scheduled(self.code, s, self.cfg.eager_local) {
-            // OK since `Code::of` rejects programs that could fork more threads than a u16 names.
-            let thread = u16::try_from(t).unwrap_or(u16::MAX);
+            // OK since each thread but the first was forked by one step of the path, and a
+            // path stops at `max_steps` (a u32).
+            let thread = u32::try_from(t).unwrap_or(u32::MAX);
             for (choice, n) in s.successors(self.code, t, self.cfg.loop_bound) {
                 emit(Step { thread, choice }, n)?;
             }
@@ -101,7 +102,7 @@ pub fn replay(code: &Code, counters: Counters, loop_bound: u32, path: &[Step]) -
     let mut s = State::initial(code, counters);
     let mut lines = vec![];
     for step in path {
-        let t = usize::from(step.thread);
+        let t = step.thread as usize;
         let line = describe(code, &s, t, step.choice);
         let next = s.successors(code, t, loop_bound).into_iter().find(|(c, _)| *c == step.choice)?.1;
         lines.push(line);
@@ -111,7 +112,7 @@ pub fn replay(code: &Code, counters: Counters, loop_bound: u32, path: &[Step]) -
 }
 
 /// One step, before it is taken.
-fn describe(code: &Code, s: &State, t: usize, choice: u8) -> String {
+fn describe(code: &Code, s: &State, t: usize, choice: u32) -> String {
     let who = &s.threads[t].name;
     let p = match s.next(code, t) {
         Next::At(p) => p,

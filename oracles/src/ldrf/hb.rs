@@ -61,9 +61,9 @@ impl Hash for Run {
     }
 }
 
-/// A thread's id in a vector clock. OK to convert unchecked since [`Cfg::of`] admits at
-/// most [`super::cfg::MAX_THREADS`] threads.
+/// A thread's id in a vector clock.
 fn thread(t: usize) -> ThreadId {
+    // OK since the ldrf dialect admits at most 64 threads (its size rule).
     ThreadId(u32::try_from(t).unwrap_or(u32::MAX))
 }
 
@@ -157,7 +157,8 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState) -> Run {
 }
 
 /// The latest execution of one accessing instruction: the threads it happens before (bit t)
-/// and the locks whose last release it happens before (bit m).
+/// and the locks whose last release it happens before (bit m). 64 bits suffice: the ldrf
+/// dialect admits at most 64 threads and 64 locks (its size rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Latest {
     threads: u64,

@@ -142,6 +142,7 @@ impl<'c> Ldrf<'c> {
         let cfg = self.cfg;
         let edge = &cfg.edges[e];
         let local = |x: Ix| s.theta[t][usize::from(x)].0;
+        // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
         let mut next = s.clone();
         next.pc[t] = edge.dst;
@@ -302,6 +303,7 @@ fn normalise(mut s: LocalState) -> LocalState {
         let mut vs: Vec<u32> = s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1).collect();
         vs.sort_unstable();
         vs.dedup();
+        // OK since a rank is below the number of copies (threads plus buffers), far below 2³².
         let rank = |v: u32| u32::try_from(vs.binary_search(&v).unwrap_or(0)).unwrap_or(u32::MAX);
         for env in s.theta.iter_mut().chain(s.lambda.iter_mut().flatten()) {
             env[x].1 = rank(env[x].1);

@@ -189,6 +189,25 @@ mod tests {
         }
     }
 
+    /// Every engine honours `Config::deadline`: one already passed cuts each search after its
+    /// first state, and says so.
+    #[test]
+    fn a_passed_deadline_cuts_every_engine() {
+        let c = cfg_of(&FIG1);
+        let past = Config { deadline: std::time::Instant::now().checked_sub(std::time::Duration::from_secs(1)), ..Config::default() };
+        assert!(past.deadline.is_some());
+        let late = |cut: &Option<String>| cut.as_deref().is_some_and(|c| c.contains("deadline"));
+        let std = reach(&c, &past);
+        assert!(late(&std.cut) && std.states.len() < 32, "{:?}", std.cut);
+        let l = Ldrf::new(&c, Sync::Full).reach(&past);
+        assert!(late(&l.cut) && l.states.len() < 33, "{:?}", l.cut);
+        assert!(late(&super::standard::observed_sw(&c, &past).1));
+        assert!(late(&super::hb::races_stateful(&c, &past).1));
+        assert!(!super::hb::races(&c, &past).1, "the trace enumeration is incomplete");
+        let run = super::ground_truth(&crate::lang::parse(&format!("dialect ldrf\nthread {{\n{}\n}}\n", FIG1[0])).unwrap(), &past);
+        assert!(!run.executions.complete && run.problems.iter().any(|p| p.contains("deadline")));
+    }
+
     /// Spec §8 R6: the racy controls. (a) a read racing a write: χ misses a standard state;
     /// (b) two racing writes: writer not at max, and an inadmissible state (Lemma 6).
     #[test]

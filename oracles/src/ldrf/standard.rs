@@ -56,6 +56,7 @@ impl StdState {
     pub fn step(&self, cfg: &Cfg, t: usize, e: usize) -> Vec<StdState> {
         let edge = &cfg.edges[e];
         let env = |x: Ix| self.env[usize::from(x)];
+        // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
         let mut next = self.clone();
         next.pc[t] = edge.dst;
