@@ -192,7 +192,7 @@ mod size_tests {
 
     #[test]
     fn paths_and_programs_fit_the_indices() {
-        let path = |n: usize| violation(&format!("dialect naikaiken\nthread {{\nx = new @h\nread x.{}\n}}\n", vec!["f"; n].join("."))).map(|(a, l, m)| (a, l, m));
+        let path = |n: usize| violation(&format!("dialect naikaiken\nthread {{\nx = new @h\nread x.{}\n}}\n", vec!["f"; n].join(".")));
         assert_eq!(path(super::MAX_PATH), None);
         assert_eq!(path(super::MAX_PATH + 1), Some(("size", Some(4), "a path of 256 fields; the instrumented semantics admits at most 255".into())));
         let many = "skip\n".repeat(super::MAX_STATEMENTS + 1);
