@@ -6,7 +6,8 @@
 //! - [`state`]: the domains: stamped objects, per-thread loop vectors, the effect set C;
 //! - [`step`]: the rules, one small step of one thread at a time, and the next access of a
 //!   thread (a concrete race is two threads whose next accesses conflict, §4.2);
-//! - [`search`]: exhaustive stateful search over schedules and choices, and replay;
+//! - [`mod@search`]: exhaustive stateful search over schedules and choices (a model of
+//!   [`crate::reach`]), and replay;
 //! - [`reach`]: C⁺ and DR_C(H).
 //!
 //! This is separate from the `machine` the other dialects run on: the machine has no loop

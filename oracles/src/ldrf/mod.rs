@@ -1,7 +1,7 @@
 //! The engines of the L-DRF paper (seed 004; spec/ldrf.md §6.1) for `ldrf` programs: the
 //! ground truth its agreement and soundness oracles compare.
 //!
-//! - [`cfg`]: the program as the paper's per-thread control-flow graphs, values mod K;
+//! - [`mod@cfg`]: the program as the paper's per-thread control-flow graphs, values mod K;
 //! - [`standard`]: E-STD, the standard interleaving semantics, with the race verdict by
 //!   simultaneous enabledness (§1.3);
 //! - [`local`]: E-LDRF, the thread-local semantics with per-release-point buffers, the
@@ -13,6 +13,9 @@
 //! - [`reduction`]: Remark 13's reduction of region races to data races on ghosts (C10);
 //! - [`cart`]: E-CART, the exact thread-local cartesian semantics ⟦P⟧× (§5.1) with the
 //!   var, region (§5.2) or naive mix at acquires, which Thm 10 (C7) compares with E-LDRF.
+//!
+//! E-STD, E-LDRF, Remark 9's search and both happens-before checks are models of
+//! [`crate::reach`], which owns their visited sets, budgets and deadline.
 
 pub mod cart;
 pub mod cfg;
