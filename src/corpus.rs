@@ -45,6 +45,7 @@ pub struct Expectation {
 pub fn expectations(src: &str) -> Result<Vec<Expectation>, String> {
     let mut out = vec![];
     for (i, l) in src.lines().enumerate() {
+        // OK since a line or column number only labels messages (it indexes nothing); past 2³² it saturates.
         let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let Some(rest) = l.trim().strip_prefix("// expect") else { continue };
         let Some((who, what)) = rest.split_once(':') else {

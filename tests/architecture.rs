@@ -49,6 +49,7 @@ fn suts_do_not_reach_the_explorer_or_the_race_logic() {
             "race_oracles::ldrf::standard",
             "race_oracles::ldrf::local",
             "race_oracles::ldrf::hb",
+            "race_oracles::reach",
         ] {
             assert!(!src.contains(forbidden), "{} uses `{forbidden}`", f.display());
         }

@@ -247,6 +247,29 @@ fn hostile_numbers_and_sizes_are_bad_input() {
     assert!(err.contains("racerdx-tp"), "{err}");
 }
 
+/// Programs too large for the engines' fixed-width indices are bad input (exit 2, the limit
+/// named), never aliased: 65 ldrf threads (64-bit thread sets), 40,000 ldrf variables
+/// (16-bit indices with room for a ghost each), a naikaiken path of 256 fields (8-bit
+/// positions).
+#[test]
+fn programs_over_the_engines_limits_are_bad_input() {
+    let threads: String = (0..65).map(|i| format!("thread {{ x{i} = 1 }}\n")).collect();
+    let vars: String = (0..40_000).map(|i| format!("v{i} = 1\n")).collect();
+    let path = vec!["f"; 256].join(".");
+    for (name, src, limit) in [
+        ("threads.race", format!("dialect ldrf\n{threads}"), "at most 64"),
+        ("vars.race", format!("dialect ldrf\nthread {{\n{vars}}}\n"), "at most 32768"),
+        ("path.race", format!("dialect naikaiken\nthread {{\nx = new @h\nread x.{path}\n}}\n"), "at most 255"),
+    ] {
+        let f = temp_file(name, &src);
+        for cmd in [&["explore", &f][..], &["check", if name == "path.race" { "naik-aiken-sound" } else { "ldrf-agree" }, &f]] {
+            let (code, _, err) = racefuzz(cmd);
+            assert_eq!(code, 2, "{cmd:?}: {}", &err[..err.len().min(400)]);
+            assert!(err.contains("size: ") && err.contains(limit), "{cmd:?}: {}", &err[..err.len().min(400)]);
+        }
+    }
+}
+
 /// Findings are on disk before they are reported, written whole (temp file + rename): a
 /// campaign killed with SIGKILL leaves only complete `.race` files.
 #[test]

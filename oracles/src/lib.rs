@@ -8,15 +8,19 @@
 //! A module uses only the modules listed above it (`oracles/tests/layers.rs` checks it).
 //! - [`lang`]: the IR, parser (errors with line:col), canonical printer, dialect validators.
 //! - [`clock`]: vector clocks and the happens-before rules (a leaf: the machine uses them).
+//! - [`fingerprint`]: the 128-bit key of a state in a visited set (a leaf).
 //! - [`machine`]: one thread step at a time; events; lazy initial heaps.
 //! - [`race`]: vector-clock happens-before, data races, check races, first race, and
 //!   RacerDX's Definition 3.6 as a state predicate.
 //! - [`explore`]: the [`explore::Explorer`] seam and the naive DFS over every interleaving
 //!   and nondeterministic choice; budgets; replayable schedules; structured witnesses; the
 //!   summary of a run ([`explore::Run`]).
+//! - [`reach`]: the one explicit-state search of the models that do not run on the machine
+//!   (visited set, parent pointers, budgets, deadline).
 //! - [`instrumented`]: Naik-Aiken's instrumented semantics (stamps, loop vectors, effects)
-//!   for `naikaiken` programs, with its own stateful search.
-//! - [`ldrf`]: the L-DRF paper's engines (E-STD, E-LDRF, E-CART) for `ldrf` programs.
+//!   for `naikaiken` programs, searched by [`reach`].
+//! - [`ldrf`]: the L-DRF paper's engines (E-STD, E-LDRF, E-RDRF, E-CART, the
+//!   happens-before checks) for `ldrf` programs, searched by [`reach`].
 //! - [`truth`]: the ground truth of a whole program, dispatched to its dialect's semantics;
 //!   replay of one execution.
 //! - [`gen`]: program generators (proptest, `arbitrary`, quickcheck, and the registry's
@@ -36,11 +40,13 @@
 
 pub mod clock;
 pub mod explore;
+pub mod fingerprint;
 pub mod gen;
 pub mod instrumented;
 pub mod lang;
 pub mod ldrf;
 pub mod machine;
 pub mod race;
+pub mod reach;
 pub mod theorems;
 pub mod truth;

@@ -123,7 +123,7 @@ impl Printer<'_> {
     /// The locations with a nonempty Acc(n), by thread and line (a loop's head comes before
     /// its body), then the location itself.
     fn relevant_locations(&self) -> Vec<Node> {
-        let mut ns: Vec<Node> = (0..self.cfg.owner.len()).filter_map(|n| Node::try_from(n).ok()).filter(|&n| !self.cfg.relevant(n).is_empty()).collect();
+        let mut ns: Vec<Node> = (0..self.cfg.owner.len()).map(race_oracles::ldrf::cfg::node).filter(|&n| !self.cfg.relevant(n).is_empty()).collect();
         ns.sort_by_key(|&n| (self.cfg.owner[n as usize], self.cfg.out[n as usize].first().map(|&e| self.cfg.edges[e].line.0), n));
         ns
     }

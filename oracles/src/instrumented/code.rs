@@ -73,8 +73,10 @@ pub struct Code {
     pub self_var: Ix,
 }
 
+/// The index of the `n`th variable, field, site or loop. The `naikaiken` dialect's **size**
+/// rule bounds each of them below 2¹⁶, so on a validated program this never fails.
 fn ix(n: usize) -> Ix {
-    Ix::try_from(n).unwrap_or(Ix::MAX)
+    Ix::try_from(n).unwrap_or_else(|_| panic!("racefuzz internal bug: a table of more than {} names passed the naikaiken validator (its size rule)", 1 << 16))
 }
 
 /// Tables being built.
@@ -99,6 +101,8 @@ impl Builder<'_, '_> {
     }
 
     fn block(&mut self, b: &[Stmt]) -> u32 {
+        // OK since a block is the body of a statement (two for an `if`) or the main thread,
+        // and the size rule admits at most 2¹⁴ statements.
         let id = u32::try_from(self.code.blocks.len()).unwrap_or(u32::MAX);
         self.code.blocks.push(vec![]);
         let mut pts = vec![];
@@ -162,7 +166,8 @@ impl Builder<'_, '_> {
 }
 
 impl Code {
-    /// Compiles the main thread of a `naikaiken` program.
+    /// Compiles the main thread of a `naikaiken` program (validated: its **size** rule
+    /// bounds every index).
     pub fn of(p: &Program, labels: &Labels<'_>) -> Code {
         let n = labels.points.len();
         let enclosing = labels

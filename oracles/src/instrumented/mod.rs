@@ -6,7 +6,8 @@
 //! - [`state`]: the domains: stamped objects, per-thread loop vectors, the effect set C;
 //! - [`step`]: the rules, one small step of one thread at a time, and the next access of a
 //!   thread (a concrete race is two threads whose next accesses conflict, §4.2);
-//! - [`search`]: exhaustive stateful search over schedules and choices, and replay;
+//! - [`mod@search`]: exhaustive stateful search over schedules and choices (a model of
+//!   [`crate::reach`]), and replay;
 //! - [`reach`]: C⁺ and DR_C(H).
 //!
 //! This is separate from the `machine` the other dialects run on: the machine has no loop
@@ -21,7 +22,7 @@ pub mod step;
 
 pub use code::Code;
 pub use search::{replay, search, Coverage, Step};
-pub use state::{Next, ObjId, State, Val};
+pub use state::{Counters, Next, ObjId, State, Val};
 pub use step::Access;
 
 use std::collections::BTreeSet;
@@ -29,7 +30,6 @@ use std::collections::BTreeSet;
 use crate::explore::Config;
 use crate::lang::labels::{AccessLabel, Labels};
 use crate::lang::Program;
-use crate::theorems::must_not_alias::Counters;
 
 /// The ground truth of a `naikaiken` program as the corpus and `gen --stats` read it: one
 /// run over every reachable state (per-thread counters), racy if some state has a concrete
@@ -92,7 +92,6 @@ mod tests {
     use crate::explore::Config;
     use crate::lang::labels::Labels;
     use crate::lang::parse;
-    use crate::theorems::must_not_alias::Counters;
 
     /// Every race label pair (as lines) and every final state's objects' names, over the
     /// whole search.
@@ -144,6 +143,19 @@ mod tests {
         assert!(objs.iter().all(|o| !o.contains('#')), "{objs:?}");
         let (_, objs, _) = run(src, Counters::Shared);
         assert!(objs.iter().any(|o| o.contains('#')), "two children allocate one stamp: {objs:?}");
+    }
+
+    /// The search honours `Config::deadline`: one already passed cuts it after the first
+    /// state, and the ground truth is incomplete.
+    #[test]
+    fn a_passed_deadline_cuts_the_search() {
+        let p = parse("dialect naikaiken\nthread {\nx = new @h\nfork { x.g = 2 }\nread x.g\n}\n").unwrap();
+        let past = Config { deadline: std::time::Instant::now().checked_sub(std::time::Duration::from_secs(1)), ..Config::default() };
+        assert!(past.deadline.is_some());
+        let (_, cov) = races(&p, Counters::PerThread, &past);
+        assert_eq!((cov.states, cov.cut.as_deref()), (1, Some("the campaign's deadline passed during the check")));
+        let run = ground_truth(&p, &past);
+        assert!(!run.executions.complete && !run.problems.is_empty());
     }
 
     #[test]

@@ -14,24 +14,21 @@
 //! Witnesses are paths: the `(thread, choice)` steps from the initial state
 //! ([`replay`] turns one into readable lines).
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 
 use super::code::{Code, Instr, Src};
 use super::state::*;
 use crate::explore::Config;
 use crate::lang::AccessKind;
-use crate::theorems::must_not_alias::Counters;
+use crate::reach;
 
 /// One step of a path: the thread (by position) and its choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Step {
     /// The thread's position in [`State::threads`].
-    pub thread: u16,
+    pub thread: u32,
     /// The choice ([`State::successors`]).
-    pub choice: u8,
+    pub choice: u32,
 }
 
 /// What a search covered.
@@ -43,37 +40,6 @@ pub struct Coverage {
     pub finals: u64,
     /// Why the search stopped early (`None`: it covered every state within the loop bound).
     pub cut: Option<String>,
-}
-
-/// A 128-bit hash of a state (two independent 64-bit hashes): the visited set's key. The
-/// state's `Hash` stream is written once into a buffer, then each hash takes the buffer in
-/// one write: the same two hashes of the same bytes, without walking the state twice
-/// through SipHash's many small writes (half of naik-aiken-sound's time). `buf` is scratch
-/// space, reused across calls.
-fn key(s: &State, buf: &mut Vec<u8>) -> u128 {
-    buf.clear();
-    let mut bytes = Bytes(std::mem::take(buf));
-    s.hash(&mut bytes);
-    let (mut a, mut b) = (DefaultHasher::new(), DefaultHasher::new());
-    0xa5u8.hash(&mut a);
-    0x5au8.hash(&mut b);
-    a.write(&bytes.0);
-    b.write(&bytes.0);
-    *buf = bytes.0;
-    (u128::from(a.finish()) << 64) | u128::from(b.finish())
-}
-
-/// A `Hasher` that keeps the bytes written to it (its `finish` is unused).
-struct Bytes(Vec<u8>);
-
-impl Hasher for Bytes {
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.extend_from_slice(bytes);
-    }
-
-    fn finish(&self) -> u64 {
-        0
-    }
 }
 
 /// The threads the explorer schedules in `s`: the first one whose next step is local, or
@@ -90,60 +56,44 @@ fn scheduled(code: &Code, s: &State, eager: bool) -> Vec<usize> {
 /// What a search calls at each state it visits: `visit(state, path, is_final)`.
 pub type Visit<'a> = dyn FnMut(&State, &[Step], bool) -> ControlFlow<()> + 'a;
 
-/// Visits every reachable state once, depth first. A visitor that breaks stops the search
-/// (`cut` says so).
-pub fn search(code: &Code, counters: Counters, cfg: &Config, visit: &mut Visit<'_>) -> Coverage {
-    let mut cov = Coverage::default();
-    let mut seen = HashSet::new();
-    let init = State::initial(code, counters);
-    let mut buf = vec![];
-    seen.insert(key(&init, &mut buf));
-    let mut path: Vec<Step> = vec![];
-    // Each frame: the successors of the state at that depth still to explore.
-    let mut stack: Vec<std::vec::IntoIter<(Step, State)>> = vec![];
-    let mut current = Some(init);
-    loop {
-        if let Some(s) = current.take() {
-            let succ: Vec<(Step, State)> = scheduled(code, &s, cfg.eager_local)
-                .into_iter()
-                .flat_map(|t| s.successors(code, t, cfg.loop_bound).into_iter().map(move |(c, n)| (Step { thread: u16::try_from(t).unwrap_or(u16::MAX), choice: c }, n)))
-                .collect();
-            cov.states += 1;
-            let is_final = succ.is_empty();
-            cov.finals += u64::from(is_final);
-            if visit(&s, &path, is_final).is_break() {
-                cov.cut = Some("the check stopped the search".into());
-                return cov;
-            }
-            if cov.states >= cfg.max_states {
-                cov.cut = Some(format!("the search hit its budget of {} states (raise --max-states)", cfg.max_states));
-                return cov;
-            }
-            if path.len() >= cfg.max_steps as usize {
-                cov.cut = Some(format!("a path reached {} steps (raise --max-steps)", cfg.max_steps));
-                return cov;
-            }
-            if cfg.deadline.is_some_and(|d| std::time::Instant::now() > d) {
-                cov.cut = Some("the campaign's deadline passed during the check".into());
-                return cov;
-            }
-            stack.push(succ.into_iter());
-            continue;
-        }
-        let Some(top) = stack.last_mut() else { return cov };
-        match top.next() {
-            Some((step, s)) => {
-                if seen.insert(key(&s, &mut buf)) {
-                    path.push(step);
-                    current = Some(s);
-                }
-            }
-            None => {
-                stack.pop();
-                path.pop();
-            }
-        }
+/// The instrumented semantics as a [`crate::reach::Model`]: the scheduled threads' steps.
+struct Instrumented<'c, 'v, 'a> {
+    code: &'c Code,
+    counters: Counters,
+    cfg: &'c Config,
+    visit: &'v mut Visit<'a>,
+}
+
+impl reach::Model for Instrumented<'_, '_, '_> {
+    type State = State;
+    type Label = Step;
+
+    fn initial(&mut self) -> State {
+        State::initial(self.code, self.counters)
     }
+
+    fn successors(&mut self, s: &State, emit: &mut dyn FnMut(Step, State) -> ControlFlow<()>) -> ControlFlow<()> {
+        for t in scheduled(self.code, s, self.cfg.eager_local) {
+            // OK since each thread but the first was forked by one step of the path, and a
+            // path stops at `max_steps` (a u32).
+            let thread = u32::try_from(t).unwrap_or(u32::MAX);
+            for (choice, n) in s.successors(self.code, t, self.cfg.loop_bound) {
+                emit(Step { thread, choice }, n)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn visit(&mut self, s: &State, path: Option<&[Step]>, is_final: bool) -> ControlFlow<()> {
+        (self.visit)(s, path.unwrap_or_default(), is_final)
+    }
+}
+
+/// Visits every reachable state once, depth first ([`reach::Strategy::Depth`]). A visitor
+/// that breaks stops the search (`cut` says so).
+pub fn search(code: &Code, counters: Counters, cfg: &Config, visit: &mut Visit<'_>) -> Coverage {
+    let r = reach::reach(&mut Instrumented { code, counters, cfg, visit }, reach::Strategy::Depth, cfg);
+    Coverage { states: r.states, finals: r.finals, cut: r.cut.map(|c| c.explain("the search")) }
 }
 
 /// The state a path leads to, with one readable line per step (`T1.1 line 7: write
@@ -152,7 +102,7 @@ pub fn replay(code: &Code, counters: Counters, loop_bound: u32, path: &[Step]) -
     let mut s = State::initial(code, counters);
     let mut lines = vec![];
     for step in path {
-        let t = usize::from(step.thread);
+        let t = step.thread as usize;
         let line = describe(code, &s, t, step.choice);
         let next = s.successors(code, t, loop_bound).into_iter().find(|(c, _)| *c == step.choice)?.1;
         lines.push(line);
@@ -162,7 +112,7 @@ pub fn replay(code: &Code, counters: Counters, loop_bound: u32, path: &[Step]) -
 }
 
 /// One step, before it is taken.
-fn describe(code: &Code, s: &State, t: usize, choice: u8) -> String {
+fn describe(code: &Code, s: &State, t: usize, choice: u32) -> String {
     let who = &s.threads[t].name;
     let p = match s.next(code, t) {
         Next::At(p) => p,

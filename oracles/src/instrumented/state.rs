@@ -6,7 +6,19 @@ use std::sync::Arc;
 
 use super::code::{Code, Instr, Ix};
 use crate::lang::labels::PointId;
-use crate::theorems::must_not_alias::Counters;
+
+/// How a thread's loop counters behave (spec §4.1 \[D/C\], ingredient (ii)): what the
+/// instrumented semantics runs the program under when it judges the analysis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Counters {
+    /// Every thread has its own π; a child starts from a frozen copy of its parent's.
+    #[default]
+    PerThread,
+    /// One π for the whole program, which every thread increments: R10's broken semantics,
+    /// under which stamps stop being unique.
+    Shared,
+}
 
 /// An object, by creation order in one execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

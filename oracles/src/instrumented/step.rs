@@ -76,7 +76,7 @@ impl State {
     /// Every state thread `t` can step to, with the choice that leads there (a branch, a
     /// loop head's exit (0) or next iteration (1), a picked element). Empty when the thread
     /// is done, blocked or stuck.
-    pub fn successors(&self, code: &Code, t: usize, loop_bound: u32) -> Vec<(u8, State)> {
+    pub fn successors(&self, code: &Code, t: usize, loop_bound: u32) -> Vec<(u32, State)> {
         let th = &self.threads[t];
         match th.conts.last() {
             None => vec![],
@@ -142,7 +142,7 @@ impl State {
         }
     }
 
-    fn exec(&self, code: &Code, t: usize, p: PointId) -> Vec<(u8, State)> {
+    fn exec(&self, code: &Code, t: usize, p: PointId) -> Vec<(u32, State)> {
         let mut s = self.clone();
         match code.instr(p) {
             Instr::Skip => {}
@@ -151,7 +151,7 @@ impl State {
             Instr::New(x, h) => {
                 let mask = &code.enclosing[p.0 as usize];
                 let pi = self.pi(t).iter().zip(mask).map(|(&n, &inside)| if inside { n } else { 0 }).collect();
-                let id = ObjId(u32::try_from(s.objs.len()).unwrap_or(u32::MAX));
+                let id = ObjId(index(s.objs.len()));
                 s.objs.push(Object { stamp: Stamp { pi, site: *h }, fields: vec![Val::Null; code.fields.len()], elems: vec![], owner: None, started: false });
                 s.set(t, *x, Val::Obj(id));
             }
@@ -200,24 +200,23 @@ impl State {
                         let mut s = self.clone();
                         s.set(t, *x, *v);
                         s.advance(code, t);
-                        (u8::try_from(i).unwrap_or(u8::MAX), s)
+                        (index(i), s)
                     })
                     .collect();
             }
             Instr::If(a, b) => {
-                return [*a, *b]
+                return [(0, *a), (1, *b)]
                     .into_iter()
-                    .enumerate()
-                    .map(|(i, blk)| {
+                    .map(|(c, blk)| {
                         let mut s = self.clone();
                         s.advance_into(code, t, blk);
-                        (u8::try_from(i).unwrap_or(0), s)
+                        (c, s)
                     })
                     .collect();
             }
             Instr::Sync(x, body) => {
                 let Val::Obj(o) = self.var(t, *x) else { return vec![] };
-                let me = u32::try_from(t).unwrap_or(u32::MAX);
+                let me = index(t);
                 let obj = &mut s.objs[o.0 as usize];
                 obj.owner = match obj.owner {
                     None => Some((me, 1)),
@@ -264,4 +263,11 @@ impl State {
         self.threads[t].conts.push(Cont::Seq { block: blk, pc: 0 });
         self.settle(code, t);
     }
+}
+
+/// A count of things the steps of one path created (threads, objects, a container's
+/// elements), as a `u32`. OK since each step creates at most one, and a path of 2³² steps
+/// (the search stops at `Config::max_steps`, itself a `u32`) does not fit in memory.
+fn index(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }

@@ -105,6 +105,7 @@ impl<'p> Labels<'p> {
 
     fn walk(&mut self, b: &'p [Stmt], ctx: &Ctx) {
         for s in b {
+            // OK since the naikaiken dialect admits at most 2¹⁴ statements (its size rule).
             let id = PointId(u32::try_from(self.points.len()).unwrap_or(u32::MAX));
             self.by_addr.insert(std::ptr::from_ref(s), id);
             self.points.push(Point { stmt: s, loops: ctx.loops.clone(), forks: ctx.forks.clone(), syncs: ctx.syncs.clone() });
@@ -139,6 +140,7 @@ impl<'p> Labels<'p> {
         for (i, f) in fields.iter().enumerate() {
             let last = i + 1 == fields.len();
             let kind = if last && write { AccessKind::Write } else { AccessKind::Read };
+            // OK since the naikaiken dialect admits paths of at most 255 fields (its size rule).
             let label = AccessLabel { point: id, pos: u8::try_from(i).unwrap_or(u8::MAX) };
             self.accesses.push(StaticAccess { label, kind, base: base.clone(), prefix: fields[..i].to_vec(), field: f.clone(), line: s.line });
         }

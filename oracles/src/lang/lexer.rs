@@ -46,6 +46,7 @@ const PUNCTS: &[&str] = &["..", "==", "!=", "<=", ">=", "&&", "||", "<-", "{", "
 pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
     let mut out = Vec::new();
     for (li, line) in src.lines().enumerate() {
+        // OK since a line or column number only labels messages (it indexes nothing); past 2³² it saturates.
         let line_no = u32::try_from(li + 1).unwrap_or(u32::MAX);
         let bytes = line.as_bytes();
         let mut i = 0;
@@ -81,11 +82,13 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
     }
     // End of file sits just past the last character of the last line.
     let last_line = src.lines().last().unwrap_or("");
+    // OK since a line or column number only labels messages (it indexes nothing); past 2³² it saturates.
     let last = u32::try_from(src.lines().count().max(1)).unwrap_or(u32::MAX);
     out.push(Token { tok: Tok::Eof, pos: Pos { line: last, col: col_of(last_line, last_line.len()) } });
     Ok(out)
 }
 
 fn col_of(line: &str, byte: usize) -> u32 {
+    // OK since a line or column number only labels messages (it indexes nothing); past 2³² it saturates.
     u32::try_from(line[..byte].chars().count() + 1).unwrap_or(u32::MAX)
 }

@@ -43,9 +43,9 @@ use super::local::Sync;
 /// An environment: every variable's value (mod K), indexed like [`Cfg::vars`].
 pub type Env = Vec<i64>;
 
-/// The join at an acquire (§5.1, §5.2). An analysis under test names its own
-/// ([`crate::theorems::sync_cfg::Facts::mix`]): the hypothesis under which it claims its
-/// facts sound.
+/// The join at an acquire (§5.1, §5.2). An analysis under test names its own (the `mix`
+/// of the facts it returns through the sync-CFG seam in `theorems`): the hypothesis under
+/// which it claims its facts sound.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mix {
@@ -284,7 +284,7 @@ mod tests {
     use super::*;
     use crate::explore::Config;
     use crate::ldrf::local::Ldrf;
-    use crate::theorems::ldrf_agree::MODULUS;
+    use crate::ldrf::MODULUS;
 
     fn cfg_of(src: &str) -> Cfg {
         let p = crate::lang::parse(src).unwrap();

@@ -6,6 +6,7 @@
 //! one target, as §1.1 requires. Values live in the mod-K world (§6.2): every engine
 //! evaluates through [`Cfg::eval`] and [`Cfg::holds`].
 
+use crate::lang::dialect::ldrf::{MAX_STATEMENTS, MAX_VARS};
 use crate::lang::*;
 
 /// A location.
@@ -101,8 +102,17 @@ struct Builder {
     thread: usize,
 }
 
-fn ix(n: usize) -> Ix {
-    Ix::try_from(n).unwrap_or(Ix::MAX)
+/// The index of the `n`th variable or lock. The `ldrf` dialect's **size** rule admits at most
+/// [`MAX_VARS`] variables (twice that with Remark 13's ghosts) and [`MAX_LOCKS`](crate::lang::dialect::ldrf::MAX_LOCKS) locks,
+/// so on a validated program this never fails.
+pub fn ix(n: usize) -> Ix {
+    Ix::try_from(n).unwrap_or_else(|_| panic!("racefuzz internal bug: more than {} variables or locks passed the ldrf validator (its size rule)", 2 * MAX_VARS))
+}
+
+/// The `n`th location: at most three per statement, of which the **size** rule admits
+/// [`MAX_STATEMENTS`].
+pub fn node(n: usize) -> Node {
+    Node::try_from(n).unwrap_or_else(|_| panic!("racefuzz internal bug: more than {} statements passed the ldrf validator (its size rule)", MAX_STATEMENTS))
 }
 
 /// The index of `name` in `names`, appended if new.
@@ -118,7 +128,7 @@ impl Builder {
     fn node(&mut self) -> Node {
         self.cfg.owner.push(self.thread);
         self.cfg.out.push(vec![]);
-        Node::try_from(self.cfg.owner.len() - 1).unwrap_or(Node::MAX)
+        node(self.cfg.owner.len() - 1)
     }
 
     fn edge(&mut self, src: Node, cmd: Cmd, dst: Node, line: Line, text: String) {
@@ -220,7 +230,8 @@ impl Builder {
 }
 
 impl Cfg {
-    /// The graphs of an `ldrf` program (validated), with values mod `modulus`.
+    /// The graphs of an `ldrf` program (validated: its **size** rule bounds every index),
+    /// with values mod `modulus`.
     pub fn of(p: &Program, modulus: i64) -> Cfg {
         let cfg = Cfg { vars: vec![], locks: vec![], entries: vec![], owner: vec![], edges: vec![], out: vec![], modulus: modulus.max(1), regions: vec![] };
         let mut b = Builder { cfg, thread: 0 };

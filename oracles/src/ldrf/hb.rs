@@ -17,14 +17,19 @@
 //! so that the interleaving exposing an older access never exists.) Its pairs are
 //! cross-checked against [`races`] on loop-free programs (the plain version).
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::ops::ControlFlow;
 
 use super::cfg::{Cfg, Cmd, Ix};
 use super::standard::{conflicts, Race, StdState};
 use crate::explore::Config;
+use crate::machine::ThreadId;
+use crate::clock::VClock;
+use crate::reach::{Model, Strategy};
 
 /// One access remembered for a variable: the thread, its clock then, the instruction.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Hash)]
 struct Past {
     thread: usize,
     clock: u32,
@@ -32,61 +37,98 @@ struct Past {
     edge: usize,
 }
 
+/// One node of the trace tree: the state, each thread's and each lock's vector clock, every
+/// access so far per variable, and the races the last step completed.
 #[derive(Clone)]
 struct Run {
     s: StdState,
-    vc: Vec<Vec<u32>>,
-    locks: Vec<Vec<u32>>,
+    vc: Vec<VClock>,
+    locks: Vec<VClock>,
     past: Vec<Vec<Past>>,
-    steps: u32,
+    found: Vec<Race>,
+}
+
+/// The tree search never merges, so this identity is never consulted; it is the run's
+/// whole content all the same (a clock by its entries).
+impl Hash for Run {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.s.hash(h);
+        for c in self.vc.iter().chain(&self.locks) {
+            (0..self.vc.len()).for_each(|t| c.get(thread(t)).hash(h));
+        }
+        self.past.hash(h);
+        self.found.hash(h);
+    }
+}
+
+/// A thread's id in a vector clock.
+fn thread(t: usize) -> ThreadId {
+    // OK since the ldrf dialect admits at most 64 threads (its size rule).
+    ThreadId(u32::try_from(t).unwrap_or(u32::MAX))
+}
+
+/// Def. 4 over the tree of standard executions ([`Strategy::Tree`]).
+struct Traces<'c> {
+    cfg: &'c Cfg,
+    out: BTreeSet<Race>,
+}
+
+impl Model for Traces<'_> {
+    type State = Run;
+    type Label = usize;
+
+    fn initial(&mut self) -> Run {
+        let threads = self.cfg.entries.len();
+        let vc = (0..threads)
+            .map(|t| {
+                let mut c = VClock::default();
+                c.tick(thread(t));
+                c
+            })
+            .collect();
+        Run { s: StdState::initial(self.cfg), vc, locks: vec![VClock::default(); self.cfg.locks.len()], past: vec![vec![]; self.cfg.vars.len()], found: vec![] }
+    }
+
+    fn successors(&mut self, r: &Run, emit: &mut dyn FnMut(usize, Run) -> ControlFlow<()>) -> ControlFlow<()> {
+        // Emitted in reverse, so the last successor is explored first (the order of the
+        // original stack of runs; only a cut search could tell).
+        let mut all = vec![];
+        for (t, &n) in r.s.pc.iter().enumerate() {
+            for &e in &self.cfg.out[n as usize] {
+                all.extend(r.s.step(self.cfg, t, e).into_iter().map(|next| (t, e, next)));
+            }
+        }
+        for (t, e, next) in all.into_iter().rev() {
+            emit(e, advance(self.cfg, r, t, e, next))?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn visit(&mut self, r: &Run, _: Option<&[usize]>, _: bool) -> ControlFlow<()> {
+        self.out.extend(r.found.iter().copied());
+        ControlFlow::Continue(())
+    }
 }
 
 /// The races of every execution (Def. 4) as `(edge, edge, variable)`, the smaller edge
-/// first, and whether the enumeration was complete.
+/// first, and whether the enumeration was complete (`max_steps` per execution,
+/// `max_executions` in all, the deadline).
 pub fn races(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, bool) {
-    let threads = cfg.entries.len();
-    let init = Run {
-        s: StdState::initial(cfg),
-        vc: (0..threads).map(|t| (0..threads).map(|u| u32::from(t == u)).collect()).collect(),
-        locks: vec![vec![0; threads]; cfg.locks.len()],
-        past: vec![vec![]; cfg.vars.len()],
-        steps: 0,
-    };
-    let (mut out, mut complete, mut executions) = (BTreeSet::new(), true, 0u64);
-    let mut stack = vec![init];
-    while let Some(r) = stack.pop() {
-        let mut any = false;
-        for (t, &n) in r.s.pc.iter().enumerate() {
-            for &e in &cfg.out[n as usize] {
-                for next in r.s.step(cfg, t, e) {
-                    any = true;
-                    if r.steps >= bounds.max_steps {
-                        complete = false;
-                        continue;
-                    }
-                    stack.push(advance(cfg, &r, t, e, next, &mut out));
-                }
-            }
-        }
-        if !any {
-            executions += 1;
-            if executions >= bounds.max_executions {
-                return (out, false);
-            }
-        }
-    }
-    (out, complete)
+    let mut m = Traces { cfg, out: BTreeSet::new() };
+    let found = crate::reach::reach(&mut m, Strategy::Tree, bounds);
+    (m.out, found.complete())
 }
 
-/// The run after thread `t` took instruction `e` to state `s`, recording its races.
-fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState, out: &mut BTreeSet<Race>) -> Run {
+/// The run after thread `t` took instruction `e` to state `s`, with the races it completed.
+fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState) -> Run {
     let mut n = r.clone();
     n.s = s;
-    n.steps += 1;
+    n.found.clear();
+    let me = thread(t);
     match cfg.edges[e].cmd {
         Cmd::Acquire(m) => {
-            let l = &n.locks[usize::from(m)];
-            n.vc[t] = n.vc[t].iter().zip(l).map(|(a, b)| *a.max(b)).collect();
+            let l = n.locks[usize::from(m)].clone();
+            n.vc[t].join(&l);
         }
         Cmd::Release(m) => n.locks[usize::from(m)] = n.vc[t].clone(),
         _ => {}
@@ -94,14 +136,15 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState, out: &mut BTreeS
     let (reads, write) = cfg.accesses(&cfg.edges[e]);
     let mut touch = |x: Ix, is_write: bool| {
         for p in &n.past[usize::from(x)] {
-            if p.thread != t && (is_write || p.write) && n.vc[t][p.thread] < p.clock {
+            if p.thread != t && (is_write || p.write) && n.vc[t].get(thread(p.thread)) < p.clock {
                 // `conflicts` names the variable the two instructions race on.
                 if conflicts(cfg, p.edge, e).contains(&x) {
-                    out.insert((p.edge.min(e), p.edge.max(e), x));
+                    n.found.push((p.edge.min(e), p.edge.max(e), x));
                 }
             }
         }
-        n.past[usize::from(x)].push(Past { thread: t, clock: n.vc[t][t], write: is_write, edge: e });
+        let clock = n.vc[t].get(me);
+        n.past[usize::from(x)].push(Past { thread: t, clock, write: is_write, edge: e });
     };
     for x in reads {
         touch(x, false);
@@ -109,12 +152,13 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState, out: &mut BTreeS
     if let Some(x) = write {
         touch(x, true);
     }
-    n.vc[t][t] += 1;
+    n.vc[t].tick(me);
     n
 }
 
 /// The latest execution of one accessing instruction: the threads it happens before (bit t)
-/// and the locks whose last release it happens before (bit m).
+/// and the locks whose last release it happens before (bit m). 64 bits suffice: the ldrf
+/// dialect admits at most 64 threads and 64 locks (its size rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Latest {
     threads: u64,
@@ -128,20 +172,23 @@ struct HbState {
     latest: Vec<Option<Latest>>,
 }
 
-/// [`races`] with finite states (see the module docs): every race of every execution, and
-/// why the search stopped early if it did (`bounds.max_states`).
-pub fn races_stateful(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, Option<String>) {
-    let accessing: Vec<usize> = (0..cfg.edges.len())
-        .filter(|&e| {
-            let (r, w) = cfg.accesses(&cfg.edges[e]);
-            !r.is_empty() || w.is_some()
-        })
-        .collect();
-    let init = HbState { s: StdState::initial(cfg), latest: vec![None; cfg.edges.len()] };
-    let mut out = BTreeSet::new();
-    let mut seen = HashSet::from([init.clone()]);
-    let mut queue = VecDeque::from([init]);
-    while let Some(h) = queue.pop_front() {
+/// [`races`] with finite states as a [`Model`], recording the races as it steps.
+struct Stateful<'c> {
+    cfg: &'c Cfg,
+    accessing: Vec<usize>,
+    out: BTreeSet<Race>,
+}
+
+impl Model for Stateful<'_> {
+    type State = HbState;
+    type Label = usize;
+
+    fn initial(&mut self) -> HbState {
+        HbState { s: StdState::initial(self.cfg), latest: vec![None; self.cfg.edges.len()] }
+    }
+
+    fn successors(&mut self, h: &HbState, emit: &mut dyn FnMut(usize, HbState) -> ControlFlow<()>) -> ControlFlow<()> {
+        let cfg = self.cfg;
         for (t, &n) in h.s.pc.iter().enumerate() {
             for &e in &cfg.out[n as usize] {
                 for s in h.s.step(cfg, t, e) {
@@ -165,26 +212,35 @@ pub fn races_stateful(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, Option<Str
                         }
                         _ => {}
                     }
-                    if accessing.binary_search(&e).is_ok() {
-                        for &d in &accessing {
+                    if self.accessing.binary_search(&e).is_ok() {
+                        for &d in &self.accessing {
                             let other = cfg.owner[cfg.edges[d].src as usize] != t;
                             if let (true, Some(l)) = (other, next.latest[d]) {
                                 if l.threads >> t & 1 == 0 {
-                                    out.extend(conflicts(cfg, d, e).into_iter().map(|x| (d.min(e), d.max(e), x)));
+                                    self.out.extend(conflicts(cfg, d, e).into_iter().map(|x| (d.min(e), d.max(e), x)));
                                 }
                             }
                         }
                         next.latest[e] = Some(Latest { threads: 1 << t, locks: 0 });
                     }
-                    if seen.len() as u64 >= bounds.max_states {
-                        return (out, Some(format!("the happens-before search hit its budget of {} states (raise --max-states)", bounds.max_states)));
-                    }
-                    if seen.insert(next.clone()) {
-                        queue.push_back(next);
-                    }
+                    emit(e, next)?;
                 }
             }
         }
+        ControlFlow::Continue(())
     }
-    (out, None)
+}
+
+/// [`races`] with finite states (see the module docs): every race of every execution, and
+/// why the search stopped early if it did (`bounds.max_states`, `bounds.deadline`).
+pub fn races_stateful(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, Option<String>) {
+    let accessing: Vec<usize> = (0..cfg.edges.len())
+        .filter(|&e| {
+            let (r, w) = cfg.accesses(&cfg.edges[e]);
+            !r.is_empty() || w.is_some()
+        })
+        .collect();
+    let mut m = Stateful { cfg, accessing, out: BTreeSet::new() };
+    let found = crate::reach::reach(&mut m, Strategy::Breadth, bounds);
+    (m.out, found.cut.map(|c| c.explain("the happens-before search")))
 }

@@ -10,11 +10,13 @@
 //! "writer at max" on every write (§2.1 \[C\]): in a race-free program the writer of x always
 //! holds the newest version of x.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 
 use super::cfg::{Cfg, Cmd, Ix, Node};
 use super::standard::StdState;
 use crate::explore::Config;
+use crate::reach::{Kept, Model, Strategy};
 
 /// A versioned environment ⟨φ, ν⟩: per variable, its value and version.
 pub type VEnv = Vec<(i64, u32)>;
@@ -78,8 +80,9 @@ pub struct Ldrf<'c> {
 /// The reachable L-DRF states and what went wrong among them.
 #[derive(Clone, Debug, Default)]
 pub struct LocalReach {
-    /// Every reachable state with the state and instruction it was first reached from.
-    pub states: HashMap<LocalState, Option<(LocalState, usize)>>,
+    /// Every reachable state, in the order met, with the state and instruction it was
+    /// first reached from.
+    pub states: Kept<LocalState, usize>,
     /// Writes by a thread whose version of the variable was not the newest (§2.1): the
     /// instruction and the state it was taken from (first one per instruction).
     pub writer_not_max: Vec<(usize, LocalState)>,
@@ -139,6 +142,7 @@ impl<'c> Ldrf<'c> {
         let cfg = self.cfg;
         let edge = &cfg.edges[e];
         let local = |x: Ix| s.theta[t][usize::from(x)].0;
+        // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
         let mut next = s.clone();
         next.pc[t] = edge.dst;
@@ -246,37 +250,48 @@ impl<'c> Ldrf<'c> {
     }
 
     /// Every reachable L-DRF state (breadth first), with the writes and acquires that break
-    /// race-free behaviour.
+    /// race-free behaviour. `bounds.max_states` and `bounds.deadline` bound the search.
     pub fn reach(&self, bounds: &Config) -> LocalReach {
-        let init = self.initial();
-        let mut r = LocalReach::default();
-        r.states.insert(init.clone(), None);
-        let mut queue = VecDeque::from([init]);
-        let (mut stale_seen, mut ambiguous_seen) = (BTreeSet::new(), BTreeSet::new());
-        while let Some(s) = queue.pop_front() {
-            for (t, &n) in s.pc.iter().enumerate() {
-                for &e in &self.cfg.out[n as usize] {
-                    let (succ, stale) = self.step(&s, t, e);
-                    if stale && stale_seen.insert(e) {
-                        r.writer_not_max.push((e, s.clone()));
-                    }
-                    if matches!(self.cfg.edges[e].cmd, Cmd::Acquire(_)) && succ.len() > 1 && ambiguous_seen.insert(e) {
-                        r.ambiguous_acquires.push((e, s.clone()));
-                    }
-                    for n in succ {
-                        if r.states.len() as u64 >= bounds.max_states {
-                            r.cut = Some(format!("the L-DRF semantics hit its budget of {} states (raise --max-states)", bounds.max_states));
-                            return r;
-                        }
-                        if !r.states.contains_key(&n) {
-                            r.states.insert(n.clone(), Some((s.clone(), e)));
-                            queue.push_back(n);
-                        }
-                    }
+        let mut m = Search { engine: self, r: LocalReach::default(), stale_seen: BTreeSet::new(), ambiguous_seen: BTreeSet::new() };
+        let found = crate::reach::reach(&mut m, Strategy::BreadthKeep, bounds);
+        LocalReach { states: found.kept, cut: found.cut.map(|c| c.explain("the L-DRF semantics")), ..m.r }
+    }
+}
+
+/// E-LDRF as a [`Model`], recording the first stale write and the first ambiguous acquire
+/// of each instruction as it steps.
+struct Search<'e, 'c> {
+    engine: &'e Ldrf<'c>,
+    r: LocalReach,
+    stale_seen: BTreeSet<usize>,
+    ambiguous_seen: BTreeSet<usize>,
+}
+
+impl Model for Search<'_, '_> {
+    type State = LocalState;
+    type Label = usize;
+
+    fn initial(&mut self) -> LocalState {
+        self.engine.initial()
+    }
+
+    fn successors(&mut self, s: &LocalState, emit: &mut dyn FnMut(usize, LocalState) -> ControlFlow<()>) -> ControlFlow<()> {
+        let cfg = self.engine.cfg;
+        for (t, &n) in s.pc.iter().enumerate() {
+            for &e in &cfg.out[n as usize] {
+                let (succ, stale) = self.engine.step(s, t, e);
+                if stale && self.stale_seen.insert(e) {
+                    self.r.writer_not_max.push((e, s.clone()));
+                }
+                if matches!(cfg.edges[e].cmd, Cmd::Acquire(_)) && succ.len() > 1 && self.ambiguous_seen.insert(e) {
+                    self.r.ambiguous_acquires.push((e, s.clone()));
+                }
+                for n in succ {
+                    emit(e, n)?;
                 }
             }
         }
-        r
+        ControlFlow::Continue(())
     }
 }
 
@@ -288,6 +303,7 @@ fn normalise(mut s: LocalState) -> LocalState {
         let mut vs: Vec<u32> = s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1).collect();
         vs.sort_unstable();
         vs.dedup();
+        // OK since a rank is below the number of copies (threads plus buffers), far below 2³².
         let rank = |v: u32| u32::try_from(vs.binary_search(&v).unwrap_or(0)).unwrap_or(u32::MAX);
         for env in s.theta.iter_mut().chain(s.lambda.iter_mut().flatten()) {
             env[x].1 = rank(env[x].1);

@@ -1,7 +1,7 @@
 //! The engines of the L-DRF paper (seed 004; spec/ldrf.md §6.1) for `ldrf` programs: the
 //! ground truth its agreement and soundness oracles compare.
 //!
-//! - [`cfg`]: the program as the paper's per-thread control-flow graphs, values mod K;
+//! - [`mod@cfg`]: the program as the paper's per-thread control-flow graphs, values mod K;
 //! - [`standard`]: E-STD, the standard interleaving semantics, with the race verdict by
 //!   simultaneous enabledness (§1.3);
 //! - [`local`]: E-LDRF, the thread-local semantics with per-release-point buffers, the
@@ -13,6 +13,9 @@
 //! - [`reduction`]: Remark 13's reduction of region races to data races on ghosts (C10);
 //! - [`cart`]: E-CART, the exact thread-local cartesian semantics ⟦P⟧× (§5.1) with the
 //!   var, region (§5.2) or naive mix at acquires, which Thm 10 (C7) compares with E-LDRF.
+//!
+//! E-STD, E-LDRF, Remark 9's search and both happens-before checks are models of
+//! [`crate::reach`], which owns their visited sets, budgets and deadline.
 
 pub mod cart;
 pub mod cfg;
@@ -24,11 +27,14 @@ pub mod standard;
 use crate::explore::{Config, Run, Stats};
 use crate::lang::Program;
 
+/// The values of every engine are taken mod this K (spec/ldrf.md §6.2).
+pub const MODULUS: i64 = 4;
+
 /// The ground truth of an `ldrf` program as the corpus and `gen --stats` read it: E-STD over
-/// every reachable state (values mod [`crate::theorems::ldrf_agree::MODULUS`]), racy if
+/// every reachable state (values mod [`MODULUS`]), racy if
 /// some state has a race (§1.3), the racy addresses being the variables raced on.
 pub fn ground_truth(p: &Program, bounds: &Config) -> Run {
-    let cfg = cfg::Cfg::of(p, crate::theorems::ldrf_agree::MODULUS);
+    let cfg = cfg::Cfg::of(p, MODULUS);
     let r = standard::reach(&cfg, bounds);
     let mut racy: Vec<String> = r.races.iter().map(|&(_, _, x)| cfg.vars[usize::from(x)].clone()).collect();
     racy.sort();
@@ -184,6 +190,25 @@ mod tests {
             assert_eq!(plain, stateful, "{threads:?}");
             assert!(plain.len() >= 2, "{threads:?}: {plain:?}");
         }
+    }
+
+    /// Every engine honours `Config::deadline`: one already passed cuts each search after its
+    /// first state, and says so.
+    #[test]
+    fn a_passed_deadline_cuts_every_engine() {
+        let c = cfg_of(&FIG1);
+        let past = Config { deadline: std::time::Instant::now().checked_sub(std::time::Duration::from_secs(1)), ..Config::default() };
+        assert!(past.deadline.is_some());
+        let late = |cut: &Option<String>| cut.as_deref().is_some_and(|c| c.contains("deadline"));
+        let std = reach(&c, &past);
+        assert!(late(&std.cut) && std.states.len() < 32, "{:?}", std.cut);
+        let l = Ldrf::new(&c, Sync::Full).reach(&past);
+        assert!(late(&l.cut) && l.states.len() < 33, "{:?}", l.cut);
+        assert!(late(&super::standard::observed_sw(&c, &past).1));
+        assert!(late(&super::hb::races_stateful(&c, &past).1));
+        assert!(!super::hb::races(&c, &past).1, "the trace enumeration is incomplete");
+        let run = super::ground_truth(&crate::lang::parse(&format!("dialect ldrf\nthread {{\n{}\n}}\n", FIG1[0])).unwrap(), &past);
+        assert!(!run.executions.complete && run.problems.iter().any(|p| p.contains("deadline")));
     }
 
     /// Spec §8 R6: the racy controls. (a) a read racing a write: χ misses a standard state;

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use super::cfg::{Cfg, Cmd, Edge, IExpr, Ix, Node};
+use super::cfg::{Cfg, Cmd, Edge, IExpr, Ix};
 use super::standard::{Race, RegionRace};
 
 /// Which form of the reduction.
@@ -45,7 +45,7 @@ pub fn reduce(cfg: &Cfg, partition: &[Vec<Ix>], form: Reduction) -> Reduced {
         .iter()
         .map(|r| {
             out.vars.push(format!("X{}", cfg.region_name(r)));
-            Ix::try_from(out.vars.len() - 1).unwrap_or(Ix::MAX)
+            super::cfg::ix(out.vars.len() - 1)
         })
         .collect();
     let mut origin = vec![];
@@ -66,7 +66,8 @@ pub fn reduce(cfg: &Cfg, partition: &[Vec<Ix>], form: Reduction) -> Reduced {
         };
         let mut src = e.src;
         for cmd in inserted {
-            let mid = Node::try_from(out.owner.len()).unwrap_or(Node::MAX);
+            // Checked: one location per inserted read, which the size rule does not bound.
+            let mid = super::cfg::node(out.owner.len());
             out.owner.push(cfg.owner[e.src as usize]);
             out.out.push(vec![]);
             let text = ghost_text(&out, &cmd);

@@ -3,10 +3,12 @@
 //! instruction. Its race verdict (§1.3 \[D\]) is simultaneous enabledness: a reachable state
 //! in which two threads' next instructions access one variable, one of them writing.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 
 use super::cfg::{Cfg, Cmd, Ix, Node};
 use crate::explore::Config;
+use crate::reach::{Kept, Model, Strategy};
 
 /// ⟨pc, μ, φ⟩.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,9 +27,9 @@ pub type Race = (usize, usize, Ix);
 /// The reachable standard states and what was found among them.
 #[derive(Clone, Debug, Default)]
 pub struct Reach {
-    /// Every reachable state, with the state and edge it was first reached from (`None`
-    /// for the initial state): the witness paths.
-    pub states: HashMap<StdState, Option<(StdState, usize)>>,
+    /// Every reachable state, in the order met, with the state and edge it was first
+    /// reached from: the witness paths ([`path_to`]).
+    pub states: Kept<StdState, usize>,
     /// Every race (§1.3), sorted.
     pub races: BTreeSet<Race>,
     /// Every pair of instructions of two threads that leave their locations in one
@@ -54,6 +56,7 @@ impl StdState {
     pub fn step(&self, cfg: &Cfg, t: usize, e: usize) -> Vec<StdState> {
         let edge = &cfg.edges[e];
         let env = |x: Ix| self.env[usize::from(x)];
+        // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
         let mut next = self.clone();
         next.pc[t] = edge.dst;
@@ -152,14 +155,30 @@ pub fn region_races(cfg: &Cfg, r: &Reach, partition: &[Vec<Ix>]) -> BTreeSet<Reg
     out
 }
 
-/// Every reachable standard state (breadth first, so witness paths are shortest), its races
-/// and failing asserts. `cfg.max_states` bounds the search (incomplete, `cut` says so).
-pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
-    let init = StdState::initial(cfg);
-    let mut r = Reach::default();
-    r.states.insert(init.clone(), None);
-    let mut queue = std::collections::VecDeque::from([init]);
-    while let Some(s) = queue.pop_front() {
+/// E-STD as a [`Model`]: every thread's enabled instructions, with the per-state race and
+/// assert checks of [`reach`].
+struct Standard<'c> {
+    cfg: &'c Cfg,
+    r: Reach,
+}
+
+impl Model for Standard<'_> {
+    type State = StdState;
+    type Label = usize;
+
+    fn initial(&mut self) -> StdState {
+        StdState::initial(self.cfg)
+    }
+
+    fn successors(&mut self, s: &StdState, emit: &mut dyn FnMut(usize, StdState) -> ControlFlow<()>) -> ControlFlow<()> {
+        for (e, n) in s.successors(self.cfg) {
+            emit(e, n)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn visit(&mut self, s: &StdState, _: Option<&[usize]>, is_final: bool) -> ControlFlow<()> {
+        let (cfg, r) = (self.cfg, &mut self.r);
         for (e1, e2) in s.together(cfg) {
             if r.together.insert((e1, e2)) {
                 r.races.extend(conflicts(cfg, e1, e2).into_iter().map(|x| (e1, e2, x)));
@@ -174,23 +193,54 @@ pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
                 }
             }
         }
-        let succ = s.successors(cfg);
-        if succ.is_empty() {
-            r.finals += 1;
+        if is_final {
             r.blocked += u64::from(s.pc.iter().any(|&n| !cfg.out[n as usize].is_empty()));
         }
-        for (e, n) in succ {
-            if r.states.len() as u64 >= bounds.max_states {
-                r.cut = Some(format!("the standard semantics hit its budget of {} states (raise --max-states)", bounds.max_states));
-                return r;
-            }
-            if !r.states.contains_key(&n) {
-                r.states.insert(n.clone(), Some((s.clone(), e)));
-                queue.push_back(n);
+        ControlFlow::Continue(())
+    }
+}
+
+/// Every reachable standard state (breadth first, so witness paths are shortest), its races
+/// and failing asserts. `bounds.max_states` and `bounds.deadline` bound the search
+/// (incomplete, `cut` says so).
+pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
+    let mut m = Standard { cfg, r: Reach::default() };
+    let found = crate::reach::reach(&mut m, Strategy::BreadthKeep, bounds);
+    Reach { states: found.kept, finals: found.finals, cut: found.cut.map(|c| c.explain("the standard semantics")), ..m.r }
+}
+
+/// Remark 9's search as a [`Model`]: a standard state with the landing point of each lock's
+/// last release, recording the synchronizes-with pairs as it steps.
+struct Sw<'c> {
+    cfg: &'c Cfg,
+    out: BTreeSet<(Node, Node)>,
+}
+
+impl Model for Sw<'_> {
+    type State = (StdState, Vec<Option<Node>>);
+    type Label = usize;
+
+    fn initial(&mut self) -> Self::State {
+        (StdState::initial(self.cfg), vec![None; self.cfg.locks.len()])
+    }
+
+    fn successors(&mut self, (s, last): &Self::State, emit: &mut dyn FnMut(usize, Self::State) -> ControlFlow<()>) -> ControlFlow<()> {
+        let cfg = self.cfg;
+        for (t, &n) in s.pc.iter().enumerate() {
+            for &e in &cfg.out[n as usize] {
+                for next in s.step(cfg, t, e) {
+                    let mut last = last.clone();
+                    match cfg.edges[e].cmd {
+                        Cmd::Acquire(m) => self.out.extend(last[usize::from(m)].map(|r| (r, n))),
+                        Cmd::Release(m) => last[usize::from(m)] = Some(cfg.edges[e].dst),
+                        _ => {}
+                    }
+                    emit(e, (next, last))?;
+                }
             }
         }
+        ControlFlow::Continue(())
     }
-    r
 }
 
 /// Remark 9's observed synchronizes-with pairs (§6.1): (n̄, n) when some standard execution
@@ -198,44 +248,13 @@ pub fn reach(cfg: &Cfg, bounds: &Config) -> Reach {
 /// leaving n. A search over (state, the landing point of each lock's last release); why it
 /// stopped early, if it did.
 pub fn observed_sw(cfg: &Cfg, bounds: &Config) -> (BTreeSet<(Node, Node)>, Option<String>) {
-    let init = (StdState::initial(cfg), vec![None::<Node>; cfg.locks.len()]);
-    let mut out = BTreeSet::new();
-    let mut seen = std::collections::HashSet::from([init.clone()]);
-    let mut queue = std::collections::VecDeque::from([init]);
-    while let Some((s, last)) = queue.pop_front() {
-        for (t, &n) in s.pc.iter().enumerate() {
-            for &e in &cfg.out[n as usize] {
-                for next in s.step(cfg, t, e) {
-                    let mut last = last.clone();
-                    match cfg.edges[e].cmd {
-                        Cmd::Acquire(m) => out.extend(last[usize::from(m)].map(|r| (r, n))),
-                        Cmd::Release(m) => last[usize::from(m)] = Some(cfg.edges[e].dst),
-                        _ => {}
-                    }
-                    if seen.len() as u64 >= bounds.max_states {
-                        return (out, Some(format!("the synchronizes-with search hit its budget of {} states (raise --max-states)", bounds.max_states)));
-                    }
-                    let key = (next, last);
-                    if seen.insert(key.clone()) {
-                        queue.push_back(key);
-                    }
-                }
-            }
-        }
-    }
-    (out, None)
+    let mut m = Sw { cfg, out: BTreeSet::new() };
+    let found = crate::reach::reach(&mut m, Strategy::Breadth, bounds);
+    (m.out, found.cut.map(|c| c.explain("the synchronizes-with search")))
 }
 
-/// The instructions from the initial state to `s`, read off a search's parent links (each
-/// state mapped to the state and instruction it was first reached from): E-STD's and
-/// E-LDRF's witness paths.
-pub fn path_to<S: Clone + Eq + std::hash::Hash>(parents: &HashMap<S, Option<(S, usize)>>, s: &S) -> Vec<usize> {
-    let mut path = vec![];
-    let mut cur = s.clone();
-    while let Some(Some((prev, e))) = parents.get(&cur) {
-        path.push(*e);
-        cur = prev.clone();
-    }
-    path.reverse();
-    path
+/// The instructions from the initial state to `s`, read off a search's parent links: E-STD's
+/// and E-LDRF's witness paths.
+pub fn path_to<S: std::hash::Hash + Eq>(states: &Kept<S, usize>, s: &S) -> Vec<usize> {
+    states.path_to(s)
 }

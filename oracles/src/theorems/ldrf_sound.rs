@@ -177,7 +177,7 @@ fn mix_name(cfg: &Cfg, m: &Mix) -> String {
 type Truth = BTreeMap<Node, (Vec<Ix>, BTreeMap<Vec<i64>, StdState>)>;
 
 fn truth(cfg: &Cfg, std: &Reach, everywhere: bool) -> Truth {
-    let all: Vec<Ix> = (0..cfg.vars.len()).filter_map(|x| Ix::try_from(x).ok()).collect();
+    let all: Vec<Ix> = (0..cfg.vars.len()).map(crate::ldrf::cfg::ix).collect();
     let mut states: Vec<&StdState> = std.states.keys().collect();
     states.sort();
     let mut out = Truth::new();

@@ -138,18 +138,9 @@ impl Typing {
     }
 }
 
-/// How a thread's loop counters behave (spec §4.1 \[D/C\], ingredient (ii)): what the
-/// instrumented semantics runs the program under when it judges the analysis.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Counters {
-    /// Every thread has its own π; a child starts from a frozen copy of its parent's.
-    #[default]
-    PerThread,
-    /// One π for the whole program, which every thread increments: R10's broken semantics,
-    /// under which stamps stop being unique.
-    Shared,
-}
+/// Re-exported: the analysis declares the semantics it assumes, and the instrumented
+/// semantics (below this module) defines it.
+pub use crate::instrumented::Counters;
 
 /// Naik-Aiken's analysis as a system under test.
 pub trait MustNotAliasAnalysis: Sync {

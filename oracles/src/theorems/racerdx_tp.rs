@@ -216,6 +216,7 @@ fn b7_heap(m: &Machine<'_>, fields: &[String]) -> Result<Vec<Object>, String> {
     let mut objs: Vec<Object> = (0..=n).map(|i| m.record(format!("l{i}"), Some(Value::Obj(ObjId(0))))).collect();
     for (j, f) in fields.iter().enumerate().take(n.saturating_sub(1)) {
         let fid = m.field(f).ok_or_else(|| format!("field `{f}` is not in the program"))?;
+        // OK since j + 2 counts the fields of one path of the program text, far below 2³².
         objs[j + 1].fields[fid.0 as usize] = Cell::Val(Value::Obj(ObjId(u32::try_from(j + 2).unwrap_or(u32::MAX))));
     }
     Ok(objs)
@@ -249,6 +250,7 @@ fn directed(m: &Machine<'_>, r: &RaceReport, cfg: &Config) -> Result<Witness, St
     let fields = &s0.path.fields;
     let heap = b7_heap(m, fields)?;
     let last = m.field(fields.last().ok_or("empty path")?).ok_or("unknown field")?;
+    // OK since this counts the fields of one path of the program text, far below 2³².
     let target = Addr::Field(ObjId(u32::try_from(fields.len()).unwrap_or(u32::MAX)), last);
     let formals = [b7_formals(p, &s0.method, &s0.path.root), b7_formals(p, &s1.method, &s1.path.root)];
     let init = m.method_threads(&[&s0.method, &s1.method], heap, &formals).map_err(|e| e.to_string())?;

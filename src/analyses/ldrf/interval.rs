@@ -115,7 +115,7 @@ impl Intervals {
 
     /// The element as the seam's blocks: a singleton block per variable.
     pub fn claim(a: &[Itv]) -> Vec<Block> {
-        a.iter().enumerate().map(|(x, &(lo, hi))| Block { vars: vec![Ix::try_from(x).unwrap_or(Ix::MAX)], tuples: (lo..=hi).map(|v| vec![v]).collect() }).collect()
+        a.iter().enumerate().map(|(x, &(lo, hi))| Block { vars: vec![race_oracles::ldrf::cfg::ix(x)], tuples: (lo..=hi).map(|v| vec![v]).collect() }).collect()
     }
 }
 

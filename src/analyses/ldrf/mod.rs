@@ -192,7 +192,7 @@ impl SyncCfgAnalysis for SyncCfg {
     }
 
     fn analyze(&self, cfg: &Cfg) -> Facts {
-        let all: Vec<Ix> = (0..cfg.vars.len()).filter_map(|x| Ix::try_from(x).ok()).collect();
+        let all: Vec<Ix> = (0..cfg.vars.len()).map(race_oracles::ldrf::cfg::ix).collect();
         match self.domain {
             DomainKind::Interval => self.intervals(cfg),
             DomainKind::ValueSet => self.blocks(cfg, all.iter().map(|&x| vec![x]).collect(), Mix::Var),

@@ -17,10 +17,25 @@
 //! - **§3 regions**: `regions { x, y }` declares one region of a partition of the
 //!   variables: each names variables of the program, none twice (a variable in no
 //!   declaration is a region of its own).
+//! - **size** (\[C\]): at most [`MAX_THREADS`] threads, [`MAX_LOCKS`] locks,
+//!   [`MAX_VARS`] variables and [`MAX_STATEMENTS`] statements: the engines index them with
+//!   fixed-width integers (`crate::ldrf::cfg`), and an index that did not fit would alias
+//!   two of them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
+
+/// At most this many threads: the stateful happens-before check keeps sets of threads in
+/// 64-bit words (and lock holders are `u8`s).
+pub const MAX_THREADS: usize = 64;
+/// At most this many locks: the same check keeps sets of locks in 64-bit words.
+pub const MAX_LOCKS: usize = 64;
+/// At most this many variables: indices are 16-bit, and Remark 13's reduction adds one
+/// ghost variable per region (at most one per variable).
+pub const MAX_VARS: usize = 1 << 15;
+/// At most this many statements: locations are 32-bit, and a statement makes at most three.
+pub const MAX_STATEMENTS: usize = 1 << 20;
 
 impl Validator<'_> {
     pub(super) fn ldrf(&self) -> VResult {
@@ -75,6 +90,7 @@ impl Validator<'_> {
                 owners.entry(v).or_default().insert(t);
             }
         }
+        self.ldrf_size(locks.len(), owners.len())?;
         let mut placed = BTreeSet::new();
         for r in &self.p.regions {
             for v in r {
@@ -105,6 +121,19 @@ impl Validator<'_> {
                     ),
                     Some(s.line),
                 );
+            }
+        }
+        Ok(())
+    }
+
+    /// The **size** rule: what the engines can index.
+    fn ldrf_size(&self, locks: usize, vars: usize) -> VResult {
+        let statements = self.all_stmts().count();
+        for (n, max, what) in
+            [(self.p.threads.len(), MAX_THREADS, "threads"), (locks, MAX_LOCKS, "locks"), (vars, MAX_VARS, "variables"), (statements, MAX_STATEMENTS, "statements")]
+        {
+            if n > max {
+                return self.fail("size", format!("{n} {what}; the L-DRF engines admit at most {max}"), None);
             }
         }
         Ok(())
@@ -186,5 +215,10 @@ mod tests {
         assert_eq!(regions("regions { x, w }"), Some("§3 regions"));
         assert_eq!(regions("regions { x }\nregions { x, y }"), Some("§3 regions"));
         assert_eq!(violation("dialect bfj\nregions { x }\nthread { x = 1 }\n").map(|(a, _, _)| a), Some("regions"));
+        let threads = |n: usize| violation(&format!("dialect ldrf\n{}", "thread {\nskip\n}\n".repeat(n))).map(|(a, _, m)| (a, m));
+        assert_eq!(threads(super::MAX_THREADS), None);
+        assert_eq!(threads(super::MAX_THREADS + 1), Some(("size", "65 threads; the L-DRF engines admit at most 64".into())));
+        let locks: String = (0..=super::MAX_LOCKS).map(|i| format!("acq(m{i})\nrel(m{i})\n")).collect();
+        assert_eq!(v(&[&locks]).map(|(a, _)| a), Some("size"));
     }
 }

@@ -21,8 +21,8 @@ use super::ast::*;
 mod bfj;
 mod common;
 mod java;
-mod ldrf;
-mod naikaiken;
+pub mod ldrf;
+pub mod naikaiken;
 mod racerdx;
 
 /// A program outside its dialect's assumptions.

@@ -14,11 +14,23 @@
 //!   and is never assigned;
 //! - **the formal fragment** (Fig. 3): conditions are `*`; values are objects and `null`,
 //!   except the integer a data write stores; no classes, methods, `init`, explicit locks,
-//!   `join`, `break`, arrays with indices, checks or assertions.
+//!   `join`, `break`, arrays with indices, checks or assertions;
+//! - **size** (\[C\]): at most [`MAX_STATEMENTS`] statements, [`MAX_FIELDS`] field names
+//!   and [`MAX_PATH`] fields in one path: the instrumented semantics indexes variables,
+//!   fields, sites and loops with 16-bit integers and a path's positions with 8-bit ones
+//!   (`crate::instrumented::code`), and an index that did not fit would alias two of them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
+
+/// At most this many statements: each names at most three variables, so with `self` the
+/// variables, sites and loops all fit 16-bit indices.
+pub const MAX_STATEMENTS: usize = 1 << 14;
+/// At most this many distinct field names (16-bit indices).
+pub const MAX_FIELDS: usize = 1 << 16;
+/// At most this many fields in one path (8-bit positions, as access labels number them).
+pub const MAX_PATH: usize = 255;
 
 impl Validator<'_> {
     pub(super) fn naikaiken(&self) -> VResult {
@@ -57,11 +69,38 @@ impl Validator<'_> {
         )?;
         self.forbid("§4.1", "`self` is bound by `fork(x)` and never assigned", |k| k.assigned() == Some("self"))?;
         self.unique_labels()?;
+        self.naikaiken_size()?;
         let main = &self.p.threads[0];
         if !self.relax.sync_reassign {
             self.sync_vars_unassigned(main)?;
         }
         self.self_bound(main, false)
+    }
+
+    /// The **size** rule: what the instrumented semantics can index.
+    fn naikaiken_size(&self) -> VResult {
+        let (mut statements, mut fields, mut long) = (0usize, BTreeSet::new(), None);
+        walk_block(&self.p.threads[0], &mut |s| {
+            statements += 1;
+            if let StmtKind::Load { src: Place::Field { fields: f, .. }, .. }
+            | StmtKind::Read(Place::Field { fields: f, .. })
+            | StmtKind::Store { dst: Place::Field { fields: f, .. }, .. } = &s.kind
+            {
+                fields.extend(f.iter().map(String::as_str));
+                if f.len() > MAX_PATH && long.is_none() {
+                    long = Some((f.len(), s.line));
+                }
+            }
+        });
+        if let Some((n, line)) = long {
+            return self.fail("size", format!("a path of {n} fields; the instrumented semantics admits at most {MAX_PATH}"), Some(line));
+        }
+        for (n, max, what) in [(statements, MAX_STATEMENTS, "statements"), (fields.len(), MAX_FIELDS, "field names")] {
+            if n > max {
+                return self.fail("size", format!("{n} {what}; the instrumented semantics admits at most {max}"), None);
+            }
+        }
+        Ok(())
     }
 
     /// No site and no loop label appears twice (stamp uniqueness, spec §1.3 \[D\]).
@@ -144,6 +183,20 @@ fn reads_var(k: &StmtKind, v: &str) -> bool {
         StmtKind::Sync { lock, .. } => lock == v,
         StmtKind::Fork { target: ForkTarget::Block { this: Some(x), .. }, .. } => x == v,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::super::tests::violation;
+
+    #[test]
+    fn paths_and_programs_fit_the_indices() {
+        let path = |n: usize| violation(&format!("dialect naikaiken\nthread {{\nx = new @h\nread x.{}\n}}\n", vec!["f"; n].join(".")));
+        assert_eq!(path(super::MAX_PATH), None);
+        assert_eq!(path(super::MAX_PATH + 1), Some(("size", Some(4), "a path of 256 fields; the instrumented semantics admits at most 255".into())));
+        let many = "skip\n".repeat(super::MAX_STATEMENTS + 1);
+        assert_eq!(violation(&format!("dialect naikaiken\nthread {{\n{many}}}\n")).map(|(a, _, _)| a), Some("size"));
     }
 }
 

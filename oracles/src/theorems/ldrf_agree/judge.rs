@@ -25,7 +25,7 @@ pub(super) struct Relevant {
 impl Relevant {
     /// Acc(n) and the standard values on it, for every location of `cfg`.
     pub(super) fn of(cfg: &Cfg, std: &Reach) -> Relevant {
-        let acc: Vec<Vec<Ix>> = (0..cfg.owner.len()).map(|n| cfg.relevant(Node::try_from(n).unwrap_or(Node::MAX))).collect();
+        let acc: Vec<Vec<Ix>> = (0..cfg.owner.len()).map(|n| cfg.relevant(crate::ldrf::cfg::node(n))).collect();
         let mut truth: BTreeMap<Node, BTreeSet<Vec<i64>>> = BTreeMap::new();
         for s in std.states.keys() {
             for &n in &s.pc {

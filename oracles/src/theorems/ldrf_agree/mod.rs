@@ -45,8 +45,8 @@ use crate::ldrf::cfg::Cfg;
 use crate::ldrf::local::{Ldrf, Sync};
 use crate::ldrf::standard::reach;
 
-/// The values of every engine are taken mod this K (spec §6.2).
-pub const MODULUS: i64 = 4;
+/// Re-exported from the engines, which define it.
+pub use crate::ldrf::MODULUS;
 
 /// `ldrf-agree`.
 pub const ORACLE: Oracle = Oracle {
