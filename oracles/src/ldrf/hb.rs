@@ -23,9 +23,9 @@ use std::ops::ControlFlow;
 
 use super::cfg::{Cfg, Cmd, Ix};
 use super::standard::{conflicts, Race, StdState};
+use crate::clock::VClock;
 use crate::explore::Config;
 use crate::machine::ThreadId;
-use crate::clock::VClock;
 use crate::reach::{Model, Strategy};
 
 /// One access remembered for a variable: the thread, its clock then, the instruction.

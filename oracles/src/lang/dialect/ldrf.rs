@@ -19,7 +19,7 @@
 //!   declaration is a region of its own).
 //! - **size** (\[C\]): at most [`MAX_THREADS`] threads, [`MAX_LOCKS`] locks,
 //!   [`MAX_VARS`] variables and [`MAX_STATEMENTS`] statements: the engines index them with
-//!   fixed-width integers (`crate::ldrf::cfg`), and an index that did not fit would alias
+//!   fixed-width integers (the L-DRF control-flow graph), and an index that did not fit would alias
 //!   two of them.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -18,7 +18,7 @@
 //! - **size** (\[C\]): at most [`MAX_STATEMENTS`] statements, [`MAX_FIELDS`] field names
 //!   and [`MAX_PATH`] fields in one path: the instrumented semantics indexes variables,
 //!   fields, sites and loops with 16-bit integers and a path's positions with 8-bit ones
-//!   (`crate::instrumented::code`), and an index that did not fit would alias two of them.
+//!   (the instrumented semantics' code), and an index that did not fit would alias two of them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
