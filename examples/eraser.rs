@@ -1,7 +1,7 @@
 //! Checking your own dynamic race detector with racefuzz, in a few lines: an Eraser-style
 //! lockset detector (Savage et al., 1997; imprecise by design) run through the
 //! `fasttrack-precise` oracle, which compares the locations a detector reports on every
-//! interleaving with the trace's happens-before data races (spec/bigfoot.md §9.1, O0).
+//! interleaving with the trace's happens-before data races (docs/spec/bigfoot.md §9.1, O0).
 //! The example draws programs from the oracle's own generator until one fails, shrinks it,
 //! and prints the verdict with the trace that shows the difference.
 //!

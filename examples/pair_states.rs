@@ -2,7 +2,7 @@
 //! settings (3 methods × 8 statements, paths of 3 fields, 3 formals, 3 locals, nested locks
 //! and control): the distribution of states per pair and the slowest pair.
 //!
-//! This is a measurement, not a test. The open-world semantics of spec/racerdx.md Def. 3.6
+//! This is a measurement, not a test. The open-world semantics of docs/spec/racerdx.md Def. 3.6
 //! (every aliasing of the formals and of the fields reached) makes explicit-state search of
 //! such pairs exceed the default 2,000,000 states for about a third of them, and a symbolic
 //! initial heap is out of scope. So `racerdx-tp` and `racerdx-complete` are complete at the

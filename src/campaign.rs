@@ -1,5 +1,5 @@
 //! Fuzz campaigns: generate programs with each oracle's generator, check them, and keep
-//! every counterexample on disk before reporting it (design.md principle 4).
+//! every counterexample on disk before reporting it (docs/design.md principle 4).
 //!
 //! Generation is *swarm testing*: an oracle's generator reads its knobs (sizes, which
 //! features appear) from the first bytes of its input, so a campaign covers small focused

@@ -5,7 +5,7 @@
 //! - `// expect: no race` — no execution races;
 //! - `// expect m1,m2: race on l1.f` / `// expect m1,m2: no race` — one racerdx pair.
 //!
-//! and the reports RacerDX must make, from the paper's text (spec/racerdx.md §6.1):
+//! and the reports RacerDX must make, from the paper's text (docs/spec/racerdx.md §6.1):
 //! - `// report m1,m2: f, x.g.f` — RacerDX reports `m1 ∥ m2` on exactly these field
 //!   sequences;
 //! - `// report: none` — RacerDX reports nothing on this program.
@@ -93,7 +93,7 @@ fn split_top_level(s: &str) -> Vec<&str> {
 }
 
 /// The assumptions a file declares it breaks on purpose (`// outside: balanced-locking`):
-/// negative tests such as spec/racerdx.md §6.3(b)–(c) are valid only with these relaxed.
+/// negative tests such as docs/spec/racerdx.md §6.3(b)–(c) are valid only with these relaxed.
 ///
 /// # Errors
 /// A message naming an unknown assumption.

@@ -1,5 +1,5 @@
 //! Rendering for people, in one place: ground truth runs, witnesses as per-thread columns
-//! with the racing pair marked (design.md, principle 7), and oracle results. The ground
+//! with the racing pair marked (docs/design.md, principle 7), and oracle results. The ground
 //! truth crate hands over data (structured witnesses, [`OracleResult`]); only this module
 //! turns it into text. `--json` carries the same data ([`result_json`], [`witness_json`]).
 

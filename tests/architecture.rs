@@ -1,4 +1,4 @@
-//! The crate boundary (design.md): the ground truth never depends on the SUT crate, and the
+//! The crate boundary (docs/design.md): the ground truth never depends on the SUT crate, and the
 //! SUTs use the IR and the machine's events, never the ground truth's explorer or race
 //! logic (a FastTrack that called the oracle's vector clocks would share its bugs), nor the
 //! L-DRF engines (a sync-CFG analysis sees the graphs, never E-STD or E-LDRF).
@@ -70,7 +70,7 @@ fn every_oracle_has_a_fuzz_target() {
     }
 }
 
-/// No source file of the ground truth is over 500 lines (issue 24, item 4): a file that grows
+/// No source file of the ground truth is over 500 lines: a file that grows
 /// past it is split into a directory module by concept, one concept per file.
 #[test]
 fn no_oracles_file_is_over_500_lines() {

@@ -298,7 +298,7 @@ fn killed_campaign_keeps_its_findings() {
     }
 }
 
-/// `analyze naikaiken` on Fig. 1 with L = x (spec/naik_aiken.md §6 R4): the whole text is a
+/// `analyze naikaiken` on Fig. 1 with L = x (docs/spec/naik_aiken.md §6 R4): the whole text is a
 /// snapshot (Γ per point, K, K⁺, DR_K, the g pair pruned by local-lock); a program of another
 /// dialect and one outside A5 are bad input (exit 2, the line named); the mutant that keeps
 /// a reassigned lock held accepts the latter; `--json` carries the typing and the pairs.
@@ -369,7 +369,7 @@ fn gen_runs_the_naikaiken_generator() {
     assert!(!stdout.contains("BELOW FLOOR"), "{stdout}");
 }
 
-/// `explore` on an ldrf program (spec/ldrf.md §6.1, §8 R1): Fig. 1's E-STD view (32 states,
+/// `explore` on an ldrf program (docs/spec/ldrf.md §6.1, §8 R1): Fig. 1's E-STD view (32 states,
 /// no race, the truth per relevant location), its E-LDRF view (33 states, the copies with
 /// version ranks) and E-CART's sizes, as one snapshot; the default view is its E-STD part.
 /// `--json` carries the same counts; `--pair`, `--ldrf` on another dialect and `replay` are

@@ -144,7 +144,7 @@ fn eager_local_steps_keep_every_trace() {
 /// conflicting accesses (Def. 3.6) iff some execution has a happens-before race, on the
 /// same addresses. With longer paths only one direction holds: every happens-before racy
 /// address is Def. 3.6 racy, but not back, because resolving a path's prefix is not an
-/// access (spec/racerdx.md §2.1) and so not a trace event; see
+/// access (docs/spec/racerdx.md §2.1) and so not a trace event; see
 /// `def36_race_hidden_from_happens_before_by_a_prefix`.
 #[test]
 fn def36_agrees_with_happens_before() {
@@ -216,7 +216,7 @@ fn schedules_replay() {
     assert!(err.to_string().contains("schedule ends after 1 choices"), "{err}");
 }
 
-/// The stateful explorer against the naive one (design.md principle 1): on
+/// The stateful explorer against the naive one (docs/design.md principle 1): on
 /// generated racerdx programs, every method pair gets the same Def. 3.6 racy addresses and
 /// the same stuck and deadlocked outcomes, and every witness it prints replays to a racing
 /// state. On thread programs the two reach the same outcomes. Counts what it compared.

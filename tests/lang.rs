@@ -30,19 +30,16 @@ fn racerdx_generator_stays_in_the_dialect() {
 
 #[test]
 fn design_sketches_parse_and_validate() {
-    let design = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/design.md")).ok();
-    // The three sketches of design.md, as written there (kept here too, so the test does not
-    // depend on ../shared being present).
+    let design = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/design.md")).unwrap();
+    // The three sketches of docs/design.md, as written there.
     let sketches = [
         "// RacerDX paper, Fig. 1 (Dodo)\ndialect racerdx\nmethod zap(arg1) { lock; t = arg1.dee; unlock }\nmethod zup(arg1) { y = new; arg1.dee = y }\n",
         "// RacerDX: nondeterministic control, the global lock, calls with path actuals; newlines separate too\ndialect racerdx\nmethod helper(arg1, arg2) { v = new; arg1.f = v; t = arg2.g.h }\nmethod caller(arg1) {\n  if * { lock; helper(arg1, arg1.g); unlock } else { skip }\n  while * { x = arg1.g; arg1.h = x }\n}\n",
         "// BFJ: two threads over shared objects built by init\ndialect bfj\nclass Cell { fields f, g }\ninit { b = new Cell; m = new Cell; a = new_array 4 }\nthread { acq(m); t = b.f; rel(m); b.f = t; i = 0; loop { a[i] = t; i = i + 1; if i >= 4 break } }\nthread { acq(m); b.f = m; rel(m) }\n",
     ];
     for s in sketches {
-        if let Some(d) = &design {
-            let body: String = s.lines().skip(1).collect::<Vec<_>>().join("\n");
-            assert!(d.contains(&body), "sketch no longer matches design.md:\n{body}");
-        }
+        let body: String = s.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert!(design.contains(&body), "sketch no longer matches docs/design.md:\n{body}");
         let p = parse(s).unwrap_or_else(|e| panic!("{e}"));
         validate(&p).unwrap_or_else(|e| panic!("{e}"));
     }
@@ -76,7 +73,7 @@ fn dialect_error(src: &str) -> String {
 #[test]
 fn each_dialect_assumption_has_a_message() {
     let cases = [
-        // racerdx, spec/racerdx.md §1.2
+        // racerdx, docs/spec/racerdx.md §1.2
         ("racerdx A1 classes", "dialect racerdx\nclass C { fields f }\nmethod m(arg1) { skip }\n"),
         ("racerdx A1 ints", "dialect racerdx\nmethod m(arg1) { x = 1 }\n"),
         ("racerdx A1 arrays", "dialect racerdx\nmethod m(arg1) { x = new_array 2 }\n"),
@@ -95,7 +92,7 @@ fn each_dialect_assumption_has_a_message() {
         ("racerdx A5 return value", "dialect racerdx\nmethod m(arg1) { return arg1 }\n"),
         ("racerdx A6 data-dependent condition", "dialect racerdx\nmethod m(arg1) { if arg1 == arg1 { skip } }\n"),
         ("racerdx ANF", "dialect racerdx\nmethod m(arg1, arg2) { arg1.f = arg2 }\n"),
-        // bfj, spec/bigfoot.md §2, §10
+        // bfj, docs/spec/bigfoot.md §2, §10
         ("bfj global lock", "dialect bfj\nthread { lock; unlock }\n"),
         ("bfj no threads", "dialect bfj\nclass C { fields f }\n"),
         ("bfj A2 fork", "dialect bfj\nmethod m() { skip }\nthread { fork m() }\n"),
@@ -104,7 +101,7 @@ fn each_dialect_assumption_has_a_message() {
         ("bfj A10 parameter assigned", "dialect bfj\nmethod m(p) { p = 1 }\nthread { m(1) }\n"),
         ("bfj A11 recursion", "dialect bfj\nmethod m() { m() }\nthread { m() }\n"),
         ("bfj A11 duplicate names", "dialect bfj\nclass C { method m() { skip } }\nclass D { method m() { skip } }\nthread { skip }\n"),
-        // simplejava / capjava, spec/escape_capsule.md §2, §7
+        // simplejava / capjava, docs/spec/escape_capsule.md §2, §7
         ("simplejava init", "dialect simplejava\ninit { x = new }\nthread { skip }\n"),
         ("simplejava two threads", "dialect simplejava\nthread { skip }\nthread { skip }\n"),
         ("simplejava arrays", "dialect simplejava\nthread { a = new_array 2 }\n"),

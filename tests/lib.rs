@@ -7,6 +7,7 @@
 mod architecture;
 mod cli;
 mod corpus;
+mod docs;
 mod explore;
 mod extending;
 mod gen;

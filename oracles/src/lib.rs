@@ -2,7 +2,7 @@
 //!
 //! This crate knows no analysis. It defines the `.race` language, its small-step semantics,
 //! the exhaustive explorer and the race definitions against which racefuzz judges the
-//! analyses it tests (design.md: "the ground truth is boring on purpose").
+//! analyses it tests (docs/design.md: "the ground truth is boring on purpose").
 //!
 //! ## Contents, bottom to top
 //! A module uses only the modules listed above it (`oracles/tests/layers.rs` checks it).

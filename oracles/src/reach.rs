@@ -1,7 +1,7 @@
 //! One explicit-state search for the models that do not run on the `machine`: Naik-Aiken's
-//! instrumented semantics (spec/naik_aiken.md §4.2), E-STD and E-LDRF (spec/ldrf.md §1.2,
+//! instrumented semantics (docs/spec/naik_aiken.md §4.2), E-STD and E-LDRF (docs/spec/ldrf.md §1.2,
 //! §2, §6.1), Remark 9's synchronizes-with search and the two happens-before checks of
-//! Def. 4 (spec/ldrf.md §1.3). A model says what its initial state is and what the
+//! Def. 4 (docs/spec/ldrf.md §1.3). A model says what its initial state is and what the
 //! successors of a state are; [`reach`] owns the rest: the visited set, the parent pointers,
 //! every budget of [`Config`], the deadline, and the one [`Cut`] that says why a search
 //! stopped early.

@@ -1,4 +1,4 @@
-//! Capsule filtering (Rhodes 2019, ch. 5): Fig. 5.6 as spec/escape_capsule.md §8 states
+//! Capsule filtering (Rhodes 2019, ch. 5): Fig. 5.6 as docs/spec/escape_capsule.md §8 states
 //! it, with the operational checks of §6.7/§11 (Figs. 5.8, 5.9) done strictly at entry, in
 //! front of FastTrack. Oracles: `capsule-first-race` (Theorem 5.4.3 and its strong form,
 //! §9.4) and `capsule-first-race-operational` (P-C9/P-C10).
@@ -35,7 +35,7 @@ use super::object_graph::ObjectGraph;
 use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
-    /// The cases of Fig. 5.6 (spec/escape_capsule.md §8's CE-* table and steps 3–7), of the
+    /// The cases of Fig. 5.6 (docs/spec/escape_capsule.md §8's CE-* table and steps 3–7), of the
     /// capsule properties checked at entry (§7.3 CAPMETHOD/CAPREAD/CAPWRITE, §7.4 capFree,
     /// §7.5 violations), and of the owners an access can have (§9.1 executor).
     pub enum CapsuleRule in CAPSULE_RULES = "capsule filter", "escape_capsule.md §7–9" {
@@ -115,7 +115,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         oracle: "capsule-first-race-operational",
         description: "a capsule's exit happens-before a later enter (as if a lock): capFree always passes",
         predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-C1",
+        spec: "spec/escape_capsule.md §14 M-C1",
         bug: CapsuleBug::ExitEnterEdge,
     },
     Seeded {
@@ -123,7 +123,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         oracle: "capsule-first-race-operational",
         description: "an enter into an occupied capsule is not a violation (only the exits' clock is checked)",
         predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-C2",
+        spec: "spec/escape_capsule.md §14 M-C2",
         bug: CapsuleBug::NoOccupancyCheck,
     },
     Seeded {
@@ -131,7 +131,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         oracle: "capsule-first-race-operational",
         description: "the encapsulation check compares classes, not objects (Fig. 5.8)",
         predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-C3",
+        spec: "spec/escape_capsule.md §14 M-C3",
         bug: CapsuleBug::ClassBasedEncapsulation,
     },
     Seeded {
@@ -139,7 +139,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         oracle: "capsule-first-race",
         description: "a capsule method's exit does not leak its return value",
         predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-C4, Fig. 5.2",
+        spec: "spec/escape_capsule.md §14 M-C4, Fig. 5.2",
         bug: CapsuleBug::ExitLeaksNothing,
     },
     Seeded {
@@ -147,7 +147,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         oracle: "capsule-first-race",
         description: "a capsule method's enter does not leak its arguments",
         predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-C5, Fig. 5.2",
+        spec: "spec/escape_capsule.md §14 M-C5, Fig. 5.2",
         bug: CapsuleBug::EnterLeaksNothing,
     },
     Seeded {
@@ -155,7 +155,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         oracle: "capsule-first-race",
         description: "a leak marks the value only, not what is accessible from it",
         predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-C6",
+        spec: "spec/escape_capsule.md §14 M-C6",
         bug: CapsuleBug::NonTransitiveLeak,
     },
     Seeded {
@@ -163,7 +163,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         oracle: "capsule-first-race-operational",
         description: "an enter from inside another capsule skips the capFree check, as if the outer capsule serialized every enter it makes",
         predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §7.4 (CAPMETHOD: capFree for every enter, nested or not), §9.4",
+        spec: "spec/escape_capsule.md §7.4 (CAPMETHOD: capFree for every enter, nested or not), §9.4",
         bug: CapsuleBug::NestedSkipsCapFree,
     },
 ];

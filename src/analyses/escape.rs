@@ -1,5 +1,5 @@
 //! Partial race-check elision by dynamic thread-escape analysis (Rhodes 2019, ch. 4; the
-//! FTFJP 2017 paper): Fig. 4.4 as spec/escape_capsule.md §3.2 reconstructs it, run in front
+//! FTFJP 2017 paper): Fig. 4.4 as docs/spec/escape_capsule.md §3.2 reconstructs it, run in front
 //! of FastTrack. Oracle: `escape-trace-precise` (Theorem 4.5.3 and its strong form,
 //! spec §4.5 C1/C4), with the negative controls `escape-address-precise` (P-E8) and
 //! `escape-elided-race-free` (P-E9).
@@ -29,7 +29,7 @@ use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
-    /// The cases of Fig. 4.4 (spec/escape_capsule.md §3.2's table, §3.3's two ways to
+    /// The cases of Fig. 4.4 (docs/spec/escape_capsule.md §3.2's table, §3.3's two ways to
     /// escape): one per row of the table that ends a step, split where the row's G update
     /// has cases a reader would tell apart (nothing, the value, what lies behind it).
     pub enum EscapeRule in ESCAPE_RULES = "escape filter", "escape_capsule.md §3" {
@@ -94,7 +94,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         oracle: "escape-trace-precise",
         description: "a write into an escaped object marks only the value, not everything it reaches",
         predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-E1",
+        spec: "spec/escape_capsule.md §14 M-E1",
         bug: EscapeBug::NonTransitive,
     },
     Seeded {
@@ -102,7 +102,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         oracle: "escape-trace-precise",
         description: "a fork marks only the thread object, not what it reaches",
         predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-E2",
+        spec: "spec/escape_capsule.md §14 M-E2",
         bug: EscapeBug::ForkMarksOnlyThreadObject,
     },
     Seeded {
@@ -110,7 +110,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         oracle: "escape-trace-precise",
         description: "access-based ownership, decided after the fact: an object's accesses are elided until a second thread accesses it",
         predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-E3",
+        spec: "spec/escape_capsule.md §14 M-E3",
         bug: EscapeBug::OwnerUntilShared,
     },
     Seeded {
@@ -118,7 +118,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         oracle: "escape-trace-precise",
         description: "a write of a not-yet-escaped value is elided even into an escaped object (the value decides, not the target)",
         predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-E5",
+        spec: "spec/escape_capsule.md §14 M-E5",
         bug: EscapeBug::ValueBased,
     },
     Seeded {
@@ -126,7 +126,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         oracle: "escape-trace-precise",
         description: "per-site caching: a line whose first access was elided is elided from then on",
         predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-E6",
+        spec: "spec/escape_capsule.md §14 M-E6",
         bug: EscapeBug::PerSiteCaching,
     },
     Seeded {
@@ -134,7 +134,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         oracle: "escape-trace-precise",
         description: "acquire and release of a not-escaped lock object are elided too",
         predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §14 M-E8 (new races in β)",
+        spec: "spec/escape_capsule.md §14 M-E8 (new races in β)",
         bug: EscapeBug::ElidesLocalSync,
     },
     Seeded {
@@ -142,7 +142,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         oracle: "escape-trace-precise",
         description: "per-object read caching: an object whose first read was elided (not yet escaped) has its later reads elided too, after it escapes",
         predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
-        spec: "escape_capsule.md §3.2 (read, p ∉ G decided per event)",
+        spec: "spec/escape_capsule.md §3.2 (read, p ∉ G decided per event)",
         bug: EscapeBug::ReadCachedPerObject,
     },
 ];

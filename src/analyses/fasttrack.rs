@@ -1,5 +1,5 @@
 //! FastTrack (Flanagan and Freund, PLDI 2009), the epoch/vector-clock data-race detector:
-//! spec/bigfoot.md §1.6, whose rules this module follows line by line (READ, WRITE, ACQ,
+//! docs/spec/bigfoot.md §1.6, whose rules this module follows line by line (READ, WRITE, ACQ,
 //! REL, FORK, JOIN). It is the precise per-access baseline of BigFoot's evaluation, and a
 //! system under test of its own: `fasttrack-precise` (spec §9.1, O0) checks that on every
 //! trace it reports exactly the racy locations of the ground truth.
@@ -21,7 +21,7 @@
 //! (escape_capsule.md §1.2) and are ignored. A reentrant lock's inner release publishes a clock that the outer
 //! release overwrites before anyone can acquire, so treating every release alike is exact.
 //!
-//! Independence from the ground truth (design.md): the clocks here are this module's own;
+//! Independence from the ground truth (docs/design.md): the clocks here are this module's own;
 //! nothing here calls the ground truth's race logic.
 
 use std::collections::HashMap;
@@ -35,7 +35,7 @@ use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, R
 use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
-    /// The cases of FastTrack's rules (spec/bigfoot.md §1.6), one per line of READ and WRITE
+    /// The cases of FastTrack's rules (docs/spec/bigfoot.md §1.6), one per line of READ and WRITE
     /// that ends the rule, and one per synchronization rule.
     pub enum FtRule in FASTTRACK_RULES = "FastTrack", "bigfoot.md §1.6" {
         /// `R_x == E(t)`: the same-epoch fast path.
@@ -77,7 +77,7 @@ rule_cases! {
     }
 }
 
-/// Seeded bugs, each a mistake spec/bigfoot.md §9.4 or the FastTrack paper warns about.
+/// Seeded bugs, each a mistake docs/spec/bigfoot.md §9.4 or the FastTrack paper warns about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FastTrackBug {
     /// WRITE leaves a shared read vector clock in place instead of resetting it to `⊥e`.
@@ -109,7 +109,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         // write to x is ordered after that write (or reports x itself), so by transitivity
         // the stale reads are below its clock too. Measured: not caught in 6,000 programs.
         predicted: &[("fasttrack-precise", Prediction::Equivalent)],
-        spec: "bigfoot.md §1.6 WRITE, §9.4 (read-shared VC not reset on a write)",
+        spec: "spec/bigfoot.md §1.6 WRITE, §9.4 (read-shared VC not reset on a write)",
         bug: FastTrackBug::SharedReadsKept,
     },
     Seeded {
@@ -117,7 +117,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         oracle: "fasttrack-precise",
         description: "REL publishes the thread's clock without incrementing it: accesses after a release look ordered before the next acquirer",
         predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §1.6 REL",
+        spec: "spec/bigfoot.md §1.6 REL",
         bug: FastTrackBug::ReleaseNoTick,
     },
     Seeded {
@@ -125,7 +125,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         oracle: "fasttrack-precise",
         description: "ACQ does not join the lock's clock: lock-protected accesses look concurrent",
         predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §1.6 ACQ",
+        spec: "spec/bigfoot.md §1.6 ACQ",
         bug: FastTrackBug::AcquireNoJoin,
     },
     Seeded {
@@ -133,7 +133,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         oracle: "fasttrack-precise",
         description: "READ takes the same-epoch fast path whenever the last read is the same thread's, whatever its clock",
         predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
+        spec: "spec/bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
         bug: FastTrackBug::SameThreadSkip,
     },
     Seeded {
@@ -141,7 +141,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         oracle: "fasttrack-precise",
         description: "FORK hands the parent's clock to the child without incrementing the parent's entry: the parent's accesses after the fork look ordered before the child's",
         predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §1.6 FORK (issue 24: FORK was never run by fasttrack-precise before the detector generator forked)",
+        spec: "spec/bigfoot.md §1.6 FORK (FORK was never run by fasttrack-precise before the detector generator forked)",
         bug: FastTrackBug::ForkNoTick,
     },
     Seeded {
@@ -149,7 +149,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         oracle: "fasttrack-precise",
         description: "JOIN does not join the child's clock: the joiner's accesses after the join look concurrent with the child's",
         predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §1.6 JOIN (issue 24: JOIN was never run by fasttrack-precise before the detector generator joined)",
+        spec: "spec/bigfoot.md §1.6 JOIN (JOIN was never run by fasttrack-precise before the detector generator joined)",
         bug: FastTrackBug::JoinNoJoin,
     },
 ];

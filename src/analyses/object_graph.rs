@@ -1,5 +1,5 @@
 //! The object graph a dynamic escape or capsule analysis rebuilds from the trace alone
-//! (spec/escape_capsule.md §2.3 \[REC\]: fields start null and every write is an event with
+//! (docs/spec/escape_capsule.md §2.3 \[REC\]: fields start null and every write is an event with
 //! its value, so the writes determine the heap), and the closures both analyses take over
 //! it: `reach(v)` (§3.2) and `acc(v)` (§6.3), which differ only in where they stop.
 

@@ -1,4 +1,4 @@
-//! Per-access check placement, RoadRunner's default (spec/bigfoot.md §1.8): a check of the
+//! Per-access check placement, RoadRunner's default (docs/spec/bigfoot.md §1.8): a check of the
 //! access's kind next to every field and array access. It is the baseline BigFoot is
 //! measured against (a check ratio of exactly 1, spec §7) and the first [`CheckPlacer`]
 //! under `bigfoot-precise`: a check and its access are adjacent, so the check covers the
@@ -25,7 +25,7 @@ use race_oracles::theorems::{CheckPlacer, PlaceError};
 use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
-    /// The cases of the per-access placement (spec/bigfoot.md §1.8): one check per access
+    /// The cases of the per-access placement (docs/spec/bigfoot.md §1.8): one check per access
     /// kind and place form, by where the access sits, and the two programs it declines.
     pub enum PerAccessRule in PER_ACCESS_RULES = "per-access placer", "bigfoot.md §1.8, §2.1" {
         /// `x = y.f; check(R: y.f)`.
@@ -47,7 +47,7 @@ rule_cases! {
     }
 }
 
-/// Seeded bugs of the per-access placer, each a row of spec/bigfoot.md §9.2.
+/// Seeded bugs of the per-access placer, each a row of docs/spec/bigfoot.md §9.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PerAccessBug {
     /// A write gets a read check (§9.2 row 10: a read check does not cover a write).
@@ -66,7 +66,7 @@ pub const SEEDED: &[Seeded<PerAccessBug>] = &[
         oracle: "bigfoot-precise",
         description: "a write gets a read check, which does not cover it",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §3.3, §9.2 row 10 (missed race)",
+        spec: "spec/bigfoot.md §3.3, §9.2 row 10 (missed race)",
         bug: PerAccessBug::WriteCheckedAsRead,
     },
     Seeded {
@@ -74,7 +74,7 @@ pub const SEEDED: &[Seeded<PerAccessBug>] = &[
         oracle: "bigfoot-precise",
         description: "a read gets a write check, which is not legitimate for it",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §3.3, §9.2 row 9 (false alarm)",
+        spec: "spec/bigfoot.md §3.3, §9.2 row 9 (false alarm)",
         bug: PerAccessBug::ReadCheckedAsWrite,
     },
     Seeded {
@@ -82,7 +82,7 @@ pub const SEEDED: &[Seeded<PerAccessBug>] = &[
         oracle: "bigfoot-precise",
         description: "accesses inside sync blocks get no check",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §3.1 (every access needs a covering check)",
+        spec: "spec/bigfoot.md §3.1 (every access needs a covering check)",
         bug: PerAccessBug::NoChecksInSync,
     },
 ];

@@ -1,5 +1,5 @@
-//! RacerDX (Gorogiannis, O'Hearn, Sergey, POPL'19; seed 000), the system under test of the
-//! `racerdx-tp` and `racerdx-complete` oracles. Spec: `shared/spec/racerdx.md` §3.
+//! RacerDX ([Gorogiannis et al. 2019] in docs/references.md), the system under test of the
+//! `racerdx-tp` and `racerdx-complete` oracles. Spec: docs/spec/racerdx.md §3.
 //!
 //! The abstract domain is `⟨W, L, A⟩` (Def. 4.2): wobbly expressions, the lock level capped
 //! at L̂, and the accesses with their lock levels. Transfer functions are Fig. 7 (rebuilt in
@@ -34,7 +34,7 @@ use race_oracles::theorems::{AccessPath, RaceReport, ReportSide, StaticRaceAnaly
 use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
-    /// The cases of RacerDX's summary rules (spec/racerdx.md §3.1–3.3): the Fig. 7 transfer
+    /// The cases of RacerDX's summary rules (docs/spec/racerdx.md §3.1–3.3): the Fig. 7 transfer
     /// functions, the call rule's parts and the lock bound, each where the analysis decides
     /// it.
     pub enum RacerDxRule in RACERDX_RULES = "RacerDX summaries", "racerdx.md §3.1-3.3" {
@@ -81,7 +81,7 @@ rule_cases! {
 }
 
 rule_cases! {
-    /// The cases of RacerDX's reporting step (spec/racerdx.md §3.4) on a pair of accesses with
+    /// The cases of RacerDX's reporting step (docs/spec/racerdx.md §3.4) on a pair of accesses with
     /// the same field sequence: a table of its own because `racerdx-complete` judges
     /// summaries only and never asks for reports (`crate::suts::UNEXERCISED_RULES`).
     pub enum RacerDxReportRule in RACERDX_REPORT_RULES = "RacerDX reporting", "racerdx.md §3.4" {
@@ -199,7 +199,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-tp",
         description: "report unstable paths too (RacerD-like); Burble's meps ∥ beps becomes a report",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §6.3(e), §6.1 Burble",
+        spec: "spec/racerdx.md §6.3(e), §6.1 Burble",
         bug: |o, _| o.stability = false,
     },
     Seeded {
@@ -207,7 +207,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-tp",
         description: "L̂ = 1 whatever the nesting depth: `lock; lock; unlock` saturates and drops a level",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §6.3(a), §3.3",
+        spec: "spec/racerdx.md §6.3(a), §3.3",
         bug: |o, _| o.lock_bound = Some(1),
     },
     Seeded {
@@ -215,7 +215,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-tp",
         description: "join lock levels with min instead of max",
         predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::Equivalent)],
-        spec: "racerdx.md §6.3(c): only branch-unbalanced locking (outside A2) shows it",
+        spec: "spec/racerdx.md §6.3(c): only branch-unbalanced locking (outside A2) shows it",
         bug: |o, _| o.join = Join::Min,
     },
     Seeded {
@@ -223,7 +223,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-tp",
         description: "accept programs with an unmatched unlock (A2 (ii) unchecked); the analysis clamps decr(0) = 0",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::Unknown)],
-        spec: "racerdx.md §6.3(b); §6.3(d): without A2 the max join also breaks completeness",
+        spec: "spec/racerdx.md §6.3(b); §6.3(d): without A2 the max join also breaks completeness",
         bug: |_, r| r.balanced_locking = true,
     },
     Seeded {
@@ -231,7 +231,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-complete",
         description: "omit Pre(ē) from W at call sites",
         predicted: &[("racerdx-tp", Prediction::Unknown), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §6.3(f) (exploratory for the TPT); Fig. 8 push row for α",
+        spec: "spec/racerdx.md §6.3(f) (exploratory for the TPT); Fig. 8 push row for α",
         bug: |o, _| o.call_prefix_rule = false,
     },
     Seeded {
@@ -239,7 +239,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-complete",
         description: "apply θ = [arg1 ↦ e1, arg2 ↦ e2] one binding at a time",
         predicted: &[("racerdx-tp", Prediction::Unknown), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.2 (θ must be simultaneous)",
+        spec: "spec/racerdx.md §3.2 (θ must be simultaneous)",
         bug: |o, _| o.simultaneous = false,
     },
     Seeded {
@@ -247,7 +247,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-tp",
         description: "report when L1 + L2 ≤ 2, so two protected accesses are reported",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.4 item 3",
+        spec: "spec/racerdx.md §3.4 item 3",
         bug: |o, _| o.lock_rule = LockRule::SumAtMostTwo,
     },
     Seeded {
@@ -260,7 +260,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
             ("racerdx-complete", Prediction::Equivalent),
             ("racerdx-reports", Prediction::BreaksTheorem),
         ],
-        spec: "racerdx.md §3.4 (issue 8: a bug that only removes reports)",
+        spec: "spec/racerdx.md §3.4 (a bug that only removes reports)",
         bug: |o, _| o.bugs.reports_nothing = true,
     },
     Seeded {
@@ -268,7 +268,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-reports",
         description: "report only pairs at lock levels (0, 0): one protected side drops the pair",
         predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.4 item 3 (L1 + L2 ≤ 1 admits (0, 1))",
+        spec: "spec/racerdx.md §3.4 item 3 (L1 + L2 ≤ 1 admits (0, 1))",
         bug: |o, _| o.bugs.drop_0_1_pairs = true,
     },
     Seeded {
@@ -276,7 +276,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-reports",
         description: "never pair a method with itself (Dodo's zup ∥ zup is lost)",
         predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.4 (every pair, a method with itself included)",
+        spec: "spec/racerdx.md §3.4 (every pair, a method with itself included)",
         bug: |o, _| o.bugs.no_self_pairs = true,
     },
     Seeded {
@@ -284,7 +284,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-reports",
         description: "report write/write pairs only, dropping read/write",
         predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.4 item 2 (at least one write)",
+        spec: "spec/racerdx.md §3.4 item 2 (at least one write)",
         bug: |o, _| o.bugs.write_write_only = true,
     },
     Seeded {
@@ -292,7 +292,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-reports",
         description: "judge stability with ≼ instead of ≺, so touching π itself destabilizes π (nearly every report goes)",
         predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.1 (stable iff no element of W is a *proper* prefix)",
+        spec: "spec/racerdx.md §3.1 (stable iff no element of W is a *proper* prefix)",
         bug: |o, _| o.bugs.stability_non_strict = true,
     },
     Seeded {
@@ -300,7 +300,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-complete",
         description: "`x := y` adds neither variable to W, so `arg1 := x` leaves arg1's paths stable",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.2 (wobbly W (x := e) = W ∪ fml{x, e}); issue 8: copies were never generated",
+        spec: "spec/racerdx.md §3.2 (wobbly W (x := e) = W ∪ fml{x, e}); copies were once never generated",
         bug: |o, _| o.bugs.copy_not_wobbly = true,
     },
     Seeded {
@@ -308,7 +308,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-tp",
         description: "`arg_i := new()` adds nothing to W, so paths through a fresh object are reported",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.2 (wobbly W (x := new()) = W ∪ fml{x})",
+        spec: "spec/racerdx.md §3.2 (wobbly W (x := new()) = W ∪ fml{x})",
         bug: |o, _| o.bugs.new_not_wobbly = true,
     },
     Seeded {
@@ -316,7 +316,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-complete",
         description: "keep a callee's accesses whose substituted path is rooted at a caller local (a local actual)",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.2 (fml after substitution); issue 8: local actuals were never generated",
+        spec: "spec/racerdx.md §3.2 (fml after substitution); local actuals were once never generated",
         bug: |o, _| o.bugs.no_fml_after_call = true,
     },
     Seeded {
@@ -332,7 +332,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
             // and fml keep the prefix relation.
             ("racerdx-reports", Prediction::Equivalent),
         ],
-        spec: "racerdx.md §3.2 and §7 item 4 (the one-sided Pre of Fig. 8)",
+        spec: "spec/racerdx.md §3.2 and §7 item 4 (the one-sided Pre of Fig. 8)",
         bug: |o, _| o.bugs.prefix_rule_symmetric = true,
     },
     Seeded {
@@ -340,7 +340,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         oracle: "racerdx-tp",
         description: "a callee's accesses keep the callee's lock level, forgetting the caller's (a call under lock looks unprotected)",
         predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
-        spec: "racerdx.md §3.2 (A ∪ fml{⟨c[θ], add(L, L')⟩})",
+        spec: "spec/racerdx.md §3.2 (A ∪ fml{⟨c[θ], add(L, L')⟩})",
         bug: |o, _| o.bugs.call_level_not_added = true,
     },
     Seeded {
@@ -354,7 +354,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
             ("racerdx-complete", Prediction::Equivalent),
             ("racerdx-reports", Prediction::Equivalent),
         ],
-        spec: "racerdx.md §3.2 (under A2 one iteration suffices)",
+        spec: "spec/racerdx.md §3.2 (under A2 one iteration suffices)",
         bug: |o, _| o.bugs.loop_single_pass = true,
     },
 ];

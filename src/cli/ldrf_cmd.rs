@@ -1,5 +1,5 @@
 //! `racefuzz explore FILE` on an `ldrf` program: the L-DRF paper's engines
-//! (`race_oracles::ldrf`, spec/ldrf.md §6.1) instead of the machine. The default view is
+//! (`race_oracles::ldrf`, docs/spec/ldrf.md §6.1) instead of the machine. The default view is
 //! E-STD (§1.2): its states, races (§1.3) and failing asserts, and per relevant location the
 //! values the standard semantics has there on Acc(n) (the "truth" of §8). `--ldrf` adds the
 //! E-LDRF view (§2): per location, the thread copies on Acc(n) with their version ranks

@@ -277,7 +277,7 @@ struct ExploreArgs {
     /// racerdx only: run just these two methods as the two threads (`m1,m2`).
     #[arg(long, value_name = "M1,M2")]
     pair: Option<String>,
-    /// ldrf only: also show the thread-local semantics E-LDRF (spec/ldrf.md §2): per
+    /// ldrf only: also show the thread-local semantics E-LDRF (docs/spec/ldrf.md §2): per
     /// location, the thread copies on the variables it accesses, with version ranks.
     #[arg(long)]
     ldrf: bool,

@@ -28,7 +28,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         oracle: "explorer-agree",
         description: "DPOR's dependence forgets locks: critical sections are never reordered as wholes",
         predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
-        spec: "dpor.md (dependence: same lock); explore::dpor",
+        spec: "spec/dpor.md (dependence: same lock); explore::dpor",
         bug: ExplorerBug::Dpor(DporBug::ForgetsLocks),
     },
     Seeded {
@@ -36,7 +36,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         oracle: "explorer-agree",
         description: "DPOR hands a child its parent's whole sleep set (never cleared by a dependent step)",
         predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
-        spec: "dpor.md algorithm 1 (sleep sets); J.ACM 2017 Alg. 2 line 13",
+        spec: "spec/dpor.md algorithm 1 (sleep sets); J.ACM 2017 Alg. 2 line 13",
         bug: ExplorerBug::Dpor(DporBug::SleepKeptWhole),
     },
     Seeded {
@@ -44,7 +44,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         oracle: "explorer-agree",
         description: "DPOR's footprints are the events only: a path's prefix read conflicts with nothing",
         predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
-        spec: "racerdx.md Def. 3.1 (prefixes are no accesses); explore::dpor",
+        spec: "spec/racerdx.md Def. 3.1 (prefixes are no accesses); explore::dpor",
         bug: ExplorerBug::Dpor(DporBug::NoPrefixReads),
     },
     Seeded {
@@ -58,12 +58,12 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
     Seeded {
         name: "dpor-weak-initial-by-choices",
         oracle: "explorer-agree",
-        description: "DPOR's wakeup-tree insertion matches the closure choices when it looks for the leftmost weak initial (the paper's insert, read literally with an event as thread + choices): a sequence for another alternative of a thread passes the thread's group by and becomes a branch after it, where the thread runs again (issue 24's repeated classes, as before c608c44)",
+        description: "DPOR's wakeup-tree insertion matches the closure choices when it looks for the leftmost weak initial (the paper's insert, read literally with an event as thread + choices): a sequence for another alternative of a thread passes the thread's group by and becomes a branch after it, where the thread runs again (repeated classes, as before c608c44)",
         // A thread between two others accesses what the one before it accesses, then chooses,
         // with an access in one alternative to what the one after it accesses: the thread
-        // generator's choice-heavy programs (issue 24 item 5).
+        // generator's choice-heavy programs.
         predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
-        spec: "dpor.md algorithm 4 (optimal DPOR: wakeup trees); J.ACM 2017 §6 insert; explore::dpor::wakeup (closure choices)",
+        spec: "spec/dpor.md algorithm 4 (optimal DPOR: wakeup trees); J.ACM 2017 §6 insert; explore::dpor::wakeup (closure choices)",
         bug: ExplorerBug::Dpor(DporBug::WeakInitialByChoices),
     },
     Seeded {
@@ -73,7 +73,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         // Thread programs' locals rarely reach the heap after their last write, and final
         // states leave locals out: measured not caught in 600 programs.
         predicted: &[("explorer-agree", Prediction::Equivalent), ("explorer-agree-racerdx", Prediction::BreaksTheorem)],
-        spec: "issue 9 item 1; machine::key",
+        spec: "the stateful search's visited set; machine::key",
         bug: ExplorerBug::Stateful(StatefulBug::KeyWithoutLocals),
     },
     Seeded {
@@ -81,7 +81,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         oracle: "explorer-agree",
         description: "the stateful search keys its visited set without the heap's cells",
         predicted: &[("explorer-agree", Prediction::BreaksTheorem), ("explorer-agree-racerdx", Prediction::BreaksTheorem)],
-        spec: "issue 9 item 1; machine::key",
+        spec: "the stateful search's visited set; machine::key",
         bug: ExplorerBug::Stateful(StatefulBug::KeyWithoutHeap),
     },
 ];

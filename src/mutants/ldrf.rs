@@ -14,7 +14,7 @@ pub const SEEDED: &[Seeded<LdrfBug>] = &[
         oracle: "ldrf-agree",
         description: "an acquire copies one newest snapshot whole instead of taking each variable from a copy newest in it",
         predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
-        spec: "ldrf.md §2 updEnv, §8 R3",
+        spec: "spec/ldrf.md §2 updEnv, §8 R3",
         bug: LdrfBug::WholeSnapshot,
     },
     Seeded {
@@ -22,7 +22,7 @@ pub const SEEDED: &[Seeded<LdrfBug>] = &[
         oracle: "ldrf-agree",
         description: "a release appends its snapshot to the buffer instead of overwriting it (older snapshots never hold a newest version, so the import is unchanged: more states, same χ-images)",
         predicted: &[("ldrf-agree", Prediction::Equivalent)],
-        spec: "ldrf.md §2 Release",
+        spec: "spec/ldrf.md §2 Release",
         bug: LdrfBug::AppendBuffer,
     },
     Seeded {
@@ -30,7 +30,7 @@ pub const SEEDED: &[Seeded<LdrfBug>] = &[
         oracle: "ldrf-agree",
         description: "an acquire reads the buffers of every release point, of every lock, ignoring G (C1-C4 miss it on race-free programs, where what it imports is never read; C7 sees the whole copy leave ⟦P⟧× once a program has two locks)",
         predicted: &[("ldrf-agree", Prediction::Unknown)],
-        spec: "ldrf.md §2 Acquire, Remark 9",
+        spec: "spec/ldrf.md §2 Acquire, Remark 9",
         bug: LdrfBug::AcquireIgnoresG,
     },
     Seeded {
@@ -38,7 +38,7 @@ pub const SEEDED: &[Seeded<LdrfBug>] = &[
         oracle: "ldrf-agree",
         description: "a write does not increment the writer's version, so an acquire may keep a stale copy",
         predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
-        spec: "ldrf.md §2 Assign",
+        spec: "spec/ldrf.md §2 Assign",
         bug: LdrfBug::NoVersionBump,
     },
     Seeded {
@@ -46,7 +46,7 @@ pub const SEEDED: &[Seeded<LdrfBug>] = &[
         oracle: "ldrf-agree",
         description: "χ reads every variable from a defined buffer before the threads (buffers are old copies)",
         predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
-        spec: "ldrf.md Def. 5",
+        spec: "spec/ldrf.md Def. 5",
         bug: LdrfBug::ChiPrefersBuffers,
     },
     Seeded {
@@ -54,7 +54,7 @@ pub const SEEDED: &[Seeded<LdrfBug>] = &[
         oracle: "ldrf-agree",
         description: "a release leaves no snapshot in its buffer, so no acquire ever imports",
         predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
-        spec: "ldrf.md §2 Release",
+        spec: "spec/ldrf.md §2 Release",
         bug: LdrfBug::ReleaseNoSnapshot,
     },
     Seeded {
@@ -62,7 +62,7 @@ pub const SEEDED: &[Seeded<LdrfBug>] = &[
         oracle: "ldrf-agree",
         description: "R-DRF: a write bumps the version of the written variable only, not of its whole region",
         predicted: &[("ldrf-agree", Prediction::BreaksTheorem)],
-        spec: "ldrf.md §3 R-DRF semantics",
+        spec: "spec/ldrf.md §3 R-DRF semantics",
         bug: LdrfBug::RegionBumpOne,
     },
 ];

@@ -1,5 +1,5 @@
 //! `bigfoot-precise`, through the oracle registry: BigFoot places the checks of the paper's
-//! figures exactly where spec/bigfoot.md §4.9 puts them (the corpus files carry the spec's
+//! figures exactly where docs/spec/bigfoot.md §4.9 puts them (the corpus files carry the spec's
 //! placements); the figures judged on every interleaving, as a snapshot of verdicts, check
 //! ratios and racy locations; and every seeded bug of BigFoot and of the per-access placer
 //! caught within a fixed budget of generated programs.

@@ -1,4 +1,4 @@
-//! The access filters of spec/escape_capsule.md, through the oracle registry:
+//! The access filters of docs/spec/escape_capsule.md, through the oracle registry:
 //! `escape-trace-precise` with its negative controls `escape-address-precise` and
 //! `escape-elided-race-free` on the thesis' Ch. 4 figures (§5), and `capsule-first-race`
 //! and `capsule-first-race-operational` on its Ch. 5 figures (§10): verdicts, and the

@@ -1,5 +1,5 @@
-//! The access filters' teeth (issue 11): every seeded bug of the escape and capsule
-//! filters (spec/escape_capsule.md §14) is caught by its theorem's oracle within a fixed
+//! The access filters' teeth: every seeded bug of the escape and capsule
+//! filters (docs/spec/escape_capsule.md §14) is caught by its theorem's oracle within a fixed
 //! budget of generated programs, and each negative control (claims the thesis shows false:
 //! P-E8 and P-E9 on Fig. 4.2, P-E10 on Fig. 4.1) is rediscovered by the generator from
 //! scratch, on the real filter, and shrinks to a witness no larger than the paper's figure.

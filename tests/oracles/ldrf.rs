@@ -1,4 +1,4 @@
-//! The L-DRF semantics (spec/ldrf.md) through the oracle registry: `ldrf-agree` (C1–C4) on
+//! The L-DRF semantics (docs/spec/ldrf.md) through the oracle registry: `ldrf-agree` (C1–C4) on
 //! the paper's examples (§8, `corpus/paper/ldrf`), with the verdicts as a snapshot; racy
 //! controls inconclusive (the theorems assume race freedom); and every seeded bug of the
 //! engine judged on those examples as its prediction says.

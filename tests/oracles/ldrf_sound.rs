@@ -1,4 +1,4 @@
-//! The sync-CFG analyses (spec/ldrf.md §5) through the oracle registry: `ldrf-sound` (C8)
+//! The sync-CFG analyses (docs/spec/ldrf.md §5) through the oracle registry: `ldrf-sound` (C8)
 //! and its three negative controls (C9) on the paper's examples (`corpus/paper/ldrf`), with
 //! the verdicts and the analyses' facts as snapshots; every seeded bug of the analyses
 //! hunted on generated programs; each negative control rediscovered from scratch and

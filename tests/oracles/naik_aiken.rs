@@ -1,4 +1,4 @@
-//! Naik-Aiken's conditional must-not-alias analysis (spec/naik_aiken.md) through the oracle
+//! Naik-Aiken's conditional must-not-alias analysis (docs/spec/naik_aiken.md) through the oracle
 //! registry: `naik-aiken-sound` (T1–T7) on the spec's regression programs (§6, in
 //! `corpus/paper/naikaiken`) with their verdicts as a snapshot; the negative control
 //! `naik-aiken-unlikely` (T9) failing exactly on the racy programs PLDI'06 calls unlikely

@@ -79,7 +79,7 @@ fn missing_report_shows_the_race() {
     insta::assert_snapshot!(render::result_full(&r, "corpus/paper/racerdx/fig1_dodo.race"));
 }
 
-/// spec/racerdx.md §6.3(a)–(c): each negative program states the mutants that must fail on
+/// docs/spec/racerdx.md §6.3(a)–(c): each negative program states the mutants that must fail on
 /// it (`// mutant-fails ORACLE: M`); the real analysis must not fail.
 #[test]
 fn negative_tests_catch_their_mutants() {

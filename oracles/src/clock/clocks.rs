@@ -1,6 +1,6 @@
-//! The vector clocks of threads and locks as a trace unfolds (DJIT+, spec/bigfoot.md §1.6).
+//! The vector clocks of threads and locks as a trace unfolds (DJIT+, docs/spec/bigfoot.md §1.6).
 //!
-//! Happens-before (design.md; spec/bigfoot.md §1.2; spec/escape_capsule.md §1.2) is the
+//! Happens-before (docs/design.md; docs/spec/bigfoot.md §1.2; docs/spec/escape_capsule.md §1.2) is the
 //! smallest transitive relation containing program order, release → later acquire of the
 //! same lock, fork → every event of the child, and every event of a thread → the join of it.
 //! Each of the four edges is one method here; a caller stamps an event with its thread's

@@ -1,8 +1,8 @@
-//! Vector clocks and the happens-before rules they compute (spec/bigfoot.md §1.6, the DJIT+
+//! Vector clocks and the happens-before rules they compute (docs/spec/bigfoot.md §1.6, the DJIT+
 //! algorithm): the one implementation of happens-before, plain and always checked.
 //!
 //! This is a leaf of the crate (it uses no other module), so that both the machine (CapJava's
-//! `capFree` needs happens-before inside the semantics, spec/escape_capsule.md §7.4) and the
+//! `capFree` needs happens-before inside the semantics, docs/spec/escape_capsule.md §7.4) and the
 //! race definitions above it (`race::Hb`) use the same clocks without a cycle.
 //!
 //! Two choices keep it a leaf:

@@ -1,4 +1,4 @@
-//! Vector clocks (spec/bigfoot.md §1.6, the DJIT+ algorithm), plain and always checked.
+//! Vector clocks (docs/spec/bigfoot.md §1.6, the DJIT+ algorithm), plain and always checked.
 
 use super::ThreadId;
 

@@ -248,7 +248,7 @@ fn canonical(p: &Program) -> Program {
 }
 
 /// Every one-step simplification of `p`, in the contract's order: first drop one declared
-/// region (`ldrf`, spec/ldrf.md §3: the partition falls back to singletons), then the
+/// region (`ldrf`, docs/spec/ldrf.md §3: the partition falls back to singletons), then the
 /// structural edits, each with the regions tidied ([`tidy_regions`]) so that it stays valid.
 pub fn candidates(p: &Program) -> Vec<Program> {
     let mut out: Vec<Program> = (0..p.regions.len())

@@ -1,4 +1,4 @@
-//! The instrumented semantics of Naik and Aiken (seed 002 Figs. 4–5; spec/naik_aiken.md §1,
+//! The instrumented semantics of Naik and Aiken ([Naik-Aiken 2007] Figs. 4–5; docs/spec/naik_aiken.md §1,
 //! §4.1–4.2) for threaded `naikaiken` programs: the ground truth their analysis is judged
 //! against (`theorems::naik_aiken_sound`).
 //!

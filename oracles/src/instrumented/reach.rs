@@ -1,4 +1,4 @@
-//! Concrete reachability (spec/naik_aiken.md §1.4): C⁺, the non-reflexive transitive
+//! Concrete reachability (docs/spec/naik_aiken.md §1.4): C⁺, the non-reflexive transitive
 //! closure of one state's effects (Def. 4.1), and the disjoint reachability property
 //! DR_C(H) (Fig. 9 eq. 1): every h-object is reachable by one or more dereferences from at
 //! most one object allocated at a site in H. Objects are compared as objects, not as

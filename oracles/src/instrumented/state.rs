@@ -1,4 +1,4 @@
-//! The semantic domains of Fig. 4 (spec/naik_aiken.md §1.2), with threads (§4.1, §4.2):
+//! The semantic domains of Fig. 4 (docs/spec/naik_aiken.md §1.2), with threads (§4.1, §4.2):
 //! objects carry their time stamp ⟨π, h⟩, every thread its own loop vector π, and the state
 //! the effect set C, which never shrinks.
 

@@ -1,4 +1,4 @@
-//! The rules of Fig. 5 (spec/naik_aiken.md §1.3) as small steps of one thread, with the
+//! The rules of Fig. 5 (docs/spec/naik_aiken.md §1.3) as small steps of one thread, with the
 //! threads, locks, data writes and containers of §4.1:
 //! - `x = new @h` stamps the object with the thread's π masked to the loops enclosing the
 //!   site (rule 2); entering a loop iteration increments π(w) *before* the body (rule 10);

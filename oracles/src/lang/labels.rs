@@ -1,4 +1,4 @@
-//! The static labels of a `naikaiken` program (spec/naik_aiken.md §4.2, A16): statement
+//! The static labels of a `naikaiken` program (docs/spec/naik_aiken.md §4.2, A16): statement
 //! *points*, loops and allocation sites in source order, and the *access labels* that races
 //! are reported on, one per heap access a statement makes.
 //!

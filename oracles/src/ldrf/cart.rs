@@ -1,4 +1,4 @@
-//! E-CART (spec/ldrf.md §6.1): the exact thread-local cartesian semantics ⟦P⟧× of §5.1, the
+//! E-CART (docs/spec/ldrf.md §6.1): the exact thread-local cartesian semantics ⟦P⟧× of §5.1, the
 //! collecting semantics of the *sequential* sync-CFG program, with a pluggable mix.
 //!
 //! The domain is A× = L → ℘(Env): every location n holds a set a(n) of whole environments

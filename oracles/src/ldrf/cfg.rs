@@ -1,4 +1,4 @@
-//! An `ldrf` program as the paper's control-flow graphs (spec/ldrf.md §1.1): per thread,
+//! An `ldrf` program as the paper's control-flow graphs (docs/spec/ldrf.md §1.1): per thread,
 //! locations (nodes) and instructions (edges) `⟨n, cmd, n'⟩`. Statements compile in order,
 //! one edge each; `if c` is the assume pair `assume c` / `assume !c` and `while c` the same
 //! at its head, with a skip edge from the body's end back to the head (Fig. 4's `10 → 6`).

@@ -1,4 +1,4 @@
-//! The trace-level race check of Def. 4 (spec/ldrf.md §1.3): every standard execution is
+//! The trace-level race check of Def. 4 (docs/spec/ldrf.md §1.3): every standard execution is
 //! enumerated (no state merging: a race is a property of a trace's history), happens-before
 //! is program order plus release→next-acquire of the same lock, tracked with vector clocks,
 //! and two conflicting accesses of different threads race when neither happens before the

@@ -1,4 +1,4 @@
-//! E-LDRF (spec/ldrf.md §2, §6.1): the thread-local semantics, explicit-state and
+//! E-LDRF (docs/spec/ldrf.md §2, §6.1): the thread-local semantics, explicit-state and
 //! exhaustive. Every thread works on its own versioned copy of the store; a release leaves a
 //! snapshot in the buffer of its post-release point (overwriting it); an acquire of m takes,
 //! for each variable *independently*, a newest copy among its own and the buffers of m's
@@ -46,7 +46,7 @@ pub enum Sync {
     Pairs(BTreeSet<(Node, Node)>),
 }
 
-/// Seeded bugs of the engine (issue 13's mutants), for the `ldrf-agree` oracle's teeth.
+/// Seeded bugs of the engine, for the `ldrf-agree` oracle's teeth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LdrfBug {
     /// An acquire copies one newest snapshot whole instead of choosing per variable.

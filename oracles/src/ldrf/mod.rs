@@ -1,4 +1,4 @@
-//! The engines of the L-DRF paper (seed 004; spec/ldrf.md §6.1) for `ldrf` programs: the
+//! The engines of the L-DRF paper ([Mukherjee et al. 2017]; docs/spec/ldrf.md §6.1) for `ldrf` programs: the
 //! ground truth its agreement and soundness oracles compare.
 //!
 //! - [`mod@cfg`]: the program as the paper's per-thread control-flow graphs, values mod K;
@@ -27,7 +27,7 @@ pub mod standard;
 use crate::explore::{Config, Run, Stats};
 use crate::lang::Program;
 
-/// The values of every engine are taken mod this K (spec/ldrf.md §6.2).
+/// The values of every engine are taken mod this K (docs/spec/ldrf.md §6.2).
 pub const MODULUS: i64 = 4;
 
 /// The ground truth of an `ldrf` program as the corpus and `gen --stats` read it: E-STD over

@@ -1,4 +1,4 @@
-//! Remark 13 (spec/ldrf.md §3): region races reduce to data races. Add a ghost variable X_r
+//! Remark 13 (docs/spec/ldrf.md §3): region races reduce to data races. Add a ghost variable X_r
 //! per region; before `x := e`, which writes region r_w and reads regions r_1..r_k, insert
 //! `X_{r_w} := X_{r_1}; …; X_{r_w} := X_{r_k}`; then the data races on the ghosts are the
 //! region races (Def. 12) of the original program. C10 compares the two.

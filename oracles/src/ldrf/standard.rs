@@ -1,4 +1,4 @@
-//! E-STD (spec/ldrf.md §1.2, §6.1): the standard interleaving semantics, explicit-state and
+//! E-STD (docs/spec/ldrf.md §1.2, §6.1): the standard interleaving semantics, explicit-state and
 //! exhaustive. A state is ⟨pc, μ, φ⟩; a step moves one thread along one enabled
 //! instruction. Its race verdict (§1.3 \[D\]) is simultaneous enabledness: a reachable state
 //! in which two threads' next instructions access one variable, one of them writing.

@@ -1,4 +1,4 @@
-//! RacerDX's race definition, Definition 3.6 (spec/racerdx.md §2.5): a state races when two
+//! RacerDX's race definition, Definition 3.6 (docs/spec/racerdx.md §2.5): a state races when two
 //! threads' *next* statements are conflicting accesses to the same address (both enabled in
 //! that state, at least one a write). It is a property of states, not of traces, so the
 //! explorer (the module above this one) evaluates it at every branching state through its

@@ -1,4 +1,4 @@
-//! The first race of a trace (spec/escape_capsule.md §1.5 \[REC\], design.md).
+//! The first race of a trace (docs/spec/escape_capsule.md §1.5 \[REC\], docs/design.md).
 //!
 //! `j* = min { j | ∃ i < j. race(i, j) }` and the partner set `R1 = { i | race(i, j*) }`.
 //! The first race is located by its *second* access: defining it by the earliest first

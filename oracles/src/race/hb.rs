@@ -1,6 +1,6 @@
 //! Happens-before of one trace and its data races.
 //!
-//! Definition (design.md; spec/bigfoot.md §1.2; spec/escape_capsule.md §1.2): the smallest
+//! Definition (docs/design.md; docs/spec/bigfoot.md §1.2; docs/spec/escape_capsule.md §1.2): the smallest
 //! transitive relation containing program order, release → later acquire of the same lock,
 //! fork → every event of the child, and every event of a thread → the join of it. Capsule
 //! enter/exit add no edge (escape_capsule §1.2 \[D\]); checks add none.
@@ -10,9 +10,9 @@
 //! `tests::vc_agrees_with_closure` checks this against the transitive closure of the edges.
 //!
 //! A **data race** is a pair i < j of accesses to the same address by different threads, at
-//! least one a write, not ordered by hb (spec/escape_capsule.md §1.3). A **check race** is
+//! least one a write, not ordered by hb (docs/spec/escape_capsule.md §1.3). A **check race** is
 //! the same over `check` events; `typed = false` drops the write condition (BFJ's formal
-//! model, spec/bigfoot.md §1.3).
+//! model, docs/spec/bigfoot.md §1.3).
 
 use crate::clock::VClock;
 use crate::lang::AccessKind;

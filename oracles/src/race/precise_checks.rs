@@ -1,4 +1,4 @@
-//! Precise checks (spec/bigfoot.md §3.1, with the read/write extension of §3.3): the
+//! Precise checks (docs/spec/bigfoot.md §3.1, with the read/write extension of §3.3): the
 //! property of a trace under which its check races and its data races are on the same
 //! locations (Theorem 3.9.1), and which BigFoot's placement guarantees on every terminated
 //! trace (Theorem 3.9.2).

@@ -1,4 +1,4 @@
-//! `bigfoot-precise` (spec/bigfoot.md §3, Theorem 3.9.4, and §9.1): a
+//! `bigfoot-precise` (docs/spec/bigfoot.md §3, Theorem 3.9.4, and §9.1): a
 //! check placer's checks are precise, and the detector that runs them reports exactly the
 //! racy locations of every trace.
 //!

@@ -1,4 +1,4 @@
-//! `capsule-first-race` (spec/escape_capsule.md Theorem 5.4.3, §9.4, §13
+//! `capsule-first-race` (docs/spec/escape_capsule.md Theorem 5.4.3, §9.4, §13
 //! P-C1–P-C5): filtering capsule accesses and capsule-local accesses loses no first race:
 //! on every formal CapJava trace (a capsule violation disables the step), FastTrack on β
 //! reports a race iff α has one, at j*(α) with α's partner set, and never a race α

@@ -29,7 +29,7 @@ pub struct DetectorReport {
     pub reason: String,
     /// The locations the report is about; empty means the location of the event `at`
     /// itself. A detector whose shadow stands for several locations (DynamicBF's field
-    /// proxy groups and array index groups, spec/bigfoot.md §7.2 `report`) names them all
+    /// proxy groups and array index groups, docs/spec/bigfoot.md §7.2 `report`) names them all
     /// here, and so does one that reports on a synchronization event or at
     /// [`DynamicDetector::finish`] (a footprint commit).
     pub locations: Vec<Addr>,
@@ -45,7 +45,7 @@ pub trait DynamicDetector {
     fn on_event(&mut self, e: &Event) -> Result<(), Reported>;
 
     /// Called once after the last event of the trace: a detector commits pending work here
-    /// (DynamicBF's array footprints, spec/bigfoot.md §7.1 \[C\] "commit at thread exit").
+    /// (DynamicBF's array footprints, docs/spec/bigfoot.md §7.1 \[C\] "commit at thread exit").
     /// BFJ tier 1 has no fork/join, so a thread's clock does not change after its last
     /// event, and committing every pending footprint at the end of the trace is the same
     /// as committing each at its thread's exit. A report here is explained with
@@ -59,7 +59,7 @@ pub trait DynamicDetector {
     }
 
     /// How many shadow-location operations the detector performed so far, if it counts
-    /// them: the numerator of the check ratio (spec/bigfoot.md §7.2, shadow-location
+    /// them: the numerator of the check ratio (docs/spec/bigfoot.md §7.2, shadow-location
     /// operations per heap access). The default does not count.
     fn shadow_operations(&self) -> Option<u64> {
         None
@@ -86,7 +86,7 @@ pub trait DetectorFactory {
     /// (by `bigfoot-precise` on the placed program, by `fasttrack-precise` on the program).
     /// A detector that needs static facts about the program it runs on computes them once
     /// here: DynamicBF's field proxy groups come from every check of the placed program
-    /// (spec/bigfoot.md §5.2). The default needs none and makes [`DetectorFactory::fresh`]
+    /// (docs/spec/bigfoot.md §5.2). The default needs none and makes [`DetectorFactory::fresh`]
     /// detectors.
     fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
         let _ = p;

@@ -1,4 +1,4 @@
-//! `escape-trace-precise` (spec/escape_capsule.md Theorem 4.5.3, §4.5 C1/C4,
+//! `escape-trace-precise` (docs/spec/escape_capsule.md Theorem 4.5.3, §4.5 C1/C4,
 //! §13 P-E1–P-E5): partial race-check elision by thread-escape analysis keeps the first
 //! race of every trace: with the checks of not-yet-escaped objects elided, FastTrack on β
 //! reports a race iff α has one, at α's first-race index j*, with α's partner set, and

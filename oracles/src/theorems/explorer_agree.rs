@@ -1,4 +1,4 @@
-//! `explorer-agree` (design.md principle 1; spec/dpor.md): the fast
+//! `explorer-agree` (docs/design.md principle 1; docs/spec/dpor.md): the fast
 //! explorers answer what the naive enumeration answers, on every property each of them
 //! claims to preserve ([`ExplorerKind::preserves`]).
 //!

@@ -1,4 +1,4 @@
-//! `fasttrack-precise` (spec/bigfoot.md §9.1, oracle O0, and §1.6 \[D\]):
+//! `fasttrack-precise` (docs/spec/bigfoot.md §9.1, oracle O0, and §1.6 \[D\]):
 //! a precise dynamic detector reports exactly the racy locations of every trace,
 //! `FT(α) = DR(α)`.
 //!

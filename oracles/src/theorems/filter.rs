@@ -1,4 +1,4 @@
-//! The seam for access filters (spec/escape_capsule.md §3.1, §8): a filter reads the full
+//! The seam for access filters (docs/spec/escape_capsule.md §3.1, §8): a filter reads the full
 //! trace α one event at a time and decides, before the detector sees it, whether the event
 //! reaches the detector or becomes a no-op in the filtered trace β (index-aligned, spec
 //! A8). The partial-escape filter (Fig. 4.4) and the capsule filter (Fig. 5.6) plug in

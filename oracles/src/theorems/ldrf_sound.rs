@@ -1,4 +1,4 @@
-//! `ldrf-sound` (spec/ldrf.md §5, §6.3 C8, C9, C12): analyses over the sync-CFG
+//! `ldrf-sound` (docs/spec/ldrf.md §5, §6.3 C8, C9, C12): analyses over the sync-CFG
 //! are sound at relevant points of race-free programs. Judged against E-STD
 //! ([`crate::ldrf::standard`]), values mod K = [`MODULUS`], one item per domain:
 //!

@@ -1,4 +1,4 @@
-//! `lock-elision-race-free`, a negative control (spec/escape_capsule.md
+//! `lock-elision-race-free`, a negative control (docs/spec/escape_capsule.md
 //! §5.1 Fig. 4.1, §5.3, §13 P-E10): partial *lock* elision, the optimization the thesis
 //! shows unsound, claimed to keep every location race-free and every SC outcome. The
 //! claim is false, and the fuzzer must rediscover that from scratch.

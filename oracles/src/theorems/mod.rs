@@ -25,7 +25,7 @@
 //!   C9 negative controls).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
-//! `pass` (design.md, principle 2).
+//! `pass` (docs/design.md, principle 2).
 
 pub mod bigfoot_precise;
 pub mod capsule_first_race;

@@ -1,5 +1,5 @@
-//! The plug-in seam for Naik-Aiken's conditional must-not-alias analysis (seed 002;
-//! spec/naik_aiken.md §2): the vocabulary of its results (abstract loop vectors, types,
+//! The plug-in seam for Naik-Aiken's conditional must-not-alias analysis ([Naik-Aiken 2007];
+//! docs/spec/naik_aiken.md §2): the vocabulary of its results (abstract loop vectors, types,
 //! effects, disjoint-reachability facts, the pairs it prunes) and the trait an implementation
 //! provides. It knows no implementation; the oracles that judge it are in
 //! [`super::naik_aiken_sound`].

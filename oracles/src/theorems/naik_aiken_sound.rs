@@ -1,4 +1,4 @@
-//! `naik-aiken-sound` (spec/naik_aiken.md §3, §4.3 T1–T7): Naik and Aiken's
+//! `naik-aiken-sound` (docs/spec/naik_aiken.md §3, §4.3 T1–T7): Naik and Aiken's
 //! effect typing abstracts every reachable state of the threaded program, and no pair its
 //! phase-2 stages prune has a concrete race. Judged against the instrumented semantics
 //! ([`crate::instrumented`]) over every schedule and `*` choice within the loop bound:

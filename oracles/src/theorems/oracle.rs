@@ -18,7 +18,7 @@ pub struct Budget {
     /// Exploration bounds (and the campaign's deadline).
     pub explore: Config,
     /// Hypotheses of the theorem not checked, because a seeded bug feeds programs outside
-    /// them on purpose (spec/racerdx.md §6.3(b)).
+    /// them on purpose (docs/spec/racerdx.md §6.3(b)).
     pub relax: Relax,
 }
 

@@ -1,4 +1,4 @@
-//! The seam for static check placement (BigFoot, spec/bigfoot.md §4–5): a placer takes a
+//! The seam for static check placement (BigFoot, docs/spec/bigfoot.md §4–5): a placer takes a
 //! program without checks and returns it with `check(…)` statements inserted (and, for
 //! BigFoot, coalesced), which the machine executes as `Check` events. The oracle
 //! `bigfoot-precise` (Theorem 3.9.4) arrives with the BigFoot issue: it runs the placed

@@ -1,5 +1,5 @@
 //! Oracle `racerdx-complete`: the analysis loses nothing with respect to the abstraction of
-//! the bounded syntactic traces (Theorem 5.15 with Lemma 5.9; spec/racerdx.md §4.1–4.2):
+//! the bounded syntactic traces (Theorem 5.15 with Lemma 5.9; docs/spec/racerdx.md §4.1–4.2):
 //! for every method of an ANF program with balanced locking, `[[mbody(m)]]# ⊥ = α(T)`,
 //! where T are the syntactic traces of the body with calls unfolded (`push`/`pop`) and each
 //! `while *` unrolled 0 to K times (under A2, 0 or 1 already realizes every contribution).

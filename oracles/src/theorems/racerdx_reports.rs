@@ -1,5 +1,5 @@
 //! Oracle `racerdx-reports`: RacerDX reports exactly the pairs that the paper's reporting
-//! rule (spec/racerdx.md §3.4) selects from the true summaries, the summaries being α of
+//! rule (docs/spec/racerdx.md §3.4) selects from the true summaries, the summaries being α of
 //! the bounded syntactic traces (Theorem 5.15, computed here as `racerdx-complete` does).
 //!
 //! **Why this oracle.** `racerdx-tp` judges only the reports that exist, and

@@ -1,5 +1,5 @@
 //! Oracle `racerdx-tp`: every RacerDX report is a true race (True Positives Theorem 6.10,
-//! spec/racerdx.md §4.4).
+//! docs/spec/racerdx.md §4.4).
 //!
 //! For each report, the oracle first builds the **directed witness** of the theorem's proof
 //! (§4.5): the Lemma B.7 initial state (a sink ℓ0 and a chain ℓ1 → … → ℓn along the

@@ -1,7 +1,7 @@
 //! The plug-in seam for static race analyses (conventions §6: a small trait the ground-truth
 //! crate defines and the systems under test implement; it knows no implementation).
 //!
-//! A report names two methods run as the two threads (spec/racerdx.md §3.4) and, for each
+//! A report names two methods run as the two threads (docs/spec/racerdx.md §3.4) and, for each
 //! side, the access: kind, access path (a formal and a field sequence), abstract lock level,
 //! and the sites of the statements that make the access (call chains down to the access
 //! line), so that an oracle can match it with concrete events.
@@ -110,7 +110,7 @@ impl fmt::Display for RaceReport {
     }
 }
 
-/// A method summary `⟨W, L, A⟩` (spec/racerdx.md §3.1), for oracles that compare summaries.
+/// A method summary `⟨W, L, A⟩` (docs/spec/racerdx.md §3.1), for oracles that compare summaries.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
     /// Wobbly expressions.

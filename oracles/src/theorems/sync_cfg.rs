@@ -1,4 +1,4 @@
-//! The plug-in seam for analyses over the sync-CFG (seed 004; spec/ldrf.md §5): the
+//! The plug-in seam for analyses over the sync-CFG ([Mukherjee et al. 2017]; docs/spec/ldrf.md §5): the
 //! per-thread control-flow graphs of [`Cfg`] plus an edge n̄ → n from every post-release
 //! point n̄ of a lock to every acquire n of that lock (G full), with a *mix* at acquires.
 //! Any sequential domain plugs in if its mix is sound (§5.1); the oracles that judge one are

@@ -9,7 +9,7 @@
 //!
 //! A program with `thread` blocks is one *run*. A racerdx program is a set of methods, and
 //! each unordered pair of methods (self-pairs included) is a run of two threads
-//! (spec/racerdx.md §3.4). Def. 3.6 quantifies over *every* initial state, so a pair runs
+//! (docs/spec/racerdx.md §3.4). Def. 3.6 quantifies over *every* initial state, so a pair runs
 //! from a bounded family of initial heaps: formals and fields are fixed lazily, each to an
 //! existing initial object or a fresh one while fewer than `Config::heap_bound` exist. This
 //! covers every aliasing pattern among the formals of both threads and the objects their

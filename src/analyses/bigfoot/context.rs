@@ -1,4 +1,4 @@
-//! The analysis contexts `H • A` of BigFoot's check placement (spec/bigfoot.md §4.1) and
+//! The analysis contexts `H • A` of BigFoot's check placement (docs/spec/bigfoot.md §4.1) and
 //! their entailment (§4.2, §10.3), decided symbolically and soundly.
 //!
 //! - A [`History`] `H` holds boolean facts (here: equalities `x = e` with `e` linear, recorded

@@ -1,4 +1,4 @@
-//! DynamicBF, BigFoot's run-time checker (spec/bigfoot.md §7, reference pseudo-code §7.2):
+//! DynamicBF, BigFoot's run-time checker (docs/spec/bigfoot.md §7, reference pseudo-code §7.2):
 //! FastTrack's operations (§1.6) run on the `check` events of a placed program, with static
 //! field compression through shadow proxies (§5.2) and dynamic array compression with
 //! per-thread footprints (§5.3, §5.3.1). It runs on checks only: heap accesses are ignored.
@@ -43,7 +43,7 @@
 //!
 //! Seeded bugs ([`DynamicBfBug`]) are the DynamicBF rows of spec §9.4.
 //!
-//! Independence from the ground truth (design.md): the clocks are FastTrack's own.
+//! Independence from the ground truth (docs/design.md): the clocks are FastTrack's own.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
@@ -57,7 +57,7 @@ use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, R
 use crate::analyses::fasttrack::{Clocks, Race, Shadow};
 
 rule_cases! {
-    /// The run-time cases of DynamicBF (spec/bigfoot.md §7, with the field proxies of §5.2
+    /// The run-time cases of DynamicBF (docs/spec/bigfoot.md §7, with the field proxies of §5.2
     /// and the array footprints and compression of §5.3): how a check reaches a shadow,
     /// when a footprint is committed, how the partition is refined, and each race it
     /// reports by location kind and FastTrack race kind. FastTrack's own rule cases are
@@ -114,7 +114,7 @@ rule_cases! {
     }
 }
 
-/// Seeded bugs of DynamicBF, each a mistake of spec/bigfoot.md §9.4 with its predicted
+/// Seeded bugs of DynamicBF, each a mistake of docs/spec/bigfoot.md §9.4 with its predicted
 /// symptom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DynamicBfBug {

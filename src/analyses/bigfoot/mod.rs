@@ -1,4 +1,4 @@
-//! BigFoot (spec/bigfoot.md; seed 003 ch. 3, PLDI 2017): static check placement
+//! BigFoot (docs/spec/bigfoot.md; [Rhodes 2019] ch. 3, PLDI 2017): static check placement
 //! ([`placement`], over the analysis contexts of [`context`]) and its run-time checker,
 //! DynamicBF ([`dynamic`], §7).
 
@@ -27,7 +27,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "the checks owed at an acquire are placed after it",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §9.2 row 1, §9.4 (missed race)",
+        spec: "spec/bigfoot.md §9.2 row 1, §9.4 (missed race)",
         bug: BigFootBug::Placement(PlacementBug::CheckAfterAcquire),
     },
     Seeded {
@@ -35,7 +35,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "a release forgets past checks but not past accesses, which are checked again after it",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §4.5 [REL], §9.4 row 1 (false alarm)",
+        spec: "spec/bigfoot.md §4.5 [REL], §9.4 row 1 (false alarm)",
         bug: BigFootBug::Placement(PlacementBug::ReleaseKeepsAccesses),
     },
     Seeded {
@@ -43,7 +43,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "anticipated accesses flow backward through an acquire and excuse checks before an earlier release",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §4.5 [ACQ], §9.2 row 7 (missed race)",
+        spec: "spec/bigfoot.md §4.5 [ACQ], §9.2 row 7 (missed race)",
         bug: BigFootBug::Placement(PlacementBug::AnticipationThroughAcquire),
     },
     Seeded {
@@ -51,7 +51,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "coalescing two ranges adds one element past their union",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §5.1, §9.2 row 12 (false alarm)",
+        spec: "spec/bigfoot.md §5.1, §9.2 row 12 (false alarm)",
         bug: BigFootBug::Placement(PlacementBug::RangeOverApprox),
     },
     Seeded {
@@ -59,7 +59,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "coalescing two ranges drops the last element of their union",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §5.1, §9.4 (missed race)",
+        spec: "spec/bigfoot.md §5.1, §9.4 (missed race)",
         bug: BigFootBug::Placement(PlacementBug::RangeUnderApprox),
     },
     Seeded {
@@ -67,7 +67,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "every callee has empty kill sets: checks are deferred past calls that synchronize",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §4.5 [CALL], §9.2 row 11",
+        spec: "spec/bigfoot.md §4.5 [CALL], §9.2 row 11",
         bug: BigFootBug::Placement(PlacementBug::CallKillSetsEmpty),
     },
     Seeded {
@@ -75,7 +75,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "DynamicBF commits a thread's array footprint after its synchronization operation instead of before",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §7.1 [D], §9.4 (missed race after an acquire, false alarm after a release)",
+        spec: "spec/bigfoot.md §7.1 [D], §9.4 (missed race after an acquire, false alarm after a release)",
         bug: BigFootBug::Dynamic(DynamicBfBug::FootprintCommittedAfterSync),
     },
     Seeded {
@@ -83,7 +83,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "DynamicBF shares one shadow among fields related by the one-way proxy relation",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §5.2 footnote 2, §9.2 row 14 (false alarm on the field that did not race)",
+        spec: "spec/bigfoot.md §5.2 footnote 2, §9.2 row 14 (false alarm on the field that did not race)",
         bug: BigFootBug::Dynamic(DynamicBfBug::AsymmetricProxy),
     },
     Seeded {
@@ -91,7 +91,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "refining an array's partition gives the split-off groups empty shadows instead of the parent's",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §5.3.1, §9.4 (missed race)",
+        spec: "spec/bigfoot.md §5.3.1, §9.4 (missed race)",
         bug: BigFootBug::Dynamic(DynamicBfBug::RefineWithoutCopy),
     },
     Seeded {
@@ -99,7 +99,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "DynamicBF drops the footprints still pending when the trace ends",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §7.1 [C], §9.4 (footprints not committed at thread exit: missed race)",
+        spec: "spec/bigfoot.md §7.1 [C], §9.4 (footprints not committed at thread exit: missed race)",
         bug: BigFootBug::Dynamic(DynamicBfBug::NoCommitAtEnd),
     },
     Seeded {
@@ -107,7 +107,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         oracle: "bigfoot-precise",
         description: "a race on a compressed array group is reported on the group's first index only, not on each member",
         predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
-        spec: "bigfoot.md §5.3.1 [D] (a race on a group's shadow is a race on each of its indices: missed racy locations)",
+        spec: "spec/bigfoot.md §5.3.1 [D] (a race on a group's shadow is a race on each of its indices: missed racy locations)",
         bug: BigFootBug::Dynamic(DynamicBfBug::GroupRaceOnFirstIndex),
     },
 ];

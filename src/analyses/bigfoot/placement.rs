@@ -1,4 +1,4 @@
-//! BigFoot's static check placement, CheckPlacement / StaticBF (spec/bigfoot.md §4, with
+//! BigFoot's static check placement, CheckPlacement / StaticBF (docs/spec/bigfoot.md §4, with
 //! the read/write extension of §4.5.1 and the path coalescing of §5.1), as a
 //! [`CheckPlacer`] for BFJ programs in A-normal form.
 //!
@@ -56,7 +56,7 @@ use race_oracles::theorems::{CheckPlacer, PlaceError};
 use super::context::{Anticipated, Entry, History, Lin, Path};
 
 rule_cases! {
-    /// The cases of BigFoot's static placement (spec/bigfoot.md §4–5): each rule of
+    /// The cases of BigFoot's static placement (docs/spec/bigfoot.md §4–5): each rule of
     /// Fig. 3.7 (§4.5) with the read/write extension (§4.5.1), each kill-set class of a
     /// call, each placeholder position of §4.4 that receives checks, the reasons `Checks`
     /// (§4.3) excuses an access, the loop invariant found at once or weakened (§4.7), the
@@ -150,7 +150,7 @@ rule_cases! {
     }
 }
 
-/// Seeded bugs of the placement, each a row of spec/bigfoot.md §9.4 (issue 10 item 7).
+/// Seeded bugs of the placement, each a row of docs/spec/bigfoot.md §9.4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlacementBug {
     /// The checks owed at an acquire are placed after it (§9.2 row 1: missed race).

@@ -1,6 +1,6 @@
 //! The partitioned tuple-set domain: a location's element is, per block of a fixed
 //! partition of the variables, the set of value tuples the block may hold; γ is their
-//! product. One domain, three analyses of spec/ldrf.md §5.2, by the partition:
+//! product. One domain, three analyses of docs/spec/ldrf.md §5.2, by the partition:
 //! - singletons: the value-set analysis of [De et al. 2011] (var → value set), whose join is its mix;
 //! - the declared regions (`regions { x, y }`, completed with singletons): the
 //!   region-relational analysis, whose join per block is exactly mix_R (§5.2), so the

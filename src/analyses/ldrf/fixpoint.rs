@@ -1,4 +1,4 @@
-//! The sync-CFG fixpoint (spec/ldrf.md §5.1): the per-thread graphs plus an edge n̄ → n from
+//! The sync-CFG fixpoint (docs/spec/ldrf.md §5.1): the per-thread graphs plus an edge n̄ → n from
 //! every post-release point n̄ of a lock m to every acquire n of m (G full: every acquire
 //! reads every post-release point of its lock), with the domain's mix at acquires, solved
 //! by a worklist over instructions from a(ent_t) = {0̄}.

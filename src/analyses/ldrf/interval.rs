@@ -1,4 +1,4 @@
-//! The interval domain (spec/ldrf.md §5.2 and §5.3: A5, the interval value-set baseline of
+//! The interval domain (docs/spec/ldrf.md §5.2 and §5.3: A5, the interval value-set baseline of
 //! [De et al. 2011]) in the mod-K world: each variable's values lie in [lo, hi] ⊆ [0, K-1].
 //!
 //! Deviation from the paper (§6.2 (a), A14): the paper's intervals are over ℤ; here every

@@ -1,4 +1,4 @@
-//! Sequential abstractions of the L-DRF paper (seed 004; spec/ldrf.md §5): analyses that
+//! Sequential abstractions of the L-DRF paper ([Mukherjee et al. 2017]; docs/spec/ldrf.md §5): analyses that
 //! run a sequential domain over the sync-CFG, the per-thread graphs plus an edge from every
 //! post-release point of a lock to every acquire of it, with a mix at acquires. Oracle:
 //! `ldrf-sound` (C8: sound at relevant points of race-free programs; C12 reported), and the
@@ -68,7 +68,7 @@ pub const SEEDED: &[Seeded<SyncCfgBug>] = &[
         oracle: "ldrf-sound",
         description: "an acquire reads only its own source: the sync-CFG has no release → acquire edges (every domain)",
         predicted: SYNC_PREDICTED,
-        spec: "ldrf.md §5.1 (the sync-CFG), §8 R1",
+        spec: "spec/ldrf.md §5.1 (the sync-CFG), §8 R1",
         bug: SyncCfgBug::AcquireIgnoresBuffers,
     },
     Seeded {
@@ -76,7 +76,7 @@ pub const SEEDED: &[Seeded<SyncCfgBug>] = &[
         oracle: "ldrf-sound",
         description: "a release edge does not feed its post-release point: neither the thread's continuation nor any acquire sees it (every domain)",
         predicted: SYNC_PREDICTED,
-        spec: "ldrf.md §5.1 (release: a(n') ∪= a(n))",
+        spec: "spec/ldrf.md §5.1 (release: a(n') ∪= a(n))",
         bug: SyncCfgBug::ReleaseFeedsNothing,
     },
     Seeded {
@@ -84,7 +84,7 @@ pub const SEEDED: &[Seeded<SyncCfgBug>] = &[
         oracle: "ldrf-sound",
         description: "interval addition saturates at K-1 instead of going to ⊤ when it would wrap (interval domain)",
         predicted: SYNC_PREDICTED,
-        spec: "ldrf.md §6.2 (a), A14",
+        spec: "spec/ldrf.md §6.2 (a), A14",
         bug: SyncCfgBug::IntervalSaturates,
     },
     Seeded {
@@ -92,7 +92,7 @@ pub const SEEDED: &[Seeded<SyncCfgBug>] = &[
         oracle: "ldrf-sound",
         description: "the value-set join at a loop head keeps the head's old value and drops the back edge's (value-set domain)",
         predicted: SYNC_PREDICTED,
-        spec: "ldrf.md §5.2 (value-set, [9])",
+        spec: "spec/ldrf.md §5.2 (value-set, [9])",
         bug: SyncCfgBug::ValueSetLoopHeadKeepsOld,
     },
     Seeded {
@@ -100,7 +100,7 @@ pub const SEEDED: &[Seeded<SyncCfgBug>] = &[
         oracle: "ldrf-sound",
         description: "`%` (no interval rule) takes the hull of its results at the corners of the operands' intervals, as if it were monotone (interval domain)",
         predicted: SYNC_PREDICTED,
-        spec: "ldrf.md §5.2 (A5: the hull of the concrete results)",
+        spec: "spec/ldrf.md §5.2 (A5: the hull of the concrete results)",
         bug: SyncCfgBug::IntervalHullOfCorners,
     },
 ];

@@ -1,4 +1,4 @@
-//! The rule cases of the sync-CFG analyses (spec/ldrf.md §5): one table for
+//! The rule cases of the sync-CFG analyses (docs/spec/ldrf.md §5): one table for
 //! the four analyses of [`super::suite`], since they share the §5.1 fixpoint and differ only
 //! in the §5.2 domain and mix. A case fires where the analysis decides it (the fixpoint, a
 //! domain's transfer function or mix, the assert check), so `racefuzz gen ldrf-sound --stats`
@@ -10,7 +10,7 @@
 use race_oracles::rule_cases;
 
 rule_cases! {
-    /// The cases of the sync-CFG fixpoint (spec/ldrf.md §5.1), of the domains' transfer
+    /// The cases of the sync-CFG fixpoint (docs/spec/ldrf.md §5.1), of the domains' transfer
     /// functions and mixes (§5.2) and of RATCOP's assert check (§5.3).
     pub enum SyncCfgRule in SYNC_CFG_RULES = "L-DRF sync-CFG analyses", "ldrf.md §5" {
         /// `x := e`: a(n') ⊔= ⟦c⟧ a(n).

@@ -1,4 +1,4 @@
-//! The analyses on the paper's examples (spec/ldrf.md §8): which asserts each proves, and
+//! The analyses on the paper's examples (docs/spec/ldrf.md §8): which asserts each proves, and
 //! the facts R5 turns on.
 
 use race_oracles::lang::parse;

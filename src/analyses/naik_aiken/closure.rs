@@ -1,4 +1,4 @@
-//! K⁺, the closure of the abstract effects (Def. 4.2, spec/naik_aiken.md §2.3): K¹ = K, and
+//! K⁺, the closure of the abstract effects (Def. 4.2, docs/spec/naik_aiken.md §2.3): K¹ = K, and
 //! from (τ̄1 |>= τ̄2) ∈ Kⁿ and (τ̄3 |>= τ̄4) ∈ K with τ̄2 ~ τ̄3 follows (τ̄1 |>= τ̄5) ∈ Kⁿ⁺¹,
 //! where τ̄5 has τ̄4's site and τ̄4's loop entries, except that a correlation 1–1 between τ̄1
 //! and τ̄4 at w survives only if the middle link is 1–1 at w too (else ⊤). The lattice is

@@ -1,4 +1,4 @@
-//! The disjoint reachability analysis DR_K (Fig. 9 eq. 2, as spec/naik_aiken.md §2.4 and A3
+//! The disjoint reachability analysis DR_K (Fig. 9 eq. 2, as docs/spec/naik_aiken.md §2.4 and A3
 //! read the OCR): `h ∈ DR_K(H)` iff for every pair of effects (τ̄1 |>= τ̄3), (τ̄2 |>= τ̄4) of K⁺
 //! (the same one twice included) with τ̄3 ~ τ̄4 and both targets possibly h:
 //! 1. τ̄1.ĥ ≠ ⊤ and τ̄2.ĥ ≠ ⊤; and

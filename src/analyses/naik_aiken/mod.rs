@@ -1,5 +1,5 @@
 //! Naik & Aiken, "Conditional Must Not Aliasing for Static Race Detection" (POPL'07, seed
-//! 002), as spec/naik_aiken.md reconstructs it, over the `naikaiken` dialect (§4.1). Oracle:
+//! 002), as docs/spec/naik_aiken.md reconstructs it, over the `naikaiken` dialect (§4.1). Oracle:
 //! `naik-aiken-sound` (T1–T7 of §4.3: C ⪯ K, the environment abstraction, C⁺ ⪯ K⁺, the DR
 //! facts, and no race on a pruned pair); negative control `naik-aiken-unlikely` (T9).
 //!
@@ -39,7 +39,7 @@ use self::types::Lattice;
 use crate::mutants::{Prediction, Seeded};
 
 rule_cases! {
-    /// The cases of Naik-Aiken's rules (spec/naik_aiken.md §2.2–2.5, the inference whose
+    /// The cases of Naik-Aiken's rules (docs/spec/naik_aiken.md §2.2–2.5, the inference whose
     /// soundness §3's Lemma 3.3, Lemma 4.3 and Thm 4.4 state, and §2.5's race stages): each
     /// typing rule of Fig. 8 and the lattice steps it takes, the closure's correlation rule,
     /// each condition by which a DR_K fact holds or fails, and each stage's verdict on a pair.
@@ -142,7 +142,7 @@ pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
         oracle: "naik-aiken-sound",
         description: "the analysis is judged under one shared loop vector π (every thread increments it), not frozen per-thread copies",
         predicted: NA_PREDICTED,
-        spec: "naik_aiken.md §6 R10, A7, §3 ingredient (ii)",
+        spec: "spec/naik_aiken.md §6 R10, A7, §3 ingredient (ii)",
         bug: NaikAikenBug::SharedCounter,
     },
     Seeded {
@@ -150,7 +150,7 @@ pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
         oracle: "naik-aiken-sound",
         description: "the loopback Γ^{w+} does not demote 1 to ⊤ at w: values from an earlier iteration stay correlated",
         predicted: NA_PREDICTED,
-        spec: "naik_aiken.md §2.1 (Def. 3.2), R2",
+        spec: "spec/naik_aiken.md §2.1 (Def. 3.2), R2",
         bug: NaikAikenBug::LoopbackKeepsOne,
     },
     Seeded {
@@ -158,7 +158,7 @@ pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
         oracle: "naik-aiken-sound",
         description: "join(1, 0) = 1 instead of ⊤",
         predicted: NA_PREDICTED,
-        spec: "naik_aiken.md §2.1 (Def. 3.1)",
+        spec: "spec/naik_aiken.md §2.1 (Def. 3.1)",
         bug: NaikAikenBug::JoinKeepsOne,
     },
     Seeded {
@@ -166,7 +166,7 @@ pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
         oracle: "naik-aiken-sound",
         description: "DR_K is computed over K instead of K⁺ (multi-step reachability is ignored)",
         predicted: NA_PREDICTED,
-        spec: "naik_aiken.md §2.4 (Fig. 9 eq. 2), R7",
+        spec: "spec/naik_aiken.md §2.4 (Fig. 9 eq. 2), R7",
         bug: NaikAikenBug::DrOverK,
     },
     Seeded {
@@ -174,7 +174,7 @@ pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
         oracle: "naik-aiken-sound",
         description: "local-lock prunes under any held locks whose DR fact covers the accessed bases' sites, without checking that the lock is a prefix of the path",
         predicted: NA_PREDICTED,
-        spec: "naik_aiken.md §2.5 local-lock, R9",
+        spec: "spec/naik_aiken.md §2.5 local-lock, R9",
         bug: NaikAikenBug::LocalLockNoPrefix,
     },
     Seeded {
@@ -182,7 +182,7 @@ pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
         oracle: "naik-aiken-sound",
         description: "a sync(x) whose body assigns x still counts as holding x's lock after the assignment (programs outside A5 are generated)",
         predicted: NA_PREDICTED,
-        spec: "naik_aiken.md A5, §3 ingredient (iii)",
+        spec: "spec/naik_aiken.md A5, §3 ingredient (iii)",
         bug: NaikAikenBug::ReassignedLockHeld,
     },
     Seeded {
@@ -190,7 +190,7 @@ pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
         oracle: "naik-aiken-sound",
         description: "K⁺ keeps a 1–1 correlation through a middle link that is 1 on one side only (Def. 4.2 needs τ̄2 and τ̄3 both 1)",
         predicted: NA_PREDICTED,
-        spec: "naik_aiken.md §2.3 (Def. 4.2)",
+        spec: "spec/naik_aiken.md §2.3 (Def. 4.2)",
         bug: NaikAikenBug::ChainHalfLink,
     },
 ];

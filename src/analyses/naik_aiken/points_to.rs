@@ -1,4 +1,4 @@
-//! P(e), the points-to sets the phase-2 stages compare (spec/naik_aiken.md §4.3 \[C\]): a
+//! P(e), the points-to sets the phase-2 stages compare (docs/spec/naik_aiken.md §4.3 \[C\]): a
 //! flow-insensitive, field-sensitive Andersen analysis over allocation sites, all threads
 //! together. A variable name denotes every thread's copy of it (locals are copied at a
 //! fork, so merging them is sound); a container's elements are one pseudo-field `[]`; the

@@ -1,4 +1,4 @@
-//! Phase 2 of Chord (§5.1, spec/naik_aiken.md §2.5), over the labels of our language (A16:
+//! Phase 2 of Chord (§5.1, docs/spec/naik_aiken.md §2.5), over the labels of our language (A16:
 //! six-tuples reduce to label pairs): every conflicting pair is pruned by the first stage
 //! that proves it race-free, in Chord's order, or reported.
 //!

@@ -1,4 +1,4 @@
-//! The type and effect rules of Fig. 8 (spec/naik_aiken.md §2.2), `W, Π, Γ ⊢ s : Γ', K`,
+//! The type and effect rules of Fig. 8 (docs/spec/naik_aiken.md §2.2), `W, Π, Γ ⊢ s : Γ', K`,
 //! with Π = λw.1 (A2 \[C\]), the subsumption rule Sub (A1 \[C\]) and the dialect's
 //! extensions (§4.1 \[C\]).
 //!

@@ -1,4 +1,4 @@
-//! The regression programs R1–R11 of spec/naik_aiken.md §6 (in `corpus/paper/naikaiken/`), each
+//! The regression programs R1–R11 of docs/spec/naik_aiken.md §6 (in `corpus/paper/naikaiken/`), each
 //! against the analysis results the spec expects, and the seeded bugs on them.
 
 use std::collections::BTreeSet;

@@ -1,4 +1,4 @@
-//! The type lattice of Naik & Aiken (POPL'07) §3 as spec/naik_aiken.md §2.1 reconstructs it:
+//! The type lattice of Naik & Aiken (POPL'07) §3 as docs/spec/naik_aiken.md §2.1 reconstructs it:
 //! î ∈ {0, 1, ⊤}, types τ̄ = ⟨Π, ĥ⟩, environments Γ (a variable left out is ⊥).
 //!
 //! - Join (Def. 3.1): pointwise; ⊥ is absorbed; unequal loop entries or unequal sites become

@@ -1,4 +1,4 @@
-//! The BFJ generator of `bigfoot-precise` (spec/bigfoot.md
+//! The BFJ generator of `bigfoot-precise` (docs/spec/bigfoot.md
 //! §10.2 "BFJ-mini"): small programs in A-normal form that exercise every rule of BigFoot's
 //! check placement (§4.5) and every rule-coverage counter the spec lists: field and array
 //! reads and writes, critical sections (`acq`/`rel` and `sync`, on two locks), `if *` and

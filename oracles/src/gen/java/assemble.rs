@@ -1,4 +1,4 @@
-//! Assembling a SimpleJava or CapJava program (spec/escape_capsule.md §2.1, §7.1): the main
+//! Assembling a SimpleJava or CapJava program (docs/spec/escape_capsule.md §2.1, §7.1): the main
 //! thread builds the shared objects the bodies use (a holder `p`, a lock `l`, a given object
 //! `o`, a capsule `k`), hands them to the workers through their fields (or a capsule
 //! thread's `bind(..)`), forks them and runs its own operations; then the classes, with only

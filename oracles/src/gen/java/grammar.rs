@@ -1,5 +1,5 @@
 //! The grammars of the SimpleJava and CapJava programs and their classifiers
-//! ([`crate::gen::grammar`]): the forms of spec/escape_capsule.md §2 and §5 (M-E1…M-E5) and of
+//! ([`crate::gen::grammar`]): the forms of docs/spec/escape_capsule.md §2 and §5 (M-E1…M-E5) and of
 //! §7 and §10 (M-C1…M-C5), each a production the generators must use in at least 1% of their
 //! programs. The classifiers read the program, not the generator's choices.
 
@@ -9,7 +9,7 @@ use crate::gen::grammar::{prod, Grammar};
 use crate::gen::toolkit::keep_listed;
 use crate::lang::*;
 
-/// The productions of the SimpleJava programs (spec/escape_capsule.md §2, §5, §14 M-E1…M-E5).
+/// The productions of the SimpleJava programs (docs/spec/escape_capsule.md §2, §5, §14 M-E1…M-E5).
 pub const GRAMMAR_SIMPLEJAVA: Grammar = Grammar {
     productions: &[
         prod("fork", "fork w (runs w.run())"),
@@ -38,7 +38,7 @@ pub const GRAMMAR_SIMPLEJAVA: Grammar = Grammar {
     uses: uses_simplejava,
 };
 
-/// The productions of the CapJava programs (spec/escape_capsule.md §7, §10, §14 M-C1…M-C5).
+/// The productions of the CapJava programs (docs/spec/escape_capsule.md §7, §10, §14 M-C1…M-C5).
 pub const GRAMMAR_CAPJAVA: Grammar = Grammar {
     productions: &[
         prod("capsule class", "capsule class K { .. }"),

@@ -1,6 +1,6 @@
 //! The hand-off programs: the main thread and one worker pass one fresh object through the
 //! worker object, which is also the lock, so that every thread-escape idiom of
-//! spec/escape_capsule.md §5 and §14 (and, for capsules, §10.2 and M-C1…M-C6) fits in a few
+//! docs/spec/escape_capsule.md §5 and §14 (and, for capsules, §10.2 and M-C1…M-C6) fits in a few
 //! visible operations, since no thread fetches a holder or a lock first.
 
 use crate::gen::toolkit::{parse_generated, Bytes};

@@ -1,4 +1,4 @@
-//! The swarm knobs of the SimpleJava and CapJava generators (spec/escape_capsule.md §5.4:
+//! The swarm knobs of the SimpleJava and CapJava generators (docs/spec/escape_capsule.md §5.4:
 //! the ingredients for rediscovering the counterexamples by fuzzing, and how often each
 //! appears), drawn per program from the header bytes, and the one [`Setting`] both dialects'
 //! builder reads them as.

@@ -1,5 +1,5 @@
 //! The SimpleJava and CapJava generators of the escape and capsule oracles
-//! (spec/escape_capsule.md §2 SimpleJava, §7 CapJava): small programs whose one main thread
+//! (docs/spec/escape_capsule.md §2 SimpleJava, §7 CapJava): small programs whose one main thread
 //! builds every object, hands them to worker objects through their fields and forks the
 //! workers with `fork w` (which runs `w.run()`).
 //!

@@ -1,7 +1,7 @@
 //! The thread bodies of the SimpleJava and CapJava programs: the workers' `run()` and the
 //! main thread's operations after its forks, written within a budget of visible operations
 //! (accesses, acquires, releases, capsule enters and exits), because the oracles enumerate
-//! every interleaving. The operations are the ingredients of spec/escape_capsule.md §5.4
+//! every interleaving. The operations are the ingredients of docs/spec/escape_capsule.md §5.4
 //! (publication of fresh objects, Figs. 4.1 and 4.2, M-E1…M-E5) and of §7 and §10 (calls into
 //! a capsule under the lock `l`, or a deliberate violation).
 

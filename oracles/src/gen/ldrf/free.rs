@@ -1,4 +1,4 @@
-//! The free programs of the L-DRF generator (spec/ldrf.md §1.1 the language, §6.4 what a
+//! The free programs of the L-DRF generator (docs/spec/ldrf.md §1.1 the language, §6.4 what a
 //! generator must enforce): every shared variable is guarded by one lock, confined to one
 //! thread, or part of a Fig. 4 hand-off ([`Guard`]); threads are sequences of critical
 //! sections over guarded variables, private work on the temp and confined variables, `if`

@@ -1,5 +1,5 @@
 //! The grammar of the L-DRF programs and its classifier ([`crate::gen::grammar`]): the
-//! commands of spec/ldrf.md §1.1, the biases of §6.4 and the shapes of §8, each a production
+//! commands of docs/spec/ldrf.md §1.1, the biases of §6.4 and the shapes of §8, each a production
 //! the generator must use in at least 1% of its programs. The classifier reads the program,
 //! not the generator's choices.
 
@@ -10,7 +10,7 @@ use crate::gen::grammar::{prod, Grammar};
 use crate::gen::toolkit::keep_listed;
 use crate::lang::*;
 
-/// The productions of the L-DRF programs (spec/ldrf.md §1.1 the commands, §6.4 the biases,
+/// The productions of the L-DRF programs (docs/spec/ldrf.md §1.1 the commands, §6.4 the biases,
 /// §8 the shapes).
 pub static GRAMMAR_LDRF: Grammar = Grammar {
     productions: &[

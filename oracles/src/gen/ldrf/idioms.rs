@@ -1,5 +1,5 @@
 //! The idiom programs of the L-DRF generator: randomized variants of the shapes of
-//! spec/ldrf.md §8, Fig. 1 (R1), Fig. 4's lock hand-off (R2), R5, the Batman family (R4),
+//! docs/spec/ldrf.md §8, Fig. 1 (R1), Fig. 4's lock hand-off (R2), R5, the Batman family (R4),
 //! R6's racy controls (or their locked twins) and R7's disjoint writes. Most variants are
 //! race free; some, only with [`LdrfKnobs::races`], drop a lock.
 

@@ -1,4 +1,4 @@
-//! The swarm knobs of the L-DRF generator (spec/ldrf.md §6.4: what a generator must enforce,
+//! The swarm knobs of the L-DRF generator (docs/spec/ldrf.md §6.4: what a generator must enforce,
 //! and how often each ingredient should appear): which kind of program, how big, whether it
 //! may race, and which ingredients a free program may use, drawn per program from the header
 //! bytes so that small programs stay common while every ingredient still appears.

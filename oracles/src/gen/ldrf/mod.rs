@@ -1,4 +1,4 @@
-//! The generator of the L-DRF programs (seed 004, spec/ldrf.md §1.1 the language, §6.4 what a
+//! The generator of the L-DRF programs ([Mukherjee et al. 2017], docs/spec/ldrf.md §1.1 the language, §6.4 what a
 //! generator must enforce, §8 the paper's examples): 2–3 threads over global integers (all
 //! start at 0), 1–2 named locks, 2–4 shared variables `x y z w` and one private temp per
 //! thread (`a`, `b`, `c` for threads 1–3).

@@ -1,4 +1,4 @@
-//! The region partitions of the L-DRF generator (spec/ldrf.md §3 `regions { x, y }`, §6.4:
+//! The region partitions of the L-DRF generator (docs/spec/ldrf.md §3 `regions { x, y }`, §6.4:
 //! group variables co-accessed in one critical section). They read no bytes: a partition is
 //! a function of the program and the knobs.
 

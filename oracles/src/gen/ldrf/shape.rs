@@ -1,4 +1,4 @@
-//! The sizes and the lock discipline of L-DRF programs (spec/ldrf.md §6.4: what a
+//! The sizes and the lock discipline of L-DRF programs (docs/spec/ldrf.md §6.4: what a
 //! generator must enforce): the statement count [`super::MAX_STMTS`] bounds, and balanced
 //! lock use on every path.
 

@@ -1,4 +1,4 @@
-//! Writing L-DRF program text (spec/ldrf.md §1.1, the language): the byte source and knobs
+//! Writing L-DRF program text (docs/spec/ldrf.md §1.1, the language): the byte source and knobs
 //! idioms and free programs share, the combinators of critical sections and branches, and
 //! the finished program: its text, with the one unbalanced lock operation of
 //! [`crate::lang::Relax::balanced_locking`] when the knobs ask for it (§6.4), parsed back.

@@ -1,5 +1,5 @@
 //! The grammar of the Naik-Aiken programs and its classifier ([`crate::gen::grammar`]): the
-//! statements of spec/naik_aiken.md §4.1, the biases of §4.4 and the shapes of §6, each a
+//! statements of docs/spec/naik_aiken.md §4.1, the biases of §4.4 and the shapes of §6, each a
 //! production the generator must use in at least 1% of its programs. The classifier reads
 //! the program, not the generator's choices.
 
@@ -9,7 +9,7 @@ use crate::gen::grammar::{prod, Grammar};
 use crate::gen::toolkit::keep_listed;
 use crate::lang::*;
 
-/// The productions of the Naik-Aiken programs (spec/naik_aiken.md §4.1 the statements, §4.4
+/// The productions of the Naik-Aiken programs (docs/spec/naik_aiken.md §4.1 the statements, §4.4
 /// the biases, §6 the shapes).
 pub static GRAMMAR_NAIKAIKEN: Grammar = Grammar {
     productions: &[

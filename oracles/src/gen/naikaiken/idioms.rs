@@ -1,5 +1,5 @@
 //! The idiom programs of the Naik-Aiken generator: randomized variants of the regression
-//! programs of spec/naik_aiken.md §6 (R1–R11) and of the near-misses of the local-lock and
+//! programs of docs/spec/naik_aiken.md §6 (R1–R11) and of the near-misses of the local-lock and
 //! local-thread stages (§4.4, spec A4), each the shape one stage of the analysis is about
 //! (the list is in the documentation of [`super`]).
 

@@ -1,4 +1,4 @@
-//! The swarm knobs of the Naik-Aiken generator (spec/naik_aiken.md §4.4: what a generator
+//! The swarm knobs of the Naik-Aiken generator (docs/spec/naik_aiken.md §4.4: what a generator
 //! must enforce, and how often each ingredient should appear): which kind of program, how
 //! big, and which ingredients a free program may use, drawn per program from the header
 //! bytes so that small programs stay common while every ingredient still appears.

@@ -1,4 +1,4 @@
-//! The generator of the Naik-Aiken programs (seed 002, spec/naik_aiken.md §4.1 the language,
+//! The generator of the Naik-Aiken programs ([Naik-Aiken 2007], docs/spec/naik_aiken.md §4.1 the language,
 //! §4.4 what a generator must enforce, §6 the regression programs): one main thread over an
 //! empty heap that allocates at labelled sites, links objects, fills containers and forks
 //! threads, which write the data field `g` at the end of paths.
@@ -98,7 +98,7 @@ mod tests {
     const REASSIGN: Relax = Relax { sync_reassign: true, balanced_locking: false };
 
     /// Judged by the ground truth, the instrumented semantics over every reachable state
-    /// within the loop bound B = 2 (spec/naik_aiken.md §4.2, [`crate::instrumented::ground_truth`]):
+    /// within the loop bound B = 2 (docs/spec/naik_aiken.md §4.2, [`crate::instrumented::ground_truth`]):
     /// few programs reach a final state with a thread stuck (a null dereference, `sync` on
     /// null, a pick from an empty container, a deadlock), and racy programs (two threads
     /// whose next accesses conflict in some state) are common but not universal.

@@ -1,5 +1,5 @@
 //! Syntactic measures of a Naik-Aiken program: its size against the bounds of
-//! spec/naik_aiken.md §4.4 (statements, threads at run time with B = 2) and the shapes the
+//! docs/spec/naik_aiken.md §4.4 (statements, threads at run time with B = 2) and the shapes the
 //! local-lock and local-thread stages prune (§2.5). `racefuzz gen naikaiken --stats` prints
 //! them beside the ground truth of the instrumented semantics (§4.2).
 

@@ -1,4 +1,4 @@
-//! Writing Naik-Aiken program text (spec/naik_aiken.md §4.1, the oracle language): the
+//! Writing Naik-Aiken program text (docs/spec/naik_aiken.md §4.1, the oracle language): the
 //! labels every allocation site and loop needs (unique `@h`/`@w`, the dialect's A1), the byte
 //! source and knobs idioms and free programs share, the combinators of the compound
 //! statements, and the parse of the finished main thread.

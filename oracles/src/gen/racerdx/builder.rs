@@ -1,5 +1,5 @@
 //! The racerdx builder: statements and methods from bytes, deterministically
-//! (spec/racerdx.md §1.1 Fig. 4 under §1.2 A1–A6 and ANF). Invariants it keeps: locks are
+//! (docs/spec/racerdx.md §1.1 Fig. 4 under §1.2 A1–A6 and ANF). Invariants it keeps: locks are
 //! balanced within a block (A2) unless the `unmatched_unlock` knob says otherwise; a local
 //! is read only where it is definitely assigned (A3); a method calls only earlier methods,
 //! so the call graph is acyclic (A5).
@@ -274,7 +274,7 @@ impl Builder<'_, '_> {
 /// What statements cost the naive enumeration of a method pair, roughly (a proxy for
 /// [`RacerDxKnobs::max_cost`]): an access or a path actual 1 + its path length (one
 /// non-local step, and up to one lazily fixed initial-heap fact per field, each a branch
-/// of the enumeration, spec/racerdx.md §3.1's lazy initial heap), a `lock` or `unlock` 1
+/// of the enumeration, docs/spec/racerdx.md §3.1's lazy initial heap), a `lock` or `unlock` 1
 /// (a synchronizing step), an `if *` or `while *` 1 (a choice) plus its blocks, a call its
 /// callee's cost (`costs`, by method index; the body is inlined) plus its path actuals.
 /// Local statements (copies, `new`, `skip`) cost nothing: they run eagerly.

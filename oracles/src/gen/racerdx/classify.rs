@@ -1,4 +1,4 @@
-//! The racerdx grammar (spec/racerdx.md §1.1 Fig. 4 under A1–A6 and ANF) and the
+//! The racerdx grammar (docs/spec/racerdx.md §1.1 Fig. 4 under A1–A6 and ANF) and the
 //! classifier that says which of its productions a program uses (the coverage rule of
 //! [`super::super::grammar`]).
 
@@ -8,14 +8,14 @@ use super::super::grammar::{prod, Grammar, Production};
 use crate::lang::is_formal;
 use crate::lang::*;
 
-/// The racerdx grammar (spec/racerdx.md §1.1, Fig. 4, under A1–A6 and ANF), one production
+/// The racerdx grammar (docs/spec/racerdx.md §1.1, Fig. 4, under A1–A6 and ANF), one production
 /// per statement form, variable role and context an analysis can treat differently.
 pub const GRAMMAR: Grammar = Grammar { productions: PRODUCTIONS, uses };
 
 /// The grammar of [`super::swarm_small`]'s programs: [`GRAMMAR`] without its last seven
 /// productions, the call shapes that the small generator's cost cap makes rare (calls with
 /// costly actuals or callees, in locks or control, nested: a call costs its callee inlined). They matter
-/// to RacerDX's summaries (spec/racerdx.md §3.2, Fig. 7's actuals), which `racerdx-tp` and
+/// to RacerDX's summaries (docs/spec/racerdx.md §3.2, Fig. 7's actuals), which `racerdx-tp` and
 /// `racerdx-complete` judge on [`super::swarm`]'s programs; to the explorers a call is its
 /// inlined body.
 pub const GRAMMAR_SMALL: Grammar = Grammar { productions: SMALL, uses: uses_small };

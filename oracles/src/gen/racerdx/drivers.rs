@@ -1,4 +1,4 @@
-//! The racerdx generator's drivers (spec/racerdx.md §7 item 15): proptest
+//! The racerdx generator's drivers (docs/spec/racerdx.md §7 item 15): proptest
 //! ([`racerdx_program`], shrinking the bytes), cargo fuzz ([`RacerDxInput`]'s
 //! `arbitrary::Arbitrary`) and quickcheck (its `quickcheck::Arbitrary`), all through
 //! [`build`] with fixed knobs.

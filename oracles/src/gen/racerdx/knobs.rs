@@ -1,4 +1,4 @@
-//! The racerdx generator's knobs (spec/racerdx.md §7 item 16: swarm testing, each
+//! The racerdx generator's knobs (docs/spec/racerdx.md §7 item 16: swarm testing, each
 //! feature on or off per program) and their draw from a program's header bytes. The
 //! knobs only shape programs; every program they allow stays in the dialect (§1.2 A1–A6).
 

@@ -1,4 +1,4 @@
-//! The racerdx generator: programs in the racerdx dialect (spec/racerdx.md §1.2 A1–A6, ANF,
+//! The racerdx generator: programs in the racerdx dialect (docs/spec/racerdx.md §1.2 A1–A6, ANF,
 //! balanced locking, no recursion; §7 items 15–16), built deterministically from bytes.
 //!
 //! One builder, three drivers: proptest ([`racerdx_program`], shrinking the bytes), cargo
@@ -58,7 +58,7 @@ const SMALL_COST_CAPS: [usize; 8] = [2, 3, 4, 4, 5, 6, 6, 7];
 
 /// [`swarm`] with at most 4 statements per method and a cost cap per method drawn from
 /// `SMALL_COST_CAPS` ([`RacerDxKnobs::max_cost`]; a method pair costs at most twice it):
-/// small enough that the naive enumeration of every method pair (spec/racerdx.md Def. 3.6
+/// small enough that the naive enumeration of every method pair (docs/spec/racerdx.md Def. 3.6
 /// over lazily fixed heaps of at most 2 objects) finishes within its budget, for the
 /// oracles that compare an explorer with it (`explorer-agree-racerdx`). Without the cost
 /// cap, a quarter of the programs had a pair over budget: 4 statements of 3-field paths

@@ -1,7 +1,7 @@
 //! The thread generator's knobs for the detector oracles (`fasttrack-precise`): programs
 //! judged on every interleaving, so smaller than the explorers' (at most three threads), with
 //! fewer locations, and with the shared-reads idiom that reaches FastTrack's WRITE after
-//! shared reads (spec/bigfoot.md §1.6; `racefuzz gen fasttrack-precise --stats` counts it)
+//! shared reads (docs/spec/bigfoot.md §1.6; `racefuzz gen fasttrack-precise --stats` counts it)
 //! in two-thread programs only: in three-thread ones the forked reader made a fourth thread
 //! and cost the oracle a third of its rate (263 against 384 programs/s). For the same
 //! reason forks come only in two-thread programs and never in a loop body, and loops do not

@@ -25,7 +25,7 @@ pub struct ThreadKnobs {
     pub fields: usize,
     /// See `fields`.
     pub objects: usize,
-    /// Whether `h = fork { C }` and `join(h)` appear (tier-2 BFJ, spec/bigfoot.md A2).
+    /// Whether `h = fork { C }` and `join(h)` appear (tier-2 BFJ, docs/spec/bigfoot.md A2).
     pub forks: bool,
     /// Choice-heavy (with `control`): the program is made of plain accesses to two fields
     /// of one object, two thirds of them followed by an `if *` or `while *` whose branch
@@ -36,7 +36,7 @@ pub struct ThreadKnobs {
     /// Half of the fork draws write the shared-reads idiom instead (with `forks`; the
     /// detector knobs only): `h = fork { r = o.g }; r = o.g; join(h); o.g = k`, two
     /// concurrent reads then a write ordered after both, FastTrack's WRITE on a shared read
-    /// vector clock that it resets to `⊥e` (spec/bigfoot.md §1.6 WRITE line 4).
+    /// vector clock that it resets to `⊥e` (docs/spec/bigfoot.md §1.6 WRITE line 4).
     pub shared_reads: bool,
     /// Whether a `while *` body may hold another `while *` (in choice-heavy programs, an
     /// `if *` takes its place). A nested loop multiplies its body's events by the loop

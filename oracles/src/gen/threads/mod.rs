@@ -1,4 +1,4 @@
-//! The thread-program generator: small tier-2 BFJ programs (spec/bigfoot.md §2 and A2's
+//! The thread-program generator: small tier-2 BFJ programs (docs/spec/bigfoot.md §2 and A2's
 //! fork/join) whose point is to exercise the *explorers* (the
 //! `explorer-agree` oracle) and the precise detectors (`fasttrack-precise`), so every form
 //! that creates, hides or orders a dependence between threads appears: reads and writes of

@@ -2,7 +2,7 @@
 //!
 //! Invariant (established by the parser, relied on by the machine): expressions are
 //! access-free except call actuals, which may be RacerDX paths (evaluated without an access
-//! event, as `push(ē)` is no access in spec/racerdx.md Def. 3.6); a [`Place`] is read or
+//! event, as `push(ē)` is no access in docs/spec/racerdx.md Def. 3.6); a [`Place`] is read or
 //! written only by a whole statement.
 
 /// A heap location designator: `x.f1.….fn` (n ≥ 1) or `x[e]`.

@@ -1,11 +1,11 @@
 //! The `.race` intermediate representation: one AST for the union of the papers' languages.
 //!
-//! The IR covers RacerDX's IL (spec/racerdx.md §1.1: paths as actuals, the global reentrant
-//! lock, `*` control), BFJ (spec/bigfoot.md §2.1: classes, arrays with strided ranges,
+//! The IR covers RacerDX's IL (docs/spec/racerdx.md §1.1: paths as actuals, the global reentrant
+//! lock, `*` control), BFJ (docs/spec/bigfoot.md §2.1: classes, arrays with strided ranges,
 //! per-object locks, `check`, renaming, do-while loops), SimpleJava and CapJava
-//! (spec/escape_capsule.md §2, §7: `fork`, methods on objects, `capsule` classes), and leaves
-//! room for L-DRF (`assume`/`assert`, spec/ldrf.md) and Naik-Aiken (allocation-site and loop
-//! labels, `sync` blocks, `fork { .. }`, spec/naik_aiken.md §4.1).
+//! (docs/spec/escape_capsule.md §2, §7: `fork`, methods on objects, `capsule` classes), and leaves
+//! room for L-DRF (`assume`/`assert`, docs/spec/ldrf.md) and Naik-Aiken (allocation-site and loop
+//! labels, `sync` blocks, `fork { .. }`, docs/spec/naik_aiken.md §4.1).
 //!
 //! Invariants (established by the parser, relied on by the machine):
 //! - a heap access appears only as a whole statement (`x = p` or `p = e`): expressions are
@@ -33,21 +33,21 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
-    /// RacerDX's IL (seed 000, spec/racerdx.md).
+    /// RacerDX's IL ([Gorogiannis et al. 2019], docs/spec/racerdx.md).
     RacerDx,
-    /// BigFoot's BFJ (seed 003 ch. 3, spec/bigfoot.md).
+    /// BigFoot's BFJ ([Rhodes 2019] ch. 3, docs/spec/bigfoot.md).
     Bfj,
-    /// BFJ tier 2 (spec/bigfoot.md A2): BFJ with `fork` and `join`, whose happens-before
+    /// BFJ tier 2 (docs/spec/bigfoot.md A2): BFJ with `fork` and `join`, whose happens-before
     /// edges (fork → child, child → join) every precise detector must honour. Outside
     /// BigFoot's Theorem 3.9.4, so only the detector and explorer oracles judge it.
     Bfj2,
-    /// SimpleJava / EscapeJava (seed 003 ch. 4, spec/escape_capsule.md §2).
+    /// SimpleJava / EscapeJava ([Rhodes 2019] ch. 4, docs/spec/escape_capsule.md §2).
     SimpleJava,
-    /// CapJava (seed 003 ch. 5, spec/escape_capsule.md §7).
+    /// CapJava ([Rhodes 2019] ch. 5, docs/spec/escape_capsule.md §7).
     CapJava,
-    /// Naik-Aiken's WHILE language with threads (seed 002, spec/naik_aiken.md §4.1).
+    /// Naik-Aiken's WHILE language with threads ([Naik-Aiken 2007], docs/spec/naik_aiken.md §4.1).
     NaikAiken,
-    /// The L-DRF paper's language: shared integers, named locks (seed 004, spec/ldrf.md §1.1).
+    /// The L-DRF paper's language: shared integers, named locks ([Mukherjee et al. 2017], docs/spec/ldrf.md §1.1).
     Ldrf,
 }
 
@@ -102,11 +102,11 @@ pub struct Program {
     /// Top-level methods (RacerDX methods; BFJ static helpers).
     pub methods: Vec<Method>,
     /// The `init` block that builds the initial heap; its locals become every thread's
-    /// initial locals (BFJ's shared free variables, spec/bigfoot.md §2.3).
+    /// initial locals (BFJ's shared free variables, docs/spec/bigfoot.md §2.3).
     pub init: Option<Block>,
     /// The threads started together after `init`.
     pub threads: Vec<Block>,
-    /// `regions { x, y }` declarations (ldrf, spec/ldrf.md §3): each is one region of a
+    /// `regions { x, y }` declarations (ldrf, docs/spec/ldrf.md §3): each is one region of a
     /// partition of the shared variables; a variable in none is a region of its own.
     pub regions: Vec<Vec<String>>,
 }
@@ -143,10 +143,10 @@ pub struct Class {
     pub line: Line,
 }
 
-/// The index `i` of a formal name `arg<i>` (spec/racerdx.md §1.1: formals are `arg1, arg2,
+/// The index `i` of a formal name `arg<i>` (docs/spec/racerdx.md §1.1: formals are `arg1, arg2,
 /// …`): decimal digits, no leading zero, `i ≥ 1`. The one definition of "is a formal" that
-/// the dialect check, the generator, the ground truth's `fml` and the SUT share (issue 25:
-/// three copies had disagreed on `arg0`, `arg01` and `arg+1`).
+/// the dialect check, the generator, the ground truth's `fml` and the SUT share (three
+/// copies had disagreed on `arg0`, `arg01` and `arg+1`).
 pub fn formal_index(v: &str) -> Option<usize> {
     let n = v.strip_prefix("arg")?;
     if n.is_empty() || n.starts_with('0') || !n.bytes().all(|b| b.is_ascii_digit()) {

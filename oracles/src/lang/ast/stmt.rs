@@ -1,6 +1,6 @@
-//! The statements of the `.race` IR (the union of the papers' commands: spec/racerdx.md
-//! §1.1, spec/bigfoot.md §2.1, spec/escape_capsule.md §2 and §7, spec/naik_aiken.md §4.1,
-//! spec/ldrf.md §1.1), their conditions and BFJ's `check` paths.
+//! The statements of the `.race` IR (the union of the papers' commands: docs/spec/racerdx.md
+//! §1.1, docs/spec/bigfoot.md §2.1, docs/spec/escape_capsule.md §2 and §7, docs/spec/naik_aiken.md §4.1,
+//! docs/spec/ldrf.md §1.1), their conditions and BFJ's `check` paths.
 //!
 //! Invariant (established by the parser, relied on by the machine): a heap access appears
 //! only as a whole statement (`x = p` or `p = e`).
@@ -49,7 +49,7 @@ pub enum StmtKind {
     Skip,
     /// `x = e` with an access-free expression.
     Assign { dst: String, src: Expr },
-    /// `x <- y`: BFJ renaming (spec/bigfoot.md §4.6); dynamically a copy.
+    /// `x <- y`: BFJ renaming (docs/spec/bigfoot.md §4.6); dynamically a copy.
     Rename { dst: String, src: String },
     /// `x = new [C] [@site]`. Without a class: RacerDX's single class (or an empty object).
     New { dst: String, class: Option<String>, site: Option<String> },
@@ -57,13 +57,13 @@ pub enum StmtKind {
     NewArray { dst: String, len: Expr },
     /// `x = p`: a read access.
     Load { dst: String, src: Place },
-    /// `read p`: a read access whose value is dropped (Naik-Aiken, spec/naik_aiken.md §4.1).
+    /// `read p`: a read access whose value is dropped (Naik-Aiken, docs/spec/naik_aiken.md §4.1).
     Read(Place),
     /// `x[+] = y`: appends `y` to the container `x` (Naik-Aiken's arrays, spec §4.1 \[C\]).
     Append { array: String, src: String },
     /// `x = y[*]`: any element stored in the container `y`.
     Pick { dst: String, array: String },
-    /// `x = nondet{lo..hi}`: any integer from `lo` to `hi`, both included (L-DRF, spec/ldrf.md §1.1).
+    /// `x = nondet{lo..hi}`: any integer from `lo` to `hi`, both included (L-DRF, docs/spec/ldrf.md §1.1).
     Nondet { dst: String, lo: i64, hi: i64 },
     /// `p = e`: a write access; `e` is access-free.
     Store { dst: Place, src: Expr },
@@ -110,7 +110,7 @@ pub enum ForkTarget {
     Call { recv: Option<String>, method: String, args: Vec<Expr> },
     /// `fork { .. }` or `fork(x) { .. }`: an inline block; the child starts with a copy of
     /// the parent's locals, and with `fork(x)` also `self`, the thread object `x` holds
-    /// (Naik-Aiken, spec/naik_aiken.md §4.1).
+    /// (Naik-Aiken, docs/spec/naik_aiken.md §4.1).
     Block { this: Option<String>, body: Block },
 }
 
@@ -132,7 +132,7 @@ pub struct CheckItem {
     pub target: CheckTarget,
 }
 
-/// Check paths (spec/bigfoot.md §2.1 \[C\]).
+/// Check paths (docs/spec/bigfoot.md §2.1 \[C\]).
 // Variant fields are named after the concrete syntax the variant's doc shows.
 #[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Traversals of `.race` programs, and the views of a program derived from them: the
 //! variables a block mentions, the field table the machine interns, whether some step reads
-//! the heap silently (spec/racerdx.md Def. 3.1/3.6), and the program without its checks
-//! (spec/bigfoot.md §4) or without its source lines.
+//! the heap silently (docs/spec/racerdx.md Def. 3.1/3.6), and the program without its checks
+//! (docs/spec/bigfoot.md §4) or without its source lines.
 
 use super::{Block, CheckTarget, Cond, Expr, ForkTarget, Line, Place, Program, Stmt, StmtKind};
 
@@ -105,7 +105,7 @@ impl Program {
     }
 
     /// The same program without its `check` statements: what a check placer starts from
-    /// (spec/bigfoot.md §4: placement infers every check).
+    /// (docs/spec/bigfoot.md §4: placement infers every check).
     #[must_use]
     pub fn without_checks(&self) -> Program {
         fn block(b: &mut Block) {

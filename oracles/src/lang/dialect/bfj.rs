@@ -1,9 +1,9 @@
-//! BFJ (seed 003 ch. 3, spec/bigfoot.md §2, §10): per-object locks only, no fork/join in
+//! BFJ ([Rhodes 2019] ch. 3, docs/spec/bigfoot.md §2, §10): per-object locks only, no fork/join in
 //! tier 1 (A2), no `x = x.f` (A9), methods do not assign their parameters (A10), unique
 //! method names and no recursion (A11).
 //!
 //! Deviations, each a choice [C]:
-//! 1. BFJ freshness and renaming (spec/bigfoot.md §4.6) are *not* enforced here: they constrain
+//! 1. BFJ freshness and renaming (docs/spec/bigfoot.md §4.6) are *not* enforced here: they constrain
 //!    the check placer's input, and a placer may normalize a program into fresh form itself.
 //!    Only A9's `x = x.f` is rejected, because it cannot be normalized without a new temporary
 //!    and the message says how to write it.

@@ -1,4 +1,4 @@
-//! SimpleJava and CapJava (seed 003 ch. 4–5, spec/escape_capsule.md §2, §7): an empty
+//! SimpleJava and CapJava ([Rhodes 2019] ch. 4–5, docs/spec/escape_capsule.md §2, §7): an empty
 //! initial heap and one main thread (§2.2), methods in classes called on receivers, values
 //! without arrays, per-object locks, no `join`, one field per access (§2.1); capsule
 //! classes only in CapJava.

@@ -1,4 +1,4 @@
-//! The language of the L-DRF paper (seed 004 §2, spec/ldrf.md §1.1, §6.4): global integer
+//! The language of the L-DRF paper ([Mukherjee et al. 2017] §2, docs/spec/ldrf.md §1.1, §6.4): global integer
 //! variables that all start at 0, a fixed set of `thread { }` blocks, named locks taken with
 //! `acq(m)` and `rel(m)` (not reentrant, A7), `x = e` over `+ - * %` and `x = nondet{a..b}`,
 //! `assume b`, `assert b` (a non-blocking read that records a failure, A1), and `if`/`while`

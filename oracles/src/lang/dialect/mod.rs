@@ -2,13 +2,13 @@
 //!
 //! | dialect | paper | what is rejected |
 //! |---|---|---|
-//! | `racerdx` | seed 000, spec/racerdx.md §1.2 | A1 (classes, ints, arrays), A2 (several locks, unbalanced `lock`/`unlock`, threads), A3 (formal names, use before assignment), A5 (recursion, return values), A6 (data-dependent conditions), ANF (Def. 5.12) |
-//! | `bfj` | seed 003 ch. 3, spec/bigfoot.md §2, §10 | the global lock, fork/join (tier 2, outside Thm 3.9.4, A2), recursion (A11), methods assigning their parameters (A10), `x = x.f` (A9) |
-//! | `bfj2` | spec/bigfoot.md A2 (tier 2) | as `bfj`, but `fork` and `join` are allowed |
-//! | `simplejava` | seed 003 ch. 4, spec/escape_capsule.md §2 | globals/`init`, several initial threads, arrays, `join`, the global lock, receiver-less calls, capsules |
-//! | `capjava` | seed 003 ch. 5, spec/escape_capsule.md §7 | as `simplejava`, but capsule classes are allowed |
-//! | `ldrf` | seed 004, spec/ldrf.md §1.1, §6.4 | classes, methods, `init`, heap and object statements, `join`, `fork`, `break`, assume/branch conditions on shared variables, lock names used as variables, locks acquired while held |
-//! | `naikaiken` | seed 002, spec/naik_aiken.md §4.1, §4.4 | classes, methods, `init`, several initial threads, conditions other than `*`, ints other than data writes, explicit locks, `join`, duplicate site or loop labels, unlabelled loops or allocations, a `sync` variable assigned in its body, `self` outside `fork(x)` or assigned |
+//! | `racerdx` | [Gorogiannis et al. 2019], docs/spec/racerdx.md §1.2 | A1 (classes, ints, arrays), A2 (several locks, unbalanced `lock`/`unlock`, threads), A3 (formal names, use before assignment), A5 (recursion, return values), A6 (data-dependent conditions), ANF (Def. 5.12) |
+//! | `bfj` | [Rhodes 2019] ch. 3, docs/spec/bigfoot.md §2, §10 | the global lock, fork/join (tier 2, outside Thm 3.9.4, A2), recursion (A11), methods assigning their parameters (A10), `x = x.f` (A9) |
+//! | `bfj2` | docs/spec/bigfoot.md A2 (tier 2) | as `bfj`, but `fork` and `join` are allowed |
+//! | `simplejava` | [Rhodes 2019] ch. 4, docs/spec/escape_capsule.md §2 | globals/`init`, several initial threads, arrays, `join`, the global lock, receiver-less calls, capsules |
+//! | `capjava` | [Rhodes 2019] ch. 5, docs/spec/escape_capsule.md §7 | as `simplejava`, but capsule classes are allowed |
+//! | `ldrf` | [Mukherjee et al. 2017], docs/spec/ldrf.md §1.1, §6.4 | classes, methods, `init`, heap and object statements, `join`, `fork`, `break`, assume/branch conditions on shared variables, lock names used as variables, locks acquired while held |
+//! | `naikaiken` | [Naik-Aiken 2007], docs/spec/naik_aiken.md §4.1, §4.4 | classes, methods, `init`, several initial threads, conditions other than `*`, ints other than data writes, explicit locks, `join`, duplicate site or loop labels, unlabelled loops or allocations, a `sync` variable assigned in its body, `self` outside `fork(x)` or assigned |
 //!
 //! One file per dialect (`racerdx`, `bfj`, `java` for SimpleJava and CapJava), each with
 //! its deviations from the paper; `common` holds the checks every dialect makes. The checks
@@ -54,7 +54,7 @@ impl fmt::Display for DialectError {
 pub struct Relax {
     /// Skip RacerDX's balanced-locking check (A2 as refined in §5.2.1).
     pub balanced_locking: bool,
-    /// Skip Naik-Aiken's A5: a `sync` variable may be assigned in its body (spec/naik_aiken.md
+    /// Skip Naik-Aiken's A5: a `sync` variable may be assigned in its body (docs/spec/naik_aiken.md
     /// A5 suggests such programs as a mutation test of the lock-prefix reasoning).
     pub sync_reassign: bool,
 }

@@ -1,5 +1,5 @@
-//! Naik-Aiken's WHILE language with threads (seed 002 Fig. 3, extended as
-//! spec/naik_aiken.md §4.1 \[C\] recommends): one main thread over an empty heap; `x = null`,
+//! Naik-Aiken's WHILE language with threads ([Naik-Aiken 2007] Fig. 3, extended as
+//! docs/spec/naik_aiken.md §4.1 \[C\] recommends): one main thread over an empty heap; `x = null`,
 //! `x = y`, `x = new @h`, `x = y.f…`, `x.f = y`, `x.f… = k` (an integer data write, which
 //! makes no effect), `read x.f…`, containers `x[+] = y` and `x = y[*]`, `if *`, labelled
 //! `while @w *`, reentrant `sync(x) { }`, `fork { }` and `fork(x) { }` (whose body sees the

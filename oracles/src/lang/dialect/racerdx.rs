@@ -1,4 +1,4 @@
-//! RacerDX (seed 000, spec/racerdx.md §1.2): IL's one class of pointer fields (A1), the
+//! RacerDX ([Gorogiannis et al. 2019], docs/spec/racerdx.md §1.2): IL's one class of pointer fields (A1), the
 //! single balanced global lock and exactly two threads (A2, refined in §5.2.1), formals
 //! `arg1, arg2, …` assigned before use (A3), no return values or recursion (A5),
 //! nondeterministic conditions (A6), and administrative normal form (Def. 5.12).

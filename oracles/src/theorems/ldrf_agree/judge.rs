@@ -1,4 +1,4 @@
-//! The judgements C1-C4 and C7 of `ldrf-agree` (spec/ldrf.md §6.3) against one engine's
+//! The judgements C1-C4 and C7 of `ldrf-agree` (docs/spec/ldrf.md §6.3) against one engine's
 //! reachable states: Lemma 6's admissibility (C1), χ(Reach_LDRF) = Reach_STD (C2, Thms 7
 //! and 8), local exactness (C3), relevant-point equality (C4) and Thm 10 against L-DRF
 //! (C7). [`Judge`] runs them for L-DRF and, again, for each of C5's partitions and C6's G;

@@ -1,4 +1,4 @@
-//! `ldrf-agree` (spec/ldrf.md §4, §6.3 C1–C7, C10, C11): on a race-free program, the
+//! `ldrf-agree` (docs/spec/ldrf.md §4, §6.3 C1–C7, C10, C11): on a race-free program, the
 //! thread-local L-DRF semantics agrees with the standard one. Judged by running both
 //! engines ([`crate::ldrf`]) to every reachable state, values mod K = 4:
 //!

@@ -1,4 +1,4 @@
-//! C6 of `ldrf-agree` (spec/ldrf.md Remark 9, §6.3 C6): C1-C4 and C7 with the
+//! C6 of `ldrf-agree` (docs/spec/ldrf.md Remark 9, §6.3 C6): C1-C4 and C7 with the
 //! synchronizes-with relation G restricted to the pairs E-STD observes, instead of every
 //! release → acquire pair of the sync-CFG.
 

@@ -1,5 +1,5 @@
 //! The race checks of `ldrf-agree`, which need no race-freedom hypothesis and are judged on
-//! racy programs too (spec/ldrf.md §6.3): C10, Remark 13's reduction of region races to
+//! racy programs too (docs/spec/ldrf.md §6.3): C10, Remark 13's reduction of region races to
 //! ghost data races (with the k = 0 fix) against Def. 12, and C11, simultaneous enabledness
 //! against the trace-level happens-before check (Def. 4).
 

@@ -1,4 +1,4 @@
-//! C5 of `ldrf-agree` (spec/ldrf.md §3 R-DRF, §6.3 C5): C1-C4 and C7 with E-RDRF, for every
+//! C5 of `ldrf-agree` (docs/spec/ldrf.md §3 R-DRF, §6.3 C5): C1-C4 and C7 with E-RDRF, for every
 //! partition of the shared variables (and the declared one) under which the program is
 //! region-race-free, where every copy gives a region's variables one version.
 

@@ -1,6 +1,6 @@
 //! β, the trace the filter keeps (α without the elided events, same indices, spec
 //! A8), its races, and the properties [`super::check`] judges on one trace
-//! (spec/escape_capsule.md §4.5 C1/C4, §9.4, §13 P-E8 and P-E9): the theorems' strong form
+//! (docs/spec/escape_capsule.md §4.5 C1/C4, §9.4, §13 P-E8 and P-E9): the theorems' strong form
 //! ([`trace_precise`]) and the two negative controls ([`address_precise`],
 //! [`elided_race_free`]).
 

@@ -1,9 +1,9 @@
 //! Trace precision of an access filter, judged on every interleaving: the check shared by
 //! `escape-trace-precise` (Theorem 4.5.3) and `capsule-first-race` (Theorem 5.4.3), and
-//! by the escape filter's negative controls (spec/escape_capsule.md §13 P-E8, P-E9).
+//! by the escape filter's negative controls (docs/spec/escape_capsule.md §13 P-E8, P-E9).
 //!
 //! For each execution of the program (the naive explorer, every interleaving: the first
-//! race depends on the order of independent events, design.md principle 1), the filter
+//! race depends on the order of independent events, docs/design.md principle 1), the filter
 //! decides every event of α ([`super::filter`]), β is α without the elided events (same
 //! indices, spec A8), and the ground truth computes the races of both with the same
 //! happens-before (`race::hb`, with fork edges, spec A4). `Property::TracePrecise`

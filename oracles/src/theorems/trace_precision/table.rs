@@ -1,7 +1,7 @@
 //! One execution through a filter and a detector, for people (`racefuzz analyze
 //! escape|capsule`): every event of α with the filter's decision and reason, α's and β's
 //! first races and racy locations, and the detector's first report on β
-//! (spec/escape_capsule.md §4.5, §9.4).
+//! (docs/spec/escape_capsule.md §4.5, §9.4).
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;

@@ -1,4 +1,4 @@
-//! The compound items of a free Naik-Aiken program (spec/naik_aiken.md §4.1): labelled loops
+//! The compound items of a free Naik-Aiken program (docs/spec/naik_aiken.md §4.1): labelled loops
 //! (lists carried through an iteration, §6 R7), `if *`, anonymous and thread-object forks
 //! within the thread budget of §4.4 (B = 2: a fork inside a loop counts twice), and `sync`
 //! blocks whose variable stays put (A5) except in the `Relax::sync_reassign` mutation test.

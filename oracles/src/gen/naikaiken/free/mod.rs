@@ -1,5 +1,5 @@
 //! The free programs of the Naik-Aiken generator: a swarm composition of the ingredients of
-//! spec/naik_aiken.md §4.1 (allocation, links, links to the previous iteration's variable,
+//! docs/spec/naik_aiken.md §4.1 (allocation, links, links to the previous iteration's variable,
 //! containers, loads, data writes and reads at depths 0–2, `if *`, nested loops, `sync`,
 //! anonymous and thread-object forks) over a small variable pool, within the sizes of §4.4.
 //!

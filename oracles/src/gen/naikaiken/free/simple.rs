@@ -1,4 +1,4 @@
-//! The simple items of a free Naik-Aiken program (spec/naik_aiken.md §4.1): allocations and
+//! The simple items of a free Naik-Aiken program (docs/spec/naik_aiken.md §4.1): allocations and
 //! links, data accesses, heap reads, container appends and picks, and copies, each keeping
 //! the builder's facts ([`St`]) true.
 
