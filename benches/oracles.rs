@@ -1,6 +1,6 @@
 //! Oracle throughput (programs checked per second, on programs from each oracle's own
 //! generator) and the time each theorem-breaking mutant takes to be caught, for every
-//! oracle of the registry. Run with `cargo bench --bench racerdx`.
+//! oracle of the registry. Run with `cargo bench --bench oracles`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use race_oracles::instrumented;
@@ -34,7 +34,7 @@ fn programs(o: &Oracle, s: &Subject, n: usize) -> Vec<Program> {
 
 fn bench(c: &mut Criterion) {
     let reg = Registry::builtin();
-    let mut g = c.benchmark_group("racerdx");
+    let mut g = c.benchmark_group("oracles");
     g.sample_size(10);
     let first = reg.all()[0];
     let ps = programs(&first, &Subject::for_oracle(&first, None).expect("real SUT"), 200);
