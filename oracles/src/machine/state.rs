@@ -28,10 +28,10 @@ pub struct Machine<'p> {
 /// A whole-program state: heap, threads, and the lazily fixed part of the initial heap.
 #[derive(Clone, Debug)]
 pub struct State<'p> {
-    /// Objects, by [`ObjId`].
-    pub objects: Vec<Object>,
-    /// Threads, by [`ThreadId`].
-    pub threads: Vec<Thread<'p>>,
+    /// Objects, by [`ObjId`] (shared with the clones of this state until written).
+    pub objects: CowVec<Object>,
+    /// Threads, by [`ThreadId`] (shared with the clones of this state until written).
+    pub threads: CowVec<Thread<'p>>,
     /// Number of initial objects created by lazy choices (bounded by the explorer).
     pub lazy_objects: u32,
     /// Lazy choices made so far, as readable facts (`arg1@T1 = l1`, `l1.f = l2`).
@@ -139,7 +139,7 @@ impl<'p> Machine<'p> {
     /// [`SetupError::BadEntry`] when a method does not exist or the formals do not fit.
     pub fn method_threads(&self, methods: &[&str], objects: Vec<Object>, formals: &[Vec<Option<Value>>]) -> Result<State<'p>, SetupError> {
         let mut st = State::empty();
-        st.objects = objects;
+        st.objects = objects.into();
         st.lazy_objects = u32::try_from(st.objects.len()).unwrap_or(u32::MAX);
         for (i, name) in methods.iter().enumerate() {
             let m = self.program.method(name).ok_or_else(|| SetupError::BadEntry(format!("no method `{name}`")))?;
@@ -160,7 +160,7 @@ impl<'p> Machine<'p> {
 impl<'p> State<'p> {
     /// No objects, no threads.
     fn empty() -> State<'p> {
-        State { objects: vec![], threads: vec![], lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false, capfree: None }
+        State { objects: CowVec::default(), threads: CowVec::default(), lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false, capfree: None }
     }
 }
 
