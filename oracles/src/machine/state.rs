@@ -38,8 +38,9 @@ pub struct State<'p> {
     pub initial_facts: Vec<String>,
     /// Whether a nondeterministic loop was cut at the loop bound.
     pub loop_bound_hit: bool,
-    /// Happens-before so far, kept only where the semantics needs it (CapJava's capFree).
-    pub(super) capfree: Option<CapFree>,
+    /// Happens-before so far, kept only where the semantics needs it (CapJava's capFree);
+    /// shared with the clones of this state until a step with an event changes it.
+    pub(super) capfree: Option<std::rc::Rc<CapFree>>,
 }
 
 /// Errors while building an initial state.
@@ -103,7 +104,7 @@ impl<'p> Machine<'p> {
     pub fn initial_state(&self) -> Result<State<'p>, SetupError> {
         let mut st = State::empty();
         // RacerDX's method threads never enter capsules; only `init`/`thread` programs may.
-        st.capfree = self.sem.cap_free.then(CapFree::default);
+        st.capfree = self.sem.cap_free.then(|| std::rc::Rc::new(CapFree::default()));
         let mut locals = vec![];
         if let Some(init) = &self.program.init {
             st.threads.push(Thread::new("init".into(), Frame::new(vec![], init, None, Line(0))));
