@@ -137,11 +137,9 @@ fn races_and_happens_before_are_the_plain_definitions() {
         assert_eq!(found, plain, "{:?}", w.iter().map(|e| (e.thread, &e.fp[1])).collect::<Vec<_>>());
         kept.extend(&w);
         assert_eq!(kept.races(&w, &[]), plain);
-        for j in 0..w.len() {
-            for i in 0..=j {
-                assert_eq!(h.before(&w, i, j), i == j || hb[i][j]);
-                assert_eq!(kept.hb().before(&w, i, j), i == j || hb[i][j]);
-            }
+        for (i, j) in (0..w.len()).flat_map(|j| (0..=j).map(move |i| (i, j))) {
+            assert_eq!(h.before(&w, i, j), i == j || hb[i][j]);
+            assert_eq!(kept.hb().before(&w, i, j), i == j || hb[i][j]);
         }
     }
 }
