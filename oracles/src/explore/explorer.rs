@@ -126,7 +126,7 @@ pub trait Explorer {
         complete_prefix: bool,
         visit: &mut dyn FnMut(&Execution<'_, 'p>),
     ) -> Result<(), ExploreError> {
-        super::naive::replay(m, init, cfg, schedule, complete_prefix, visit)
+        super::replay::replay(m, init, cfg, schedule, complete_prefix, visit)
     }
 }
 

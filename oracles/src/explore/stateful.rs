@@ -1,5 +1,5 @@
-//! The stateful explorer (issue 9, item 1): the naive depth-first search of
-//! [`super::naive`] with a visited set of states ([`State::key`]). A path that reaches a
+//! The stateful explorer: the depth-first engine (`super::dfs`) that the naive explorer
+//! uses, with a visited set of states ([`State::key`]) that this module owns. A path that reaches a
 //! state explored before stops there, as an execution that ends [`Outcome::Merged`]: every
 //! continuation of that state was, or is being, explored from its first visit.
 //!
@@ -9,7 +9,7 @@
 //! schedules (the search path to the state). Traces are not preserved: a merged path is a
 //! prefix. The state space of a racerdx pair is finite (bounded loops, a bounded lazy heap),
 //! so the search ends where the naive one can spend its whole budget inside nested loops of
-//! one initial heap (issue 9 measured it). `tests/explore.rs` cross-checks it against the
+//! one initial heap. `tests/explore.rs` cross-checks it against the
 //! naive explorer.
 //!
 //! Bounds: `max_states` bounds the visited set, `max_executions` counts the paths that
@@ -21,6 +21,7 @@
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
+use super::dfs::Merge;
 #[cfg(doc)]
 use super::explorer::Outcome;
 use super::explorer::{Config, Execution, Explorer, Stats};
@@ -66,7 +67,23 @@ impl Stateful {
 
 impl Explorer for Stateful {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
-        let mut visited = HashSet::new();
-        super::naive::explore(m, init, cfg, visit, Some(&mut visited), &|s| self.key(s))
+        let mut visited = Visited { explorer: *self, keys: HashSet::new() };
+        super::dfs::explore(m, init, cfg, visit, Some(&mut visited))
+    }
+}
+
+/// The visited set: the keys of every state reached so far.
+struct Visited {
+    explorer: Stateful,
+    keys: HashSet<u128>,
+}
+
+impl<'p> Merge<'p> for Visited {
+    fn seen(&mut self, st: &State<'p>) -> bool {
+        !self.keys.insert(self.explorer.key(st))
+    }
+
+    fn states(&self) -> u64 {
+        self.keys.len() as u64
     }
 }

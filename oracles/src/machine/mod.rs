@@ -19,6 +19,7 @@
 //! - `heap`: cells, objects, allocation, writes and the lazy initial heap;
 //! - `thread`: threads, frames, continuations and the next action of a thread;
 //! - `state`: the [`Machine`] (program and parameters) and the [`State`], initial states;
+//! - `cow`: the copy-on-write vectors of threads and objects that make a state cheap to clone;
 //! - `eval`: expressions, places, the cells a heap access reads;
 //! - `sync`: locks, capsules and CapJava's `capFree`: the whole acquire rule;
 //! - `call`: calls, returns, `fork` and `join`;
@@ -35,6 +36,7 @@
 //! [`State::resolve_lazy`] and [`State::addr_name`] read the machine's field table.
 
 mod call;
+mod cow;
 mod eval;
 pub mod event;
 mod heap;
@@ -49,6 +51,7 @@ mod sync;
 mod thread;
 mod value;
 
+pub use cow::CowVec;
 pub use event::*;
 pub use heap::{Cell, LazyRef, Object};
 pub use semantics::{FieldInit, Semantics};

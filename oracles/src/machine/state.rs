@@ -28,18 +28,19 @@ pub struct Machine<'p> {
 /// A whole-program state: heap, threads, and the lazily fixed part of the initial heap.
 #[derive(Clone, Debug)]
 pub struct State<'p> {
-    /// Objects, by [`ObjId`].
-    pub objects: Vec<Object>,
-    /// Threads, by [`ThreadId`].
-    pub threads: Vec<Thread<'p>>,
+    /// Objects, by [`ObjId`] (shared with the clones of this state until written).
+    pub objects: CowVec<Object>,
+    /// Threads, by [`ThreadId`] (shared with the clones of this state until written).
+    pub threads: CowVec<Thread<'p>>,
     /// Number of initial objects created by lazy choices (bounded by the explorer).
     pub lazy_objects: u32,
     /// Lazy choices made so far, as readable facts (`arg1@T1 = l1`, `l1.f = l2`).
     pub initial_facts: Vec<String>,
     /// Whether a nondeterministic loop was cut at the loop bound.
     pub loop_bound_hit: bool,
-    /// Happens-before so far, kept only where the semantics needs it (CapJava's capFree).
-    pub(super) capfree: Option<CapFree>,
+    /// Happens-before so far, kept only where the semantics needs it (CapJava's capFree);
+    /// shared with the clones of this state until a step with an event changes it.
+    pub(super) capfree: Option<std::rc::Rc<CapFree>>,
 }
 
 /// Errors while building an initial state.
@@ -103,7 +104,7 @@ impl<'p> Machine<'p> {
     pub fn initial_state(&self) -> Result<State<'p>, SetupError> {
         let mut st = State::empty();
         // RacerDX's method threads never enter capsules; only `init`/`thread` programs may.
-        st.capfree = self.sem.cap_free.then(CapFree::default);
+        st.capfree = self.sem.cap_free.then(|| std::rc::Rc::new(CapFree::default()));
         let mut locals = vec![];
         if let Some(init) = &self.program.init {
             st.threads.push(Thread::new("init".into(), Frame::new(vec![], init, None, Line(0))));
@@ -139,7 +140,7 @@ impl<'p> Machine<'p> {
     /// [`SetupError::BadEntry`] when a method does not exist or the formals do not fit.
     pub fn method_threads(&self, methods: &[&str], objects: Vec<Object>, formals: &[Vec<Option<Value>>]) -> Result<State<'p>, SetupError> {
         let mut st = State::empty();
-        st.objects = objects;
+        st.objects = objects.into();
         st.lazy_objects = u32::try_from(st.objects.len()).unwrap_or(u32::MAX);
         for (i, name) in methods.iter().enumerate() {
             let m = self.program.method(name).ok_or_else(|| SetupError::BadEntry(format!("no method `{name}`")))?;
@@ -160,7 +161,7 @@ impl<'p> Machine<'p> {
 impl<'p> State<'p> {
     /// No objects, no threads.
     fn empty() -> State<'p> {
-        State { objects: vec![], threads: vec![], lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false, capfree: None }
+        State { objects: CowVec::default(), threads: CowVec::default(), lazy_objects: 0, initial_facts: vec![], loop_bound_hit: false, capfree: None }
     }
 }
 

@@ -49,7 +49,7 @@ impl<'p> Machine<'p> {
         };
         st.settle(t);
         if let (Some(cf), Some(ev)) = (&mut st.capfree, ev) {
-            cf.apply(t, ev);
+            std::rc::Rc::make_mut(cf).apply(t, ev);
         }
         Ok(ev)
     }

@@ -23,8 +23,8 @@ pub struct Classes {
 
 impl Classes {
     /// The classes of `objects` (an execution's final state holds every object it made).
-    pub fn of(p: &Program, objects: &[Object]) -> Classes {
-        let class: Vec<Option<usize>> = objects.iter().map(|o| o.class).collect();
+    pub fn of<'o>(p: &Program, objects: impl IntoIterator<Item = &'o Object>) -> Classes {
+        let class: Vec<Option<usize>> = objects.into_iter().map(|o| o.class).collect();
         let capsule = class.iter().map(|c| c.is_some_and(|c| p.classes.get(c).is_some_and(|d| d.capsule))).collect();
         Classes { class, capsule }
     }

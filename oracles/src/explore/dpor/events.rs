@@ -18,9 +18,9 @@
 //! release; the RacerDX global lock is one lock); two entries or exits of one capsule; a
 //! fork or join of thread `c` and any event of `c`.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::fx::FxMap;
 use super::DporBug;
 use crate::explore::explorer::Config;
 use crate::explore::schedule::Choice;
@@ -82,11 +82,11 @@ pub(super) fn dependent(a: &Label, b: &Label) -> bool {
 pub(super) struct Names {
     /// The seeded bug, if any (it changes footprints, sleep sets and blocked attempts).
     pub(super) bug: Option<DporBug>,
-    threads: HashMap<String, u32>,
-    objects: HashMap<String, u32>,
+    threads: FxMap<String, u32>,
+    objects: FxMap<String, u32>,
 }
 
-fn intern(map: &mut HashMap<String, u32>, s: &str) -> u32 {
+fn intern(map: &mut FxMap<String, u32>, s: &str) -> u32 {
     if let Some(&i) = map.get(s) {
         return i;
     }

@@ -71,13 +71,16 @@ use std::ops::ControlFlow;
 use std::rc::Rc;
 
 use self::events::{closure, dependent, Closed, Label, Names, Next};
-use self::races::{races, Hb};
+use self::races::{Hb, Races};
 use self::wakeup::{insert, weak_initial, WNode};
 use super::explorer::{Config, Execution, Explorer, Outcome, Stats};
 use super::schedule::Choice;
 use crate::machine::*;
 
 mod events;
+mod fx;
+#[cfg(test)]
+mod plain;
 mod races;
 mod wakeup;
 
@@ -118,7 +121,7 @@ impl Dpor {
 impl Explorer for Dpor {
     fn explore<'p>(&self, m: &Machine<'p>, init: State<'p>, cfg: &Config, visit: &mut dyn FnMut(&Execution<'_, 'p>) -> ControlFlow<()>) -> Stats {
         if init.has_lazy_values() {
-            return super::naive::explore(m, init, cfg, visit, None, &State::key);
+            return super::dfs::explore(m, init, cfg, visit, None);
         }
         Search {
             m,
@@ -131,6 +134,7 @@ impl Explorer for Dpor {
             events: vec![],
             starts: vec![],
             stack: vec![],
+            races: Races::default(),
             stop: false,
         }
         .run(init)
@@ -168,6 +172,8 @@ struct Search<'a, 'c, 'p> {
     /// Where each event's choices (its visible step, then its closure) begin in `path`.
     starts: Vec<usize>,
     stack: Vec<Node<'p>>,
+    /// The race detection of `events`, kept across leaves (`races::Races`).
+    races: Races,
     stop: bool,
 }
 
@@ -222,7 +228,7 @@ impl<'p> Search<'_, '_, 'p> {
                     let sleep = top.child_sleep.clone();
                     let lens = (self.trace.len(), self.path.len());
                     let choice = Choice::Step { thread: tid, alt: 0 };
-                    super::naive::record(self.m, &top.state, None, choice, ev, &mut self.trace);
+                    super::dfs::record(self.m, &top.state, None, choice, ev, &mut self.trace);
                     self.starts.push(self.path.len());
                     self.path.push(choice);
                     self.path.extend_from_slice(&c.choices);
@@ -295,7 +301,7 @@ impl<'p> Search<'_, '_, 'p> {
     /// nodes where they begin (Algorithm 2, lines 1–6).
     fn leaf(&mut self, st: &State<'p>, steps: usize) {
         // `None`: the naive explorer would go on from here, an internal inconsistency.
-        let outcome = super::naive::classify(self.m, st, self.cfg, steps).unwrap_or(Outcome::Truncated);
+        let outcome = super::dfs::classify(self.m, st, self.cfg, steps).unwrap_or(Outcome::Truncated);
         self.stats.count(&outcome);
         self.stats.steps += self.path.iter().filter(|c| matches!(c, Choice::Step { .. })).count() as u64;
         self.stats.events += self.trace.len() as u64;
@@ -315,7 +321,11 @@ impl<'p> Search<'_, '_, 'p> {
     /// becomes a wakeup sequence at the node where it begins, unless a sleeping event
     /// covers it.
     fn reverse_races(&mut self, pending: &[Rc<Label>]) {
-        let (races, hb) = races(&self.events, pending);
+        // Taken out while `reversed` needs the search mutably; put back for the next leaf.
+        let mut detect = std::mem::take(&mut self.races);
+        detect.extend(&self.events);
+        let races = detect.races(&self.events, pending);
+        let hb = detect.hb();
         let n = self.events.len();
         for (i, j) in races {
             // e_j: an event of E, or a pending attempt after it (owned: `reversed` needs
@@ -328,7 +338,7 @@ impl<'p> Search<'_, '_, 'p> {
             // is computed by running notdep(e_i, E) from the node of e_i.
             let e = &self.events[i];
             if ej.addressing.iter().any(|r| e.fp.iter().any(|(s, w)| *w && s == r)) {
-                let exact = self.reversed(i, j, &hb);
+                let exact = self.reversed(i, j, hb);
                 debug_assert!(exact.is_some(), "internal: replaying notdep(e_{i}, E) disagrees with E");
                 let label = exact.unwrap_or_else(|| Label { wild: true, ..(*ej).clone() });
                 v.push(Rc::new(Label { alts: ej.alts.clone(), ..label }));
@@ -340,6 +350,7 @@ impl<'p> Search<'_, '_, 'p> {
                 insert(&mut node.wut, v, self.names.bug == Some(DporBug::WeakInitialByChoices));
             }
         }
+        self.races = detect;
     }
 
     /// The event `e_j` as it is after `pre(E, e_i) . notdep(e_i, E)`: the state at
