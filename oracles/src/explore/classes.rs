@@ -1,4 +1,4 @@
-//! Mazurkiewicz classes of executions (issue 9, item 3; spec/dpor.md on trace equivalence):
+//! Mazurkiewicz classes of executions (docs/spec/dpor.md on trace equivalence):
 //! a canonical key per execution, so that an exploration can report how many executions it
 //! ran per class (`explored / classes`; exactly 1 is what optimal DPOR promises).
 //!

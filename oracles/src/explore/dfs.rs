@@ -184,7 +184,8 @@ pub(super) fn explore<'p>(
             stats.events += trace.len() as u64;
             stats.loop_bound_hit |= state.loop_bound_hit;
             let ex = Execution { trace: &trace, schedule: &path, outcome, state, state_races: &found };
-            let late = stats.executions.is_multiple_of(256) && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
+            // Every 256 executions, from the first: a deadline already passed stops at once.
+            let late = stats.executions % 256 == 1 && cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
             // The stateful search counts the paths that were not merged (see `max_executions`).
             let counted = if merge.is_some() { stats.executions - stats.merged } else { stats.executions };
             let full = merge.as_deref().is_some_and(|v| v.states() >= cfg.max_states);
@@ -232,6 +233,7 @@ pub(super) fn explore<'p>(
 pub(super) fn record<'p>(m: &Machine<'p>, parent: &State<'p>, child: Option<&State<'p>>, choice: Choice, ev: Option<EventKind>, trace: &mut Vec<Event>) {
     if let (Choice::Step { thread, .. }, Some(kind)) = (choice, ev) {
         let line = m.next_line(parent, thread).unwrap_or(0);
+        // OK since a trace has at most one event per step, at most `Config::max_steps` (a u32).
         let idx = EventIdx(u32::try_from(trace.len()).unwrap_or(u32::MAX));
         let (moved, violation) = m.observe(parent, child, thread, kind);
         trace.push(Event { idx, thread, line, kind, moved, violation });

@@ -4,7 +4,7 @@
 //! through. Explorers form a closed set, [`ExplorerKind`]: the naive DFS
 //! ([`super::naive`]), the stateful search ([`super::stateful`]) and optimal DPOR
 //! ([`super::dpor`]), the fast two cross-checked against the naive one by the
-//! `explorer-agree` oracles (design.md, principle 1). Each states what it preserves
+//! `explorer-agree` oracles (docs/design.md, principle 1). Each states what it preserves
 //! ([`ExplorerKind::preserves`]) and callers choose by [`Property`].
 //!
 //! A state property such as RacerDX's Definition 3.6 is not computed by an explorer: the
@@ -46,7 +46,7 @@ pub enum Property {
     StateRaces,
     /// The set of final states and of how executions end (terminated, stuck, deadlocked).
     Outcomes,
-    /// What is the same on every execution of a Mazurkiewicz class (spec/dpor.md): the
+    /// What is the same on every execution of a Mazurkiewicz class (docs/spec/dpor.md): the
     /// happens-before races and racy addresses, and the class count itself.
     Classes,
     /// What depends on the order of independent events too: the first race of each
@@ -81,7 +81,7 @@ impl ExplorerKind {
     }
 
     /// The fastest explorer that preserves every property of `ps`: how oracles and the
-    /// command line choose (issue 9, item 4). Stateful search is tried first where it
+    /// command line choose. Stateful search is tried first where it
     /// applies: on a racerdx pair (the only programs with state properties) it is the fast
     /// one, and DPOR runs the naive enumeration there anyway (see [`super::dpor`]).
     pub fn fastest_for(ps: &[Property]) -> ExplorerKind {
@@ -162,7 +162,7 @@ pub struct Config {
     /// incomplete, never a pass).
     pub eager_local: bool,
     /// With `eager_local`, the naive explorer also runs a thread's `check` steps eagerly,
-    /// as if they were local (spec/bigfoot.md §10.4): a check changes no state, and its
+    /// as if they were local (docs/spec/bigfoot.md §10.4): a check changes no state, and its
     /// happens-before relation to every other thread's operation depends only on its place
     /// among its own thread's synchronization, so the interleavings that differ only in
     /// where checks sit have the same check races and data races. The placer oracle
@@ -172,7 +172,7 @@ pub struct Config {
     /// The naive explorer ends an execution at its first event that is a capsule violation
     /// (CapJava's operational mode, [`crate::machine::Machine::operational`]), as
     /// [`Outcome::Violated`]. `capsule-first-race-operational` sets it: its claim ends at
-    /// the first violation (spec/escape_capsule.md §9.4), so what follows is owed nothing.
+    /// the first violation (docs/spec/escape_capsule.md §9.4), so what follows is owed nothing.
     pub stop_at_violation: bool,
     /// Stop (incomplete) once this instant has passed: a campaign's wall-clock budget.
     #[serde(skip)]

@@ -151,7 +151,7 @@ pub struct Reached<'p> {
 
 /// Depth-first search over the executions of thread `t` alone (every other thread stays
 /// where it is) for the first state satisfying `goal`, checked before each step. Used to
-/// build directed witnesses (spec/racerdx.md §4.5: "find a control path for thread a …
+/// build directed witnesses (docs/spec/racerdx.md §4.5: "find a control path for thread a …
 /// stopping just before c'"). Loops are bounded by `cfg.loop_bound`, paths by
 /// `cfg.max_steps`; lazy initial values are not fixed here (such paths are dead ends).
 pub fn search_thread<'p>(m: &Machine<'p>, start: Reached<'p>, t: ThreadId, cfg: &Config, goal: &mut impl FnMut(&State<'p>) -> bool) -> Option<Reached<'p>> {

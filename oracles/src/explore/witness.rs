@@ -74,13 +74,13 @@ impl Names {
 #[serde(rename_all = "kebab-case")]
 pub enum RaceDefinition {
     /// Two accesses unordered by happens-before; the marked pair is the trace's first race
-    /// (spec/escape_capsule.md §1.5).
+    /// (docs/spec/escape_capsule.md §1.5).
     HappensBeforeFirstRace,
     /// Every happens-before race of one replayed execution is marked.
     HappensBefore,
-    /// Def. 3.6: both accesses enabled in the last state (spec/racerdx.md §2.5).
+    /// Def. 3.6: both accesses enabled in the last state (docs/spec/racerdx.md §2.5).
     Def36,
-    /// Def. 3.6, reached from the Lemma B.7 state by the directed search (spec/racerdx.md §4.5).
+    /// Def. 3.6, reached from the Lemma B.7 state by the directed search (docs/spec/racerdx.md §4.5).
     Def36FromLemmaB7,
     /// Def. 3.6, found by searching every interleaving over the bounded heap family.
     Def36BySearch,

@@ -1,5 +1,5 @@
-//! Calls, returns, `fork` and `join` (spec/racerdx.md §2.2 `call`/`return` with path actuals;
-//! spec/bigfoot.md §2.3 and its tier-2 fork/join; spec/escape_capsule.md §2.2 FORK and §7.3,
+//! Calls, returns, `fork` and `join` (docs/spec/racerdx.md §2.2 `call`/`return` with path actuals;
+//! docs/spec/bigfoot.md §2.3 and its tier-2 fork/join; docs/spec/escape_capsule.md §2.2 FORK and §7.3,
 //! where a call on a capsule enters it and the return exits). A call pushes a [`Frame`]; a
 //! `fork` makes a thread whose name (`T1.2`: the second fork of `T1`) is stable across
 //! executions.

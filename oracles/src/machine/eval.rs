@@ -1,7 +1,7 @@
 //! Expression evaluation and place resolution: access-free expressions over locals, RacerDX
 //! path actuals, the address a heap access names (Def. 3.1: dereferencing a path's prefix is
-//! no access) and the addresses of a BFJ `check` (E-CHKFIELD, E-CHKINDEX) (spec/racerdx.md
-//! §2.2, spec/bigfoot.md §2.3). Faults (null dereference, overflow, remainder by zero, a
+//! no access) and the addresses of a BFJ `check` (E-CHKFIELD, E-CHKINDEX) (docs/spec/racerdx.md
+//! §2.2, docs/spec/bigfoot.md §2.3). Faults (null dereference, overflow, remainder by zero, a
 //! range too long) are [`Disabled::Fault`] values, never panics.
 
 use super::*;

@@ -1,7 +1,7 @@
 //! Events: what one step of one thread does that matters for races.
 //!
-//! The action sets of the papers (spec/racerdx.md §2.5 accesses; spec/bigfoot.md §1.1
-//! `acc/check/acq/rel`; spec/escape_capsule.md §2.1, §7.1 `read/write/acq/rel/fork/enter/exit`)
+//! The action sets of the papers (docs/spec/racerdx.md §2.5 accesses; docs/spec/bigfoot.md §1.1
+//! `acc/check/acq/rel`; docs/spec/escape_capsule.md §2.1, §7.1 `read/write/acq/rel/fork/enter/exit`)
 //! are united here. Dereferencing the prefix of a path is *not* an access (Def. 3.1/3.6), and
 //! allocation is not an access (E-NEW).
 
@@ -27,7 +27,7 @@ pub struct FieldId(pub u16);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct EventIdx(pub u32);
 
-/// A heap address: a field of an object or an element of an array (spec/bigfoot.md §2.2 `l`).
+/// A heap address: a field of an object or an element of an array (docs/spec/bigfoot.md §2.2 `l`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum Addr {
     /// `ρ.f`
@@ -75,7 +75,7 @@ pub enum EventKind {
     Exit(ObjId),
 }
 
-/// The values an event moves (spec/escape_capsule.md §2.1 `t:write l v`, `t:read l v`,
+/// The values an event moves (docs/spec/escape_capsule.md §2.1 `t:write l v`, `t:read l v`,
 /// `t:fork p t'`; §7.1 `t:enter k v̄`, `t:exit k v`): what a dynamic escape or capsule
 /// analysis sees besides the addresses, as RoadRunner's instrumentation does. Recorded
 /// only where [`super::Semantics::values`] is set; [`Moved::Nothing`] elsewhere.
@@ -102,7 +102,7 @@ impl Moved {
     }
 }
 
-/// A capsule violation (spec/escape_capsule.md §7.5, §9.4): a step the formal CapJava
+/// A capsule violation (docs/spec/escape_capsule.md §7.5, §9.4): a step the formal CapJava
 /// semantics disables, taken anyway in the operational mode
 /// ([`super::Machine::operational`]) and marked on its event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

@@ -1,5 +1,5 @@
-//! The heap: cells, objects and arrays, allocation (E-NEW, spec/bigfoot.md §2.3; `new`
-//! in spec/racerdx.md §2.2; spec/escape_capsule.md §2.2), reads and writes of cells, and
+//! The heap: cells, objects and arrays, allocation (E-NEW, docs/spec/bigfoot.md §2.3; `new`
+//! in docs/spec/racerdx.md §2.2; docs/spec/escape_capsule.md §2.2), reads and writes of cells, and
 //! RacerDX's lazy initial heap.
 //!
 //! What `new` stores in a fresh object's fields is the dialect's [`Semantics::field_init`]:
@@ -64,6 +64,8 @@ pub(super) fn idx(o: ObjId) -> usize {
 
 /// The id the next allocated object gets.
 fn next_obj(st: &State<'_>) -> ObjId {
+    // OK since objects are the bounded initial heap plus at most one allocation per step,
+    // and a path has at most `Config::max_steps` (a u32) steps.
     ObjId(u32::try_from(st.objects.len()).unwrap_or(u32::MAX))
 }
 
@@ -100,6 +102,7 @@ impl<'p> Machine<'p> {
         };
         let name = st.fresh_name(t, dst);
         let id = next_obj(st);
+        // OK since n is in 0..=MAX_ARRAY_LEN (the guard above).
         let elems = vec![self.sem.new_elem(); usize::try_from(n).unwrap_or(0)];
         let fields = vec![Cell::Absent; self.fields.len()];
         st.objects.push(Object { name: name.into(), class: None, fields, elems: Some(elems), lock_owner: None, capsule_holder: None, initial: false });
@@ -199,6 +202,7 @@ impl<'p> State<'p> {
 
     /// The initial objects a lazy value may point to.
     pub fn initial_objects(&self) -> Vec<ObjId> {
+        // OK since object numbers fit a u32 (see `next_obj`).
         self.objects.iter().enumerate().filter(|(_, o)| o.initial).map(|(i, _)| ObjId(u32::try_from(i).unwrap_or(u32::MAX))).collect()
     }
 

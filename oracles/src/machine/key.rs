@@ -1,4 +1,4 @@
-//! The identity of a state for stateful search (issue 9; spec/dpor.md on stateful
+//! The identity of a state for stateful search (docs/spec/dpor.md on stateful
 //! exploration): a 128-bit hash of everything that determines what the state can do next
 //! and what the explorer reports about it.
 //!
@@ -21,8 +21,8 @@
 //! since is history. Two states equal but for their facts have the same futures, so
 //! merging them keeps every reachable state, every Def. 3.6 race (its witness replays the
 //! path of the first visit, facts included) and every final state (`final_state` leaves
-//! facts out for that reason). Measured on the largest racerdx pair of the issue-9 test
-//! (`tests/explore.rs`), facts multiplied the states 5.5-fold (17.6M against 3.2M).
+//! facts out for that reason). Measured on the largest racerdx pair of
+//! `examples/pair_states.rs`'s programs, facts multiplied the states 5.5-fold (17.6M against 3.2M).
 //!
 //! Objects and threads are identified by their display names, never by their numbers:
 //! names are unique in a state and do not depend on the interleaving (`x@T1` is the object
@@ -30,26 +30,26 @@
 //! of creation, which does. So states that differ only in the order two threads allocated
 //! or forked share a key. The lazily created initial objects (`l1`, `l2`) are named in the
 //! order threads first needed them, so states equal up to a renaming of those are *not*
-//! merged: that costs pruning, never soundness (measured on the first program of the
-//! issue-9 test, merging them would save 1.0-2.2x). Two different states share a
+//! merged: that costs pruning, never soundness (measured on the first program of
+//! `examples/pair_states.rs`, merging them would save 1.0-2.2x). Two different states share a
 //! key only on a 128-bit hash collision (two independent 64-bit SipHash runs), which over
 //! the at most millions of states of one search has probability below 2⁻⁸⁰.
 
-use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+
+use crate::fingerprint::Fingerprinter;
 
 use super::*;
 
 impl State<'_> {
-    /// The state's key for a visited set (see the module docs).
+    /// The state's key for a visited set (see the module docs): the one 128-bit key of the
+    /// crate ([`crate::fingerprint`]) over the state's walk (`feed`), with a scratch buffer
+    /// per thread so that keying a state allocates nothing once the buffer has grown.
     pub fn key(&self) -> u128 {
-        let (mut a, mut b) = (DefaultHasher::new(), DefaultHasher::new());
-        // Two hashers with different prefixes give two independent 64-bit hashes; one walk
-        // of the state feeds both (each sees exactly the writes it would see alone).
-        0xa5u8.hash(&mut a);
-        0x5au8.hash(&mut b);
-        self.feed(&mut Tee(&mut a, &mut b));
-        (u128::from(a.finish()) << 64) | u128::from(b.finish())
+        thread_local! {
+            static KEYS: std::cell::RefCell<Fingerprinter> = std::cell::RefCell::default();
+        }
+        KEYS.with(|k| k.borrow_mut().of_stream(|h| self.feed(h)))
     }
 
     /// The key without any thread's locals: the stateful explorer's seeded bug
@@ -110,31 +110,6 @@ impl State<'_> {
             format!("{c:?}").hash(h);
         }
     }
-}
-
-/// A hasher that forwards every write to two hashers, so that one walk of a state feeds
-/// both halves of its key. Every method the walk's `Hash` impls call is forwarded as that
-/// method, so each hasher gets what it would get from a walk of its own.
-struct Tee<'h, A, B>(&'h mut A, &'h mut B);
-
-macro_rules! forward {
-    ($($name:ident: $t:ty),*) => {
-        $(fn $name(&mut self, x: $t) {
-            self.0.$name(x);
-            self.1.$name(x);
-        })*
-    };
-}
-
-impl<A: Hasher, B: Hasher> Hasher for Tee<'_, A, B> {
-    fn finish(&self) -> u64 {
-        self.0.finish()
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
-        self.1.write(bytes);
-    }
-    forward!(write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64, write_u128: u128, write_usize: usize, write_i8: i8, write_i16: i16, write_i32: i32, write_i64: i64, write_i128: i128, write_isize: isize);
 }
 
 /// Threads and objects (their positions) in the order of their display names.
@@ -241,9 +216,10 @@ mod tests {
         assert_eq!(a.key(), b.key());
     }
 
-    /// One walk through the tee gives the key two separate walks would give.
+    /// The key is bit for bit what two SipHash walks of the state with the prefixes give
+    /// (the key the stateful explorer always had).
     #[test]
-    fn the_tee_feeds_each_half_what_a_walk_of_its_own_would() {
+    fn the_key_is_two_walks_of_the_state() {
         use std::collections::hash_map::DefaultHasher;
         use std::hash::{Hash, Hasher};
         let p = parse("dialect bfj\ninit { o = new; a = new_array 2 }\nthread { x = new; o.f = x; a[1] = 3 }\nthread { y = 1 }\n").unwrap();

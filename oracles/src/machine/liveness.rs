@@ -1,7 +1,7 @@
-//! Dead loads (issue 9: the lazy initial heap made racerdx pair searches explode). A load
+//! Dead loads (the lazy initial heap made racerdx pair searches explode). A load
 //! `x = π` whose destination is dead afterwards (no path reads x before it is assigned
 //! again, or the method ends) observes nothing of the value it reads. In a lazy initial heap
-//! (spec/racerdx.md §2.4, Def. 3.6's existential initial state), such a load need not fix
+//! (docs/spec/racerdx.md §2.4, Def. 3.6's existential initial state), such a load need not fix
 //! the cell's initial value: the value stays undetermined until someone observes it, which
 //! is exactly what lazy initialization already does for cells nobody has read. The access
 //! itself (its address, its event, its part in Def. 3.6) is unchanged.

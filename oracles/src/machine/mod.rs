@@ -2,12 +2,12 @@
 //!
 //! One [`Machine::step`] executes the next action of one thread and yields at most one
 //! [`EventKind`]. The rules follow, per dialect:
-//! - RacerDX (spec/racerdx.md §2.2–2.3, §7.1–7.2): `new` makes every field a self-loop; a
+//! - RacerDX (docs/spec/racerdx.md §2.2–2.3, §7.1–7.2): `new` makes every field a self-loop; a
 //!   store needs an existing cell; `unlock` at depth 0 is stuck; `lock` by thread i is enabled
 //!   only when every other thread's depth is 0 (reentrant).
-//! - BFJ (spec/bigfoot.md §2.3): `acq` blocks while the lock is held, even by the acquirer
+//! - BFJ (docs/spec/bigfoot.md §2.3): `acq` blocks while the lock is held, even by the acquirer
 //!   (non-reentrant); `rel` by a non-holder is stuck; fields and array slots start at 0 (A25, §9.3).
-//! - SimpleJava / CapJava (spec/escape_capsule.md §2.2, §7.3): fields start at `null`; locks
+//! - SimpleJava / CapJava (docs/spec/escape_capsule.md §2.2, §7.3): fields start at `null`; locks
 //!   as in BFJ (CapJava's REL needs the holder; we use that for SimpleJava too \[C\]); capsule
 //!   fields may be accessed only while the innermost executing capsule is that object, and a
 //!   capsule cannot be locked or entered twice.

@@ -1,7 +1,7 @@
 //! What the explorer asks about a thread's next step without taking it: its line and call
 //! sites (for witnesses), its alternatives (`if *`, `while *` up to the loop bound K), whether
 //! it is local (for eager execution), and the access it makes (RacerDX's Def. 3.6 enabled
-//! pairs, spec/racerdx.md §3.4).
+//! pairs, docs/spec/racerdx.md §3.4).
 
 use super::*;
 use crate::lang::*;

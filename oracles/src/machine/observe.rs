@@ -1,5 +1,5 @@
 //! What an observer of a step sees besides its [`EventKind`]: the values it moves
-//! ([`Moved`]; spec/escape_capsule.md §2.1 and §7.1 actions carry them) and, in the
+//! ([`Moved`]; docs/spec/escape_capsule.md §2.1 and §7.1 actions carry them) and, in the
 //! operational mode, whether it is a capsule violation ([`Violation`]; spec §7.5, §9.4,
 //! A14(b)).
 //!

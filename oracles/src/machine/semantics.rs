@@ -1,6 +1,6 @@
-//! The per-dialect semantic parameters: what `new` and `new_array` store (spec/racerdx.md
-//! §2.2 self-loops; spec/bigfoot.md A25/§9.3 zeros; spec/escape_capsule.md §2.2 `null`) and
-//! whether capsule entries obey CapJava's `capFree` (spec/escape_capsule.md §7.4).
+//! The per-dialect semantic parameters: what `new` and `new_array` store (docs/spec/racerdx.md
+//! §2.2 self-loops; docs/spec/bigfoot.md A25/§9.3 zeros; docs/spec/escape_capsule.md §2.2 `null`) and
+//! whether capsule entries obey CapJava's `capFree` (docs/spec/escape_capsule.md §7.4).
 //!
 //! This is the only place in the machine that looks at the [`Dialect`]: the rules ask
 //! [`Semantics`], never the dialect. Statement forms that exist in one dialect only (the
@@ -13,11 +13,11 @@ use crate::lang::Dialect;
 /// What `new` stores in a fresh object's fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldInit {
-    /// Every field points to the object itself (RacerDX, spec/racerdx.md §2.2).
+    /// Every field points to the object itself (RacerDX, docs/spec/racerdx.md §2.2).
     SelfLoop,
     /// `null` (SimpleJava, CapJava).
     Null,
-    /// `0` (BFJ, spec/bigfoot.md A25/§9.3).
+    /// `0` (BFJ, docs/spec/bigfoot.md A25/§9.3).
     Zero,
 }
 
@@ -26,12 +26,12 @@ pub enum FieldInit {
 pub struct Semantics {
     /// What `new` initializes fields to.
     pub field_init: FieldInit,
-    /// Whether capsule entries obey `capFree` (CapJava, spec/escape_capsule.md §7.4), which
+    /// Whether capsule entries obey `capFree` (CapJava, docs/spec/escape_capsule.md §7.4), which
     /// makes the state carry happens-before.
     pub cap_free: bool,
     /// Whether traces record allocations (`EventKind::New`) and the values events move
     /// ([`super::Moved`]): what a dynamic escape or capsule analysis needs (SimpleJava,
-    /// CapJava; spec/escape_capsule.md §2.3 \[REC\] "allocation event").
+    /// CapJava; docs/spec/escape_capsule.md §2.3 \[REC\] "allocation event").
     pub values: bool,
     /// CapJava's operational mode (spec A14(b)): a capsule violation is taken and marked on
     /// its event ([`super::Violation`]) instead of disabling the step. Off unless asked for

@@ -1,8 +1,8 @@
 //! The machine and its state: [`Machine`] holds the program, its field table and the
 //! dialect's [`Semantics`]; [`State`] is a whole-program state (heap, threads, the lazily
-//! fixed part of the initial heap). Initial states: `init` then `thread` blocks (spec/bigfoot.md
-//! §2.3; spec/escape_capsule.md §2.2, one main thread), or RacerDX's two methods over a
-//! possibly undetermined heap (spec/racerdx.md §3.4, Def. 3.6).
+//! fixed part of the initial heap). Initial states: `init` then `thread` blocks (docs/spec/bigfoot.md
+//! §2.3; docs/spec/escape_capsule.md §2.2, one main thread), or RacerDX's two methods over a
+//! possibly undetermined heap (docs/spec/racerdx.md §3.4, Def. 3.6).
 
 use super::*;
 use crate::lang::*;
@@ -66,7 +66,7 @@ impl<'p> Machine<'p> {
         Machine { program, sem: Semantics::of(program.dialect), fields, loop_bound, dead_loads: None, reads: std::cell::RefCell::new(None) }
     }
 
-    /// This machine in CapJava's operational mode (spec/escape_capsule.md A14(b)): capsule
+    /// This machine in CapJava's operational mode (docs/spec/escape_capsule.md A14(b)): capsule
     /// violations are taken and marked on their events ([`Machine::observe`]), as an
     /// implementation that reports them and runs on would; in the formal mode (the default)
     /// a violating step is disabled. No effect on programs without capsules.
@@ -132,7 +132,7 @@ impl<'p> Machine<'p> {
         Ok(st)
     }
 
-    /// The initial state of RacerDX's two-thread setting (spec/racerdx.md §3.4): thread i runs
+    /// The initial state of RacerDX's two-thread setting (docs/spec/racerdx.md §3.4): thread i runs
     /// the body of `methods[i]` in a single frame whose formals are `formals[i]` (`None` =
     /// undetermined, fixed lazily), over the given heap.
     ///
@@ -141,6 +141,7 @@ impl<'p> Machine<'p> {
     pub fn method_threads(&self, methods: &[&str], objects: Vec<Object>, formals: &[Vec<Option<Value>>]) -> Result<State<'p>, SetupError> {
         let mut st = State::empty();
         st.objects = objects.into();
+        // OK since the caller's objects are an initial heap the search bounds (heap_bound).
         st.lazy_objects = u32::try_from(st.objects.len()).unwrap_or(u32::MAX);
         for (i, name) in methods.iter().enumerate() {
             let m = self.program.method(name).ok_or_else(|| SetupError::BadEntry(format!("no method `{name}`")))?;

@@ -1,11 +1,11 @@
 //! Synchronization: every rule about locks and capsules, in one place.
-//! - RacerDX's global lock (spec/racerdx.md §2.3, §7.2): reentrant; `lock` by thread i is
+//! - RacerDX's global lock (docs/spec/racerdx.md §2.3, §7.2): reentrant; `lock` by thread i is
 //!   enabled only when every other thread's depth is 0; `unlock` at depth 0 is stuck.
-//! - Object locks of BFJ, SimpleJava and CapJava (spec/bigfoot.md §2.3 ACQ/REL;
-//!   spec/escape_capsule.md §7.3): `acq(x)` and the entry of `sync(x)` block while the lock
+//! - Object locks of BFJ, SimpleJava and CapJava (docs/spec/bigfoot.md §2.3 ACQ/REL;
+//!   docs/spec/escape_capsule.md §7.3): `acq(x)` and the entry of `sync(x)` block while the lock
 //!   is held, even by the acquirer (not reentrant); `rel(x)` by a non-holder is stuck
 //!   (CapJava's REL; we use it for SimpleJava too [C]); a capsule is never a lock.
-//! - Capsules (spec/escape_capsule.md §7.3): a call on a capsule enters it and the return
+//! - Capsules (docs/spec/escape_capsule.md §7.3): a call on a capsule enters it and the return
 //!   exits; a capsule's fields may be accessed only while the innermost executing capsule is
 //!   that object (CAPREAD/CAPWRITE); a capsule cannot be entered twice (a second thread
 //!   blocks, a re-entrant call is stuck).
@@ -22,7 +22,7 @@
 use super::*;
 use crate::lang::{Line, Stmt};
 
-/// CapJava's `capFree` (spec/escape_capsule.md §7.4): a thread may enter capsule k only if
+/// CapJava's `capFree` (docs/spec/escape_capsule.md §7.4): a thread may enter capsule k only if
 /// every earlier exit from k happens-before the enter. Happens-before comes from
 /// [`Clocks`] (the same rules that stamp traces); `exits[k]` is the join of the clocks
 /// of all exits from k, and an enter needs `exits[k] ⊑ C_t` ([REC] in §7.4).

@@ -1,5 +1,5 @@
-//! Threads, their frames and continuations (spec/racerdx.md §2.2 stacks of frames;
-//! spec/bigfoot.md §2.3 `s1 || … || sn`; spec/escape_capsule.md §2.2, §7.3 frames that run
+//! Threads, their frames and continuations (docs/spec/racerdx.md §2.2 stacks of frames;
+//! docs/spec/bigfoot.md §2.3 `s1 || … || sn`; docs/spec/escape_capsule.md §2.2, §7.3 frames that run
 //! inside a capsule): what a thread runs next ([`Action`]), and how a finished block, loop
 //! iteration or call hands control back (`advance`, `settle`, `return_from`). Data only: the
 //! rules that push and pop frames are in `step` and `call`.
@@ -9,6 +9,8 @@ use crate::lang::*;
 
 /// The id of the thread at position `i`.
 pub fn thread_id(i: usize) -> ThreadId {
+    // OK since a state's threads are the program's thread blocks plus at most one fork per
+    // step, and a path has at most `Config::max_steps` (a u32) steps.
     ThreadId(u32::try_from(i).unwrap_or(u32::MAX))
 }
 
@@ -179,7 +181,7 @@ impl<'p> State<'p> {
         }
     }
 
-    /// A local's value; unassigned locals are `nil` (spec/racerdx.md §2.1, `s_nil`).
+    /// A local's value; unassigned locals are `nil` (docs/spec/racerdx.md §2.1, `s_nil`).
     pub(super) fn local(&self, t: ThreadId, x: &str) -> Step<Value> {
         let fr = self.frame(t);
         match fr.locals.iter().position(|(n, _)| *n == x) {

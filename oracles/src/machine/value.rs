@@ -1,5 +1,5 @@
-//! Runtime values (spec/racerdx.md §2.1 `nil` and locations; spec/bigfoot.md §2.2 values;
-//! spec/escape_capsule.md §2.2) and the reasons a thread cannot step ([`Disabled`]): a
+//! Runtime values (docs/spec/racerdx.md §2.1 `nil` and locations; docs/spec/bigfoot.md §2.2 values;
+//! docs/spec/escape_capsule.md §2.2) and the reasons a thread cannot step ([`Disabled`]): a
 //! step's result is a [`Step`], and a fault is a value, never a panic.
 
 use super::*;

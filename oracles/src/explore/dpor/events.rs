@@ -1,4 +1,4 @@
-//! DPOR's events (spec/dpor.md, "The bound"; J.ACM 2017 §2): the unit of scheduling, its
+//! DPOR's events (docs/spec/dpor.md, "The bound"; J.ACM 2017 §2): the unit of scheduling, its
 //! name across executions ([`Label`]), the dependence relation between two events, and
 //! the closure of local steps that follows a visible one. Used by the search (`super`),
 //! by race detection ([`mod@super::races`]) and by the wakeup trees ([`mod@super::wakeup`]).
@@ -90,6 +90,8 @@ fn intern(map: &mut FxMap<String, u32>, s: &str) -> u32 {
     if let Some(&i) = map.get(s) {
         return i;
     }
+    // OK since the names are the threads, objects and fields of one trace, itself at most
+    // `Config::max_steps` (a u32) events.
     let i = u32::try_from(map.len()).unwrap_or(u32::MAX - 1);
     map.insert(s.to_string(), i);
     i

@@ -1,4 +1,4 @@
-//! Optimal dynamic partial-order reduction (issue 9, item 2; spec/dpor.md, algorithm 4):
+//! Optimal dynamic partial-order reduction (docs/spec/dpor.md, algorithm 4):
 //! Abdulla, Aronis, Jonsson and Sagonas, "Source sets: a foundation for optimal dynamic
 //! partial order reduction" (J.ACM 2017), Algorithm 2 (source sets with wakeup trees). It
 //! visits one execution per Mazurkiewicz class, so it preserves every property that is the
@@ -51,6 +51,16 @@
 //! only at maximal executions, because it never blocks, and a race that only such a
 //! prefix showed was lost (`tests/regress/dpor_race_in_a_blocked_branch.race`, found by
 //! `explorer-agree`, seed 21).
+//!
+//! **What it costs.** One execution per Mazurkiewicz class (optimal), each a path from the
+//! deepest node with an unexplored wakeup-tree branch; per event, one step of the machine,
+//! a happens-before update and the race check against the events it may race with
+//! (kept incrementally across executions, undone on backtracking: `races`). Every node of
+//! the current path holds the state of each enabled thread's next step, the sleep set and
+//! the wakeup tree, so memory is the path times the threads. Measured on
+//! `cargo bench --bench explore` (2×7 locked increments, 3,432 executions for both): 1.8×
+//! the naive explorer's instructions per execution; where the two differ in executions
+//! (every family with independent steps) DPOR runs exponentially fewer.
 //!
 //! **Where it falls back.** A program whose initial heap is fixed lazily (RacerDX pairs)
 //! is explored by the naive enumeration: the names of lazily created objects (`l1`, `l2`)
@@ -108,7 +118,7 @@ pub enum DporBug {
     NoBlockedAttempts,
     /// The wakeup tree's leftmost weak initial must also have the sequence's closure
     /// choices, so a sequence for another alternative of a thread passes its group by and
-    /// becomes a branch after it, where the thread runs again (issue 24's bug: repeated
+    /// becomes a branch after it, where the thread runs again (a bug a campaign found: repeated
     /// classes, `tests/regress/dpor_choice_after_access.race`).
     WeakInitialByChoices,
 }
@@ -307,7 +317,8 @@ impl<'p> Search<'_, '_, 'p> {
         self.stats.events += self.trace.len() as u64;
         self.stats.loop_bound_hit |= st.loop_bound_hit;
         let ex = Execution { trace: &self.trace, schedule: &self.path, outcome: &outcome, state: st, state_races: &[] };
-        let late = self.stats.executions.is_multiple_of(256) && self.cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
+        // Every 256 executions, from the first: a deadline already passed stops at once.
+        let late = self.stats.executions % 256 == 1 && self.cfg.deadline.is_some_and(|d| std::time::Instant::now() > d);
         if (self.visit)(&ex).is_break() || self.stats.executions >= self.cfg.max_executions || late {
             self.stats.complete = false;
             self.stop = true;
@@ -417,7 +428,7 @@ mod tests {
         (executions, dpor.len())
     }
 
-    /// Issue 24: a choice right after a shared access, with a third thread racing on what
+    /// A regression (a campaign found it): a choice right after a shared access, with a third thread racing on what
     /// one alternative touches. 6 classes (2 orders on `a`, times T2 skipping or writing
     /// `b` before or after T3); DPOR ran 8 executions, two classes twice
     /// (`tests/regress/dpor_choice_after_access.race`).

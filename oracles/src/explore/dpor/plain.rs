@@ -1,5 +1,5 @@
 //! DPOR's helpers checked against plain definitions, on every small input of a few
-//! alphabets (tests only). The plain definitions are the spec's (spec/dpor.md, "The
+//! alphabets (tests only). The plain definitions are the spec's (docs/spec/dpor.md, "The
 //! bound": two sequences are equivalent when one is obtained from the other by swapping
 //! adjacent independent events), computed by brute force:
 //! - equivalence: every sequence reachable by such swaps (breadth-first);

@@ -1,4 +1,4 @@
-//! DPOR's race detection (J.ACM 2017, the relation `e ⋖_E e'` of §3; spec/dpor.md,
+//! DPOR's race detection (J.ACM 2017, the relation `e ⋖_E e'` of §3; docs/spec/dpor.md,
 //! algorithm 4): which pairs of events of an execution are reversible races, and the
 //! happens-before relation of its events that the reversal needs (`notdep(e, E)`).
 //! Used by the search at each maximal (or sleep-set blocked) execution, incrementally

@@ -1,5 +1,5 @@
 //! Wakeup trees (J.ACM 2017, §6: Def. 6.1 weak initials, the operation `insert[E](v, w)`;
-//! spec/dpor.md, algorithm 4): the ordered tree of event sequences still to explore from
+//! docs/spec/dpor.md, algorithm 4): the ordered tree of event sequences still to explore from
 //! a prefix, to which each reversed race adds the sequence that leads to its new class.
 //!
 //! **Deviation: closure choices.** A tree node is an event with the closure choices it
@@ -108,7 +108,7 @@ mod tests {
         children.iter().map(|c| format!("T{}{:?}{:?}", c.label.thread, c.label.alts, shape(&c.children))).collect()
     }
 
-    /// Issue 24's program at the root: after T1 wrote `a`, T2's write of `a` with choice
+    /// A regression a campaign found, at the root: after T1 wrote `a`, T2's write of `a` with choice
     /// 0 was reversed (`[T2/0]`), then with choice 1 behind T3's independent write of `b`
     /// (`[T3, T2/1]`). T2 is an initial of the second sequence, so it goes under T2's
     /// group, as the subtree of choice 1; it used to become a branch `T3 → T2/1` after T2,
