@@ -31,7 +31,7 @@
 //!
 //! ## Cost
 //! Time: for each expanded state, the model's successor function, one fingerprint (a walk
-//! of the state's `Hash` stream and two SipHash runs over it) and one hash-table probe per
+//! of the state's `Hash` stream and one XXH3-128 run over it) and one hash-table probe per
 //! successor; [`Strategy::Tree`] skips the fingerprint and the probe. Memory: per visited
 //! state, a 16-byte key and about as much table overhead; the frontier holds whole states
 //! (depth first: the successors of every state on the current path; breadth first: the

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::code::{Code, Instr, Ix};
 use crate::lang::labels::PointId;
+use crate::machine::CowVec;
 
 /// How a thread's loop counters behave (spec §4.1 \[D/C\], ingredient (ii)): what the
 /// instrumented semantics runs the program under when it judges the analysis.
@@ -103,9 +104,9 @@ pub struct Thread {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
     /// σ: the objects, by [`ObjId`].
-    pub objs: Vec<Object>,
+    pub objs: CowVec<Object>,
     /// The threads, in creation order.
-    pub threads: Vec<Thread>,
+    pub threads: CowVec<Thread>,
     /// C: every (ō1, ō2) such that a field or container of ō1 was assigned ō2 (rule 5),
     /// sorted, without repeats.
     pub effects: Vec<(ObjId, ObjId)>,
@@ -129,7 +130,7 @@ impl State {
     pub fn initial(code: &Code, counters: Counters) -> State {
         let main =
             Thread { name: "T1".into(), env: vec![Val::Null; code.vars.len()], pi: vec![0; code.loops.len()], conts: vec![Cont::Seq { block: 0, pc: 0 }], walk: None, forks: 0 };
-        let mut st = State { objs: vec![], threads: vec![main], effects: vec![], shared_pi: (counters == Counters::Shared).then(|| vec![0; code.loops.len()]) };
+        let mut st = State { objs: CowVec::default(), threads: vec![main].into(), effects: vec![], shared_pi: (counters == Counters::Shared).then(|| vec![0; code.loops.len()]) };
         st.settle(code, 0);
         st
     }

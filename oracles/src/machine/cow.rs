@@ -11,7 +11,8 @@ use std::ops::{Index, IndexMut};
 use std::rc::Rc;
 
 /// A vector whose elements are shared between clones until written (see the module docs).
-#[derive(PartialEq, Eq)]
+/// Its `Hash` stream is a `Vec<T>`'s (an `Rc` hashes as what it points to).
+#[derive(PartialEq, Eq, Hash)]
 pub struct CowVec<T>(Vec<Rc<T>>);
 
 impl<T> Clone for CowVec<T> {

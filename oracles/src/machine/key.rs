@@ -32,7 +32,7 @@
 //! order threads first needed them, so states equal up to a renaming of those are *not*
 //! merged: that costs pruning, never soundness (measured on the first program of
 //! `examples/pair_states.rs`, merging them would save 1.0-2.2x). Two different states share a
-//! key only on a 128-bit hash collision (two independent 64-bit SipHash runs), which over
+//! key only on a 128-bit hash collision ([`crate::fingerprint`]), which over
 //! the at most millions of states of one search has probability below 2⁻⁸⁰.
 
 use std::hash::{Hash, Hasher};
@@ -216,23 +216,17 @@ mod tests {
         assert_eq!(a.key(), b.key());
     }
 
-    /// The key is bit for bit what two SipHash walks of the state with the prefixes give
-    /// (the key the stateful explorer always had).
+    /// The key is the crate's fingerprint of the state's walk (the thread-local buffer
+    /// changes nothing), and each step of this path reaches a state with a new key.
     #[test]
-    fn the_key_is_two_walks_of_the_state() {
-        use std::collections::hash_map::DefaultHasher;
-        use std::hash::{Hash, Hasher};
+    fn the_key_is_the_fingerprint_of_the_walk() {
         let p = parse("dialect bfj\ninit { o = new; a = new_array 2 }\nthread { x = new; o.f = x; a[1] = 3 }\nthread { y = 1 }\n").unwrap();
         let m = Machine::new(&p, 2);
         let mut st = m.initial_state().unwrap();
+        let mut keys = std::collections::BTreeSet::new();
         for _ in 0..3 {
-            let separate = [0xa5u8, 0x5a].map(|prefix| {
-                let mut h = DefaultHasher::new();
-                prefix.hash(&mut h);
-                st.feed(&mut h);
-                h.finish()
-            });
-            assert_eq!(st.key(), (u128::from(separate[0]) << 64) | u128::from(separate[1]));
+            assert_eq!(st.key(), crate::fingerprint::Fingerprinter::default().of_stream(|h| st.feed(h)));
+            assert!(keys.insert(st.key()));
             m.step(&mut st, thread_id(0), 0).unwrap();
         }
     }
