@@ -9,7 +9,3 @@ pub mod precise_checks;
 
 pub use first_race::{first_race, FirstRace};
 pub use hb::{check_races, data_races, Hb, Race};
-
-/// The vector clocks live in the leaf module [`crate::clock`] (the machine needs them too);
-/// re-exported here, where the race definitions that stamp traces with them are.
-pub use crate::{clock::VClock, machine::Clocks};

@@ -25,12 +25,13 @@ use std::rc::Rc;
 
 use super::events::{Label, Res, Sync};
 use super::fx::FxMap;
+use crate::clock::{ThreadId, VClock};
 
-/// Happens-before of one execution's events, by vector clocks over interned threads (a
-/// clock is as wide as the threads seen up to its event; a missing entry is 0).
+/// Happens-before of one execution's events, by the crate's vector clocks indexed by
+/// DPOR's interned thread numbers (`Label::thread`, used as the `ThreadId` of the clock).
 #[derive(Default)]
 pub(super) struct Hb {
-    clock: Vec<Vec<u32>>,
+    clock: Vec<VClock>,
     /// 1-based position of each event among its thread's events.
     pos: Vec<u32>,
 }
@@ -38,7 +39,7 @@ pub(super) struct Hb {
 impl Hb {
     /// Whether event `i` happens before (or is) event `k`.
     pub(super) fn before(&self, events: &[Rc<Label>], i: usize, k: usize) -> bool {
-        self.clock[k].get(events[i].thread as usize).copied().unwrap_or(0) >= self.pos[i]
+        self.clock[k].get(ThreadId(events[i].thread)) >= self.pos[i]
     }
 }
 
@@ -205,22 +206,12 @@ impl Races {
         let e = &events[j];
         let mut direct = std::mem::take(&mut self.direct);
         self.direct(e, &mut direct);
-        let mut c: Vec<u32> = vec![];
+        let mut c = VClock::default();
         for &(d, _) in &direct {
-            let cd = &self.hb.clock[d];
-            if c.len() < cd.len() {
-                c.resize(cd.len(), 0);
-            }
-            for (a, b) in c.iter_mut().zip(cd) {
-                *a = (*a).max(*b);
-            }
-        }
-        let t = e.thread as usize;
-        if c.len() <= t {
-            c.resize(t + 1, 0);
+            c.join(&self.hb.clock[d]);
         }
         let p = self.last_of.get(&e.thread).map_or(0, |&x| self.hb.pos[x]) + 1;
-        c[t] = p;
+        c.set(ThreadId(e.thread), p);
         let mut partners = vec![];
         self.heap_races(events, e, &direct, &mut partners);
         self.undo_from.push(self.undo.len());
