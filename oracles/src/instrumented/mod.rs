@@ -8,14 +8,14 @@
 //!   thread (a concrete race is two threads whose next accesses conflict, §4.2);
 //! - [`mod@search`]: exhaustive stateful search over schedules and choices (a model of
 //!   [`crate::reach`]), and replay;
-//! - [`reach`]: C⁺ and DR_C(H).
+//! - [`disjoint_reachability`]: C⁺ and DR_C(H), the disjoint reachability of Fig. 9.
 //!
 //! This is separate from the `machine` the other dialects run on: the machine has no loop
 //! vectors, stamps or effects, and Naik-Aiken's races are a property of states (two
 //! enabled conflicting accesses), not of traces.
 
 pub mod code;
-pub mod reach;
+pub mod disjoint_reachability;
 pub mod search;
 pub mod state;
 pub mod step;

@@ -32,7 +32,7 @@ use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::instrumented::code::Code;
-use crate::instrumented::reach;
+use crate::instrumented::disjoint_reachability as reach;
 use crate::instrumented::search::{replay, search, Step};
 use crate::instrumented::state::{Next, ObjId, Stamp, State, Val};
 use crate::lang::labels::{unordered, AccessLabel, Labels};
