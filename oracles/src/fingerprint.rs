@@ -17,28 +17,31 @@
 
 use std::hash::{Hash, Hasher};
 
-/// Computes keys, reusing one scratch buffer across calls.
-#[derive(Debug, Default)]
-pub struct Fingerprinter {
-    buf: Vec<u8>,
+thread_local! {
+    /// The scratch buffer of this thread's keys, so that keying allocates nothing once it
+    /// has grown to the largest stream.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-impl Fingerprinter {
-    /// The key of a value's `Hash` stream.
-    pub fn of<T: Hash + ?Sized>(&mut self, x: &T) -> u128 {
-        self.of_stream(|h| x.hash(h))
-    }
+/// The key of a value's `Hash` stream.
+pub fn of<T: Hash + ?Sized>(x: &T) -> u128 {
+    of_stream(|h| x.hash(h))
+}
 
-    /// The key of whatever `feed` writes (for values hashed by a custom walk rather than
-    /// their `Hash` impl).
-    pub fn of_stream(&mut self, feed: impl FnOnce(&mut Bytes)) -> u128 {
-        let mut bytes = Bytes(std::mem::take(&mut self.buf));
+/// The key of whatever `feed` writes (for values hashed by a custom walk rather than their
+/// `Hash` impl). A `feed` that itself computes a key gets a buffer of its own.
+pub fn of_stream(feed: impl FnOnce(&mut Bytes)) -> u128 {
+    SCRATCH.with(|scratch| {
+        let mut borrowed = scratch.try_borrow_mut();
+        let mut bytes = Bytes(borrowed.as_deref_mut().map(std::mem::take).unwrap_or_default());
         bytes.0.clear();
         feed(&mut bytes);
         let key = xxhash_rust::xxh3::xxh3_128(&bytes.0);
-        self.buf = bytes.0;
+        if let Ok(buf) = borrowed.as_deref_mut() {
+            *buf = bytes.0;
+        }
         key
-    }
+    })
 }
 
 /// A `Hasher` that keeps the bytes written to it (its `finish` is unused).
@@ -64,7 +67,6 @@ mod tests {
     /// the scratch buffer is cleared between calls.
     #[test]
     fn keys_separate_small_structured_values() {
-        let mut f = Fingerprinter::default();
         let mut seen = std::collections::HashMap::new();
         let mut n = 0;
         for len in 0..4usize {
@@ -72,8 +74,8 @@ mod tests {
                 let v: Vec<u32> = (0..len).map(|i| code / 6u32.pow(i as u32) % 6).collect();
                 for name in ["", "x@T1", "x@T2", "l1"] {
                     let value = (v.clone(), name);
-                    let k = f.of(&value);
-                    assert_eq!(k, f.of(&value));
+                    let k = of(&value);
+                    assert_eq!(k, of(&value));
                     if let Some(other) = seen.insert(k, value.clone()) {
                         panic!("{other:?} and {value:?} share a key");
                     }
@@ -82,5 +84,18 @@ mod tests {
             }
         }
         assert_eq!(n, 4 * (1 + 6 + 36 + 216));
+    }
+
+    /// A key computed while another is being fed uses a buffer of its own, and neither
+    /// disturbs the other.
+    #[test]
+    fn a_key_inside_a_feed_is_the_same_key() {
+        let alone = (of(&[1u8, 2, 3]), of(&"inner"));
+        let mut inner = 0;
+        let outer = of_stream(|h| {
+            inner = of(&"inner");
+            [1u8, 2, 3].hash(h);
+        });
+        assert_eq!((outer, inner), alone);
     }
 }

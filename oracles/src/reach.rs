@@ -43,7 +43,7 @@ use std::hash::Hash;
 use std::ops::ControlFlow;
 
 use crate::explore::{Config, Stats};
-use crate::fingerprint::Fingerprinter;
+use crate::fingerprint;
 
 /// A transition system to search.
 pub trait Model {
@@ -174,7 +174,7 @@ impl<S: Hash + Eq, L: Copy> Kept<S, L> {
     }
 
     fn position(&self, s: &S) -> Option<usize> {
-        let i = *self.index.get(&Fingerprinter::default().of(s))?;
+        let i = *self.index.get(&fingerprint::of(s))?;
         (self.states[i] == *s).then_some(i)
     }
 
@@ -207,11 +207,10 @@ fn late(cfg: &Config) -> bool {
 }
 
 fn depth_first<M: Model>(m: &mut M, merge: bool, cfg: &Config, out: &mut Searched<M::State, M::Label>) {
-    let mut fp = Fingerprinter::default();
     let mut seen = HashSet::new();
     let init = m.initial();
     if merge {
-        seen.insert(fp.of(&init));
+        seen.insert(fingerprint::of(&init));
     }
     let mut path: Vec<M::Label> = vec![];
     // Each frame: the successors of the state at that depth still to explore.
@@ -258,7 +257,7 @@ fn depth_first<M: Model>(m: &mut M, merge: bool, cfg: &Config, out: &mut Searche
                         out.cut = Some(Cut::States(cfg.max_states));
                         return;
                     }
-                    if !seen.insert(fp.of(&n)) {
+                    if !seen.insert(fingerprint::of(&n)) {
                         continue;
                     }
                 }
@@ -274,9 +273,8 @@ fn depth_first<M: Model>(m: &mut M, merge: bool, cfg: &Config, out: &mut Searche
 }
 
 fn breadth_first<M: Model>(m: &mut M, keep: bool, cfg: &Config, out: &mut Searched<M::State, M::Label>) {
-    let mut fp = Fingerprinter::default();
     let init = m.initial();
-    let mut seen: HashMap<u128, usize> = HashMap::from([(fp.of(&init), 0)]);
+    let mut seen: HashMap<u128, usize> = HashMap::from([(fingerprint::of(&init), 0)]);
     // Kept: the states in the order met (the queue is a cursor into it); else the queue.
     let (mut states, mut parents, mut queue) = (vec![], vec![], VecDeque::new());
     if keep {
@@ -310,7 +308,7 @@ fn breadth_first<M: Model>(m: &mut M, keep: bool, cfg: &Config, out: &mut Search
                 return ControlFlow::Break(());
             }
             let len = seen.len();
-            if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(fp.of(&n)) {
+            if let std::collections::hash_map::Entry::Vacant(v) = seen.entry(fingerprint::of(&n)) {
                 v.insert(len);
                 fresh.push((l, n));
             }

@@ -37,19 +37,13 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::fingerprint::Fingerprinter;
-
 use super::*;
 
 impl State<'_> {
-    /// The state's key for a visited set (see the module docs): the one 128-bit key of the
-    /// crate ([`crate::fingerprint`]) over the state's walk (`feed`), with a scratch buffer
-    /// per thread so that keying a state allocates nothing once the buffer has grown.
+    /// The state's key for a visited set (see the module docs): the crate's one 128-bit key
+    /// ([`crate::fingerprint`]) of the state's walk.
     pub fn key(&self) -> u128 {
-        thread_local! {
-            static KEYS: std::cell::RefCell<Fingerprinter> = std::cell::RefCell::default();
-        }
-        KEYS.with(|k| k.borrow_mut().of_stream(|h| self.feed(h)))
+        crate::fingerprint::of_stream(|h| self.feed(h))
     }
 
     /// The key without any thread's locals: the stateful explorer's seeded bug
@@ -216,8 +210,7 @@ mod tests {
         assert_eq!(a.key(), b.key());
     }
 
-    /// The key is the crate's fingerprint of the state's walk (the thread-local buffer
-    /// changes nothing), and each step of this path reaches a state with a new key.
+    /// The key is the crate's fingerprint of the state's walk, and each step of this path reaches a state with a new key.
     #[test]
     fn the_key_is_the_fingerprint_of_the_walk() {
         let p = parse("dialect bfj\ninit { o = new; a = new_array 2 }\nthread { x = new; o.f = x; a[1] = 3 }\nthread { y = 1 }\n").unwrap();
@@ -225,7 +218,7 @@ mod tests {
         let mut st = m.initial_state().unwrap();
         let mut keys = std::collections::BTreeSet::new();
         for _ in 0..3 {
-            assert_eq!(st.key(), crate::fingerprint::Fingerprinter::default().of_stream(|h| st.feed(h)));
+            assert_eq!(st.key(), crate::fingerprint::of_stream(|h| st.feed(h)));
             assert!(keys.insert(st.key()));
             m.step(&mut st, thread_id(0), 0).unwrap();
         }
