@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use race_oracles::explore::{Config, Names, RaceDefinition, Run, Stats, Witness, WitnessEvent};
+use race_oracles::explore::{Choice, Config, Names, RaceDefinition, Run, Stats, Witness, WitnessEvent};
 use race_oracles::machine::{EventKind, LockId};
 use race_oracles::theorems::{ItemStatus, OracleResult, Verdict};
 
@@ -100,10 +100,16 @@ pub fn definition_text(d: RaceDefinition) -> &'static str {
 
 /// A witness as per-thread columns; `>>` marks the racing accesses.
 pub fn witness(w: &Witness) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "  witness: race on {} by {}", w.address_name(), definition_text(w.definition));
-    out.push_str(&witness_rows(w));
-    out
+    format!("  {}\n{}", witness_line(w), witness_rows(w))
+}
+
+/// The first line of a witness: the race it shows, or that its execution has none (an
+/// oracle's counterexample trace need not race: a detector's false alarm on it).
+fn witness_line(w: &Witness) -> String {
+    match w.address {
+        Some(_) => format!("witness: race on {} by {}", w.address_name(), definition_text(w.definition)),
+        None => "witness: an execution with no data race".into(),
+    }
 }
 
 /// A witness without its first line: schedule, initial heap and the columns.
@@ -157,13 +163,23 @@ pub fn witness_json(w: &Witness) -> serde_json::Value {
         .collect();
     serde_json::json!({
         "schedule": w.schedule.to_string(),
+        "choices": w.schedule.0.iter().map(choice_json).collect::<Vec<_>>(),
         "threads": w.threads,
         "initial_heap": w.initial_heap,
         "events": events,
-        "address": w.address_name(),
+        "address": w.address.map(|_| w.address_name()),
         "definition": w.definition,
         "names": w.names,
     })
+}
+
+/// One choice of a schedule as data: `{"thread": 2, "alt": 0}` (1-based, as in the schedule
+/// text) or `{"heap": 1}`.
+fn choice_json(c: &Choice) -> serde_json::Value {
+    match c {
+        Choice::Step { thread, alt } => serde_json::json!({ "thread": thread.0 + 1, "alt": alt }),
+        Choice::Heap(k) => serde_json::json!({ "heap": k }),
+    }
 }
 
 /// `PASS`, `FAIL`, `INCONCLUSIVE`.
@@ -218,7 +234,7 @@ pub fn result_brief(r: &OracleResult) -> String {
             let _ = writeln!(out, "  {l}");
         }
         if let Some(w) = &item.witness {
-            let _ = writeln!(out, "  witness: race on {} by {}; schedule {}", w.address_name(), definition_text(w.definition), w.schedule);
+            let _ = writeln!(out, "  {}; schedule {}", witness_line(w), w.schedule);
         }
     }
     if r.verdict == Verdict::Fail {

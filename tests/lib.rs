@@ -11,6 +11,7 @@ mod docs;
 mod explore;
 mod extending;
 mod gen;
+mod json;
 mod lang;
 mod oracles;
 mod regress;

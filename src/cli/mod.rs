@@ -571,6 +571,6 @@ fn run_json(r: &Run) -> serde_json::Value {
     serde_json::json!({
         "setup": r.setup, "threads": r.threads, "executions": r.executions, "racy": r.racy,
         "racy_addresses": r.racy_addresses, "hb_racy_addresses": r.hb_racy_addresses,
-        "problems": r.problems, "witness": r.witness.as_ref().map(crate::render::witness_json),
+        "problems": r.problems, "final_states": r.final_states, "witness": r.witness.as_ref().map(crate::render::witness_json),
     })
 }

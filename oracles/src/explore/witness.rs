@@ -130,6 +130,24 @@ impl Witness {
     pub fn address_name(&self) -> String {
         self.address.map(|a| self.names.addr(a)).unwrap_or_default()
     }
+
+    /// The whole execution `ex` as a witness: every event of a happens-before race is marked
+    /// (docs/spec/escape_capsule.md §1.5), `address` is the first race's (none if the
+    /// execution is race-free). This is how an oracle shows the one execution a failure is
+    /// about (a detector's false alarm on it, a filter's lost race), and what `replay` prints.
+    pub fn of_execution<'p>(m: &Machine<'p>, ex: &super::Execution<'_, 'p>) -> Witness {
+        let races = crate::race::data_races(ex.trace);
+        let racing: Vec<usize> = races.iter().flat_map(|r| [r.first.0 as usize, r.second.0 as usize]).collect();
+        Witness {
+            schedule: Schedule(ex.schedule.to_vec()),
+            threads: ex.state.threads.iter().map(|t| t.name.to_string()).collect(),
+            initial_heap: ex.state.initial_facts.clone(),
+            events: rows(ex.trace, &racing),
+            address: races.first().map(|r| r.addr),
+            definition: RaceDefinition::HappensBefore,
+            names: Names::of(m, ex.state),
+        }
+    }
 }
 
 /// Rows for the events of `trace`, marking the positions `marked`.

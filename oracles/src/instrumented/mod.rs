@@ -66,6 +66,7 @@ pub fn ground_truth(p: &Program, cfg: &Config) -> crate::explore::Run {
         racy_addresses,
         classes: None,
         problems: cov.cut.into_iter().collect(),
+        final_states: None,
         witness: None,
     }
 }

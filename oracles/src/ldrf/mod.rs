@@ -52,6 +52,7 @@ pub fn ground_truth(p: &Program, bounds: &Config) -> Run {
         racy_addresses: racy,
         classes: None,
         problems,
+        final_states: None,
         witness: None,
     }
 }

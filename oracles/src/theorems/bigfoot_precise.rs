@@ -32,7 +32,7 @@ use std::ops::ControlFlow;
 use super::detector::{location_differences, reported_locations};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Witness};
 use crate::gen;
 use crate::lang::{validate_relaxed, walk_block, Dialect, Expr, ForkTarget, Place, Program, StmtKind};
 use crate::machine::{Event, EventKind, Machine};
@@ -56,23 +56,23 @@ pub const ORACLE: Oracle = Oracle {
     check,
 };
 
-/// The first counterexample of one property: the trace's number, schedule and why.
+/// The first counterexample of one property: the trace's number, the trace and why.
 #[derive(Default)]
 struct Property {
-    first: Option<(u64, Schedule, Vec<String>)>,
+    first: Option<(u64, Witness, Vec<String>)>,
 }
 
 impl Property {
-    fn fail(&mut self, n: u64, ex: &Execution<'_, '_>, why: Vec<String>) {
+    fn fail<'p>(&mut self, n: u64, m: &Machine<'p>, ex: &Execution<'_, 'p>, why: Vec<String>) {
         if self.first.is_none() {
-            self.first = Some((n, Schedule(ex.schedule.to_vec()), why));
+            self.first = Some((n, Witness::of_execution(m, ex), why));
         }
     }
 
     fn item(self, subject: &str, holds: String, unknown: bool) -> Item {
         match self.first {
-            Some((n, s, why)) => {
-                Item { subject: subject.into(), status: ItemStatus::Violated, explanation: [vec![format!("trace {n} (schedule {s}):")], why].concat(), witness: None }
+            Some((n, w, why)) => {
+                Item { subject: subject.into(), status: ItemStatus::Violated, explanation: [vec![format!("trace {n} (schedule {}):", w.schedule)], why].concat(), witness: Some(w) }
             }
             None => Item { subject: subject.into(), status: if unknown { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation: vec![holds], witness: None },
         }
@@ -130,6 +130,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             if !data.iter().any(|d| d.addr == c.addr && d.second.0 <= c.second.0) {
                 prefixes.fail(
                     traces,
+                    &m,
                     ex,
                     vec![format!("check race on {} (events {} and {}) with no data race on it up to there: a false alarm", name(c.addr), c.first.0, c.second.0)],
                 );
@@ -153,7 +154,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
                     Imprecision::Illegitimate(i) => format!("ILLEGITIMATE check: {}", describe(&ex.trace[i.0 as usize])),
                 })
                 .collect();
-            precise.fail(traces, ex, why);
+            precise.fail(traces, &m, ex, why);
         }
         let truth: BTreeSet<String> = data.iter().map(|r| name(r.addr)).collect();
         let run = reported_locations(factory.as_ref(), ex.trace, &name);
@@ -164,7 +165,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         if !missed.is_empty() || !false_alarms.is_empty() {
             let mut why: Vec<String> = missed.iter().map(|l| format!("MISSED racy location {l}")).collect();
             why.extend(false_alarms.iter().map(|(l, w)| format!("FALSE ALARM on race-free location {l}: {w}")));
-            exact.fail(traces, ex, why);
+            exact.fail(traces, &m, ex, why);
         }
         racy.extend(truth);
         ControlFlow::Continue(())

@@ -23,7 +23,7 @@ use std::ops::ControlFlow;
 use super::detector::{location_differences, reported_locations};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule, Witness};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 use crate::machine::Machine;
@@ -79,15 +79,15 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
                 explanation.push(format!("FALSE ALARM on race-free location(s): {}", false_alarms.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(", ")));
             }
             explanation.extend(false_alarms.iter().map(|(l, w)| format!("{l}: {w}")));
-            mismatch = Some(explanation);
+            mismatch = Some((explanation, Witness::of_execution(&m, ex)));
             return ControlFlow::Break(());
         }
         locations.extend(truth);
         ControlFlow::Continue(())
     });
     let subject = format!("{name}: racy locations of every trace");
-    if let Some(explanation) = mismatch {
-        let item = Item { subject, status: ItemStatus::Violated, explanation, witness: None };
+    if let Some((explanation, witness)) = mismatch {
+        let item = Item { subject, status: ItemStatus::Violated, explanation, witness: Some(witness) };
         return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);
     }
     let note = b.cut_short(stats.complete, traces);

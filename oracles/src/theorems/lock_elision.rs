@@ -23,7 +23,7 @@ use std::ops::ControlFlow;
 
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Witness};
 use crate::gen;
 use crate::lang::{print, Block, Dialect, Expr, ForkTarget, Program, Stmt, StmtKind};
 use crate::machine::Machine;
@@ -134,8 +134,8 @@ fn expr_vars<'a>(e: &'a Expr, out: &mut Vec<&'a str>) {
 struct Observed {
     racy: BTreeSet<String>,
     asserts: BTreeSet<(String, u32)>,
-    /// One schedule per racy location and per failing assert, for the explanation.
-    witness: std::collections::BTreeMap<String, String>,
+    /// One execution per racy location and per failing assert, for the explanation.
+    witness: std::collections::BTreeMap<String, Witness>,
     complete: bool,
     traces: u64,
 }
@@ -148,12 +148,12 @@ fn observe(p: &Program, cfg: &Config) -> Result<Observed, String> {
         o.traces += 1;
         for r in data_races(ex.trace) {
             let name = ex.state.addr_name(&m, r.addr);
-            o.witness.entry(format!("race on {name}")).or_insert_with(|| Schedule(ex.schedule.to_vec()).to_string());
+            o.witness.entry(format!("race on {name}")).or_insert_with(|| Witness::of_execution(&m, ex));
             o.racy.insert(name);
         }
         if let Outcome::Stuck { thread, line, reason } = ex.outcome {
             if reason == "assertion failed" {
-                o.witness.entry(format!("assert at line {line}")).or_insert_with(|| Schedule(ex.schedule.to_vec()).to_string());
+                o.witness.entry(format!("assert at line {line}")).or_insert_with(|| Witness::of_execution(&m, ex));
                 o.asserts.insert((thread.clone(), *line));
             }
         }
@@ -182,14 +182,18 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     if !new_races.is_empty() || !new_asserts.is_empty() {
         let mut explanation = vec!["the program after lock elision:".to_string()];
         explanation.extend(print(&q).lines().map(|l| format!("  {l}")));
+        // Every key below was inserted with its location or assert (`observe`).
+        let schedule = |key: String| after.witness.get(&key).map(|w| w.schedule.to_string()).unwrap_or_default();
         for r in &new_races {
-            explanation
-                .push(format!("NEW RACE on {r}, race-free in every interleaving of the original (schedule {} of the elided program)", after.witness[&format!("race on {r}")]));
+            explanation.push(format!("NEW RACE on {r}, race-free in every interleaving of the original (schedule {} of the elided program)", schedule(format!("race on {r}"))));
         }
         for (t, line) in &new_asserts {
-            explanation.push(format!("NEW ASSERTION FAILURE in {t} at line {line} (schedule {} of the elided program)", after.witness[&format!("assert at line {line}")]));
+            explanation.push(format!("NEW ASSERTION FAILURE in {t} at line {line} (schedule {} of the elided program)", schedule(format!("assert at line {line}"))));
         }
-        let item = Item { subject, status: ItemStatus::Violated, explanation, witness: None };
+        // The first new race's execution, else the first new assertion failure's.
+        let key = new_races.first().map(|r| format!("race on {r}")).or_else(|| new_asserts.first().map(|(_, line)| format!("assert at line {line}")));
+        let witness = key.and_then(|k| after.witness.get(&k).cloned());
+        let item = Item { subject, status: ItemStatus::Violated, explanation, witness };
         return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);
     }
     let note = b.cut_short(before.complete && after.complete, before.traces + after.traces);

@@ -22,7 +22,7 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use crate::explore::classes::class_key;
+use crate::explore::classes::{class_key, final_state};
 use crate::explore::witness::{def36_rows, rows};
 use crate::explore::{Config, Execution, ExploreError, Names, Outcome, Property, RaceDefinition, Run, Schedule, StatePredicate, Witness};
 use crate::lang::{Dialect, Program};
@@ -95,23 +95,16 @@ pub fn replay(program: &Program, cfg: &Config, pair: Option<(&str, &str)>, sched
     let mut out = None;
     cfg.explorer.get().replay(&m, init, &cfg, schedule, true, &mut |ex| {
         let races = data_races(ex.trace);
-        let racing: Vec<usize> = races.iter().flat_map(|r| [r.first.0 as usize, r.second.0 as usize]).collect();
         let sorted = |v: Vec<String>| v.into_iter().collect::<BTreeSet<_>>().into_iter().collect::<Vec<_>>();
-        let mut threads = columns.clone();
-        threads.extend(thread_names(ex).into_iter().skip(columns.len()));
+        let mut witness = Witness::of_execution(&m, ex);
+        for (name, column) in witness.threads.iter_mut().zip(&columns) {
+            name.clone_from(column);
+        }
         out = Some(Replayed {
             outcome: ex.outcome.to_string(),
             hb_racy_addresses: sorted(races.iter().map(|r| ex.state.addr_name(&m, r.addr)).collect()),
             def36_racy_addresses: racerdx.then(|| sorted(ex.state_races.iter().map(|d| ex.state.addr_name(&m, d.pair.0[0].addr)).collect())),
-            witness: Witness {
-                schedule: Schedule(ex.schedule.to_vec()),
-                threads,
-                initial_heap: ex.state.initial_facts.clone(),
-                events: rows(ex.trace, &racing),
-                address: races.first().map(|r| r.addr),
-                definition: RaceDefinition::HappensBefore,
-                names: Names::of(&m, ex.state),
-            },
+            witness,
         });
     })?;
     out.ok_or(ReplayError::Internal)
@@ -138,6 +131,7 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
     let mut racy = BTreeSet::new();
     let mut hb_racy = BTreeSet::new();
     let mut problems = BTreeSet::new();
+    let mut finals = BTreeSet::new();
     let mut witness = None;
     // Classes are a property of whole traces: counted only where traces are preserved.
     let traces = cfg.explorer.preserves(Property::Classes);
@@ -155,6 +149,10 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
         }
         if matches!(ex.outcome, Outcome::Stuck { .. } | Outcome::Deadlock { .. }) {
             problems.insert(ex.outcome.to_string());
+        }
+        // A merged execution ends in a state another execution reached in full.
+        if *ex.outcome != Outcome::Merged {
+            finals.insert(final_state(m, ex));
         }
         if witness.is_none() {
             witness = if def36 { def36_witness(m, ex) } else { hb_witness(m, ex, &races) };
@@ -178,6 +176,7 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
         hb_racy_addresses: hb_racy.into_iter().collect(),
         classes: traces.then_some(classes.len() as u64),
         problems: problems.into_iter().collect(),
+        final_states: Some(finals.into_iter().collect()),
         witness,
     }
 }

@@ -44,7 +44,7 @@ use super::filter::{Classes, Decision};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut};
 use crate::explore::witness::Names;
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule, Witness};
 use crate::lang::Program;
 use crate::machine::{Event, EventIdx, Machine};
 use crate::race::data_races;
@@ -123,7 +123,7 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
                         lines.push(format!("  {:?}: {}: {}", d, names.event(e), f.explain(e, d)));
                     }
                 }
-                counterexample = Some(lines);
+                counterexample = Some((lines, Witness::of_execution(&m, ex)));
                 ControlFlow::Break(())
             }
         }
@@ -136,8 +136,8 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
             Property::ElidedRaceFree => "elided accesses of every trace",
         }
     );
-    if let Some(explanation) = counterexample {
-        let item = Item { subject, status: ItemStatus::Violated, explanation, witness: None };
+    if let Some((explanation, witness)) = counterexample {
+        let item = Item { subject, status: ItemStatus::Violated, explanation, witness: Some(witness) };
         return OracleResult::from_items(o.id, name, o.item_kind, vec![item], None);
     }
     let note = b.cut_short(stats.complete, tally.traces);
