@@ -14,6 +14,7 @@ mod gen;
 mod json;
 mod lang;
 mod oracles;
+mod readme;
 mod regress;
 mod rules;
 
