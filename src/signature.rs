@@ -1,0 +1,236 @@
+//! The signature of a failure: a short string that is the same for failures that are
+//! likely the same bug, so that a campaign keeps a few programs per bug and counts the rest.
+//!
+//! A signature is `ORACLE: PROPERTY [KINDS] @ STATEMENTS`:
+//! - PROPERTY: the subjects of the violated items (what the oracle judged: a property, a
+//!   report, a method pair), with the program's own names replaced by `_` (an access path
+//!   `_.f.g` by one `_`) and numbers by `#`, so that `m1 ∥ m2` and `m3 ∥ m4` are alike;
+//! - KINDS: the kinds of mismatch the explanations name. Every oracle names them in
+//!   capitals (`FALSE POSITIVE`, `MISSING`, `ILLEGITIMATE`); these words are taken as they
+//!   are, since the items carry no other structure for them;
+//! - STATEMENTS: the kinds of the statements at the lines the failing items cite (their
+//!   witnesses' events, and `line N` in their explanations), e.g. `unlock,store`.
+//!
+//! The signature is computed on the program the result was computed on (the lines must be
+//! its lines); it depends on nothing else, so it is deterministic.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use race_oracles::lang::{mentioned_vars, walk_block, Block, Program, Stmt, StmtKind};
+use race_oracles::theorems::{ItemStatus, OracleResult};
+
+/// The longest signature (longer ones are cut, with `…`).
+pub const MAX_LEN: usize = 200;
+
+/// The signature of `r`, a result computed on `p` (see the module docs).
+pub fn signature(r: &OracleResult, p: &Program) -> String {
+    let names = declared_names(p);
+    let kinds_at = kinds_by_line(p);
+    let violated: Vec<_> = r.items.iter().filter(|i| i.status == ItemStatus::Violated).collect();
+    let props: BTreeSet<String> = violated.iter().map(|i| abstract_names(&i.subject, &names)).collect();
+    let mut tags = BTreeSet::new();
+    let mut lines = BTreeSet::new();
+    for i in &violated {
+        for l in &i.explanation {
+            tags.extend(capital_runs(l));
+        }
+        for l in std::iter::once(&i.subject).chain(&i.explanation) {
+            lines.extend(cited_lines(l));
+        }
+        if let Some(w) = &i.witness {
+            lines.extend(w.events.iter().filter(|e| e.racing).map(|e| e.line));
+        }
+    }
+    let stmts: BTreeSet<&str> = lines.iter().filter_map(|l| kinds_at.get(l)).flatten().copied().collect();
+    let mut s = format!("{}: {}", r.oracle, props.into_iter().collect::<Vec<_>>().join(" + "));
+    if !tags.is_empty() {
+        s.push_str(&format!(" [{}]", tags.into_iter().collect::<Vec<_>>().join(", ")));
+    }
+    if !stmts.is_empty() {
+        s.push_str(&format!(" @ {}", stmts.into_iter().collect::<Vec<_>>().join(",")));
+    }
+    if s.chars().count() > MAX_LEN {
+        s = s.chars().take(MAX_LEN - 1).collect::<String>() + "…";
+    }
+    s
+}
+
+/// A statement kind's name, as the dialects spell the statement.
+pub fn kind_name(k: &StmtKind) -> &'static str {
+    match k {
+        StmtKind::Skip => "skip",
+        StmtKind::Assign { .. } => "assign",
+        StmtKind::Rename { .. } => "rename",
+        StmtKind::New { .. } => "new",
+        StmtKind::NewArray { .. } => "new-array",
+        StmtKind::Load { .. } => "load",
+        StmtKind::Read(_) => "read",
+        StmtKind::Append { .. } => "append",
+        StmtKind::Pick { .. } => "pick",
+        StmtKind::Nondet { .. } => "nondet",
+        StmtKind::Store { .. } => "store",
+        StmtKind::Lock => "lock",
+        StmtKind::Unlock => "unlock",
+        StmtKind::Acq(_) => "acq",
+        StmtKind::Rel(_) => "rel",
+        StmtKind::Sync { .. } => "sync",
+        StmtKind::If { .. } => "if",
+        StmtKind::While { .. } => "while",
+        StmtKind::Loop { .. } => "loop",
+        StmtKind::Break => "break",
+        StmtKind::Call { .. } => "call",
+        StmtKind::Return(_) => "return",
+        StmtKind::Fork { .. } => "fork",
+        StmtKind::Join(_) => "join",
+        StmtKind::Check(_) => "check",
+        StmtKind::Assume(_) => "assume",
+        StmtKind::Assert(_) => "assert",
+    }
+}
+
+fn bodies(p: &Program) -> impl Iterator<Item = &Block> {
+    p.all_methods().map(|(_, m)| &m.body).chain(p.init.iter()).chain(p.threads.iter())
+}
+
+fn kinds_by_line(p: &Program) -> BTreeMap<u32, BTreeSet<&'static str>> {
+    let mut at: BTreeMap<u32, BTreeSet<&'static str>> = BTreeMap::new();
+    for b in bodies(p) {
+        walk_block(b, &mut |s: &Stmt| {
+            at.entry(s.line.0).or_default().insert(kind_name(&s.kind));
+        });
+    }
+    at
+}
+
+/// Every name the program declares or assigns: classes, fields, methods, parameters,
+/// variables, locks.
+fn declared_names(p: &Program) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for c in &p.classes {
+        names.insert(c.name.clone());
+        names.extend(c.fields.iter().cloned());
+    }
+    for (_, m) in p.all_methods() {
+        names.insert(m.name.clone());
+        names.extend(m.params.iter().cloned());
+    }
+    for b in bodies(p) {
+        names.extend(mentioned_vars(b).into_iter().map(str::to_string));
+        walk_block(b, &mut |s: &Stmt| match &s.kind {
+            StmtKind::Acq(l) | StmtKind::Rel(l) | StmtKind::Sync { lock: l, .. } => {
+                names.insert(l.clone());
+            }
+            _ => {}
+        });
+    }
+    names
+}
+
+/// `text` with the program's names (and any name with a digit: `T1`, `o2`) as `_`, numbers
+/// as `#`, and an access path through them (`_.f`, `_[#]`) as one `_`.
+fn abstract_names(text: &str, names: &BTreeSet<String>) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.is_empty() {
+            return;
+        }
+        if word.chars().all(|c| c.is_ascii_digit()) {
+            out.push('#');
+        } else if names.contains(word.as_str()) || word.chars().any(|c| c.is_ascii_digit()) {
+            out.push('_');
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    // `_._`, `_.f` after a name, `_[#]`: one path.
+    let mut prev = String::new();
+    while prev != out {
+        prev = out.clone();
+        for (from, to) in [("_._", "_"), ("_[#]", "_"), ("_[_]", "_")] {
+            out = out.replace(from, to);
+        }
+    }
+    out
+}
+
+/// The runs of capitalised words in `line` (`FALSE POSITIVE`): words of three capitals or
+/// more, separated by spaces only, a run being at least four letters.
+fn capital_runs(line: &str) -> Vec<String> {
+    let mut runs = vec![];
+    let mut run: Vec<&str> = vec![];
+    for raw in line.split_whitespace() {
+        let core = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        if core.len() >= 3 && core.chars().all(|c| c.is_ascii_uppercase()) {
+            run.push(core);
+            // Punctuation after the word ends the run: `FALSE POSITIVE:`.
+            if core.len() == raw.len() {
+                continue;
+            }
+        }
+        push_run(&mut runs, &mut run);
+    }
+    push_run(&mut runs, &mut run);
+    runs
+}
+
+fn push_run(runs: &mut Vec<String>, run: &mut Vec<&str>) {
+    let joined = run.join(" ");
+    if joined.len() >= 4 {
+        runs.push(joined);
+    }
+    run.clear();
+}
+
+/// The numbers after `line ` in `text`.
+fn cited_lines(text: &str) -> Vec<u32> {
+    text.match_indices("line ").filter_map(|(i, m)| text[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use race_oracles::theorems::Item;
+
+    #[test]
+    fn names_and_numbers_are_abstracted() {
+        let names: BTreeSet<String> = ["zap", "f", "x"].into_iter().map(String::from).collect();
+        assert_eq!(abstract_names("m1 ∥ m2: final states", &names), "_ ∥ _: final states");
+        assert_eq!(abstract_names("zap: W x.f.f at lock level 1 (line 14)", &names), "_: W _ at lock level # (line #)");
+        assert_eq!(abstract_names("BigFoot + DynamicBF: racy locations of every trace", &names), "BigFoot + DynamicBF: racy locations of every trace");
+    }
+
+    #[test]
+    fn capital_runs_are_the_mismatch_kinds() {
+        assert_eq!(capital_runs("FALSE POSITIVE: no execution races"), ["FALSE POSITIVE"]);
+        assert_eq!(capital_runs("ILLEGITIMATE check: check(W: o2.f) at line 64 (T1)"), ["ILLEGITIMATE"]);
+        assert_eq!(capital_runs("MISSING 2 class(es); naive 8, DPOR 2"), ["MISSING", "DPOR"]);
+        assert!(capital_runs("trace 1 (schedule 1,2): W R T1 BFJ").is_empty());
+    }
+
+    #[test]
+    fn same_bug_same_signature_and_lines_name_statements() {
+        let src = |m: &str| format!("dialect racerdx\nmethod {m}(a) {{\n  a.f = 1\n  lock\n  unlock\n}}\n");
+        let (p, q) = (race_oracles::lang::parse(&src("m1")).unwrap(), race_oracles::lang::parse(&src("zz")).unwrap());
+        let item = |m: &str| Item {
+            subject: format!("{m}: W a.f at lock level 0 (line 3)  ∥  {m}: W a.f at lock level 0 (line 3)"),
+            status: ItemStatus::Violated,
+            explanation: vec!["FALSE POSITIVE: no execution has the race".into()],
+            witness: None,
+        };
+        let r = |m: &str| OracleResult::from_items("racerdx-tp", "RacerDX".into(), "report", vec![item(m)], None);
+        let a = signature(&r("m1"), &p);
+        assert_eq!(a, signature(&r("zz"), &q));
+        assert_eq!(a, "racerdx-tp: _: W _ at lock level # (line #)  ∥  _: W _ at lock level # (line #) [FALSE POSITIVE] @ store");
+    }
+}
