@@ -1,15 +1,17 @@
 //! The signature of a failure: a short string that is the same for failures that are
 //! likely the same bug, so that a campaign keeps a few programs per bug and counts the rest.
 //!
-//! A signature is `ORACLE: PROPERTY [KINDS] @ STATEMENTS`:
-//! - PROPERTY: the subjects of the violated items (what the oracle judged: a property, a
-//!   report, a method pair), with the program's own names replaced by `_` (an access path
-//!   `_.f.g` by one `_`) and numbers by `#`, so that `m1 ∥ m2` and `m3 ∥ m4` are alike;
+//! A signature is `ORACLE [KINDS] @ STATEMENTS: PROPERTIES`:
 //! - KINDS: the kinds of mismatch the explanations name. Every oracle names them in
 //!   capitals (`FALSE POSITIVE`, `MISSING`, `ILLEGITIMATE`); these words are taken as they
 //!   are, since the items carry no other structure for them;
-//! - STATEMENTS: the kinds of the statements at the lines the failing items cite (their
-//!   witnesses' events, and `line N` in their explanations), e.g. `unlock,store`.
+//! - STATEMENTS: the kinds of the statements at the lines each violated item points at:
+//!   every line its subject cites (a report's two accesses), the first line its explanation
+//!   cites (the first mismatch, not every line of its trace), and its witness's racing
+//!   events, e.g. `rel` or `load,store`;
+//! - PROPERTIES: the subjects of the violated items (what the oracle judged: a property, a
+//!   report, a method pair), with the program's own names replaced by `_` (an access path
+//!   `_.f.g` by one `_`) and numbers by `#`, so that `m1 ∥ m2` and `m3 ∥ m4` are alike.
 //!
 //! The signature is computed on the program the result was computed on (the lines must be
 //! its lines); it depends on nothing else, so it is deterministic.
@@ -34,21 +36,21 @@ pub fn signature(r: &OracleResult, p: &Program) -> String {
         for l in &i.explanation {
             tags.extend(capital_runs(l));
         }
-        for l in std::iter::once(&i.subject).chain(&i.explanation) {
-            lines.extend(cited_lines(l));
-        }
+        lines.extend(cited_lines(&i.subject));
+        lines.extend(i.explanation.iter().find_map(|l| cited_lines(l).first().copied()));
         if let Some(w) = &i.witness {
             lines.extend(w.events.iter().filter(|e| e.racing).map(|e| e.line));
         }
     }
     let stmts: BTreeSet<&str> = lines.iter().filter_map(|l| kinds_at.get(l)).flatten().copied().collect();
-    let mut s = format!("{}: {}", r.oracle, props.into_iter().collect::<Vec<_>>().join(" + "));
+    let mut s = r.oracle.to_string();
     if !tags.is_empty() {
         s.push_str(&format!(" [{}]", tags.into_iter().collect::<Vec<_>>().join(", ")));
     }
     if !stmts.is_empty() {
         s.push_str(&format!(" @ {}", stmts.into_iter().collect::<Vec<_>>().join(",")));
     }
+    s.push_str(&format!(": {}", props.into_iter().collect::<Vec<_>>().join(" + ")));
     if s.chars().count() > MAX_LEN {
         s = s.chars().take(MAX_LEN - 1).collect::<String>() + "…";
     }
@@ -127,17 +129,19 @@ fn declared_names(p: &Program) -> BTreeSet<String> {
 }
 
 /// `text` with the program's names (and any name with a digit: `T1`, `o2`) as `_`, numbers
-/// as `#`, and an access path through them (`_.f`, `_[#]`) as one `_`.
+/// as `#`, and an access path through them (`_.f`, `_[#]`) as one `_`. A one-letter name
+/// is a name only in a path: `a` is also an English word.
 fn abstract_names(text: &str, names: &BTreeSet<String>) -> String {
     let mut out = String::new();
     let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
+    let flush = |word: &mut String, out: &mut String, next: Option<char>| {
         if word.is_empty() {
             return;
         }
+        let in_path = matches!(next, Some('.' | '['));
         if word.chars().all(|c| c.is_ascii_digit()) {
             out.push('#');
-        } else if names.contains(word.as_str()) || word.chars().any(|c| c.is_ascii_digit()) {
+        } else if ((word.chars().count() > 1 || in_path) && names.contains(word.as_str())) || word.chars().any(|c| c.is_ascii_digit()) {
             out.push('_');
         } else {
             out.push_str(word);
@@ -148,18 +152,39 @@ fn abstract_names(text: &str, names: &BTreeSet<String>) -> String {
         if c.is_alphanumeric() || c == '_' {
             word.push(c);
         } else {
-            flush(&mut word, &mut out);
+            flush(&mut word, &mut out, Some(c));
             out.push(c);
         }
     }
-    flush(&mut word, &mut out);
-    // `_._`, `_.f` after a name, `_[#]`: one path.
-    let mut prev = String::new();
-    while prev != out {
-        prev = out.clone();
-        for (from, to) in [("_._", "_"), ("_[#]", "_"), ("_[_]", "_")] {
-            out = out.replace(from, to);
+    flush(&mut word, &mut out, None);
+    collapse_paths(&out)
+}
+
+/// `_.f.g`, `_[#]`, `_[_]`: one `_`.
+fn collapse_paths(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        out.push(chars[i]);
+        if chars[i] == '_' {
+            loop {
+                match chars.get(i + 1) {
+                    Some('.') if chars.get(i + 2).is_some_and(|c| c.is_alphanumeric() || *c == '_') => {
+                        i += 2;
+                        while chars.get(i + 1).is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+                            i += 1;
+                        }
+                    }
+                    Some('[') => match chars[i + 1..].iter().position(|c| *c == ']') {
+                        Some(k) => i += k + 1,
+                        None => break,
+                    },
+                    _ => break,
+                }
+            }
         }
+        i += 1;
     }
     out
 }
@@ -204,9 +229,10 @@ mod tests {
 
     #[test]
     fn names_and_numbers_are_abstracted() {
-        let names: BTreeSet<String> = ["zap", "f", "x"].into_iter().map(String::from).collect();
+        let names: BTreeSet<String> = ["zap", "f", "x", "a"].into_iter().map(String::from).collect();
         assert_eq!(abstract_names("m1 ∥ m2: final states", &names), "_ ∥ _: final states");
         assert_eq!(abstract_names("zap: W x.f.f at lock level 1 (line 14)", &names), "_: W _ at lock level # (line #)");
+        assert_eq!(abstract_names("no check race without a data race on o1.f or a[2].g", &names), "no check race without a data race on _ or _");
         assert_eq!(abstract_names("BigFoot + DynamicBF: racy locations of every trace", &names), "BigFoot + DynamicBF: racy locations of every trace");
     }
 
@@ -231,6 +257,6 @@ mod tests {
         let r = |m: &str| OracleResult::from_items("racerdx-tp", "RacerDX".into(), "report", vec![item(m)], None);
         let a = signature(&r("m1"), &p);
         assert_eq!(a, signature(&r("zz"), &q));
-        assert_eq!(a, "racerdx-tp: _: W _ at lock level # (line #)  ∥  _: W _ at lock level # (line #) [FALSE POSITIVE] @ store");
+        assert_eq!(a, "racerdx-tp [FALSE POSITIVE] @ store: _: W _ at lock level # (line #)  ∥  _: W _ at lock level # (line #)");
     }
 }

@@ -141,13 +141,15 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let say = |line: &str| if json { eprintln!("{line}") } else { outln!("{line}") };
     let names: Vec<&str> = oracles.iter().map(|o| o.id).collect();
     let budget = match (time, max_programs) {
-        (Some(t), None) => format!("for {}s", t.as_secs()),
-        (None, Some(m)) => format!("{m} programs per oracle and job"),
-        (Some(t), Some(m)) => format!("{m} programs per oracle and job, or {}s", t.as_secs()),
+        (Some(t), None) => format!(" for {}s", t.as_secs()),
+        (None, Some(m)) => format!(", {m} programs per oracle and job"),
+        (Some(t), Some(m)) => format!(", {m} programs per oracle and job or {}s", t.as_secs()),
         (None, None) => String::new(),
     };
+    // Before the header: a signal sent once the header is out is always caught.
+    catch_signals();
     say(&format!(
-        "racefuzz fuzz: {} {budget}, seed {seed}, {} job(s){}{}; findings go to {}/<oracle>/ ({} per signature)",
+        "racefuzz fuzz: {}{budget}, seed {seed}, {} job(s){}{}; findings go to {}/<oracle>/ ({} per signature)",
         names.join(", "),
         s.jobs,
         sut.map(|n| format!(", SUT {n}")).unwrap_or_default(),
@@ -155,7 +157,6 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         out.display(),
         s.keep
     ));
-    catch_signals();
     let counters = Counters::new(oracles.len());
     let stop = AtomicBool::new(false);
     let bar = match time {
