@@ -9,9 +9,11 @@
 //!   every line its subject cites (a report's two accesses), the first line its explanation
 //!   cites (the first mismatch, not every line of its trace), and its witness's racing
 //!   events, e.g. `rel` or `load,store`;
-//! - PROPERTIES: the subjects of the violated items (what the oracle judged: a property, a
-//!   report, a method pair), with the program's own names replaced by `_` (an access path
-//!   `_.f.g` by one `_`) and numbers by `#`, so that `m1 ∥ m2` and `m3 ∥ m4` are alike.
+//! - PROPERTIES: what the violated items are: a property's name as the subject says it
+//!   (`precise checks on every terminated trace`, `T2`); for an item about parts of the
+//!   program (a report, a method pair), what its subject says after the parts (`final
+//!   states` of `m1 ∥ m3: final states`), or else the oracle's item kind (`report`): the
+//!   parts are the program's, and the statements above already say what they are.
 //!
 //! The signature is computed on the program the result was computed on (the lines must be
 //! its lines); it depends on nothing else, so it is deterministic.
@@ -29,7 +31,7 @@ pub fn signature(r: &OracleResult, p: &Program) -> String {
     let names = declared_names(p);
     let kinds_at = kinds_by_line(p);
     let violated: Vec<_> = r.items.iter().filter(|i| i.status == ItemStatus::Violated).collect();
-    let props: BTreeSet<String> = violated.iter().map(|i| abstract_names(&i.subject, &names)).collect();
+    let props: BTreeSet<String> = violated.iter().map(|i| property(&i.subject, &names, r.item_kind)).collect();
     let mut tags = BTreeSet::new();
     let mut lines = BTreeSet::new();
     for i in &violated {
@@ -128,9 +130,25 @@ fn declared_names(p: &Program) -> BTreeSet<String> {
     names
 }
 
-/// `text` with the program's names (and any name with a digit: `T1`, `o2`) as `_`, numbers
-/// as `#`, and an access path through them (`_.f`, `_[#]`) as one `_`. A one-letter name
-/// is a name only in a path: `a` is also an English word.
+/// What a violated item is (see the module docs): its subject with the program's names
+/// abstracted, or the part after its last `: ` when that part names none of the program's
+/// parts, or else `item_kind`.
+fn property(subject: &str, names: &BTreeSet<String>, item_kind: &str) -> String {
+    let s = abstract_names(subject, names);
+    let own = |t: &str| !t.contains('_') && !t.contains('#');
+    if own(&s) {
+        return s;
+    }
+    match s.rsplit_once(": ") {
+        Some((_, tail)) if own(tail) => tail.to_string(),
+        _ => item_kind.to_string(),
+    }
+}
+
+/// `text` with the program's names (and any lower-case name with a digit: `o2`, `l1`, the
+/// heap's objects) as `_`, numbers as `#`, and an access path through them (`_.f`, `_[#]`)
+/// as one `_`. A one-letter name is a name only in a path (`a` is also an English word);
+/// `T2` and `C8` are the specs' property names and stay.
 fn abstract_names(text: &str, names: &BTreeSet<String>) -> String {
     let mut out = String::new();
     let mut word = String::new();
@@ -141,7 +159,7 @@ fn abstract_names(text: &str, names: &BTreeSet<String>) -> String {
         let in_path = matches!(next, Some('.' | '['));
         if word.chars().all(|c| c.is_ascii_digit()) {
             out.push('#');
-        } else if ((word.chars().count() > 1 || in_path) && names.contains(word.as_str())) || word.chars().any(|c| c.is_ascii_digit()) {
+        } else if ((word.chars().count() > 1 || in_path) && names.contains(word.as_str())) || (word.starts_with(char::is_lowercase) && word.chars().any(|c| c.is_ascii_digit())) {
             out.push('_');
         } else {
             out.push_str(word);
@@ -234,6 +252,9 @@ mod tests {
         assert_eq!(abstract_names("zap: W x.f.f at lock level 1 (line 14)", &names), "_: W _ at lock level # (line #)");
         assert_eq!(abstract_names("no check race without a data race on o1.f or a[2].g", &names), "no check race without a data race on _ or _");
         assert_eq!(abstract_names("BigFoot + DynamicBF: racy locations of every trace", &names), "BigFoot + DynamicBF: racy locations of every trace");
+        assert_eq!(property("m1 ∥ m3: final states", &names, "property"), "final states");
+        assert_eq!(property("m1 ∥ m3", &names, "method pair"), "method pair");
+        assert_eq!(property("T2", &names, "property"), "T2");
     }
 
     #[test]
@@ -257,6 +278,6 @@ mod tests {
         let r = |m: &str| OracleResult::from_items("racerdx-tp", "RacerDX".into(), "report", vec![item(m)], None);
         let a = signature(&r("m1"), &p);
         assert_eq!(a, signature(&r("zz"), &q));
-        assert_eq!(a, "racerdx-tp [FALSE POSITIVE] @ store: _: W _ at lock level # (line #)  ∥  _: W _ at lock level # (line #)");
+        assert_eq!(a, "racerdx-tp [FALSE POSITIVE] @ store: report");
     }
 }

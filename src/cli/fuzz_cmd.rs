@@ -190,7 +190,9 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             bar.set_message(status(&counters, &oracles, elapsed));
             if bar.is_hidden() && elapsed >= next_status {
                 eprintln!("[{}] {}", clock(elapsed), status(&counters, &oracles, elapsed));
-                next_status += interval;
+                while next_status <= elapsed {
+                    next_status += interval;
+                }
             }
         }
         worker.join()

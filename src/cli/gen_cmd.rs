@@ -107,7 +107,9 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
         bar.inc(1);
         if bar.is_hidden() && start.elapsed() >= next_status {
             eprintln!("gen {name}: {}/{count} programs in {}s {progress}", i + 1, start.elapsed().as_secs());
-            next_status += STATUS_EVERY;
+            while next_status <= start.elapsed() {
+                next_status += STATUS_EVERY;
+            }
         } else {
             bar.set_message(progress);
         }
