@@ -9,8 +9,12 @@
 //! Findings go to an output folder outside the source tree (default [`DEFAULT_OUT`], which
 //! git ignores); a finding that cannot be written stops the campaign with an error that
 //! carries the finding's whole text, so nothing found is ever lost.
+//!
+//! Failures are grouped by their [`signature`](crate::signature): a campaign writes the
+//! first [`Settings::keep`] programs of each signature, and after them each program smaller
+//! than every one written so far, and counts the rest ([`Group`]).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -18,12 +22,14 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use race_oracles::explore::Config;
+use race_oracles::gen::shrink::counts;
 use race_oracles::lang::{parse, print, walk_block, Program, Relax, StmtKind};
 use race_oracles::theorems::{Oracle, OracleResult, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::render;
+use crate::signature::signature;
 use crate::suts::{self, Subject};
 
 /// Where findings go unless `--out` says otherwise: relative to the working directory,
@@ -84,6 +90,10 @@ pub struct Settings {
     /// Stop after this many programs per job and oracle, if set (tests use this instead of
     /// wall-clock budgets).
     pub max_programs: Option<u64>,
+    /// How many programs of each signature are written (at least one).
+    pub keep: usize,
+    /// Stop once this many distinct signatures have been found, if set.
+    pub stop_after: Option<u64>,
 }
 
 /// Counters of a campaign, per oracle.
@@ -99,6 +109,8 @@ pub struct Counters {
     pub features: [AtomicU64; 5],
     /// Findings written.
     pub written: AtomicU64,
+    /// Distinct signatures of failure.
+    pub distinct: AtomicU64,
 }
 
 impl Counters {
@@ -120,6 +132,43 @@ pub struct Finding {
     pub oracle: &'static str,
     /// Where it was written.
     pub path: PathBuf,
+    /// Its signature.
+    pub signature: String,
+    /// Whether it is the first program of its signature.
+    pub first: bool,
+    /// Its size: statements, then methods ([`counts`]).
+    pub size: (usize, usize),
+}
+
+/// The failures of one signature.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// The signature.
+    pub signature: String,
+    /// The oracle that failed.
+    pub oracle: &'static str,
+    /// Failing programs with this signature (distinct programs).
+    pub count: u64,
+    /// Those written, in the order found: the first [`Settings::keep`], then each one
+    /// smaller than all before it.
+    pub written: Vec<Finding>,
+}
+
+impl Group {
+    /// The smallest program written (the first of the smallest).
+    pub fn smallest(&self) -> Option<&Finding> {
+        self.written.iter().min_by_key(|f| f.size)
+    }
+}
+
+/// What a campaign found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Every finding written, in the order found.
+    pub findings: Vec<Finding>,
+    /// One group per signature, sorted by oracle (in the campaign's order), then by count
+    /// (most first), then by signature.
+    pub groups: Vec<Group>,
 }
 
 /// Why a campaign stopped early.
@@ -162,7 +211,7 @@ impl CampaignError {
 ///
 /// # Errors
 /// An internal bug if the printed program does not parse back.
-pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult), String> {
+pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult, Program), String> {
     let sut = subject.chosen().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
     let header = format!("// racefuzz finding\n// oracle: {}\n{sut}// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
     let body = format!("{header}{}", print(p));
@@ -173,7 +222,7 @@ pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program)
     for l in render::result_brief(&r).lines() {
         text.push_str(&format!("//   {l}\n"));
     }
-    Ok((text, r))
+    Ok((text, r, reparsed))
 }
 
 /// Writes a finding atomically (temp file + rename) under `dir/<oracle>/`, named by a hash
@@ -184,16 +233,25 @@ pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program)
 pub fn write_finding(dir: &Path, oracle: &str, p: &Program, text: &str) -> std::io::Result<PathBuf> {
     let dir = dir.join(oracle);
     std::fs::create_dir_all(&dir)?;
-    let hash = fnv(&print(p));
-    let path = dir.join(format!("{hash:016x}.race"));
-    let tmp = dir.join(format!(".{hash:016x}.tmp"));
+    let path = dir.join(format!("{:016x}.race", fnv(&print(p))));
+    write_atomically(&path, text)?;
+    Ok(path)
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder, so that a reader
+/// never sees half a finding.
+///
+/// # Errors
+/// I/O errors.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
     {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
     }
-    std::fs::rename(&tmp, &path)?;
-    Ok(path)
+    std::fs::rename(&tmp, path)
 }
 
 /// FNV-1a: a stable hash for file names (std's hasher is not stable across releases).
@@ -202,21 +260,21 @@ fn fnv(s: &str) -> u64 {
 }
 
 /// Runs a campaign; `on_finding` is called after each finding is on disk. Returns the
-/// findings.
+/// findings and their groups.
 ///
 /// # Errors
 /// [`CampaignError`]: an unknown mutant, or a finding that could not be written (the
 /// campaign stops at once; the error carries the finding).
-pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Vec<Finding>, CampaignError> {
+pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Found, CampaignError> {
     // A mutant applies to the oracles whose SUT it breaks; the others run the real SUT.
     let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.sut.as_deref(), s.mutant.as_deref())).collect::<Result<_, _>>()?;
     let seen: Mutex<HashSet<u64>> = Mutex::new(HashSet::new());
-    let findings: Mutex<Vec<Finding>> = Mutex::new(vec![]);
+    let groups: Mutex<BTreeMap<String, Group>> = Mutex::new(BTreeMap::new());
     let failure: Mutex<Option<CampaignError>> = Mutex::new(None);
     let explore = Config { deadline: Some(s.deadline), ..suts::campaign_bounds() };
     std::thread::scope(|scope| {
         for job in 0..s.jobs.max(1) {
-            let (seen, findings, failure, on_finding, subjects) = (&seen, &findings, &failure, &on_finding, &subjects);
+            let (seen, groups, failure, on_finding, subjects) = (&seen, &groups, &failure, &on_finding, &subjects);
             scope.spawn(move || {
                 let seed = s.seed.wrapping_add(job as u64);
                 // One stream per oracle: its k-th program depends on the seed alone, however
@@ -264,21 +322,17 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
                         continue;
                     }
                     let tag = format!("{} (job {job}, program {n})", s.seed);
-                    let saved = finding_text(o, subject, &tag, &p)
-                        .map_err(|message| CampaignError::Internal { message, program: print(&p) })
-                        .and_then(|(text, _)| write_finding(&s.out, o.id, &p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text }));
-                    match saved {
-                        Ok(path) => {
-                            counters.written.fetch_add(1, Ordering::Relaxed);
-                            let f = Finding { oracle: o.id, path };
-                            on_finding(&f);
-                            lock(findings).push(f);
-                        }
+                    match record(s, counters, groups, o, subject, &tag, &p) {
+                        Ok(Some(f)) => on_finding(&f),
+                        Ok(None) => {}
                         Err(e) => {
                             stop.store(true, Ordering::Relaxed);
                             lock(failure).get_or_insert(e);
                             return;
                         }
+                    }
+                    if s.stop_after.is_some_and(|n| counters.distinct.load(Ordering::Relaxed) >= n) {
+                        stop.store(true, Ordering::Relaxed);
                     }
                 }
             });
@@ -287,7 +341,47 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
     if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
         return Err(e);
     }
-    Ok(findings.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))
+    let groups = groups.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut groups: Vec<Group> = groups.into_values().collect();
+    let rank = |g: &Group| s.oracles.iter().position(|o| o.id == g.oracle).unwrap_or(usize::MAX);
+    groups.sort_by(|a, b| rank(a).cmp(&rank(b)).then(b.count.cmp(&a.count)).then(a.signature.cmp(&b.signature)));
+    let mut findings: Vec<Finding> = groups.iter().flat_map(|g| g.written.iter().cloned()).collect();
+    findings.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Found { findings, groups })
+}
+
+/// Counts a failing program under its signature and writes it if it is among the first
+/// `keep` of the signature or smaller than every one written before; returns the finding
+/// written, if any. The group's lock is held while writing, so that two jobs never both
+/// take the last place.
+fn record(
+    s: &Settings,
+    counters: &Counters,
+    groups: &Mutex<BTreeMap<String, Group>>,
+    o: &Oracle,
+    subject: &Subject,
+    tag: &str,
+    p: &Program,
+) -> Result<Option<Finding>, CampaignError> {
+    let (text, r, reparsed) = finding_text(o, subject, tag, p).map_err(|message| CampaignError::Internal { message, program: print(p) })?;
+    let sig = signature(&r, &reparsed);
+    let size = counts(&reparsed);
+    let mut groups = lock(groups);
+    let g = groups.entry(sig.clone()).or_insert_with(|| Group { signature: sig.clone(), oracle: o.id, count: 0, written: vec![] });
+    g.count += 1;
+    let first = g.count == 1;
+    if first {
+        counters.distinct.fetch_add(1, Ordering::Relaxed);
+    }
+    let smaller = g.written.iter().all(|f| size < f.size);
+    if g.written.len() >= s.keep.max(1) && !smaller {
+        return Ok(None);
+    }
+    let path = write_finding(&s.out, o.id, p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text })?;
+    counters.written.fetch_add(1, Ordering::Relaxed);
+    let f = Finding { oracle: o.id, path, signature: sig, first, size };
+    g.written.push(f.clone());
+    Ok(Some(f))
 }
 
 /// An oracle's share of a campaign's time. The explorer self-checks (`explorer-agree`)

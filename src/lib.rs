@@ -13,7 +13,9 @@
 //! - [`mutants`]: the seeded-bug catalogue, with the spec's prediction per oracle id.
 //! - [`suts`]: the SUT catalogue and [`suts::check`], the one place an oracle
 //!   (`race_oracles::theorems::Registry`) meets a SUT.
-//! - [`campaign`]: fuzz campaigns; findings go outside the source tree.
+//! - [`campaign`]: fuzz campaigns; findings go outside the source tree, a few per
+//!   [`signature`] of failure.
+//! - [`signature`]: a failure's signature, alike for failures that are likely one bug.
 //! - [`render`]: every text and JSON a person or a machine reads.
 //! - [`rule_coverage`]: which cases of a SUT's spec rules its oracle's generator reaches.
 //! - [`corpus`]: `.race` header conventions and the curated corpus folders.
@@ -38,6 +40,7 @@ pub mod corpus;
 pub mod mutants;
 pub mod render;
 pub mod rule_coverage;
+pub mod signature;
 pub mod suts;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then

@@ -186,6 +186,100 @@ fn fuzz_finds_shrinks_and_keeps_a_counterexample() {
     assert!(!work.join("tests/snapshots").exists());
 }
 
+/// A campaign groups its failures by signature: `--json` lists each signature with its
+/// count and written programs (the first `--keep`, then smaller ones), every file on disk is
+/// listed, `--shrink` writes a shrunk program per signature that is no larger, and the same
+/// seed and budget give the same signatures.
+#[test]
+fn fuzz_groups_failures_by_signature_and_shrinks_one_of_each() {
+    let run = |out: &std::path::Path, extra: &[&str]| {
+        let o = out.display().to_string();
+        let mut args = vec!["fuzz", "racerdx-tp", "racerdx-reports", "--mutant", "no-stability-filter", "--max-programs", "300", "--keep", "2", "--json", "--out", &o];
+        args.extend(extra);
+        let (code, stdout, stderr) = racefuzz(&args);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stderr.starts_with("racefuzz fuzz: racerdx-tp, racerdx-reports, 300 programs per oracle and job, seed 0"), "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+        (v, stdout)
+    };
+    let out = temp_dir("signatures");
+    let (v, text) = run(&out, &["--shrink"]);
+    // Keys in a fixed order (serde_json's Value sorts them, so the text is read).
+    let at: Vec<usize> = ["\"oracles\"", "\"seed\"", "\"jobs\"", "\"mutant\"", "\"programs\"", "\"signatures\""].iter().map(|k| text.find(k).unwrap_or(usize::MAX)).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]) && at[5] < usize::MAX, "key order: {at:?}\n{text}");
+    assert_eq!(v["programs"], 600);
+    assert_eq!(v["stopped_by"], "max-programs");
+    let sigs = v["signatures"].as_array().unwrap();
+    assert!(sigs.len() >= 2, "{v}");
+    let (mut written, mut failing) = (0, 0);
+    for s in sigs {
+        let files = s["written"].as_array().unwrap();
+        let count = s["count"].as_u64().unwrap();
+        assert!(!files.is_empty() && files.len() as u64 <= count, "{s}");
+        written += files.len();
+        failing += count;
+        let smallest = s["smallest"].as_str().unwrap();
+        assert!(files.iter().any(|f| f == smallest), "{s}");
+        let shrunk = s["shrunk"].as_str().unwrap_or_else(|| panic!("not shrunk: {s}"));
+        let text = std::fs::read_to_string(shrunk).unwrap();
+        assert!(text.contains("// verdict: fail") && text.contains("shrunk from"), "{text}");
+        assert!(s["shrunk_statements"].as_u64() <= s["smallest_statements"].as_u64(), "{s}");
+    }
+    assert_eq!(v["failing_programs"], failing);
+    assert_eq!(v["written"], written);
+    // Every file on disk is a listed finding or a shrunk one.
+    let on_disk = racefuzz::corpus::race_files(&out);
+    assert_eq!(on_disk.len(), written + sigs.len(), "{on_disk:?}");
+    // The same seed and budget, one job: the same signatures and counts.
+    let (again, _) = run(&temp_dir("signatures-again"), &[]);
+    let strip = |v: &serde_json::Value| v["signatures"].as_array().unwrap().iter().map(|s| (s["signature"].clone(), s["count"].clone())).collect::<Vec<_>>();
+    assert_eq!(strip(&v), strip(&again));
+}
+
+/// `--stop-after N` stops at the N-th distinct signature; `--max-programs` alone has no
+/// time limit, and the header says so.
+#[test]
+fn fuzz_stops_after_distinct_failures() {
+    let out = temp_dir("stop-after");
+    let (code, stdout, _) =
+        racefuzz(&["fuzz", "racerdx-tp", "--mutant", "no-stability-filter", "--max-programs", "100000", "--stop-after", "1", "--out", &out.display().to_string()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.starts_with("racefuzz fuzz: racerdx-tp, 100000 programs per oracle and job, seed 0") && !stdout.contains("for 60s"), "{stdout}");
+    assert!(stdout.contains("\n1 distinct failure(s) in 1 failing program(s); 1 file(s) written\n"), "{stdout}");
+}
+
+/// SIGINT stops a campaign at the next program: the summary is printed, the exit code is
+/// that of a finished campaign, and the status line goes to stderr when it is no terminal.
+#[cfg(unix)]
+#[test]
+fn sigint_stops_a_campaign_with_its_summary() {
+    use std::io::{BufRead, Read};
+    let out = temp_dir("sigint");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_racefuzz"))
+        .args(["fuzz", "racerdx-tp", "--time", "60s", "--status-interval", "1s", "--out", &out.display().to_string()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut header = String::new();
+    stdout.read_line(&mut header).unwrap();
+    assert!(header.starts_with("racefuzz fuzz: racerdx-tp for 60s"), "{header}");
+    // One status line on stderr (at 1 s) shows the campaign is running.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut status = String::new();
+    stderr.read_line(&mut status).unwrap();
+    assert!(status.contains("programs/s") || status.contains(" programs, "), "{status}");
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let code = child.wait().unwrap().code();
+    assert_eq!(code, Some(0), "{rest}");
+    assert!(rest.contains(" programs in ") && rest.contains("stopped by a signal") && rest.contains("no counterexample"), "{rest}");
+}
+
 /// An analysis that only drops reports fails the default campaign (every oracle),
 /// through `racerdx-reports`; before it, both racerdx oracles passed such a bug.
 #[test]

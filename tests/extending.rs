@@ -131,10 +131,12 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
         sut: None,
         out: out.clone(),
         max_programs: Some(300),
+        keep: 3,
+        stop_after: None,
     };
     let counters = Counters::new(1);
     let found = campaign::run(&s, &counters, &AtomicBool::new(false), |_| {}).unwrap();
-    assert!(found.is_empty());
+    assert!(found.findings.is_empty() && found.groups.is_empty());
     let [pass, fail, inconclusive] = counters.verdicts[0].each_ref().map(|c| c.load(Ordering::Relaxed));
     assert_eq!((pass, fail, inconclusive), (300, 0, 0));
     assert!(counters.judged[0].load(Ordering::Relaxed) > 50, "vacuous: the toy judged too few reports");

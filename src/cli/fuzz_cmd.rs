@@ -2,7 +2,7 @@
 //! `racefuzz shrink` (reduce a counterexample; `--into-test` makes it a CI test).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -11,7 +11,7 @@ use race_oracles::lang::{parse, print, validate_relaxed, Program};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 
 use super::check_cmd::subject;
-use super::{emit, oracle, CliError, Exit};
+use super::{emit, oracle, print_json, CliError, Exit};
 use crate::campaign::{self, Counters, Settings, FEATURES};
 use crate::corpus::header;
 use crate::outln;
@@ -51,17 +51,58 @@ fn oracles(ids: &[String]) -> Result<Vec<Oracle>, CliError> {
 
 pub(super) struct FuzzArgs<'a> {
     pub ids: &'a [String],
-    pub time: &'a str,
+    pub time: Option<&'a str>,
     pub seed: u64,
     pub jobs: usize,
     pub mutant: Option<&'a str>,
     pub sut: Option<&'a str>,
     pub out: &'a Path,
     pub max_programs: Option<u64>,
+    pub keep: usize,
+    pub stop_after: Option<u64>,
+    pub shrink: bool,
+    pub max_attempts: usize,
+    pub status_interval: &'a str,
+    pub json: bool,
+}
+
+/// SIGINT and SIGTERM received so far: the first stops the campaign at the next program,
+/// the second the shrinking, the third the process.
+static SIGNALS: AtomicUsize = AtomicUsize::new(0);
+
+fn signals() -> usize {
+    SIGNALS.load(Ordering::Relaxed)
+}
+
+/// Catches SIGINT and SIGTERM, so that a stopped campaign still prints its summary and
+/// shrinks what it found; the third signal exits at once (every finding is on disk as soon
+/// as it is found, so even then none is lost).
+fn catch_signals() {
+    // An error here only means a handler is already set (a second campaign in-process).
+    let _ = ctrlc::set_handler(|| {
+        if SIGNALS.fetch_add(1, Ordering::Relaxed) >= 2 {
+            std::process::exit(130);
+        }
+    });
+}
+
+/// Why a campaign ended.
+fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed: Duration) -> &'static str {
+    if signals() > 0 {
+        "signal"
+    } else if s.stop_after.is_some_and(|n| load(&counters.distinct) >= n) {
+        "stop-after"
+    } else if time.is_some_and(|t| elapsed >= t) {
+        "time"
+    } else if s.max_programs.is_some() {
+        "max-programs"
+    } else {
+        "time"
+    }
 }
 
 pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
-    let FuzzArgs { time, seed, jobs, mutant, sut, out, max_programs, .. } = *a;
+    let FuzzArgs { seed, jobs, mutant, sut, out, max_programs, json, .. } = *a;
     let oracles = oracles(a.ids)?;
     // --sut applies to the oracles it fits, and must fit one.
     if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
@@ -74,12 +115,16 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             every.join(", ")
         )));
     }
-    for o in &oracles {
-        campaign::subject_for(o, sut, mutant).map_err(|e| CliError::input(format!("error: {e}")))?;
-    }
-    let time = parse_duration(time).map_err(|e| CliError::input(format!("error: --time: {e}")))?;
+    let subjects: Vec<Subject> = oracles.iter().map(|o| campaign::subject_for(o, sut, mutant)).collect::<Result<_, _>>().map_err(|e| CliError::input(format!("error: {e}")))?;
+    // --max-programs alone is a budget of its own; --time alone or neither is 60s.
+    let time = match (a.time, max_programs) {
+        (Some(t), _) => Some(parse_duration(t).map_err(|e| CliError::input(format!("error: --time: {e}")))?),
+        (None, Some(_)) => None,
+        (None, None) => Some(Duration::from_secs(60)),
+    };
+    let interval = parse_duration(a.status_interval).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
     let start = Instant::now();
-    let deadline = start.checked_add(time).ok_or_else(|| CliError::input("error: --time is too long for this machine's clock"))?;
+    let deadline = start.checked_add(time.unwrap_or(MAX_DURATION)).ok_or_else(|| CliError::input("error: --time is too long for this machine's clock"))?;
     let s = Settings {
         oracles: oracles.clone(),
         deadline,
@@ -89,55 +134,177 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         sut: sut.map(str::to_string),
         out: out.to_path_buf(),
         max_programs,
+        keep: a.keep.max(1),
+        stop_after: a.stop_after,
     };
+    // With --json, stdout is the summary alone; what a person reads goes to stderr.
+    let say = |line: &str| if json { eprintln!("{line}") } else { outln!("{line}") };
     let names: Vec<&str> = oracles.iter().map(|o| o.id).collect();
-    outln!(
-        "racefuzz fuzz: {} for {}s, seed {seed}, {} job(s){}{}; findings go to {}/<oracle>/",
+    let budget = match (time, max_programs) {
+        (Some(t), None) => format!(" for {}s", t.as_secs()),
+        (None, Some(m)) => format!(", {m} programs per oracle and job"),
+        (Some(t), Some(m)) => format!(", {m} programs per oracle and job or {}s", t.as_secs()),
+        (None, None) => String::new(),
+    };
+    // Before the header: a signal sent once the header is out is always caught.
+    catch_signals();
+    say(&format!(
+        "racefuzz fuzz: {}{budget}, seed {seed}, {} job(s){}{}; findings go to {}/<oracle>/ ({} per signature)",
         names.join(", "),
-        time.as_secs(),
         s.jobs,
         sut.map(|n| format!(", SUT {n}")).unwrap_or_default(),
         mutant.map(|m| format!(", mutant {m}")).unwrap_or_default(),
-        out.display()
-    );
+        out.display(),
+        s.keep
+    ));
     let counters = Counters::new(oracles.len());
     let stop = AtomicBool::new(false);
-    let bar = ProgressBar::new(time.as_secs());
+    let bar = match time {
+        Some(t) => ProgressBar::new(t.as_secs()),
+        None => ProgressBar::new(max_programs.unwrap_or(0).saturating_mul(oracles.len() as u64).saturating_mul(s.jobs as u64)),
+    };
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
     let result = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
             campaign::run(&s, &counters, &stop, |f| {
-                let line = format!("FAIL {}: written to {}", f.oracle, f.path.display());
+                if !f.first {
+                    return;
+                }
+                let line = format!("FAIL {}\n     {}", f.signature, f.path.display());
                 // Without a terminal the bar is hidden, and so would be its messages.
                 if bar.is_hidden() {
-                    outln!("{line}");
+                    say(&line);
                 } else {
                     bar.println(line);
                 }
             })
         });
+        let mut next_status = interval;
         while !worker.is_finished() {
-            std::thread::sleep(Duration::from_millis(200));
-            bar.set_position(start.elapsed().as_secs().min(time.as_secs()));
-            bar.set_message(status(&counters, &oracles, start.elapsed()));
+            std::thread::sleep(Duration::from_millis(100));
+            if signals() > 0 {
+                stop.store(true, Ordering::Relaxed);
+            }
+            let elapsed = start.elapsed();
+            bar.set_position(if time.is_some() { elapsed.as_secs() } else { load(&counters.programs) });
+            bar.set_message(status(&counters, &oracles, elapsed));
+            if bar.is_hidden() && elapsed >= next_status {
+                eprintln!("[{}] {}", clock(elapsed), status(&counters, &oracles, elapsed));
+                while next_status <= elapsed {
+                    next_status += interval;
+                }
+            }
         }
         worker.join()
     });
     stop.store(true, Ordering::Relaxed);
-    bar.finish_with_message(status(&counters, &oracles, start.elapsed()));
-    emit(&summary(&counters, &oracles, start.elapsed()));
-    let findings = match result {
+    let elapsed = start.elapsed();
+    bar.finish_with_message(status(&counters, &oracles, elapsed));
+    let found = match result {
         Ok(Ok(f)) => f,
-        Ok(Err(e)) => return Err(super::campaign_error(&e)),
+        Ok(Err(e)) => {
+            if !json {
+                emit(&summary(&counters, &oracles, elapsed));
+            }
+            return Err(super::campaign_error(&e));
+        }
         Err(_) => return Err(CliError::internal("a campaign job panicked")),
     };
-    if findings.is_empty() {
-        outln!("no counterexample");
-        Ok(Exit::Ok)
-    } else {
-        outln!("{} counterexample(s); shrink one with `racefuzz shrink FILE` (the file names its oracle and mutant)", findings.len());
-        Ok(Exit::Fail)
+    let why = stopped_by(&s, &counters, time, elapsed);
+    if !json {
+        emit(&summary(&counters, &oracles, elapsed));
+        if why == "signal" {
+            outln!("stopped by a signal after {:.1}s; every finding is kept", elapsed.as_secs_f64());
+        }
     }
+    let shrunk = if a.shrink { shrink_groups(&s, &oracles, &subjects, &found, a.max_attempts, &say) } else { vec![None; found.groups.len()] };
+    if json {
+        return print_json(&json_summary(&s, &counters, &found, &shrunk, time, elapsed, why)).map(|()| if found.groups.is_empty() { Exit::Ok } else { Exit::Fail });
+    }
+    if found.groups.is_empty() {
+        outln!("no counterexample");
+        return Ok(Exit::Ok);
+    }
+    emit(&signatures(&counters, &found, &shrunk));
+    outln!("shrink one with `racefuzz shrink FILE` (the file names its oracle and mutant){}", if a.shrink { "" } else { ", or run the campaign with --shrink" });
+    Ok(Exit::Fail)
+}
+
+/// A shrunk program, written next to the finding it comes from.
+#[derive(Clone, Debug)]
+struct Shrunk {
+    path: PathBuf,
+    size: (usize, usize),
+    /// A signal stopped the shrinking: smaller programs may fail too.
+    interrupted: bool,
+}
+
+/// Shrinks the first program of each signature, `jobs` at a time, keeping its signature;
+/// each result is written as `HASH.shrunk.race` next to it. A second signal stops every
+/// shrink at its best program so far (which is still written).
+fn shrink_groups(s: &Settings, oracles: &[Oracle], subjects: &[Subject], found: &campaign::Found, max_attempts: usize, say: &(impl Fn(&str) + Sync)) -> Vec<Option<Shrunk>> {
+    let todo: Vec<(usize, &campaign::Group)> = found.groups.iter().enumerate().collect();
+    if todo.is_empty() {
+        return vec![];
+    }
+    say(&format!("shrinking the first program of {} signature(s) ({} job(s); a second SIGINT stops at the best so far)", todo.len(), s.jobs));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<Shrunk>>> = std::sync::Mutex::new(vec![None; todo.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..s.jobs.min(todo.len()) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some((i, g)) = todo.get(k) else { break };
+                let Some(pos) = oracles.iter().position(|o| o.id == g.oracle) else { continue };
+                let line = match shrink_one(&oracles[pos], &subjects[pos], g, max_attempts) {
+                    Ok(r) => {
+                        let line = format!(
+                            "shrunk {} from {} to {} statement(s){}: {}",
+                            g.written.first().map_or(String::new(), |f| f.path.display().to_string()),
+                            g.written.first().map_or(0, |f| f.size.0),
+                            r.size.0,
+                            if r.interrupted { " (interrupted)" } else { "" },
+                            r.path.display()
+                        );
+                        results.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[*i] = Some(r);
+                        line
+                    }
+                    Err(e) => format!("could not shrink {}: {e}", g.signature),
+                };
+                say(&line);
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn shrink_one(o: &Oracle, subject: &Subject, g: &campaign::Group, max_attempts: usize) -> Result<Shrunk, String> {
+    let first = g.written.first().ok_or("no program was written")?;
+    let text = std::fs::read_to_string(&first.path).map_err(|e| format!("cannot read {}: {e}", first.path.display()))?;
+    let p = parse(&text).map_err(|e| format!("{}: {}", first.path.display(), e.render(&first.path.display().to_string())))?;
+    // A candidate counts only if it fails in the same way: the signature is computed on the
+    // printed candidate, whose lines its explanation names.
+    let same = |q: &Program| {
+        if signals() >= 2 {
+            return false;
+        }
+        let Ok(q) = parse(&print(q)) else { return false };
+        let r = suts::check(o, &q, subject, suts::campaign_bounds());
+        r.verdict == Verdict::Fail && crate::signature::signature(&r, &q) == g.signature
+    };
+    let r = shrink(&p, subject.relax(), max_attempts, same);
+    let interrupted = signals() >= 2;
+    let tag = format!("{} (shrunk from {})", header(&text, "seed").unwrap_or("?"), first.path.display());
+    let (text, _, reparsed) = campaign::finding_text(o, subject, &tag, &r.program)?;
+    let name = first.path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let path = first.path.with_file_name(format!("{name}.shrunk.race"));
+    campaign::write_atomically(&path, &text).map_err(|e| format!("cannot write {}: {e}; the shrunk program:\n{text}", path.display()))?;
+    Ok(Shrunk { path, size: counts(&reparsed), interrupted })
+}
+
+fn clock(d: Duration) -> String {
+    let t = d.as_secs();
+    format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
 }
 
 fn load(c: &std::sync::atomic::AtomicU64) -> u64 {
@@ -152,8 +319,7 @@ fn status(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
     let n = load(&c.programs);
     let rate = n as f64 / elapsed.as_secs_f64().max(0.001);
     let v: Vec<String> = oracles.iter().zip(&c.verdicts).map(|(o, [p, f, u])| format!("{} {}/{}/{}", o.id, load(p), load(f), load(u))).collect();
-    let cov: Vec<String> = FEATURES.iter().zip(&c.features).map(|(f, k)| format!("{f} {:.0}%", pct(load(k), n))).collect();
-    format!("{n} programs, {rate:.0}/s | pass/fail/inconclusive: {} | {}", v.join(", "), cov.join(" "))
+    format!("{n} programs, {rate:.0}/s | pass/fail/inconclusive: {} | {} distinct failure(s), {} written", v.join(", "), load(&c.distinct), load(&c.written))
 }
 
 fn summary(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
@@ -169,6 +335,111 @@ fn summary(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
     let cov: Vec<String> = FEATURES.iter().zip(&c.features).map(|(f, k)| format!("{f} {:.0}%", pct(load(k), n))).collect();
     out.push_str(&format!("feature coverage (programs with …): {}\n", cov.join(", ")));
     out
+}
+
+/// The signatures, most frequent first within each oracle, each with its smallest program.
+fn signatures(c: &Counters, found: &campaign::Found, shrunk: &[Option<Shrunk>]) -> String {
+    let failing: u64 = found.groups.iter().map(|g| g.count).sum();
+    let mut out = format!("\n{} distinct failure(s) in {failing} failing program(s); {} file(s) written\n", found.groups.len(), load(&c.written));
+    for (g, sh) in found.groups.iter().zip(shrunk) {
+        out.push_str(&format!("{:>7}  {}\n", g.count, g.signature));
+        if let Some(f) = g.smallest() {
+            out.push_str(&format!("         smallest: {} ({} statement(s))\n", f.path.display(), f.size.0));
+        }
+        if let Some(sh) = sh {
+            out.push_str(&format!("         shrunk:   {} ({} statement(s){})\n", sh.path.display(), sh.size.0, if sh.interrupted { ", interrupted" } else { "" }));
+        }
+    }
+    out
+}
+
+/// `fuzz --json`: the summary as data (keys in this order).
+#[derive(serde::Serialize)]
+struct JsonSummary<'a> {
+    oracles: Vec<&'a str>,
+    seed: u64,
+    jobs: usize,
+    mutant: Option<&'a str>,
+    sut: Option<&'a str>,
+    time_limit_s: Option<u64>,
+    max_programs: Option<u64>,
+    /// `time`, `max-programs`, `stop-after` or `signal`.
+    stopped_by: &'a str,
+    elapsed_s: f64,
+    programs: u64,
+    per_oracle: Vec<JsonOracle<'a>>,
+    failing_programs: u64,
+    written: u64,
+    signatures: Vec<JsonSignature<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonOracle<'a> {
+    oracle: &'a str,
+    checked: u64,
+    pass: u64,
+    fail: u64,
+    inconclusive: u64,
+}
+
+#[derive(serde::Serialize)]
+struct JsonSignature<'a> {
+    signature: &'a str,
+    oracle: &'a str,
+    count: u64,
+    written: Vec<&'a Path>,
+    smallest: Option<&'a Path>,
+    smallest_statements: Option<usize>,
+    shrunk: Option<&'a Path>,
+    shrunk_statements: Option<usize>,
+}
+
+fn json_summary<'a>(
+    s: &'a Settings,
+    c: &Counters,
+    found: &'a campaign::Found,
+    shrunk: &'a [Option<Shrunk>],
+    time: Option<Duration>,
+    elapsed: Duration,
+    why: &'a str,
+) -> JsonSummary<'a> {
+    let per_oracle = s
+        .oracles
+        .iter()
+        .zip(&c.verdicts)
+        .map(|(o, [p, f, u])| JsonOracle { oracle: o.id, checked: load(p) + load(f) + load(u), pass: load(p), fail: load(f), inconclusive: load(u) })
+        .collect();
+    let signatures = found
+        .groups
+        .iter()
+        .zip(shrunk)
+        .map(|(g, sh)| JsonSignature {
+            signature: &g.signature,
+            oracle: g.oracle,
+            count: g.count,
+            written: g.written.iter().map(|f| f.path.as_path()).collect(),
+            smallest: g.smallest().map(|f| f.path.as_path()),
+            smallest_statements: g.smallest().map(|f| f.size.0),
+            shrunk: sh.as_ref().map(|x| x.path.as_path()),
+            shrunk_statements: sh.as_ref().map(|x| x.size.0),
+        })
+        .collect();
+    JsonSummary {
+        oracles: s.oracles.iter().map(|o| o.id).collect(),
+        seed: s.seed,
+        jobs: s.jobs,
+        mutant: s.mutant.as_deref(),
+        sut: s.sut.as_deref(),
+        time_limit_s: time.map(|t| t.as_secs()),
+        max_programs: s.max_programs,
+        stopped_by: why,
+        elapsed_s: (elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
+        programs: load(&c.programs),
+        per_oracle,
+        failing_programs: found.groups.iter().map(|g| g.count).sum(),
+        written: load(&c.written),
+        signatures,
+    }
 }
 
 /// A program from a `.race` file, or from a cargo-fuzz artifact of the oracle's target

@@ -2,7 +2,9 @@
 //! (the fuzzer's power, measured: time to the first counterexample of each mutant).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
 
 use race_oracles::explore::Config;
 use race_oracles::gen::grammar::{Coverage, FLOOR_PERCENT};
@@ -21,6 +23,9 @@ use crate::mutants::{Prediction, MUTANTS};
 use crate::outln;
 use crate::suts::{self, Subject};
 use crate::{render, rule_coverage};
+
+/// How often `gen --stats` prints a status line without a terminal (wall time).
+const STATUS_EVERY: Duration = Duration::from_secs(10);
 
 /// The generator `gen` runs: an oracle's by id, or the first oracle's of a dialect.
 fn generator(name: &str) -> Result<(Oracle, Subject), CliError> {
@@ -77,6 +82,11 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
     let mut rules = race_oracles::theorems::rules::Tally::default();
     // The ground truth of a generated program: does some pair of its methods race (Def. 3.6)?
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
+    // The statistics explore every program: a bar on a terminal, a status line on stderr
+    // every STATUS_EVERY otherwise.
+    let bar = if stats { ProgressBar::new(count as u64) } else { ProgressBar::hidden() };
+    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    let (start, mut next_status) = (Instant::now(), STATUS_EVERY);
     for i in 0..count {
         let p = campaign::generate(&o, &subject, &mut rng);
         if !stats {
@@ -93,7 +103,18 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
             Some(false) => t.race_free += 1,
             None => t.incomplete += 1,
         }
+        let progress = format!("({} racy, {} race-free, {} incomplete)", t.racy, t.race_free, t.incomplete);
+        bar.inc(1);
+        if bar.is_hidden() && start.elapsed() >= next_status {
+            eprintln!("gen {name}: {}/{count} programs in {}s {progress}", i + 1, start.elapsed().as_secs());
+            while next_status <= start.elapsed() {
+                next_status += STATUS_EVERY;
+            }
+        } else {
+            bar.set_message(progress);
+        }
     }
+    bar.finish_and_clear();
     if stats {
         let dialect = o.dialect;
         outln!("{count} {dialect} programs from the {} generator (seed {seed}, swarm knobs per program)", o.id);
@@ -180,13 +201,24 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             let o = *reg.find(id).ok_or_else(|| CliError::internal(format!("mutant {} predicts for unknown oracle {id}", m.name)))?;
             let start = Instant::now();
             let deadline = start.checked_add(per).ok_or_else(|| CliError::input("error: --time-per is too long"))?;
-            let s = Settings { oracles: vec![o], deadline, seed, jobs: 1, mutant: Some(m.name.to_string()), sut: None, out: out.clone(), max_programs: None };
+            let s = Settings {
+                oracles: vec![o],
+                deadline,
+                seed,
+                jobs: 1,
+                mutant: Some(m.name.to_string()),
+                sut: None,
+                out: out.clone(),
+                max_programs: None,
+                keep: 1,
+                stop_after: Some(1),
+            };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
             let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::campaign_error(&e))?;
             let took = start.elapsed();
             let n = counters.programs.load(Ordering::Relaxed);
-            let (time, shrunk) = match found.first() {
+            let (time, shrunk) = match found.findings.first() {
                 Some(f) => (format!("{:.2}s", took.as_secs_f64()), shrunk_size(f, &o, m.name)?),
                 None => {
                     if *predicted == Prediction::BreaksTheorem {

@@ -109,12 +109,22 @@ enum Cmd {
         bounds: BoundArgs,
     },
     /// Run a fuzz campaign over the built-in generators (all oracles unless named).
+    ///
+    /// Failures are grouped by signature (oracle, violated property, kinds of mismatch,
+    /// statement kinds at the lines the explanation cites); the first --keep programs of
+    /// each signature are written, then each one smaller than all written before, and the
+    /// rest are counted. The summary lists each signature with its count and its smallest
+    /// program. Without a terminal on stderr, a status line goes to stderr every
+    /// --status-interval. SIGINT or SIGTERM stops the campaign at the next program: the
+    /// summary is printed (and --shrink runs), every finding is kept, and the exit code is
+    /// that of a finished campaign (1 if it failed, 0 if not); a second signal stops the
+    /// shrinking (the best program so far is written), a third exits at once (130).
     Fuzz {
         /// Oracles to run (default: all).
         oracles: Vec<String>,
-        /// How long: `60s`, `10m`, `2h`.
-        #[arg(long, default_value = "60s")]
-        time: String,
+        /// How long: `60s`, `10m`, `2h` (default 60s, or no limit with --max-programs).
+        #[arg(long)]
+        time: Option<String>,
         /// Base seed (job j uses seed + j).
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -134,6 +144,28 @@ enum Cmd {
         /// Stop each job after this many programs (a reproducible budget, unlike --time).
         #[arg(long)]
         max_programs: Option<u64>,
+        /// Programs written per signature of failure (the rest are counted; a later program
+        /// smaller than every one written is written too).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=1000))]
+        keep: u64,
+        /// Stop once N distinct signatures of failure have been found (not N failing
+        /// programs: a flood of one bug does not stop the hunt for others).
+        #[arg(long, value_name = "N")]
+        stop_after: Option<u64>,
+        /// At the end, shrink the first program of each signature and write the result
+        /// next to it (`HASH.shrunk.race`).
+        #[arg(long)]
+        shrink: bool,
+        /// Oracle runs per shrink (with --shrink).
+        #[arg(long, default_value_t = 5_000)]
+        max_attempts: usize,
+        /// Without a terminal on stderr: how often a status line goes to stderr (`30s`,
+        /// `5m`; wall time).
+        #[arg(long, default_value = "30s")]
+        status_interval: String,
+        /// Print the summary as JSON on stdout (progress lines go to stderr).
+        #[arg(long)]
+        json: bool,
     },
     /// Shrink a failing program (a `.race` file or a cargo-fuzz artifact) and optionally
     /// turn it into a regression test.
@@ -409,8 +441,23 @@ pub fn main() -> ExitCode {
         Cmd::Mutants { json } => check_cmd::list(json),
         Cmd::Gen { generator, count, seed, stats } => gen_cmd::gen(&generator, count, seed, stats),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs } => {
-            fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs { ids: &oracles, time: &time, seed, jobs, mutant: mutant.as_deref(), sut: sut.as_deref(), out: &out, max_programs })
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json } => {
+            fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs {
+                ids: &oracles,
+                time: time.as_deref(),
+                seed,
+                jobs,
+                mutant: mutant.as_deref(),
+                sut: sut.as_deref(),
+                out: &out,
+                max_programs,
+                keep: usize::try_from(keep).unwrap_or(usize::MAX),
+                stop_after,
+                shrink,
+                max_attempts,
+                status_interval: &status_interval,
+                json,
+            })
         }
         Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
             file: &file,
