@@ -24,9 +24,6 @@ use crate::outln;
 use crate::suts::{self, Subject};
 use crate::{render, rule_coverage};
 
-/// How often `gen --stats` prints a status line without a terminal (wall time).
-const STATUS_EVERY: Duration = Duration::from_secs(10);
-
 /// The generator `gen` runs: an oracle's by id, or the first oracle's of a dialect.
 fn generator(name: &str) -> Result<(Oracle, Subject), CliError> {
     let reg = Registry::builtin();
@@ -73,7 +70,8 @@ fn truth(p: &Program, cfg: &Config) -> Option<bool> {
     }
 }
 
-pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Exit, CliError> {
+pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_interval: &str) -> Result<Exit, CliError> {
+    let every = super::fuzz_cmd::parse_duration(status_interval).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
     let (o, subject) = generator(name)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
@@ -83,10 +81,10 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
     // The ground truth of a generated program: does some pair of its methods race (Def. 3.6)?
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
     // The statistics explore every program: a bar on a terminal, a status line on stderr
-    // every STATUS_EVERY otherwise.
+    // every `every` otherwise.
     let bar = if stats { ProgressBar::new(count as u64) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
-    let (start, mut next_status) = (Instant::now(), STATUS_EVERY);
+    let (start, mut next_status) = (Instant::now(), every);
     for i in 0..count {
         let p = campaign::generate(&o, &subject, &mut rng);
         if !stats {
@@ -108,7 +106,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool) -> Result<Ex
         if bar.is_hidden() && start.elapsed() >= next_status {
             eprintln!("gen {name}: {}/{count} programs in {}s {progress}", i + 1, start.elapsed().as_secs());
             while next_status <= start.elapsed() {
-                next_status += STATUS_EVERY;
+                next_status += every;
             }
         } else {
             bar.set_message(progress);

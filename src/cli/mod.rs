@@ -161,7 +161,7 @@ enum Cmd {
         max_attempts: usize,
         /// Without a terminal on stderr: how often a status line goes to stderr (`30s`,
         /// `5m`; wall time).
-        #[arg(long, default_value = "30s")]
+        #[arg(long, default_value = "30s", env = "RACEFUZZ_STATUS_INTERVAL")]
         status_interval: String,
         /// Print the summary as JSON on stdout (progress lines go to stderr).
         #[arg(long)]
@@ -205,6 +205,10 @@ enum Cmd {
         /// Print statistics instead of programs.
         #[arg(long)]
         stats: bool,
+        /// With --stats and without a terminal on stderr: how often a status line goes to
+        /// stderr (`10s`, `1m`; wall time).
+        #[arg(long, default_value = "10s", env = "RACEFUZZ_STATUS_INTERVAL")]
+        status_interval: String,
     },
     /// Measure the fuzzer: time to the first counterexample of every mutant, and its shrunk size.
     BenchMutants {
@@ -439,7 +443,7 @@ pub fn main() -> ExitCode {
             oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), json, &bounds))
         }
         Cmd::Mutants { json } => check_cmd::list(json),
-        Cmd::Gen { generator, count, seed, stats } => gen_cmd::gen(&generator, count, seed, stats),
+        Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
         Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json } => {
             fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs {
