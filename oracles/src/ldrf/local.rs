@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::cfg::{Cfg, Cmd, Ix, Node};
+use super::cfg::{Cfg, Cmd, Lock, Node, Var};
 use super::standard::StdState;
 use crate::explore::Config;
 use crate::reach::{Kept, Model, Strategy};
@@ -101,7 +101,7 @@ impl<'c> Ldrf<'c> {
     /// E-RDRF (§3): this engine where a write to x bumps the version of every variable of
     /// x's region under `partition`.
     #[must_use]
-    pub fn with_regions(mut self, partition: &[Vec<Ix>]) -> Ldrf<'c> {
+    pub fn with_regions(mut self, partition: &[Vec<Var>]) -> Ldrf<'c> {
         self.region = Some(self.cfg.region_of(partition));
         self
     }
@@ -141,7 +141,7 @@ impl<'c> Ldrf<'c> {
     pub fn step(&self, s: &LocalState, t: usize, e: usize) -> (Vec<LocalState>, bool) {
         let cfg = self.cfg;
         let edge = &cfg.edges[e];
-        let local = |x: Ix| s.theta[t][usize::from(x)].0;
+        let local = |x: Var| s.theta[t][x.index()].0;
         // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
         let mut next = s.clone();
@@ -149,8 +149,8 @@ impl<'c> Ldrf<'c> {
         // ν[x ↦ ν(x)+1] on the writer's own copy (§2): in a racy program that can tie with
         // another copy's version, which is exactly what Lemma 6's check then sees.
         let bump = u32::from(self.bug != Some(LdrfBug::NoVersionBump));
-        let write = |n: &mut LocalState, x: Ix, v: i64| {
-            let x = usize::from(x);
+        let write = |n: &mut LocalState, x: Var, v: i64| {
+            let x = x.index();
             n.theta[t][x] = (v, s.theta[t][x].1 + bump);
             // R-DRF: ν[y ↦ ν(y)+1 | r(y) = r(x)], so a region's variables move together.
             if let (Some(region), false) = (&self.region, self.bug == Some(LdrfBug::RegionBumpOne)) {
@@ -174,10 +174,10 @@ impl<'c> Ldrf<'c> {
                 })
                 .collect(),
             Cmd::Assume(b) if !cfg.holds(b, &local) => vec![],
-            Cmd::Acquire(m) if s.owner[usize::from(*m)].is_some() => vec![],
-            Cmd::Release(m) if s.owner[usize::from(*m)] != Some(me) => vec![],
+            Cmd::Acquire(m) if s.owner[m.index()].is_some() => vec![],
+            Cmd::Release(m) if s.owner[m.index()] != Some(me) => vec![],
             Cmd::Release(m) => {
-                next.owner[usize::from(*m)] = None;
+                next.owner[m.index()] = None;
                 match (self.buffer(edge.dst), self.bug) {
                     (_, Some(LdrfBug::ReleaseNoSnapshot)) | (None, _) => {}
                     (Some(b), Some(LdrfBug::AppendBuffer)) => {
@@ -195,20 +195,20 @@ impl<'c> Ldrf<'c> {
                 vec![next]
             }
             Cmd::Acquire(m) => {
-                next.owner[usize::from(*m)] = Some(me);
+                next.owner[m.index()] = Some(me);
                 self.acquire(&next, t, *m, edge.src)
             }
             Cmd::Assume(_) | Cmd::Assert(_) | Cmd::Skip => vec![next],
         };
         let stale_write = match &edge.cmd {
-            Cmd::Assign(x, _) | Cmd::Nondet(x, ..) => s.theta[t][usize::from(*x)].1 < Self::newest(s, usize::from(*x)),
+            Cmd::Assign(x, _) | Cmd::Nondet(x, ..) => s.theta[t][x.index()].1 < Self::newest(s, x.index()),
             _ => false,
         };
         (out.into_iter().map(normalise).collect(), stale_write)
     }
 
     /// updEnv: every copy that takes each variable from a newest member of Y.
-    fn acquire(&self, s: &LocalState, t: usize, m: Ix, at: Node) -> Vec<LocalState> {
+    fn acquire(&self, s: &LocalState, t: usize, m: Lock, at: Node) -> Vec<LocalState> {
         let mut y: Vec<&VEnv> = vec![&s.theta[t]];
         let points = if self.bug == Some(LdrfBug::AcquireIgnoresG) { self.rel.clone() } else { self.cfg.release_points(m) };
         for n in points {
@@ -278,7 +278,7 @@ impl Model for Search<'_, '_> {
     fn successors(&mut self, s: &LocalState, emit: &mut dyn FnMut(usize, LocalState) -> ControlFlow<()>) -> ControlFlow<()> {
         let cfg = self.engine.cfg;
         for (t, &n) in s.pc.iter().enumerate() {
-            for &e in &cfg.out[n as usize] {
+            for &e in &cfg.out[n.index()] {
                 let (succ, stale) = self.engine.step(s, t, e);
                 if stale && self.stale_seen.insert(e) {
                     self.r.writer_not_max.push((e, s.clone()));
@@ -327,8 +327,8 @@ pub fn inadmissible(s: &LocalState) -> Option<usize> {
 /// The region form of Lemma 6 (§3 \[P/D\]): in R-DRF every copy gives all variables of a
 /// region one version. The first copy that does not: the region's index in `partition`.
 /// (Ranks are per variable, but equal raw versions in every copy have equal ranks.)
-pub fn region_split(s: &LocalState, partition: &[Vec<Ix>]) -> Option<usize> {
-    partition.iter().position(|r| s.theta.iter().chain(s.lambda.iter().flatten()).any(|env| r.iter().any(|&y| env[usize::from(y)].1 != env[usize::from(r[0])].1)))
+pub fn region_split(s: &LocalState, partition: &[Vec<Var>]) -> Option<usize> {
+    partition.iter().position(|r| s.theta.iter().chain(s.lambda.iter().flatten()).any(|env| r.iter().any(|&y| env[y.index()].1 != env[r[0].index()].1)))
 }
 
 impl Ldrf<'_> {
