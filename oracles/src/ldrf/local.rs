@@ -16,12 +16,16 @@ use std::ops::ControlFlow;
 use super::cfg::{Cfg, Cmd, Lock, Node, Var};
 use super::standard::StdState;
 use crate::explore::Config;
+use crate::machine::CowVec;
 use crate::reach::{Kept, Model, Strategy};
 
 /// A versioned environment ⟨φ, ν⟩: per variable, its value and version.
 pub type VEnv = Vec<(i64, u32)>;
 
-/// ⟨pc, μ, Θ, Λ⟩.
+/// ⟨pc, μ, Θ, Λ⟩. Θ and Λ are copy-on-write ([`CowVec`]): a step writes one thread's copy
+/// (and a release one buffer), so a successor shares every other copy with its parent
+/// instead of copying it; a clone still behaves as a deep copy, and the `Hash` stream is a
+/// `Vec`'s.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocalState {
     /// Each thread's location.
@@ -29,11 +33,11 @@ pub struct LocalState {
     /// Each lock's holder.
     pub owner: Vec<Option<u8>>,
     /// Θ: each thread's copy.
-    pub theta: Vec<VEnv>,
+    pub theta: CowVec<VEnv>,
     /// Λ: the buffer of each post-release point ([`Cfg::all_release_points`] order): empty
     /// until a release lands there, then the last snapshot (the seeded bug `AppendBuffer`
     /// keeps every snapshot instead).
-    pub lambda: Vec<Vec<VEnv>>,
+    pub lambda: CowVec<Vec<VEnv>>,
 }
 
 /// Which buffers an acquire reads: G(n̄) for each post-release point n̄ (§2; Remark 9).
@@ -116,7 +120,12 @@ impl<'c> Ldrf<'c> {
     /// σ_ent: every thread at its entry with the all-zero store at version 0, no buffer.
     pub fn initial(&self) -> LocalState {
         let env = vec![(0, 0); self.cfg.vars.len()];
-        LocalState { pc: self.cfg.entries.clone(), owner: vec![None; self.cfg.locks.len()], theta: vec![env; self.cfg.entries.len()], lambda: vec![vec![]; self.rel.len()] }
+        LocalState {
+            pc: self.cfg.entries.clone(),
+            owner: vec![None; self.cfg.locks.len()],
+            theta: vec![env; self.cfg.entries.len()].into(),
+            lambda: vec![vec![]; self.rel.len()].into(),
+        }
     }
 
     fn buffer(&self, n: Node) -> Option<usize> {
@@ -190,7 +199,7 @@ impl<'c> Ldrf<'c> {
                             }
                         }
                     }
-                    (Some(b), _) => next.lambda[b] = vec![s.theta[t].clone()],
+                    (Some(b), _) => next.lambda.set(b, vec![s.theta[t].clone()]),
                 }
                 vec![next]
             }
@@ -227,23 +236,40 @@ impl<'c> Ldrf<'c> {
                 .into_iter()
                 .map(|env| {
                     let mut n = s.clone();
-                    n.theta[t] = env;
+                    n.theta.set(t, env);
                     n
                 })
                 .collect();
         }
-        let mut envs: Vec<VEnv> = vec![vec![]];
-        for x in 0..self.cfg.vars.len() {
+        let vars = self.cfg.vars.len();
+        let mut envs: Vec<VEnv> = vec![Vec::with_capacity(vars)];
+        let mut take: Vec<(i64, u32)> = vec![];
+        for x in 0..vars {
             let top = y.iter().map(|v| v[x].1).max().unwrap_or(0);
-            let mut take: Vec<(i64, u32)> = y.iter().map(|v| v[x]).filter(|c| c.1 == top).collect();
+            take.clear();
+            take.extend(y.iter().map(|v| v[x]).filter(|c| c.1 == top));
             take.sort_unstable();
             take.dedup();
-            envs = envs.into_iter().flat_map(|e| take.iter().map(move |c| [e.clone(), vec![*c]].concat())).collect();
+            // Each env extended by each choice for x, in order (one choice: in place).
+            if let [c] = take[..] {
+                envs.iter_mut().for_each(|e| e.push(c));
+            } else {
+                envs = envs
+                    .into_iter()
+                    .flat_map(|e| {
+                        take.iter().map(move |&c| {
+                            let mut e = e.clone();
+                            e.push(c);
+                            e
+                        })
+                    })
+                    .collect();
+            }
         }
         envs.into_iter()
             .map(|env| {
                 let mut n = s.clone();
-                n.theta[t] = env;
+                n.theta.set(t, env);
                 n
             })
             .collect()
@@ -296,17 +322,35 @@ impl Model for Search<'_, '_> {
 }
 
 /// Replaces every version by its dense rank among the versions of that variable present in
-/// the state (§2.1).
+/// the state (§2.1). Only copies whose version changes are written, so copies shared with
+/// the parent state stay shared.
 fn normalise(mut s: LocalState) -> LocalState {
     let vars = s.theta.first().map_or(0, Vec::len);
+    let mut vs: Vec<u32> = vec![];
     for x in 0..vars {
-        let mut vs: Vec<u32> = s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1).collect();
+        vs.clear();
+        vs.extend(s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1));
         vs.sort_unstable();
         vs.dedup();
+        // Distinct, sorted and ending at len - 1: already the ranks 0..len.
+        if vs.last().is_none_or(|&v| u32::try_from(vs.len() - 1) == Ok(v)) {
+            continue;
+        }
         // OK since a rank is below the number of copies (threads plus buffers), far below 2³².
         let rank = |v: u32| u32::try_from(vs.binary_search(&v).unwrap_or(0)).unwrap_or(u32::MAX);
-        for env in s.theta.iter_mut().chain(s.lambda.iter_mut().flatten()) {
-            env[x].1 = rank(env[x].1);
+        for t in 0..s.theta.len() {
+            let r = rank(s.theta[t][x].1);
+            if r != s.theta[t][x].1 {
+                s.theta[t][x].1 = r;
+            }
+        }
+        for b in 0..s.lambda.len() {
+            for k in 0..s.lambda[b].len() {
+                let r = rank(s.lambda[b][k][x].1);
+                if r != s.lambda[b][k][x].1 {
+                    s.lambda[b][k][x].1 = r;
+                }
+            }
         }
     }
     s
