@@ -52,6 +52,12 @@ pub(super) struct Judge<'a, 'c> {
     pub(super) partition: Option<&'a [Vec<Var>]>,
 }
 
+/// Whose copy C7 checks: a thread's Θ(t) or the buffer Λ(n̄) of a post-release point.
+enum Holder {
+    Thread(usize),
+    Buffer(Node),
+}
+
 fn item(subject: &str, found: Option<Vec<String>>, bounds: &str) -> Item {
     match found {
         Some(explanation) => Item { subject: subject.into(), status: ItemStatus::Violated, explanation, witness: None },
@@ -77,11 +83,16 @@ impl Judge<'_, '_> {
         let values = |env: &VEnv| env.iter().map(|c| c.0).collect::<Vec<i64>>();
         let points = self.cfg.all_release_points();
         for s in sorted(self.local.states.keys()) {
-            let threads = s.theta.iter().enumerate().map(|(t, env)| (format!("Θ(t{})", t + 1), s.pc[t], env));
-            let buffers = s.lambda.iter().zip(&points).flat_map(|(b, &n)| b.iter().map(move |env| (format!("Λ({})", self.cfg.node_name(n)), n, env)));
-            for (who, n, env) in threads.chain(buffers) {
+            // Who holds the copy, named only for a counterexample.
+            let threads = s.theta.iter().enumerate().map(|(t, env)| (Holder::Thread(t), s.pc[t], env));
+            let buffers = s.lambda.iter().zip(&points).flat_map(|(b, &n)| b.iter().map(move |env| (Holder::Buffer(n), n, env)));
+            for (holder, n, env) in threads.chain(buffers) {
                 let v = values(env);
                 if !a.contains(n, &v) {
+                    let who = match holder {
+                        Holder::Thread(t) => format!("Θ(t{})", t + 1),
+                        Holder::Buffer(b) => format!("Λ({})", self.cfg.node_name(b)),
+                    };
                     let shown: Vec<String> = self.cfg.vars.iter().zip(&v).map(|(x, v)| format!("{x}={v}")).collect();
                     let mut ex = vec![format!(
                         "{who} = {{{}}} is not in ⟦P⟧×({}) ({} environments there), in {}",
