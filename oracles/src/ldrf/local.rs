@@ -12,6 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
 use super::cfg::{Cfg, Cmd, Lock, Node, Var};
 use super::standard::StdState;
@@ -22,16 +23,16 @@ use crate::reach::{Kept, Model, Strategy};
 /// A versioned environment ⟨φ, ν⟩: per variable, its value and version.
 pub type VEnv = Vec<(i64, u32)>;
 
-/// ⟨pc, μ, Θ, Λ⟩. Θ and Λ are copy-on-write ([`CowVec`]): a step writes one thread's copy
-/// (and a release one buffer), so a successor shares every other copy with its parent
-/// instead of copying it; a clone still behaves as a deep copy, and the `Hash` stream is a
-/// `Vec`'s.
+/// ⟨pc, μ, Θ, Λ⟩. μ, Θ and Λ are copy-on-write (`Rc`, [`CowVec`]): a step writes one
+/// thread's copy (a release also one buffer, a lock step μ), so a successor shares every
+/// other copy with its parent instead of copying it; a clone still behaves as a deep copy,
+/// and the `Hash` stream is that of plain vectors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocalState {
     /// Each thread's location.
     pub pc: Vec<Node>,
-    /// Each lock's holder.
-    pub owner: Vec<Option<u8>>,
+    /// Each lock's holder (shared like [`StdState::owner`], which χ hands it to).
+    pub owner: Rc<Vec<Option<u8>>>,
     /// Θ: each thread's copy.
     pub theta: CowVec<VEnv>,
     /// Λ: the buffer of each post-release point ([`Cfg::all_release_points`] order): empty
@@ -122,7 +123,7 @@ impl<'c> Ldrf<'c> {
         let env = vec![(0, 0); self.cfg.vars.len()];
         LocalState {
             pc: self.cfg.entries.clone(),
-            owner: vec![None; self.cfg.locks.len()],
+            owner: Rc::new(vec![None; self.cfg.locks.len()]),
             theta: vec![env; self.cfg.entries.len()].into(),
             lambda: vec![vec![]; self.rel.len()].into(),
         }
@@ -186,7 +187,7 @@ impl<'c> Ldrf<'c> {
             Cmd::Acquire(m) if s.owner[m.index()].is_some() => vec![],
             Cmd::Release(m) if s.owner[m.index()] != Some(me) => vec![],
             Cmd::Release(m) => {
-                next.owner[m.index()] = None;
+                Rc::make_mut(&mut next.owner)[m.index()] = None;
                 match (self.buffer(edge.dst), self.bug) {
                     (_, Some(LdrfBug::ReleaseNoSnapshot)) | (None, _) => {}
                     (Some(b), Some(LdrfBug::AppendBuffer)) => {
@@ -204,7 +205,7 @@ impl<'c> Ldrf<'c> {
                 vec![next]
             }
             Cmd::Acquire(m) => {
-                next.owner[m.index()] = Some(me);
+                Rc::make_mut(&mut next.owner)[m.index()] = Some(me);
                 self.acquire(&next, t, *m, edge.src)
             }
             Cmd::Assume(_) | Cmd::Assert(_) | Cmd::Skip => vec![next],
@@ -391,6 +392,6 @@ impl Ldrf<'_> {
                 s.theta.iter().find(|v| v[x].1 == best).map_or(0, |v| v[x].0)
             })
             .collect();
-        StdState { pc: s.pc.clone(), owner: s.owner.clone(), env }
+        StdState { pc: s.pc.clone(), owner: s.owner.clone(), env: Rc::new(env) }
     }
 }

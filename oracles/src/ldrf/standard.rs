@@ -5,20 +5,23 @@
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
 use super::cfg::{Cfg, Cmd, Node, Var};
 use crate::explore::Config;
 use crate::reach::{Kept, Model, Strategy};
 
-/// ⟨pc, μ, φ⟩.
+/// ⟨pc, μ, φ⟩. μ and φ are shared between a state and its successors until a step writes
+/// them (`Rc::make_mut`): most steps write neither. An `Rc` hashes, orders and prints as what
+/// it points to, so keys are those of plain vectors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StdState {
     /// Each thread's location.
     pub pc: Vec<Node>,
     /// Each lock's holder.
-    pub owner: Vec<Option<u8>>,
+    pub owner: Rc<Vec<Option<u8>>>,
     /// The store (values mod K).
-    pub env: Vec<i64>,
+    pub env: Rc<Vec<i64>>,
 }
 
 /// A race of E-STD: two instructions (edge indices, the smaller first) and the variable.
@@ -49,7 +52,7 @@ pub struct Reach {
 impl StdState {
     /// s_ent: every thread at its entry, no lock held, every variable 0.
     pub fn initial(cfg: &Cfg) -> StdState {
-        StdState { pc: cfg.entries.clone(), owner: vec![None; cfg.locks.len()], env: vec![0; cfg.vars.len()] }
+        StdState { pc: cfg.entries.clone(), owner: Rc::new(vec![None; cfg.locks.len()]), env: Rc::new(vec![0; cfg.vars.len()]) }
     }
 
     /// Every successor by thread `t` along instruction `e` (an edge leaving `pc[t]`).
@@ -61,23 +64,23 @@ impl StdState {
         let mut next = self.clone();
         next.pc[t] = edge.dst;
         match &edge.cmd {
-            Cmd::Assign(x, a) => next.env[x.index()] = cfg.eval(a, &env),
+            Cmd::Assign(x, a) => Rc::make_mut(&mut next.env)[x.index()] = cfg.eval(a, &env),
             Cmd::Nondet(x, lo, hi) => {
                 return cfg
                     .nondet(*lo, *hi)
                     .into_iter()
                     .map(|v| {
                         let mut n = next.clone();
-                        n.env[x.index()] = v;
+                        Rc::make_mut(&mut n.env)[x.index()] = v;
                         n
                     })
                     .collect();
             }
             Cmd::Assume(b) if !cfg.holds(b, &env) => return vec![],
             Cmd::Acquire(m) if self.owner[m.index()].is_some() => return vec![],
-            Cmd::Acquire(m) => next.owner[m.index()] = Some(me),
+            Cmd::Acquire(m) => Rc::make_mut(&mut next.owner)[m.index()] = Some(me),
             Cmd::Release(m) if self.owner[m.index()] != Some(me) => return vec![],
-            Cmd::Release(m) => next.owner[m.index()] = None,
+            Cmd::Release(m) => Rc::make_mut(&mut next.owner)[m.index()] = None,
             Cmd::Assume(_) | Cmd::Assert(_) | Cmd::Skip => {}
         }
         vec![next]

@@ -111,7 +111,7 @@ impl Judge<'_, '_> {
 
     fn std_state(&self, s: &StdState) -> String {
         let pcs: Vec<String> = s.pc.iter().map(|&n| self.cfg.node_name(n)).collect();
-        let env: Vec<String> = self.cfg.vars.iter().zip(&s.env).map(|(x, v)| format!("{x}={v}")).collect();
+        let env: Vec<String> = self.cfg.vars.iter().zip(s.env.iter()).map(|(x, v)| format!("{x}={v}")).collect();
         format!("[{}] {{{}}}", pcs.join(", "), env.join(", "))
     }
 
