@@ -210,7 +210,10 @@ fn ldrf_states(ps: &[Program]) -> String {
         // What a non-relational domain stores of ⟦P⟧× (var mix): per location, per variable,
         // its value set.
         let var = cart(&c, &Sync::Full, &Mix::Var, bounds.max_states);
-        let footprint: u64 = (0..c.owner.len()).flat_map(|n| (0..c.vars.len()).map(move |x| (n, x))).map(|(n, x)| var.project(n as u32, &[x as u16]).len() as u64).sum();
+        let footprint: u64 = (0..c.owner.len())
+            .flat_map(|n| (0..c.vars.len()).map(move |x| (n, x)))
+            .map(|(n, x)| var.project(ldrf::cfg::Node::new(n), &[ldrf::cfg::Var::new(x)]).len() as u64)
+            .sum();
         rows.push([std.states.len() as u64, local, var.size(), size(Mix::Region(one)), size(Mix::Naive), footprint]);
     }
     let names = ["E-STD states", "E-LDRF states", "E-CART var", "E-CART one region", "E-CART naive", "E-CART var, value sets Σ_n Σ_x |a(n)(x)|"];

@@ -331,7 +331,7 @@ pub fn sync_cfg_facts(cfg: &race_oracles::ldrf::cfg::Cfg, facts: &[race_oracles:
     let mut out = String::new();
     for (n, name) in sync_cfg_locations(cfg) {
         let vars = cfg.relevant(n);
-        let names: Vec<&str> = vars.iter().map(|&x| cfg.vars[usize::from(x)].as_str()).collect();
+        let names: Vec<&str> = vars.iter().map(|&x| cfg.vars[x.index()].as_str()).collect();
         let claims: Vec<String> = facts.iter().map(|f| format!("{} {}", f.domain, f.show(cfg, n, &vars))).collect();
         let _ = writeln!(out, "{name} ({}): {}", names.join(", "), claims.join(" · "));
     }

@@ -164,8 +164,8 @@ fn sync_cfg(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliEr
             .map(|(n, name)| {
                 let vars = cfg.relevant(n);
                 let claims: serde_json::Map<String, serde_json::Value> = facts.iter().map(|f| (f.domain.clone(), serde_json::json!(f.show(&cfg, n, &vars)))).collect();
-                let names: Vec<&str> = vars.iter().map(|&x| cfg.vars[usize::from(x)].as_str()).collect();
-                serde_json::json!({ "location": name, "node": n, "thread": cfg.owner[n as usize] + 1, "relevant": names, "claims": claims })
+                let names: Vec<&str> = vars.iter().map(|&x| cfg.vars[x.index()].as_str()).collect();
+                serde_json::json!({ "location": name, "node": n, "thread": cfg.owner[n.index()] + 1, "relevant": names, "claims": claims })
             })
             .collect();
         let proved: serde_json::Map<String, serde_json::Value> = facts

@@ -12,7 +12,7 @@ use std::path::Path;
 use race_oracles::explore::Config;
 use race_oracles::lang::Program;
 use race_oracles::ldrf::cart::{cart, Mix};
-use race_oracles::ldrf::cfg::{Cfg, Ix, Node};
+use race_oracles::ldrf::cfg::{Cfg, Node, Var};
 use race_oracles::ldrf::local::{Ldrf, LocalReach, LocalState, Sync};
 use race_oracles::ldrf::standard::{reach, Reach};
 use race_oracles::theorems::ldrf_agree::MODULUS;
@@ -91,24 +91,24 @@ struct Printer<'c> {
 }
 
 impl Printer<'_> {
-    fn names(&self, vars: &[Ix]) -> Vec<&str> {
-        vars.iter().map(|&x| self.cfg.vars[usize::from(x)].as_str()).collect()
+    fn names(&self, vars: &[Var]) -> Vec<&str> {
+        vars.iter().map(|&x| self.cfg.vars[x.index()].as_str()).collect()
     }
 
     /// `t1 line 6 (x = y)`, for the instruction `e`.
     fn instr(&self, e: usize) -> String {
         let edge = &self.cfg.edges[e];
-        format!("t{} line {} ({})", self.cfg.owner[edge.src as usize] + 1, edge.line.0, edge.text)
+        format!("t{} line {} ({})", self.cfg.owner[edge.src.index()] + 1, edge.line.0, edge.text)
     }
 
     /// The instructions leaving `n`, as text (`assume p != 1 | assume !(p != 1)`).
     fn leaving(&self, n: Node) -> String {
-        let texts: Vec<&str> = self.cfg.out[n as usize].iter().map(|&e| self.cfg.edges[e].text.as_str()).collect();
+        let texts: Vec<&str> = self.cfg.out[n.index()].iter().map(|&e| self.cfg.edges[e].text.as_str()).collect();
         texts.join(" | ")
     }
 
     /// `y = 0`, `(x, y) ∈ {(0, 0), (1, 1)}`, `x = 1^2`: a set of tuples over `vars`.
-    fn tuples(&self, vars: &[Ix], set: &BTreeSet<Tuple>) -> String {
+    fn tuples(&self, vars: &[Var], set: &BTreeSet<Tuple>) -> String {
         let names = self.names(vars);
         let lhs = if names.len() == 1 { names[0].to_string() } else { format!("({})", names.join(", ")) };
         let value = |&(v, rank): &(i64, Option<u32>)| rank.map_or(v.to_string(), |r| format!("{v}^{r}"));
@@ -123,8 +123,8 @@ impl Printer<'_> {
     /// The locations with a nonempty Acc(n), by thread and line (a loop's head comes before
     /// its body), then the location itself.
     fn relevant_locations(&self) -> Vec<Node> {
-        let mut ns: Vec<Node> = (0..self.cfg.owner.len()).map(race_oracles::ldrf::cfg::node).filter(|&n| !self.cfg.relevant(n).is_empty()).collect();
-        ns.sort_by_key(|&n| (self.cfg.owner[n as usize], self.cfg.out[n as usize].first().map(|&e| self.cfg.edges[e].line.0), n));
+        let mut ns: Vec<Node> = (0..self.cfg.owner.len()).map(Node::new).filter(|&n| !self.cfg.relevant(n).is_empty()).collect();
+        ns.sort_by_key(|&n| (self.cfg.owner[n.index()], self.cfg.out[n.index()].first().map(|&e| self.cfg.edges[e].line.0), n));
         ns
     }
 
@@ -151,7 +151,7 @@ impl Printer<'_> {
         let mut at: BTreeMap<Node, BTreeSet<Tuple>> = BTreeMap::new();
         for s in std.states.keys() {
             for &n in &s.pc {
-                at.entry(n).or_default().insert(self.cfg.relevant(n).iter().map(|&x| (s.env[usize::from(x)], None)).collect());
+                at.entry(n).or_default().insert(self.cfg.relevant(n).iter().map(|&x| (s.env[x.index()], None)).collect());
             }
         }
         at
@@ -163,7 +163,7 @@ impl Printer<'_> {
         for s in l.states.keys() {
             for (t, &n) in s.pc.iter().enumerate() {
                 let theta = &s.theta[t];
-                at.entry(n).or_default().insert(self.cfg.relevant(n).iter().map(|&x| (theta[usize::from(x)].0, Some(theta[usize::from(x)].1))).collect());
+                at.entry(n).or_default().insert(self.cfg.relevant(n).iter().map(|&x| (theta[x.index()].0, Some(theta[x.index()].1))).collect());
             }
         }
         at
@@ -178,7 +178,7 @@ impl Printer<'_> {
             out += "no race\n";
         }
         for &(e1, e2, x) in &std.races {
-            out += &format!("RACE on {}: {} and {}\n", self.cfg.vars[usize::from(x)], self.instr(e1), self.instr(e2));
+            out += &format!("RACE on {}: {} and {}\n", self.cfg.vars[x.index()], self.instr(e1), self.instr(e2));
         }
         if std.failed_asserts.is_empty() {
             out += "no assert fails\n";
@@ -210,12 +210,12 @@ impl Printer<'_> {
         let mut rows = vec![];
         for n in self.relevant_locations() {
             let Some(set) = at.get(&n) else { continue };
-            let line = self.cfg.out[n as usize].first().map(|&e| self.cfg.edges[e].line.0);
+            let line = self.cfg.out[n.index()].first().map(|&e| self.cfg.edges[e].line.0);
             // A value alone, or `[value, version rank]`.
             let values: Vec<Vec<serde_json::Value>> =
                 set.iter().map(|t| t.iter().map(|&(v, rank)| rank.map_or(serde_json::json!(v), |r| serde_json::json!([v, r]))).collect()).collect();
             rows.push(serde_json::json!({
-                "location": self.cfg.node_name(n), "thread": self.cfg.owner[n as usize] + 1, "line": line,
+                "location": self.cfg.node_name(n), "thread": self.cfg.owner[n.index()] + 1, "line": line,
                 "instruction": self.leaving(n), "vars": self.names(&self.cfg.relevant(n)), "values": values,
             }));
         }
@@ -224,7 +224,7 @@ impl Printer<'_> {
 
     fn standard_json(&self, std: &Reach) -> serde_json::Value {
         let line = |e: usize| self.cfg.edges[e].line.0;
-        let races: Vec<serde_json::Value> = std.races.iter().map(|&(a, b, x)| serde_json::json!({ "var": self.cfg.vars[usize::from(x)], "lines": [line(a), line(b)] })).collect();
+        let races: Vec<serde_json::Value> = std.races.iter().map(|&(a, b, x)| serde_json::json!({ "var": self.cfg.vars[x.index()], "lines": [line(a), line(b)] })).collect();
         let asserts: Vec<serde_json::Value> = std.failed_asserts.iter().map(|&e| serde_json::json!({ "line": line(e), "text": self.cfg.edges[e].text })).collect();
         serde_json::json!({
             "states": std.states.len(), "finals": std.finals, "blocked": std.blocked, "cut": std.cut,

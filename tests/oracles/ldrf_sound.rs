@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::lang::{parse, print, Program};
-use race_oracles::ldrf::cfg::{Cfg, Cmd};
+use race_oracles::ldrf::cfg::{Cfg, Cmd, Var};
 use race_oracles::theorems::ldrf_agree::MODULUS;
 use race_oracles::theorems::{OracleResult, Registry, Verdict};
 use racefuzz::render;
@@ -120,13 +120,14 @@ fn fig1_line_9_is_false_but_irrelevant() {
     let (cfg, facts) = facts(&p);
     let n = cfg.edges.iter().find(|e| e.text == "assert z == 1").unwrap().src;
     let (x, y) = (0, 1);
+    let xy = [Var::new(x), Var::new(y)];
     assert_eq!((cfg.vars[x].as_str(), cfg.vars[y].as_str()), ("x", "y"));
     let std = reach(&cfg, &suts::campaign_bounds());
     let truth: std::collections::BTreeSet<(i64, i64)> = std.states.keys().filter(|s| s.pc.contains(&n)).map(|s| (s.env[x], s.env[y])).collect();
     assert_eq!(truth, [(0, 0), (1, 0), (1, 1)].into());
     for f in &facts {
         assert_eq!(
-            f.show(&cfg, n, &[0, 1]),
+            f.show(&cfg, n, &xy),
             if f.domain == "interval" {
                 "x∈[0,0] y∈[0,0]"
             } else if f.domain == "naive" {
@@ -137,9 +138,9 @@ fn fig1_line_9_is_false_but_irrelevant() {
             "{}",
             f.domain
         );
-        assert!(!f.covers(n, &[0, 1], &[1, 0]));
+        assert!(!f.covers(n, &xy, &[1, 0]));
     }
-    assert!(!cfg.relevant(n).contains(&0) && matches!(cfg.edges[cfg.out[n as usize][0]].cmd, Cmd::Assert(_)));
+    assert!(!cfg.relevant(n).contains(&xy[0]) && matches!(cfg.edges[cfg.out[n.index()][0]].cmd, Cmd::Assert(_)));
     assert_eq!(judge("ldrf-sound", &p, None).verdict, Verdict::Pass);
     assert_eq!(judge("ldrf-sound-everywhere", &p, None).verdict, Verdict::Fail);
 }

@@ -6,8 +6,39 @@
 use crate::lang::labels::{Labels, PointId};
 use crate::lang::*;
 
-/// A variable, a field, a site or a loop: an index into the [`Code`]'s tables.
-pub type Ix = u16;
+/// A variable, a field, a site or a loop: an index into one of the [`Code`]'s tables. The
+/// `naikaiken` dialect's **size** rule bounds each table below 2¹⁶ names and rejects a larger
+/// program with exit 2, so [`Ix::new`] fails only on an internal bug (and says so).
+/// It hashes, orders and prints (`{:?}`) as its number does, so state keys and findings are
+/// those of a plain integer.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Ix(u16);
+
+impl Ix {
+    /// The `n`th name of a table. Panics (an internal bug) past the size rule.
+    pub fn new(n: usize) -> Ix {
+        Ix::try_from(n).unwrap_or_else(|_| panic!("racefuzz internal bug: a table of more than {} names passed the naikaiken validator (its size rule)", 1 << 16))
+    }
+
+    /// Its position in the table it indexes.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+impl TryFrom<usize> for Ix {
+    type Error = std::num::TryFromIntError;
+
+    fn try_from(n: usize) -> Result<Ix, Self::Error> {
+        u16::try_from(n).map(Ix)
+    }
+}
+
+impl std::fmt::Debug for Ix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
 
 /// What a store writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,12 +104,6 @@ pub struct Code {
     pub self_var: Ix,
 }
 
-/// The index of the `n`th variable, field, site or loop. The `naikaiken` dialect's **size**
-/// rule bounds each of them below 2¹⁶, so on a validated program this never fails.
-fn ix(n: usize) -> Ix {
-    Ix::try_from(n).unwrap_or_else(|_| panic!("racefuzz internal bug: a table of more than {} names passed the naikaiken validator (its size rule)", 1 << 16))
-}
-
 /// Tables being built.
 struct Builder<'a, 'p> {
     labels: &'a Labels<'p>,
@@ -88,10 +113,10 @@ struct Builder<'a, 'p> {
 impl Builder<'_, '_> {
     fn name(table: &mut Vec<String>, n: &str) -> Ix {
         match table.iter().position(|x| x == n) {
-            Some(i) => ix(i),
+            Some(i) => Ix::new(i),
             None => {
                 table.push(n.to_string());
-                ix(table.len() - 1)
+                Ix::new(table.len() - 1)
             }
         }
     }
@@ -103,16 +128,17 @@ impl Builder<'_, '_> {
     fn block(&mut self, b: &[Stmt]) -> u32 {
         // OK since a block is the body of a statement (two for an `if`) or the main thread,
         // and the size rule admits at most 2¹⁴ statements.
-        let id = u32::try_from(self.code.blocks.len()).unwrap_or(u32::MAX);
+        let at = self.code.blocks.len();
+        let id = u32::try_from(at).unwrap_or(u32::MAX);
         self.code.blocks.push(vec![]);
         let mut pts = vec![];
         for s in b {
             let Some(p) = self.labels.point_of(s) else { continue };
             let instr = self.instr(&s.kind);
-            self.code.instrs[p.0 as usize] = instr;
+            self.code.instrs[p.index()] = instr;
             pts.push(p);
         }
-        self.code.blocks[id as usize] = pts;
+        self.code.blocks[at] = pts;
         id
     }
 
@@ -121,7 +147,7 @@ impl Builder<'_, '_> {
             StmtKind::Assign { dst, src: Expr::Var(y) } => Instr::Copy(self.var(dst), self.var(y)),
             StmtKind::Assign { dst, .. } => Instr::Null(self.var(dst)),
             StmtKind::New { dst, site, .. } => {
-                let h = site.as_deref().and_then(|h| self.code.sites.iter().position(|s| s == h)).map_or(0, ix);
+                let h = site.as_deref().and_then(|h| self.code.sites.iter().position(|s| s == h)).map_or(Ix::default(), Ix::new);
                 Instr::New(self.var(dst), h)
             }
             StmtKind::Load { dst, src: Place::Field { base, fields } } => self.path(Some(dst), base, fields, None),
@@ -141,7 +167,7 @@ impl Builder<'_, '_> {
                 Instr::If(t, self.block(else_b))
             }
             StmtKind::While { label, body, .. } => {
-                let w = label.as_deref().and_then(|w| self.labels.loop_index(w)).map_or(0, ix);
+                let w = label.as_deref().and_then(|w| self.labels.loop_index(w)).map_or(Ix::default(), Ix::new);
                 Instr::While(w, self.block(body))
             }
             StmtKind::Sync { lock, body } => {
@@ -188,7 +214,7 @@ impl Code {
             loops: labels.loops.clone(),
             enclosing,
             lines: labels.points.iter().map(|pt| pt.stmt.line).collect(),
-            self_var: 0,
+            self_var: Ix::default(),
         };
         let mut b = Builder { labels, code };
         if let Some(main) = p.threads.first() {
@@ -197,8 +223,14 @@ impl Code {
         b.code
     }
 
+    /// The statement at position `pc` of block `block`, if the block has one there.
+    pub fn at(&self, block: u32, pc: u32) -> Option<PointId> {
+        // OK since `usize` has at least 32 bits (asserted at `PointId::index`).
+        self.blocks[block as usize].get(pc as usize).copied()
+    }
+
     /// The statement at a point.
     pub fn instr(&self, p: PointId) -> &Instr {
-        &self.instrs[p.0 as usize]
+        &self.instrs[p.index()]
     }
 }

@@ -39,14 +39,14 @@ pub struct SharedTarget {
 
 /// Whether h ∈ DR_C(H) in `s`, given its closure; the first counterexample if not.
 pub fn disjoint(s: &State, plus: &BTreeSet<(ObjId, ObjId)>, h: Ix, sites: &BTreeSet<Ix>) -> Result<(), SharedTarget> {
-    let site = |o: ObjId| s.objs[o.0 as usize].stamp.site;
+    let site = |o: ObjId| s.objs[o.index()].stamp.site;
     let mut first: Vec<Option<ObjId>> = vec![None; s.objs.len()];
     for &(a, b) in plus {
         if site(b) != h || !sites.contains(&site(a)) {
             continue;
         }
-        match first[b.0 as usize] {
-            None => first[b.0 as usize] = Some(a),
+        match first[b.index()] {
+            None => first[b.index()] = Some(a),
             Some(x) if x != a => return Err(SharedTarget { sources: (x, a), target: b }),
             Some(_) => {}
         }

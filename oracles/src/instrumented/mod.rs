@@ -42,7 +42,7 @@ pub fn ground_truth(p: &Program, cfg: &Config) -> crate::explore::Run {
     let mut stats = crate::explore::Stats { complete: true, ..Default::default() };
     let cov = search(&code, Counters::PerThread, cfg, &mut |s, _, is_final| {
         for (a, _) in s.racing_accesses(&code) {
-            addrs.insert(format!("{}.{}", s.obj_name(&code, a.obj), code.fields[usize::from(a.field)]));
+            addrs.insert(format!("{}.{}", s.obj_name(&code, a.obj), code.fields[a.field.index()]));
         }
         if is_final {
             stats.executions += 1;
@@ -104,7 +104,7 @@ mod tests {
         let (mut races, mut objs) = (BTreeSet::new(), BTreeSet::new());
         let cov = search(&code, counters, &Config::default(), &mut |s, _, fin| {
             for (a, b) in s.races(&code) {
-                races.insert((code.lines[a.point.0 as usize].0, code.lines[b.point.0 as usize].0));
+                races.insert((code.lines[a.point.index()].0, code.lines[b.point.index()].0));
             }
             if fin {
                 objs.extend((0..s.objs.len()).map(|o| s.obj_name(&code, ObjId(u32::try_from(o).unwrap()))));

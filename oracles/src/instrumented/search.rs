@@ -16,7 +16,7 @@
 
 use std::ops::ControlFlow;
 
-use super::code::{Code, Instr, Src};
+use super::code::{Code, Instr, Ix, Src};
 use super::state::*;
 use crate::explore::Config;
 use crate::lang::AccessKind;
@@ -102,6 +102,7 @@ pub fn replay(code: &Code, counters: Counters, loop_bound: u32, path: &[Step]) -
     let mut s = State::initial(code, counters);
     let mut lines = vec![];
     for step in path {
+        // OK since a thread number names an existing thread, and `usize` has at least 32 bits.
         let t = step.thread as usize;
         let line = describe(code, &s, t, step.choice);
         let next = s.successors(code, t, loop_bound).into_iter().find(|(c, _)| *c == step.choice)?.1;
@@ -119,11 +120,11 @@ fn describe(code: &Code, s: &State, t: usize, choice: u32) -> String {
         Next::Release(o) => return format!("{who}: release {}", s.obj_name(code, o)),
         Next::Done => return format!("{who}: (done)"),
     };
-    let line = code.lines[p.0 as usize].0;
-    let var = |x: u16| code.vars.get(usize::from(x)).map_or("?", String::as_str);
+    let line = code.lines[p.index()].0;
+    let var = |x: Ix| code.vars.get(x.index()).map_or("?", String::as_str);
     let what = match code.instr(p) {
         Instr::While(w, _) => {
-            let l = code.loops.get(usize::from(*w)).map_or("?", String::as_str);
+            let l = code.loops.get(w.index()).map_or("?", String::as_str);
             if choice == 0 {
                 format!("leave loop @{l}")
             } else {
@@ -131,16 +132,16 @@ fn describe(code: &Code, s: &State, t: usize, choice: u32) -> String {
             }
         }
         Instr::If(..) => format!("take the {} branch", if choice == 0 { "then" } else { "else" }),
-        Instr::New(x, h) => format!("{} = new @{}", var(*x), code.sites.get(usize::from(*h)).map_or("?", String::as_str)),
+        Instr::New(x, h) => format!("{} = new @{}", var(*x), code.sites.get(h.index()).map_or("?", String::as_str)),
         Instr::Path { write, .. } => match s.next_access(code, t) {
             Some(a) => {
-                let f = code.fields.get(usize::from(a.field)).map_or("?", String::as_str);
+                let f = code.fields.get(a.field.index()).map_or("?", String::as_str);
                 let verb = if a.kind == AccessKind::Write { "write" } else { "read" };
                 let v = match (a.kind, write) {
                     (AccessKind::Write, Some(Src::Var(y))) => format!(" := {}", val(code, s, s.var(t, *y))),
                     (AccessKind::Write, Some(Src::Int(k))) => format!(" := {k}"),
                     (AccessKind::Write, _) => " := null".into(),
-                    (AccessKind::Read, _) => format!(" (= {})", val(code, s, s.objs[a.obj.0 as usize].fields[usize::from(a.field)])),
+                    (AccessKind::Read, _) => format!(" (= {})", val(code, s, s.objs[a.obj.index()].fields[a.field.index()])),
                 };
                 format!("{verb} {}.{f}{v}", s.obj_name(code, a.obj))
             }

@@ -25,6 +25,17 @@ pub enum Counters {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjId(pub u32);
 
+// `ObjId::index` widens a `u32` to a `usize`: lossless on every target this crate builds for.
+const _: () = assert!(usize::BITS >= 32);
+
+impl ObjId {
+    /// Its position in [`State::objs`].
+    pub fn index(self) -> usize {
+        // OK since `usize` has at least 32 bits (asserted above).
+        self.0 as usize
+    }
+}
+
 /// A value: ⊥ (null), an object, or the integer a data write stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Val {
@@ -139,7 +150,7 @@ impl State {
     pub fn next(&self, code: &Code, t: usize) -> Next {
         match self.threads[t].conts.last() {
             None => Next::Done,
-            Some(Cont::Seq { block, pc }) => code.blocks[*block as usize].get(*pc as usize).map_or(Next::Done, |p| Next::At(*p)),
+            Some(Cont::Seq { block, pc }) => code.at(*block, *pc).map_or(Next::Done, Next::At),
             Some(Cont::Loop { point, .. }) => Next::At(*point),
             Some(Cont::Release(o)) => Next::Release(*o),
         }
@@ -152,7 +163,7 @@ impl State {
 
     /// The value of a variable in thread `t`.
     pub fn var(&self, t: usize, x: Ix) -> Val {
-        self.threads[t].env.get(x as usize).copied().unwrap_or(Val::Null)
+        self.threads[t].env.get(x.index()).copied().unwrap_or(Val::Null)
     }
 
     /// Pops finished blocks and turns a `while` reached in a block into its head, so that
@@ -161,11 +172,11 @@ impl State {
     pub(super) fn settle(&mut self, code: &Code, t: usize) {
         let th = &mut self.threads[t];
         while let Some(Cont::Seq { block, pc }) = th.conts.last().cloned() {
-            match code.blocks[block as usize].get(pc as usize) {
+            match code.at(block, pc) {
                 None => {
                     th.conts.pop();
                 }
-                Some(&p) if matches!(code.instr(p), Instr::While(..)) => {
+                Some(p) if matches!(code.instr(p), Instr::While(..)) => {
                     if let Some(Cont::Seq { pc, .. }) = th.conts.last_mut() {
                         *pc += 1;
                     }
@@ -180,9 +191,9 @@ impl State {
     /// An object's readable name: its site and loop vector (`h2(1,0)`), which is unique
     /// when stamps are (spec §1.3), with `#n` added when another object shares its stamp.
     pub fn obj_name(&self, code: &Code, o: ObjId) -> String {
-        let Some(obj) = self.objs.get(o.0 as usize) else { return format!("#{}", o.0) };
+        let Some(obj) = self.objs.get(o.index()) else { return format!("#{}", o.0) };
         let pi: Vec<String> = obj.stamp.pi.iter().map(u32::to_string).collect();
-        let site = code.sites.get(obj.stamp.site as usize).map_or("?", String::as_str);
+        let site = code.sites.get(obj.stamp.site.index()).map_or("?", String::as_str);
         let name = if pi.is_empty() { site.to_string() } else { format!("{site}({})", pi.join(",")) };
         if self.objs.iter().filter(|x| x.stamp == obj.stamp).count() > 1 {
             format!("{name}#{}", o.0)

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use super::code::{Code, Instr, Src};
+use super::code::{Code, Instr, Ix, Src};
 use super::state::*;
 use crate::lang::labels::{unordered, AccessLabel, PointId};
 use crate::lang::AccessKind;
@@ -26,7 +26,7 @@ pub struct Access {
     /// The object.
     pub obj: ObjId,
     /// The field, an index into [`Code::fields`].
-    pub field: u16,
+    pub field: Ix,
     /// Read or write.
     pub kind: AccessKind,
 }
@@ -82,7 +82,7 @@ impl State {
             None => vec![],
             Some(Cont::Release(o)) => {
                 let mut s = self.clone();
-                let obj = &mut s.objs[o.0 as usize];
+                let obj = &mut s.objs[o.index()];
                 obj.owner = match obj.owner {
                     Some((h, d)) if d > 1 => Some((h, d - 1)),
                     _ => None,
@@ -101,7 +101,7 @@ impl State {
                 out.push((0, exit));
                 if iters < loop_bound {
                     let mut it = self.clone();
-                    let w = usize::from(*w);
+                    let w = w.index();
                     match &mut it.shared_pi {
                         Some(pi) => pi[w] += 1,
                         None => it.threads[t].pi[w] += 1,
@@ -115,8 +115,8 @@ impl State {
                 }
                 out
             }
-            Some(Cont::Seq { block, pc }) => match code.blocks[*block as usize].get(*pc as usize) {
-                Some(&p) => self.exec(code, t, p),
+            Some(Cont::Seq { block, pc }) => match code.at(*block, *pc) {
+                Some(p) => self.exec(code, t, p),
                 None => vec![],
             },
         }
@@ -130,8 +130,8 @@ impl State {
         self.settle(code, t);
     }
 
-    fn set(&mut self, t: usize, x: u16, v: Val) {
-        self.threads[t].env[usize::from(x)] = v;
+    fn set(&mut self, t: usize, x: Ix, v: Val) {
+        self.threads[t].env[x.index()] = v;
     }
 
     fn add_effect(&mut self, from: Val, to: Val) {
@@ -149,7 +149,7 @@ impl State {
             Instr::Null(x) => s.set(t, *x, Val::Null),
             Instr::Copy(x, y) => s.set(t, *x, self.var(t, *y)),
             Instr::New(x, h) => {
-                let mask = &code.enclosing[p.0 as usize];
+                let mask = &code.enclosing[p.index()];
                 let pi = self.pi(t).iter().zip(mask).map(|(&n, &inside)| if inside { n } else { 0 }).collect();
                 let id = ObjId(index(s.objs.len()));
                 s.objs.push(Object { stamp: Stamp { pi, site: *h }, fields: vec![Val::Null; code.fields.len()], elems: vec![], owner: None, started: false });
@@ -157,7 +157,7 @@ impl State {
             }
             Instr::Path { dst, fields, write, .. } => {
                 let Some(a) = self.next_access(code, t) else { return vec![] };
-                let (o, f) = (a.obj.0 as usize, usize::from(a.field));
+                let (o, f) = (a.obj.index(), a.field.index());
                 let pos = usize::from(a.label.pos);
                 if pos + 1 < fields.len() {
                     s.threads[t].walk = Some((self.objs[o].fields[f], a.label.pos + 1));
@@ -184,7 +184,7 @@ impl State {
             Instr::Append(x, y) => {
                 let Val::Obj(o) = self.var(t, *x) else { return vec![] };
                 let v = self.var(t, *y);
-                let elems = &mut s.objs[o.0 as usize].elems;
+                let elems = &mut s.objs[o.index()].elems;
                 if let Err(i) = elems.binary_search(&v) {
                     elems.insert(i, v);
                 }
@@ -192,7 +192,7 @@ impl State {
             }
             Instr::Pick(x, y) => {
                 let Val::Obj(o) = self.var(t, *y) else { return vec![] };
-                let elems = &self.objs[o.0 as usize].elems;
+                let elems = &self.objs[o.index()].elems;
                 return elems
                     .iter()
                     .enumerate()
@@ -217,7 +217,7 @@ impl State {
             Instr::Sync(x, body) => {
                 let Val::Obj(o) = self.var(t, *x) else { return vec![] };
                 let me = index(t);
-                let obj = &mut s.objs[o.0 as usize];
+                let obj = &mut s.objs[o.index()];
                 obj.owner = match obj.owner {
                     None => Some((me, 1)),
                     Some((h, d)) if h == me => Some((h, d + 1)),
@@ -235,11 +235,11 @@ impl State {
                 let mut env = self.threads[t].env.clone();
                 if let Some(x) = this {
                     let Val::Obj(o) = self.var(t, *x) else { return vec![] };
-                    if self.objs[o.0 as usize].started {
+                    if self.objs[o.index()].started {
                         return vec![];
                     }
-                    s.objs[o.0 as usize].started = true;
-                    env[usize::from(code.self_var)] = Val::Obj(o);
+                    s.objs[o.index()].started = true;
+                    env[code.self_var.index()] = Val::Obj(o);
                 }
                 s.threads[t].forks += 1;
                 let name: Arc<str> = format!("{}.{}", self.threads[t].name, s.threads[t].forks).into();

@@ -24,6 +24,17 @@ use super::ast::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct PointId(pub u32);
 
+// `PointId::index` widens a `u32` to a `usize`: lossless on every target this crate builds for.
+const _: () = assert!(usize::BITS >= 32);
+
+impl PointId {
+    /// Its position in the tables indexed by statement ([`Labels::points`]).
+    pub fn index(self) -> usize {
+        // OK since `usize` has at least 32 bits (asserted above).
+        self.0 as usize
+    }
+}
+
 /// One heap access a statement makes: the statement and the position along its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct AccessLabel {

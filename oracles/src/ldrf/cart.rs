@@ -37,7 +37,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use super::cfg::{Cfg, Cmd, Ix, Node};
+use super::cfg::{Cfg, Cmd, Node, Var};
 use super::local::Sync;
 
 /// An environment: every variable's value (mod K), indexed like [`Cfg::vars`].
@@ -57,7 +57,7 @@ pub enum Mix {
     /// correlations survive within a region. The regions must be disjoint; variables they
     /// leave out are singleton regions. Claimed sound on programs that are
     /// region-race-free under it (C8, §3).
-    Region(Vec<Vec<Ix>>),
+    Region(Vec<Vec<Var>>),
     /// The plain union: the naive relational join, unsound on race-free programs (§5.2, R5),
     /// a negative control.
     Naive,
@@ -74,13 +74,13 @@ impl Mix {
     }
 
     /// The regions the product runs over, complete and disjoint; `None` for the union.
-    fn partition(&self, vars: usize) -> Option<Vec<Vec<Ix>>> {
+    fn partition(&self, vars: usize) -> Option<Vec<Vec<Var>>> {
         match self {
             Mix::Var => Some(super::cfg::complete(vec![], vars)),
             Mix::Region(rs) => {
                 let mut seen = vec![false; vars];
                 for &x in rs.iter().flatten() {
-                    let x = usize::from(x);
+                    let x = x.index();
                     assert!(x < vars && !seen[x], "racefuzz internal bug: a region mix over a variable that is unknown or in two regions");
                     seen[x] = true;
                 }
@@ -109,13 +109,13 @@ impl Cart {
 
     /// Whether `env` ∈ a(n).
     pub fn contains(&self, n: Node, env: &[i64]) -> bool {
-        self.at.get(n as usize).is_some_and(|a| a.contains(env))
+        self.at.get(n.index()).is_some_and(|a| a.contains(env))
     }
 
     /// a(n) projected on `vars` (in that order), sorted.
-    pub fn project(&self, n: Node, vars: &[Ix]) -> BTreeSet<Vec<i64>> {
-        let Some(a) = self.at.get(n as usize) else { return BTreeSet::new() };
-        a.iter().map(|env| vars.iter().map(|&x| env[usize::from(x)]).collect()).collect()
+    pub fn project(&self, n: Node, vars: &[Var]) -> BTreeSet<Vec<i64>> {
+        let Some(a) = self.at.get(n.index()) else { return BTreeSet::new() };
+        a.iter().map(|env| vars.iter().map(|&x| env[x.index()]).collect()).collect()
     }
 }
 
@@ -138,29 +138,29 @@ struct Fix<'c> {
 impl Fix<'_> {
     /// a(n) ∪= {env}, remembering it for propagation; false when the budget is exhausted.
     fn add(&mut self, n: Node, env: Env) -> bool {
-        if self.at[n as usize].contains(&env) {
+        if self.at[n.index()].contains(&env) {
             return true;
         }
         if self.total >= self.max_envs {
             return false;
         }
         self.total += 1;
-        self.at[n as usize].insert(env.clone());
-        if self.delta[n as usize].is_empty() {
+        self.at[n.index()].insert(env.clone());
+        if self.delta[n.index()].is_empty() {
             self.queue.push_back(n);
         }
-        self.delta[n as usize].push(env);
+        self.delta[n.index()].push(env);
         true
     }
 
     /// The images of `env` along a non-acquire instruction.
     fn post(&self, cmd: &Cmd, env: &Env) -> Vec<Env> {
         let cfg = self.cfg;
-        let get = |x: Ix| env[usize::from(x)];
+        let get = |x: Var| env[x.index()];
         match cmd {
             Cmd::Assign(x, e) => {
                 let mut out = env.clone();
-                out[usize::from(*x)] = cfg.eval(e, &get);
+                out[x.index()] = cfg.eval(e, &get);
                 vec![out]
             }
             Cmd::Nondet(x, lo, hi) => cfg
@@ -168,7 +168,7 @@ impl Fix<'_> {
                 .into_iter()
                 .map(|v| {
                     let mut out = env.clone();
-                    out[usize::from(*x)] = v;
+                    out[x.index()] = v;
                     out
                 })
                 .collect(),
@@ -181,9 +181,9 @@ impl Fix<'_> {
     /// Pushes location `n`'s delta along its plain instructions and marks the acquires that
     /// read `n`; false when the budget is exhausted.
     fn propagate(&mut self, n: Node) -> bool {
-        let delta = std::mem::take(&mut self.delta[n as usize]);
+        let delta = std::mem::take(&mut self.delta[n.index()]);
         let cfg = self.cfg;
-        for &e in &cfg.out[n as usize] {
+        for &e in &cfg.out[n.index()] {
             let edge = &cfg.edges[e];
             if matches!(edge.cmd, Cmd::Acquire(_)) {
                 continue;
@@ -196,22 +196,22 @@ impl Fix<'_> {
                 }
             }
         }
-        let readers = self.readers[n as usize].clone();
+        let readers = self.readers[n.index()].clone();
         self.dirty.extend(readers);
         true
     }
 
     /// a(n') ∪= mix(sources) for acquire edge `e`; false when the budget is exhausted.
-    fn acquire(&mut self, e: usize, partition: Option<&[Vec<Ix>]>) -> bool {
+    fn acquire(&mut self, e: usize, partition: Option<&[Vec<Var>]>) -> bool {
         let dst = self.cfg.edges[e].dst;
-        let incoming: BTreeSet<&Env> = self.sources[e].iter().flat_map(|&n| self.at[n as usize].iter()).collect();
+        let incoming: BTreeSet<&Env> = self.sources[e].iter().flat_map(|&n| self.at[n.index()].iter()).collect();
         let mixed: Vec<Env> = match partition {
             None => incoming.into_iter().cloned().collect(),
             Some(rs) => {
-                let tuples: Vec<BTreeSet<Vec<i64>>> = rs.iter().map(|r| incoming.iter().map(|env| r.iter().map(|&x| env[usize::from(x)]).collect()).collect()).collect();
+                let tuples: Vec<BTreeSet<Vec<i64>>> = rs.iter().map(|r| incoming.iter().map(|env| r.iter().map(|&x| env[x.index()]).collect()).collect()).collect();
                 // The product can dwarf the budget by itself: refuse before building it.
                 let size = tuples.iter().try_fold(1u64, |acc, t| acc.checked_mul(t.len() as u64));
-                if size.is_none_or(|s| s > self.max_envs.saturating_sub(self.total).saturating_add(self.at[dst as usize].len() as u64)) {
+                if size.is_none_or(|s| s > self.max_envs.saturating_sub(self.total).saturating_add(self.at[dst.index()].len() as u64)) {
                     return false;
                 }
                 product(self.cfg.vars.len(), rs, &tuples)
@@ -222,7 +222,7 @@ impl Fix<'_> {
 }
 
 /// Every environment built from one tuple per region.
-fn product(vars: usize, regions: &[Vec<Ix>], tuples: &[BTreeSet<Vec<i64>>]) -> Vec<Env> {
+fn product(vars: usize, regions: &[Vec<Var>], tuples: &[BTreeSet<Vec<i64>>]) -> Vec<Env> {
     let mut out: Vec<Env> = if tuples.iter().any(BTreeSet::is_empty) { vec![] } else { vec![vec![0; vars]] };
     for (r, ts) in regions.iter().zip(tuples) {
         out = out
@@ -231,7 +231,7 @@ fn product(vars: usize, regions: &[Vec<Ix>], tuples: &[BTreeSet<Vec<i64>>]) -> V
                 ts.iter().map(move |t| {
                     let mut env = env.clone();
                     for (&x, &v) in r.iter().zip(t) {
-                        env[usize::from(x)] = v;
+                        env[x.index()] = v;
                     }
                     env
                 })
@@ -258,7 +258,7 @@ pub fn cart(cfg: &Cfg, sync: &Sync, mix: &Mix, max_envs: u64) -> Cart {
             from.sort_unstable();
             from.dedup();
             for &n in &from {
-                readers[n as usize].push(e);
+                readers[n.index()].push(e);
             }
             sources[e] = from;
         }
@@ -297,13 +297,13 @@ mod tests {
         cfg_of(&std::fs::read_to_string(path).unwrap())
     }
 
-    fn var(cfg: &Cfg, x: &str) -> Ix {
-        Ix::try_from(cfg.vars.iter().position(|v| v == x).unwrap()).unwrap()
+    fn var(cfg: &Cfg, x: &str) -> Var {
+        Var::try_from(cfg.vars.iter().position(|v| v == x).unwrap()).unwrap()
     }
 
     /// The source location of thread `t`'s (0-based) instruction with this text.
     fn at(cfg: &Cfg, t: usize, text: &str) -> Node {
-        cfg.edges.iter().find(|e| e.text == text && cfg.owner[e.src as usize] == t).unwrap_or_else(|| panic!("no `{text}` in thread {t}")).src
+        cfg.edges.iter().find(|e| e.text == text && cfg.owner[e.src.index()] == t).unwrap_or_else(|| panic!("no `{text}` in thread {t}")).src
     }
 
     fn run(cfg: &Cfg, mix: &Mix) -> Cart {
@@ -321,11 +321,11 @@ mod tests {
         let (t1, t2) = (at(&cfg, 0, "assert x == y"), at(&cfg, 1, "assert x == y"));
         let eq = |c: &Cart, n: Node| c.project(n, &[x, y]).iter().all(|v| v[0] == v[1]);
         let v = run(&cfg, &Mix::Var);
-        assert!(!v.at[t1 as usize].is_empty() && eq(&v, t1));
+        assert!(!v.at[t1.index()].is_empty() && eq(&v, t1));
         assert!(!eq(&v, t2));
         let z = var(&cfg, "z");
         let r = run(&cfg, &Mix::Region(vec![vec![x, y], vec![z]]));
-        assert!(eq(&r, t1) && eq(&r, t2) && !r.at[t2 as usize].is_empty());
+        assert!(eq(&r, t1) && eq(&r, t2) && !r.at[t2.index()].is_empty());
         // Sound: the truth at 11, (0, 0) and (1, 1), is there under every mix.
         for c in [&v, &r] {
             assert!(c.project(t2, &[x, y]).is_superset(&BTreeSet::from([vec![0, 0], vec![1, 1]])));
@@ -351,7 +351,7 @@ mod tests {
         let n = at(&cfg, 1, "a = x + y");
         let truth = BTreeSet::from([vec![0, 2], vec![1, 2]]);
         let std = crate::ldrf::standard::reach(&cfg, &Config::default());
-        let seen: BTreeSet<Vec<i64>> = std.states.keys().filter(|s| s.pc[1] == n).map(|s| vec![s.env[usize::from(x)], s.env[usize::from(y)]]).collect();
+        let seen: BTreeSet<Vec<i64>> = std.states.keys().filter(|s| s.pc[1] == n).map(|s| vec![s.env[x.index()], s.env[y.index()]]).collect();
         assert_eq!(seen, truth);
         assert!(run(&cfg, &Mix::Var).project(n, &[x, y]).is_superset(&truth));
         let naive = run(&cfg, &Mix::Naive).project(n, &[x, y]);

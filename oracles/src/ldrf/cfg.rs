@@ -6,14 +6,8 @@
 //! one target, as §1.1 requires. Values live in the mod-K world (§6.2): every engine
 //! evaluates through [`Cfg::eval`] and [`Cfg::holds`].
 
-use crate::lang::dialect::ldrf::{MAX_STATEMENTS, MAX_VARS};
+pub use super::index::{Lock, Node, Var};
 use crate::lang::*;
-
-/// A location.
-pub type Node = u32;
-
-/// A variable or a lock, by index.
-pub type Ix = u16;
 
 /// An integer expression over variable indices.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -21,7 +15,7 @@ pub enum IExpr {
     /// A constant.
     Int(i64),
     /// A variable.
-    Var(Ix),
+    Var(Var),
     /// `-e`
     Neg(Box<IExpr>),
     /// `e op e` for `+ - * %`.
@@ -45,17 +39,17 @@ pub enum BExpr {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Cmd {
     /// `x := e`
-    Assign(Ix, IExpr),
+    Assign(Var, IExpr),
     /// `x := nondet{lo..hi}`
-    Nondet(Ix, i64, i64),
+    Nondet(Var, i64, i64),
     /// `assume b` (no access: it reads private variables only)
     Assume(BExpr),
     /// `assert b`: a non-blocking read of vars(b) that may record a failure (A1)
     Assert(BExpr),
     /// `acquire(m)`
-    Acquire(Ix),
+    Acquire(Lock),
     /// `release(m)`
-    Release(Ix),
+    Release(Lock),
     /// `skip` (also the edges that join branches and close loops)
     Skip,
 }
@@ -94,7 +88,7 @@ pub struct Cfg {
     pub modulus: i64,
     /// The declared region partition (§3): every variable in exactly one region, the
     /// declared ones first, then a singleton for each undeclared variable.
-    pub regions: Vec<Vec<Ix>>,
+    pub regions: Vec<Vec<Var>>,
 }
 
 struct Builder {
@@ -102,46 +96,32 @@ struct Builder {
     thread: usize,
 }
 
-/// The index of the `n`th variable or lock. The `ldrf` dialect's **size** rule admits at most
-/// [`MAX_VARS`] variables (twice that with Remark 13's ghosts) and [`MAX_LOCKS`](crate::lang::dialect::ldrf::MAX_LOCKS) locks,
-/// so on a validated program this never fails.
-pub fn ix(n: usize) -> Ix {
-    Ix::try_from(n).unwrap_or_else(|_| panic!("racefuzz internal bug: more than {} variables or locks passed the ldrf validator (its size rule)", 2 * MAX_VARS))
-}
-
-/// The `n`th location: at most three per statement, of which the **size** rule admits
-/// [`MAX_STATEMENTS`].
-pub fn node(n: usize) -> Node {
-    Node::try_from(n).unwrap_or_else(|_| panic!("racefuzz internal bug: more than {} statements passed the ldrf validator (its size rule)", MAX_STATEMENTS))
-}
-
 /// The index of `name` in `names`, appended if new.
-fn intern(names: &mut Vec<String>, name: &str) -> Ix {
-    let i = names.iter().position(|x| x == name).unwrap_or_else(|| {
+fn intern(names: &mut Vec<String>, name: &str) -> usize {
+    names.iter().position(|x| x == name).unwrap_or_else(|| {
         names.push(name.to_string());
         names.len() - 1
-    });
-    ix(i)
+    })
 }
 
 impl Builder {
     fn node(&mut self) -> Node {
         self.cfg.owner.push(self.thread);
         self.cfg.out.push(vec![]);
-        node(self.cfg.owner.len() - 1)
+        Node::new(self.cfg.owner.len() - 1)
     }
 
     fn edge(&mut self, src: Node, cmd: Cmd, dst: Node, line: Line, text: String) {
-        self.cfg.out[src as usize].push(self.cfg.edges.len());
+        self.cfg.out[src.index()].push(self.cfg.edges.len());
         self.cfg.edges.push(Edge { src, cmd, dst, line, text });
     }
 
-    fn var(&mut self, v: &str) -> Ix {
-        intern(&mut self.cfg.vars, v)
+    fn var(&mut self, v: &str) -> Var {
+        Var::new(intern(&mut self.cfg.vars, v))
     }
 
-    fn lock(&mut self, m: &str) -> Ix {
-        intern(&mut self.cfg.locks, m)
+    fn lock(&mut self, m: &str) -> Lock {
+        Lock::new(intern(&mut self.cfg.locks, m))
     }
 
     fn int(&mut self, e: &Expr) -> IExpr {
@@ -241,49 +221,49 @@ impl Cfg {
             b.cfg.entries.push(entry);
             b.block(body, entry);
         }
-        let declared: Vec<Vec<Ix>> = p.regions.iter().map(|r| r.iter().map(|v| b.var(v)).collect()).collect();
+        let declared: Vec<Vec<Var>> = p.regions.iter().map(|r| r.iter().map(|v| b.var(v)).collect()).collect();
         b.cfg.regions = complete(declared, b.cfg.vars.len());
         b.cfg
     }
 
     /// The region of each variable under `partition` (by index into it).
-    pub fn region_of(&self, partition: &[Vec<Ix>]) -> Vec<usize> {
+    pub fn region_of(&self, partition: &[Vec<Var>]) -> Vec<usize> {
         let mut out = vec![0; self.vars.len()];
         for (r, vars) in partition.iter().enumerate() {
             for &x in vars {
-                out[usize::from(x)] = r;
+                out[x.index()] = r;
             }
         }
         out
     }
 
     /// The variables two threads mention (the rest are private temps), sorted.
-    pub fn shared_vars(&self) -> Vec<Ix> {
+    pub fn shared_vars(&self) -> Vec<Var> {
         let mut by: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); self.vars.len()];
         for e in &self.edges {
             let (r, w) = self.accesses(e);
             for x in r.into_iter().chain(w) {
-                by[usize::from(x)].insert(self.owner[e.src as usize]);
+                by[x.index()].insert(self.owner[e.src.index()]);
             }
         }
-        (0..self.vars.len()).filter(|&x| by[x].len() > 1).map(ix).collect()
+        (0..self.vars.len()).filter(|&x| by[x].len() > 1).map(Var::new).collect()
     }
 
     /// A partition's readable name: its regions of two or more variables (`{x, y} {z, w}`);
     /// `None` when every region is a singleton.
-    pub fn partition_name(&self, partition: &[Vec<Ix>]) -> Option<String> {
+    pub fn partition_name(&self, partition: &[Vec<Var>]) -> Option<String> {
         let named: Vec<String> = partition.iter().filter(|r| r.len() > 1).map(|r| self.region_name(r)).collect();
         (!named.is_empty()).then(|| named.join(" "))
     }
 
     /// A region's readable name: `{x, y}`.
-    pub fn region_name(&self, vars: &[Ix]) -> String {
-        let names: Vec<&str> = vars.iter().map(|&x| self.vars[usize::from(x)].as_str()).collect();
+    pub fn region_name(&self, vars: &[Var]) -> String {
+        let names: Vec<&str> = vars.iter().map(|&x| self.vars[x.index()].as_str()).collect();
         format!("{{{}}}", names.join(", "))
     }
 
     /// `⟦e⟧φ` mod K.
-    pub fn eval(&self, e: &IExpr, env: &dyn Fn(Ix) -> i64) -> i64 {
+    pub fn eval(&self, e: &IExpr, env: &dyn Fn(Var) -> i64) -> i64 {
         let k = self.modulus;
         match e {
             IExpr::Int(c) => c.rem_euclid(k),
@@ -303,7 +283,7 @@ impl Cfg {
     }
 
     /// `⟦b⟧φ`.
-    pub fn holds(&self, b: &BExpr, env: &dyn Fn(Ix) -> i64) -> bool {
+    pub fn holds(&self, b: &BExpr, env: &dyn Fn(Var) -> i64) -> bool {
         match b {
             BExpr::Const(c) => *c,
             BExpr::Not(a) => !self.holds(a, env),
@@ -333,7 +313,7 @@ impl Cfg {
 
     /// The variables an instruction reads and the one it writes (§1.1 accesses; an assume
     /// has none, an assert reads).
-    pub fn accesses(&self, e: &Edge) -> (Vec<Ix>, Option<Ix>) {
+    pub fn accesses(&self, e: &Edge) -> (Vec<Var>, Option<Var>) {
         let mut reads = vec![];
         match &e.cmd {
             Cmd::Assign(x, a) => {
@@ -349,9 +329,9 @@ impl Cfg {
 
     /// Acc(n) (spec §6.3 C3): the variables the instructions leaving `n` read or write, and
     /// those their assumes mention; sorted.
-    pub fn relevant(&self, n: Node) -> Vec<Ix> {
+    pub fn relevant(&self, n: Node) -> Vec<Var> {
         let mut out = vec![];
-        for &i in &self.out[n as usize] {
+        for &i in &self.out[n.index()] {
             let e = &self.edges[i];
             let (r, w) = self.accesses(e);
             out.extend(r);
@@ -366,7 +346,7 @@ impl Cfg {
     }
 
     /// The post-release points of lock `m` (targets of its release edges), sorted.
-    pub fn release_points(&self, m: Ix) -> Vec<Node> {
+    pub fn release_points(&self, m: Lock) -> Vec<Node> {
         let mut v: Vec<Node> = self.edges.iter().filter(|e| e.cmd == Cmd::Release(m)).map(|e| e.dst).collect();
         v.sort_unstable();
         v.dedup();
@@ -384,8 +364,8 @@ impl Cfg {
     /// A location's readable name: its thread and the line of the instruction leaving it
     /// (`t2@11`), or `t2@end`.
     pub fn node_name(&self, n: Node) -> String {
-        let t = self.owner[n as usize] + 1;
-        match self.out[n as usize].first() {
+        let t = self.owner[n.index()] + 1;
+        match self.out[n.index()].first() {
             Some(&i) => format!("t{t}@{}", self.edges[i].line.0),
             None => format!("t{t}@end"),
         }
@@ -393,17 +373,17 @@ impl Cfg {
 }
 
 /// `declared` completed to a partition of `0..vars` with singletons, in order.
-pub fn complete(mut declared: Vec<Vec<Ix>>, vars: usize) -> Vec<Vec<Ix>> {
+pub fn complete(mut declared: Vec<Vec<Var>>, vars: usize) -> Vec<Vec<Var>> {
     for x in 0..vars {
-        if !declared.iter().flatten().any(|&y| usize::from(y) == x) {
-            declared.push(vec![ix(x)]);
+        if !declared.iter().flatten().any(|&y| y.index() == x) {
+            declared.push(vec![Var::new(x)]);
         }
     }
     declared
 }
 
 /// Appends the variables of `e`.
-pub fn int_vars(e: &IExpr, out: &mut Vec<Ix>) {
+pub fn int_vars(e: &IExpr, out: &mut Vec<Var>) {
     match e {
         IExpr::Int(_) => {}
         IExpr::Var(x) => out.push(*x),
@@ -416,7 +396,7 @@ pub fn int_vars(e: &IExpr, out: &mut Vec<Ix>) {
 }
 
 /// Appends the variables of `b`.
-pub fn bool_vars(b: &BExpr, out: &mut Vec<Ix>) {
+pub fn bool_vars(b: &BExpr, out: &mut Vec<Var>) {
     match b {
         BExpr::Const(_) => {}
         BExpr::Not(a) => bool_vars(a, out),

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 
-use super::cfg::{Cfg, Cmd, Ix};
+use super::cfg::{Cfg, Cmd, Var};
 use super::standard::{conflicts, Race, StdState};
 use crate::clock::VClock;
 use crate::explore::Config;
@@ -94,7 +94,7 @@ impl Model for Traces<'_> {
         // original stack of runs; only a cut search could tell).
         let mut all = vec![];
         for (t, &n) in r.s.pc.iter().enumerate() {
-            for &e in &self.cfg.out[n as usize] {
+            for &e in &self.cfg.out[n.index()] {
                 all.extend(r.s.step(self.cfg, t, e).into_iter().map(|next| (t, e, next)));
             }
         }
@@ -127,15 +127,15 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState) -> Run {
     let me = thread(t);
     match cfg.edges[e].cmd {
         Cmd::Acquire(m) => {
-            let l = n.locks[usize::from(m)].clone();
+            let l = n.locks[m.index()].clone();
             n.vc[t].join(&l);
         }
-        Cmd::Release(m) => n.locks[usize::from(m)] = n.vc[t].clone(),
+        Cmd::Release(m) => n.locks[m.index()] = n.vc[t].clone(),
         _ => {}
     }
     let (reads, write) = cfg.accesses(&cfg.edges[e]);
-    let mut touch = |x: Ix, is_write: bool| {
-        for p in &n.past[usize::from(x)] {
+    let mut touch = |x: Var, is_write: bool| {
+        for p in &n.past[x.index()] {
             if p.thread != t && (is_write || p.write) && n.vc[t].get(thread(p.thread)) < p.clock {
                 // `conflicts` names the variable the two instructions race on.
                 if conflicts(cfg, p.edge, e).contains(&x) {
@@ -144,7 +144,7 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState) -> Run {
             }
         }
         let clock = n.vc[t].get(me);
-        n.past[usize::from(x)].push(Past { thread: t, clock, write: is_write, edge: e });
+        n.past[x.index()].push(Past { thread: t, clock, write: is_write, edge: e });
     };
     for x in reads {
         touch(x, false);
@@ -190,11 +190,12 @@ impl Model for Stateful<'_> {
     fn successors(&mut self, h: &HbState, emit: &mut dyn FnMut(usize, HbState) -> ControlFlow<()>) -> ControlFlow<()> {
         let cfg = self.cfg;
         for (t, &n) in h.s.pc.iter().enumerate() {
-            for &e in &cfg.out[n as usize] {
+            for &e in &cfg.out[n.index()] {
                 for s in h.s.step(cfg, t, e) {
                     let mut next = HbState { s, latest: h.latest.clone() };
                     match cfg.edges[e].cmd {
                         Cmd::Acquire(m) => {
+                            let m = m.index();
                             for l in next.latest.iter_mut().flatten().filter(|l| l.locks >> m & 1 == 1) {
                                 l.threads |= 1 << t;
                             }
@@ -202,6 +203,7 @@ impl Model for Stateful<'_> {
                         // The lock's clock becomes the releaser's: it now happens after exactly
                         // what the releaser happens after.
                         Cmd::Release(m) => {
+                            let m = m.index();
                             for l in next.latest.iter_mut().flatten() {
                                 if l.threads >> t & 1 == 1 {
                                     l.locks |= 1 << m;
@@ -214,7 +216,7 @@ impl Model for Stateful<'_> {
                     }
                     if self.accessing.binary_search(&e).is_ok() {
                         for &d in &self.accessing {
-                            let other = cfg.owner[cfg.edges[d].src as usize] != t;
+                            let other = cfg.owner[cfg.edges[d].src.index()] != t;
                             if let (true, Some(l)) = (other, next.latest[d]) {
                                 if l.threads >> t & 1 == 0 {
                                     self.out.extend(conflicts(cfg, d, e).into_iter().map(|x| (d.min(e), d.max(e), x)));

@@ -12,28 +12,33 @@
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
-use super::cfg::{Cfg, Cmd, Ix, Node};
+use super::cfg::{Cfg, Cmd, Lock, Node, Var};
 use super::standard::StdState;
 use crate::explore::Config;
+use crate::machine::CowVec;
 use crate::reach::{Kept, Model, Strategy};
 
 /// A versioned environment ⟨φ, ν⟩: per variable, its value and version.
 pub type VEnv = Vec<(i64, u32)>;
 
-/// ⟨pc, μ, Θ, Λ⟩.
+/// ⟨pc, μ, Θ, Λ⟩. μ, Θ and Λ are copy-on-write (`Rc`, [`CowVec`]): a step writes one
+/// thread's copy (a release also one buffer, a lock step μ), so a successor shares every
+/// other copy with its parent instead of copying it; a clone still behaves as a deep copy,
+/// and the `Hash` stream is that of plain vectors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocalState {
     /// Each thread's location.
     pub pc: Vec<Node>,
-    /// Each lock's holder.
-    pub owner: Vec<Option<u8>>,
+    /// Each lock's holder (shared like [`StdState::owner`], which χ hands it to).
+    pub owner: Rc<Vec<Option<u8>>>,
     /// Θ: each thread's copy.
-    pub theta: Vec<VEnv>,
+    pub theta: CowVec<VEnv>,
     /// Λ: the buffer of each post-release point ([`Cfg::all_release_points`] order): empty
     /// until a release lands there, then the last snapshot (the seeded bug `AppendBuffer`
     /// keeps every snapshot instead).
-    pub lambda: Vec<Vec<VEnv>>,
+    pub lambda: CowVec<Vec<VEnv>>,
 }
 
 /// Which buffers an acquire reads: G(n̄) for each post-release point n̄ (§2; Remark 9).
@@ -101,7 +106,7 @@ impl<'c> Ldrf<'c> {
     /// E-RDRF (§3): this engine where a write to x bumps the version of every variable of
     /// x's region under `partition`.
     #[must_use]
-    pub fn with_regions(mut self, partition: &[Vec<Ix>]) -> Ldrf<'c> {
+    pub fn with_regions(mut self, partition: &[Vec<Var>]) -> Ldrf<'c> {
         self.region = Some(self.cfg.region_of(partition));
         self
     }
@@ -116,7 +121,12 @@ impl<'c> Ldrf<'c> {
     /// σ_ent: every thread at its entry with the all-zero store at version 0, no buffer.
     pub fn initial(&self) -> LocalState {
         let env = vec![(0, 0); self.cfg.vars.len()];
-        LocalState { pc: self.cfg.entries.clone(), owner: vec![None; self.cfg.locks.len()], theta: vec![env; self.cfg.entries.len()], lambda: vec![vec![]; self.rel.len()] }
+        LocalState {
+            pc: self.cfg.entries.clone(),
+            owner: Rc::new(vec![None; self.cfg.locks.len()]),
+            theta: vec![env; self.cfg.entries.len()].into(),
+            lambda: vec![vec![]; self.rel.len()].into(),
+        }
     }
 
     fn buffer(&self, n: Node) -> Option<usize> {
@@ -141,7 +151,7 @@ impl<'c> Ldrf<'c> {
     pub fn step(&self, s: &LocalState, t: usize, e: usize) -> (Vec<LocalState>, bool) {
         let cfg = self.cfg;
         let edge = &cfg.edges[e];
-        let local = |x: Ix| s.theta[t][usize::from(x)].0;
+        let local = |x: Var| s.theta[t][x.index()].0;
         // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
         let mut next = s.clone();
@@ -149,8 +159,8 @@ impl<'c> Ldrf<'c> {
         // ν[x ↦ ν(x)+1] on the writer's own copy (§2): in a racy program that can tie with
         // another copy's version, which is exactly what Lemma 6's check then sees.
         let bump = u32::from(self.bug != Some(LdrfBug::NoVersionBump));
-        let write = |n: &mut LocalState, x: Ix, v: i64| {
-            let x = usize::from(x);
+        let write = |n: &mut LocalState, x: Var, v: i64| {
+            let x = x.index();
             n.theta[t][x] = (v, s.theta[t][x].1 + bump);
             // R-DRF: ν[y ↦ ν(y)+1 | r(y) = r(x)], so a region's variables move together.
             if let (Some(region), false) = (&self.region, self.bug == Some(LdrfBug::RegionBumpOne)) {
@@ -174,10 +184,10 @@ impl<'c> Ldrf<'c> {
                 })
                 .collect(),
             Cmd::Assume(b) if !cfg.holds(b, &local) => vec![],
-            Cmd::Acquire(m) if s.owner[usize::from(*m)].is_some() => vec![],
-            Cmd::Release(m) if s.owner[usize::from(*m)] != Some(me) => vec![],
+            Cmd::Acquire(m) if s.owner[m.index()].is_some() => vec![],
+            Cmd::Release(m) if s.owner[m.index()] != Some(me) => vec![],
             Cmd::Release(m) => {
-                next.owner[usize::from(*m)] = None;
+                Rc::make_mut(&mut next.owner)[m.index()] = None;
                 match (self.buffer(edge.dst), self.bug) {
                     (_, Some(LdrfBug::ReleaseNoSnapshot)) | (None, _) => {}
                     (Some(b), Some(LdrfBug::AppendBuffer)) => {
@@ -190,25 +200,25 @@ impl<'c> Ldrf<'c> {
                             }
                         }
                     }
-                    (Some(b), _) => next.lambda[b] = vec![s.theta[t].clone()],
+                    (Some(b), _) => next.lambda.set(b, vec![s.theta[t].clone()]),
                 }
                 vec![next]
             }
             Cmd::Acquire(m) => {
-                next.owner[usize::from(*m)] = Some(me);
+                Rc::make_mut(&mut next.owner)[m.index()] = Some(me);
                 self.acquire(&next, t, *m, edge.src)
             }
             Cmd::Assume(_) | Cmd::Assert(_) | Cmd::Skip => vec![next],
         };
         let stale_write = match &edge.cmd {
-            Cmd::Assign(x, _) | Cmd::Nondet(x, ..) => s.theta[t][usize::from(*x)].1 < Self::newest(s, usize::from(*x)),
+            Cmd::Assign(x, _) | Cmd::Nondet(x, ..) => s.theta[t][x.index()].1 < Self::newest(s, x.index()),
             _ => false,
         };
         (out.into_iter().map(normalise).collect(), stale_write)
     }
 
     /// updEnv: every copy that takes each variable from a newest member of Y.
-    fn acquire(&self, s: &LocalState, t: usize, m: Ix, at: Node) -> Vec<LocalState> {
+    fn acquire(&self, s: &LocalState, t: usize, m: Lock, at: Node) -> Vec<LocalState> {
         let mut y: Vec<&VEnv> = vec![&s.theta[t]];
         let points = if self.bug == Some(LdrfBug::AcquireIgnoresG) { self.rel.clone() } else { self.cfg.release_points(m) };
         for n in points {
@@ -227,23 +237,40 @@ impl<'c> Ldrf<'c> {
                 .into_iter()
                 .map(|env| {
                     let mut n = s.clone();
-                    n.theta[t] = env;
+                    n.theta.set(t, env);
                     n
                 })
                 .collect();
         }
-        let mut envs: Vec<VEnv> = vec![vec![]];
-        for x in 0..self.cfg.vars.len() {
+        let vars = self.cfg.vars.len();
+        let mut envs: Vec<VEnv> = vec![Vec::with_capacity(vars)];
+        let mut take: Vec<(i64, u32)> = vec![];
+        for x in 0..vars {
             let top = y.iter().map(|v| v[x].1).max().unwrap_or(0);
-            let mut take: Vec<(i64, u32)> = y.iter().map(|v| v[x]).filter(|c| c.1 == top).collect();
+            take.clear();
+            take.extend(y.iter().map(|v| v[x]).filter(|c| c.1 == top));
             take.sort_unstable();
             take.dedup();
-            envs = envs.into_iter().flat_map(|e| take.iter().map(move |c| [e.clone(), vec![*c]].concat())).collect();
+            // Each env extended by each choice for x, in order (one choice: in place).
+            if let [c] = take[..] {
+                envs.iter_mut().for_each(|e| e.push(c));
+            } else {
+                envs = envs
+                    .into_iter()
+                    .flat_map(|e| {
+                        take.iter().map(move |&c| {
+                            let mut e = e.clone();
+                            e.push(c);
+                            e
+                        })
+                    })
+                    .collect();
+            }
         }
         envs.into_iter()
             .map(|env| {
                 let mut n = s.clone();
-                n.theta[t] = env;
+                n.theta.set(t, env);
                 n
             })
             .collect()
@@ -278,7 +305,7 @@ impl Model for Search<'_, '_> {
     fn successors(&mut self, s: &LocalState, emit: &mut dyn FnMut(usize, LocalState) -> ControlFlow<()>) -> ControlFlow<()> {
         let cfg = self.engine.cfg;
         for (t, &n) in s.pc.iter().enumerate() {
-            for &e in &cfg.out[n as usize] {
+            for &e in &cfg.out[n.index()] {
                 let (succ, stale) = self.engine.step(s, t, e);
                 if stale && self.stale_seen.insert(e) {
                     self.r.writer_not_max.push((e, s.clone()));
@@ -296,17 +323,35 @@ impl Model for Search<'_, '_> {
 }
 
 /// Replaces every version by its dense rank among the versions of that variable present in
-/// the state (§2.1).
+/// the state (§2.1). Only copies whose version changes are written, so copies shared with
+/// the parent state stay shared.
 fn normalise(mut s: LocalState) -> LocalState {
     let vars = s.theta.first().map_or(0, Vec::len);
+    let mut vs: Vec<u32> = vec![];
     for x in 0..vars {
-        let mut vs: Vec<u32> = s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1).collect();
+        vs.clear();
+        vs.extend(s.theta.iter().chain(s.lambda.iter().flatten()).map(|v| v[x].1));
         vs.sort_unstable();
         vs.dedup();
+        // Distinct, sorted and ending at len - 1: already the ranks 0..len.
+        if vs.last().is_none_or(|&v| u32::try_from(vs.len() - 1) == Ok(v)) {
+            continue;
+        }
         // OK since a rank is below the number of copies (threads plus buffers), far below 2³².
         let rank = |v: u32| u32::try_from(vs.binary_search(&v).unwrap_or(0)).unwrap_or(u32::MAX);
-        for env in s.theta.iter_mut().chain(s.lambda.iter_mut().flatten()) {
-            env[x].1 = rank(env[x].1);
+        for t in 0..s.theta.len() {
+            let r = rank(s.theta[t][x].1);
+            if r != s.theta[t][x].1 {
+                s.theta[t][x].1 = r;
+            }
+        }
+        for b in 0..s.lambda.len() {
+            for k in 0..s.lambda[b].len() {
+                let r = rank(s.lambda[b][k][x].1);
+                if r != s.lambda[b][k][x].1 {
+                    s.lambda[b][k][x].1 = r;
+                }
+            }
         }
     }
     s
@@ -327,8 +372,8 @@ pub fn inadmissible(s: &LocalState) -> Option<usize> {
 /// The region form of Lemma 6 (§3 \[P/D\]): in R-DRF every copy gives all variables of a
 /// region one version. The first copy that does not: the region's index in `partition`.
 /// (Ranks are per variable, but equal raw versions in every copy have equal ranks.)
-pub fn region_split(s: &LocalState, partition: &[Vec<Ix>]) -> Option<usize> {
-    partition.iter().position(|r| s.theta.iter().chain(s.lambda.iter().flatten()).any(|env| r.iter().any(|&y| env[usize::from(y)].1 != env[usize::from(r[0])].1)))
+pub fn region_split(s: &LocalState, partition: &[Vec<Var>]) -> Option<usize> {
+    partition.iter().position(|r| s.theta.iter().chain(s.lambda.iter().flatten()).any(|env| r.iter().any(|&y| env[y.index()].1 != env[r[0].index()].1)))
 }
 
 impl Ldrf<'_> {
@@ -347,6 +392,6 @@ impl Ldrf<'_> {
                 s.theta.iter().find(|v| v[x].1 == best).map_or(0, |v| v[x].0)
             })
             .collect();
-        StdState { pc: s.pc.clone(), owner: s.owner.clone(), env }
+        StdState { pc: s.pc.clone(), owner: s.owner.clone(), env: Rc::new(env) }
     }
 }

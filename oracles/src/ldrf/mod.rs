@@ -2,6 +2,8 @@
 //! ground truth its agreement and soundness oracles compare.
 //!
 //! - [`mod@cfg`]: the program as the paper's per-thread control-flow graphs, values mod K;
+//! - [`index`]: the typed indices of those graphs (variables, locks, locations), bounded by
+//!   the dialect's size rule;
 //! - [`standard`]: E-STD, the standard interleaving semantics, with the race verdict by
 //!   simultaneous enabledness (§1.3);
 //! - [`local`]: E-LDRF, the thread-local semantics with per-release-point buffers, the
@@ -20,6 +22,7 @@
 pub mod cart;
 pub mod cfg;
 pub mod hb;
+pub mod index;
 pub mod local;
 pub mod reduction;
 pub mod standard;
@@ -36,7 +39,7 @@ pub const MODULUS: i64 = 4;
 pub fn ground_truth(p: &Program, bounds: &Config) -> Run {
     let cfg = cfg::Cfg::of(p, MODULUS);
     let r = standard::reach(&cfg, bounds);
-    let mut racy: Vec<String> = r.races.iter().map(|&(_, _, x)| cfg.vars[usize::from(x)].clone()).collect();
+    let mut racy: Vec<String> = r.races.iter().map(|&(_, _, x)| cfg.vars[x.index()].clone()).collect();
     racy.sort();
     racy.dedup();
     let executions =
@@ -102,8 +105,9 @@ mod tests {
         let c = cfg_of(&FIG1);
         let e = Ldrf::new(&c, Sync::Full);
         let l = e.reach(&Config::default());
-        let (t1_end, rel) = (c.edges.iter().find(|d| d.cmd == super::cfg::Cmd::Release(0) && c.owner[d.src as usize] == 0).map(|d| d.dst).unwrap(), c.all_release_points());
-        let acq = c.edges.iter().position(|d| d.cmd == super::cfg::Cmd::Acquire(0) && c.owner[d.src as usize] == 1).unwrap();
+        let (t1_end, rel) =
+            (c.edges.iter().find(|d| d.cmd == super::cfg::Cmd::Release(super::cfg::Lock::new(0)) && c.owner[d.src.index()] == 0).map(|d| d.dst).unwrap(), c.all_release_points());
+        let acq = c.edges.iter().position(|d| d.cmd == super::cfg::Cmd::Acquire(super::cfg::Lock::new(0)) && c.owner[d.src.index()] == 1).unwrap();
         let before: Vec<&super::local::LocalState> =
             l.states.keys().filter(|s| s.pc == [t1_end, c.edges[acq].src] && rel.iter().zip(&s.lambda).all(|(&n, b)| (n == t1_end) != b.is_empty())).collect();
         assert_eq!(before.len(), 1, "one such state");

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use super::cfg::{Cfg, Cmd, Edge, IExpr, Ix};
+use super::cfg::{Cfg, Cmd, Edge, IExpr, Var};
 use super::standard::{Race, RegionRace};
 
 /// Which form of the reduction.
@@ -32,29 +32,29 @@ pub struct Reduced {
     /// P' (ghosts appended to the variables).
     pub cfg: Cfg,
     /// X_r for each region r.
-    pub ghost: Vec<Ix>,
+    pub ghost: Vec<Var>,
     /// For each edge of P', the edge of P it was inserted before (or is).
     pub origin: Vec<usize>,
 }
 
 /// P' of Remark 13 under `partition`.
-pub fn reduce(cfg: &Cfg, partition: &[Vec<Ix>], form: Reduction) -> Reduced {
+pub fn reduce(cfg: &Cfg, partition: &[Vec<Var>], form: Reduction) -> Reduced {
     let region = cfg.region_of(partition);
     let mut out = Cfg { edges: vec![], out: vec![vec![]; cfg.out.len()], ..cfg.clone() };
-    let ghost: Vec<Ix> = partition
+    let ghost: Vec<Var> = partition
         .iter()
         .map(|r| {
             out.vars.push(format!("X{}", cfg.region_name(r)));
-            super::cfg::ix(out.vars.len() - 1)
+            super::cfg::Var::new(out.vars.len() - 1)
         })
         .collect();
     let mut origin = vec![];
     for (i, e) in cfg.edges.iter().enumerate() {
         let (reads, write) = cfg.accesses(e);
-        let read_regions: BTreeSet<usize> = reads.iter().map(|&x| region[usize::from(x)]).collect();
+        let read_regions: BTreeSet<usize> = reads.iter().map(|&x| region[x.index()]).collect();
         let inserted: Vec<Cmd> = match (&e.cmd, write) {
             (Cmd::Assign(..) | Cmd::Nondet(..), Some(w)) => {
-                let rw = region[usize::from(w)];
+                let rw = region[w.index()];
                 let mut v: Vec<Cmd> = read_regions.iter().map(|&r| Cmd::Assign(ghost[rw], IExpr::Var(ghost[r]))).collect();
                 if v.is_empty() && form == Reduction::Fixed {
                     v.push(Cmd::Assign(ghost[rw], IExpr::Var(ghost[rw])));
@@ -67,16 +67,16 @@ pub fn reduce(cfg: &Cfg, partition: &[Vec<Ix>], form: Reduction) -> Reduced {
         let mut src = e.src;
         for cmd in inserted {
             // Checked: one location per inserted read, which the size rule does not bound.
-            let mid = super::cfg::node(out.owner.len());
-            out.owner.push(cfg.owner[e.src as usize]);
+            let mid = super::cfg::Node::new(out.owner.len());
+            out.owner.push(cfg.owner[e.src.index()]);
             out.out.push(vec![]);
             let text = ghost_text(&out, &cmd);
-            out.out[src as usize].push(out.edges.len());
+            out.out[src.index()].push(out.edges.len());
             out.edges.push(Edge { src, cmd, dst: mid, line: e.line, text });
             origin.push(i);
             src = mid;
         }
-        out.out[src as usize].push(out.edges.len());
+        out.out[src.index()].push(out.edges.len());
         out.edges.push(Edge { src, ..e.clone() });
         origin.push(i);
     }
@@ -85,11 +85,11 @@ pub fn reduce(cfg: &Cfg, partition: &[Vec<Ix>], form: Reduction) -> Reduced {
 
 fn ghost_text(cfg: &Cfg, cmd: &Cmd) -> String {
     let name = |x: &IExpr| match x {
-        IExpr::Var(v) => cfg.vars[usize::from(*v)].clone(),
+        IExpr::Var(v) => cfg.vars[v.index()].clone(),
         _ => String::new(),
     };
     match cmd {
-        Cmd::Assign(x, e) => format!("{} = {} (ghost)", cfg.vars[usize::from(*x)], name(e)),
+        Cmd::Assign(x, e) => format!("{} = {} (ghost)", cfg.vars[x.index()], name(e)),
         Cmd::Assert(super::cfg::BExpr::Cmp(_, a, _)) => format!("assert {0} == {0} (ghost)", name(a)),
         _ => String::new(),
     }

@@ -5,24 +5,27 @@
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
-use super::cfg::{Cfg, Cmd, Ix, Node};
+use super::cfg::{Cfg, Cmd, Node, Var};
 use crate::explore::Config;
 use crate::reach::{Kept, Model, Strategy};
 
-/// ⟨pc, μ, φ⟩.
+/// ⟨pc, μ, φ⟩. μ and φ are shared between a state and its successors until a step writes
+/// them (`Rc::make_mut`): most steps write neither. An `Rc` hashes, orders and prints as what
+/// it points to, so keys are those of plain vectors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StdState {
     /// Each thread's location.
     pub pc: Vec<Node>,
     /// Each lock's holder.
-    pub owner: Vec<Option<u8>>,
+    pub owner: Rc<Vec<Option<u8>>>,
     /// The store (values mod K).
-    pub env: Vec<i64>,
+    pub env: Rc<Vec<i64>>,
 }
 
 /// A race of E-STD: two instructions (edge indices, the smaller first) and the variable.
-pub type Race = (usize, usize, Ix);
+pub type Race = (usize, usize, Var);
 
 /// The reachable standard states and what was found among them.
 #[derive(Clone, Debug, Default)]
@@ -49,35 +52,35 @@ pub struct Reach {
 impl StdState {
     /// s_ent: every thread at its entry, no lock held, every variable 0.
     pub fn initial(cfg: &Cfg) -> StdState {
-        StdState { pc: cfg.entries.clone(), owner: vec![None; cfg.locks.len()], env: vec![0; cfg.vars.len()] }
+        StdState { pc: cfg.entries.clone(), owner: Rc::new(vec![None; cfg.locks.len()]), env: Rc::new(vec![0; cfg.vars.len()]) }
     }
 
     /// Every successor by thread `t` along instruction `e` (an edge leaving `pc[t]`).
     pub fn step(&self, cfg: &Cfg, t: usize, e: usize) -> Vec<StdState> {
         let edge = &cfg.edges[e];
-        let env = |x: Ix| self.env[usize::from(x)];
+        let env = |x: Var| self.env[x.index()];
         // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
         let mut next = self.clone();
         next.pc[t] = edge.dst;
         match &edge.cmd {
-            Cmd::Assign(x, a) => next.env[usize::from(*x)] = cfg.eval(a, &env),
+            Cmd::Assign(x, a) => Rc::make_mut(&mut next.env)[x.index()] = cfg.eval(a, &env),
             Cmd::Nondet(x, lo, hi) => {
                 return cfg
                     .nondet(*lo, *hi)
                     .into_iter()
                     .map(|v| {
                         let mut n = next.clone();
-                        n.env[usize::from(*x)] = v;
+                        Rc::make_mut(&mut n.env)[x.index()] = v;
                         n
                     })
                     .collect();
             }
             Cmd::Assume(b) if !cfg.holds(b, &env) => return vec![],
-            Cmd::Acquire(m) if self.owner[usize::from(*m)].is_some() => return vec![],
-            Cmd::Acquire(m) => next.owner[usize::from(*m)] = Some(me),
-            Cmd::Release(m) if self.owner[usize::from(*m)] != Some(me) => return vec![],
-            Cmd::Release(m) => next.owner[usize::from(*m)] = None,
+            Cmd::Acquire(m) if self.owner[m.index()].is_some() => return vec![],
+            Cmd::Acquire(m) => Rc::make_mut(&mut next.owner)[m.index()] = Some(me),
+            Cmd::Release(m) if self.owner[m.index()] != Some(me) => return vec![],
+            Cmd::Release(m) => Rc::make_mut(&mut next.owner)[m.index()] = None,
             Cmd::Assume(_) | Cmd::Assert(_) | Cmd::Skip => {}
         }
         vec![next]
@@ -87,7 +90,7 @@ impl StdState {
     pub fn successors(&self, cfg: &Cfg) -> Vec<(usize, StdState)> {
         let mut out = vec![];
         for (t, &n) in self.pc.iter().enumerate() {
-            for &e in &cfg.out[n as usize] {
+            for &e in &cfg.out[n.index()] {
                 out.extend(self.step(cfg, t, e).into_iter().map(|s| (e, s)));
             }
         }
@@ -99,8 +102,8 @@ impl StdState {
         let mut out = vec![];
         for (t, &n) in self.pc.iter().enumerate() {
             for &u in &self.pc[t + 1..] {
-                for &e1 in &cfg.out[n as usize] {
-                    for &e2 in &cfg.out[u as usize] {
+                for &e1 in &cfg.out[n.index()] {
+                    for &e2 in &cfg.out[u.index()] {
                         out.push((e1.min(e2), e1.max(e2)));
                     }
                 }
@@ -111,7 +114,7 @@ impl StdState {
 }
 
 /// The variables two instructions conflict on (one writes what the other reads or writes).
-pub fn conflicts(cfg: &Cfg, e1: usize, e2: usize) -> Vec<Ix> {
+pub fn conflicts(cfg: &Cfg, e1: usize, e2: usize) -> Vec<Var> {
     let (r1, w1) = cfg.accesses(&cfg.edges[e1]);
     let (r2, w2) = cfg.accesses(&cfg.edges[e2]);
     let mut out = vec![];
@@ -135,11 +138,11 @@ pub type RegionRace = (usize, usize, usize);
 /// The region races of a search under `partition`: instructions of two threads, leaving
 /// their locations in one reachable state, that access one region, one of them writing a
 /// variable of it. Singleton regions give the data races (§3: DRF is the special case).
-pub fn region_races(cfg: &Cfg, r: &Reach, partition: &[Vec<Ix>]) -> BTreeSet<RegionRace> {
+pub fn region_races(cfg: &Cfg, r: &Reach, partition: &[Vec<Var>]) -> BTreeSet<RegionRace> {
     let region = cfg.region_of(partition);
     let touched = |e: usize| {
         let (reads, write) = cfg.accesses(&cfg.edges[e]);
-        (reads.into_iter().map(|x| region[usize::from(x)]).collect::<BTreeSet<_>>(), write.map(|x| region[usize::from(x)]))
+        (reads.into_iter().map(|x| region[x.index()]).collect::<BTreeSet<_>>(), write.map(|x| region[x.index()]))
     };
     let mut out = BTreeSet::new();
     for &(e1, e2) in &r.together {
@@ -185,16 +188,16 @@ impl Model for Standard<'_> {
             }
         }
         for &n in &s.pc {
-            for &e in &cfg.out[n as usize] {
+            for &e in &cfg.out[n.index()] {
                 if let Cmd::Assert(b) = &cfg.edges[e].cmd {
-                    if !cfg.holds(b, &|x| s.env[usize::from(x)]) {
+                    if !cfg.holds(b, &|x| s.env[x.index()]) {
                         r.failed_asserts.insert(e);
                     }
                 }
             }
         }
         if is_final {
-            r.blocked += u64::from(s.pc.iter().any(|&n| !cfg.out[n as usize].is_empty()));
+            r.blocked += u64::from(s.pc.iter().any(|&n| !cfg.out[n.index()].is_empty()));
         }
         ControlFlow::Continue(())
     }
@@ -227,12 +230,12 @@ impl Model for Sw<'_> {
     fn successors(&mut self, (s, last): &Self::State, emit: &mut dyn FnMut(usize, Self::State) -> ControlFlow<()>) -> ControlFlow<()> {
         let cfg = self.cfg;
         for (t, &n) in s.pc.iter().enumerate() {
-            for &e in &cfg.out[n as usize] {
+            for &e in &cfg.out[n.index()] {
                 for next in s.step(cfg, t, e) {
                     let mut last = last.clone();
                     match cfg.edges[e].cmd {
-                        Cmd::Acquire(m) => self.out.extend(last[usize::from(m)].map(|r| (r, n))),
-                        Cmd::Release(m) => last[usize::from(m)] = Some(cfg.edges[e].dst),
+                        Cmd::Acquire(m) => self.out.extend(last[m.index()].map(|r| (r, n))),
+                        Cmd::Release(m) => last[m.index()] = Some(cfg.edges[e].dst),
                         _ => {}
                     }
                     emit(e, (next, last))?;

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 /// A vector whose elements are shared between clones until written (see the module docs).
 /// Its `Hash` stream is a `Vec<T>`'s (an `Rc` hashes as what it points to).
-#[derive(PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CowVec<T>(Vec<Rc<T>>);
 
 impl<T> Clone for CowVec<T> {
@@ -87,6 +87,11 @@ impl<T> CowVec<T> {
     /// The last element, if any.
     pub fn last(&self) -> Option<&T> {
         self.0.last().map(|e| &**e)
+    }
+
+    /// Replaces the element at `i` (without copying the old one, shared or not).
+    pub fn set(&mut self, i: usize, e: T) {
+        self.0[i] = Rc::new(e);
     }
 
     /// Appends an element.

@@ -34,7 +34,7 @@ use super::sync_cfg::{Facts, Mix};
 use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
-use crate::ldrf::cfg::{complete, Cfg, Cmd, Ix, Node};
+use crate::ldrf::cfg::{complete, Cfg, Cmd, Node, Var};
 use crate::ldrf::standard::{path_to, reach, region_races, Reach, StdState};
 
 /// `ldrf-sound`.
@@ -135,7 +135,7 @@ fn run(o: &Oracle, mode: Mode, p: &Program, sut: &Sut<'_>, b: &Budget) -> Oracle
         let (l1, l2) = (cfg.edges[e1].line.0, cfg.edges[e2].line.0);
         return inconclusive(format!(
             "precondition unmet: the program races on `{}` (lines {l1} and {l2}); the sync-CFG analyses are claimed sound for race-free programs only (A2)",
-            cfg.vars[usize::from(x)]
+            cfg.vars[x.index()]
         ));
     }
     let j = Judge { cfg: &cfg, std: &std, truth: truth(&cfg, &std, mode == Mode::Everywhere) };
@@ -174,17 +174,17 @@ fn mix_name(cfg: &Cfg, m: &Mix) -> String {
 /// The truth per location: its judged variables (Acc(n), or all), and each projection of
 /// a reachable state with its thread at n, with the first such state in sorted order (the
 /// witness).
-type Truth = BTreeMap<Node, (Vec<Ix>, BTreeMap<Vec<i64>, StdState>)>;
+type Truth = BTreeMap<Node, (Vec<Var>, BTreeMap<Vec<i64>, StdState>)>;
 
 fn truth(cfg: &Cfg, std: &Reach, everywhere: bool) -> Truth {
-    let all: Vec<Ix> = (0..cfg.vars.len()).map(crate::ldrf::cfg::ix).collect();
+    let all: Vec<Var> = (0..cfg.vars.len()).map(crate::ldrf::cfg::Var::new).collect();
     let mut states: Vec<&StdState> = std.states.keys().collect();
     states.sort();
     let mut out = Truth::new();
     for s in states {
         for &n in &s.pc {
             let (vars, tuples) = out.entry(n).or_insert_with(|| (if everywhere { all.clone() } else { cfg.relevant(n) }, BTreeMap::new()));
-            let tuple: Vec<i64> = vars.iter().map(|&x| s.env[usize::from(x)]).collect();
+            let tuple: Vec<i64> = vars.iter().map(|&x| s.env[x.index()]).collect();
             tuples.entry(tuple).or_insert_with(|| s.clone());
         }
     }
@@ -224,13 +224,13 @@ impl Judge<'_> {
         let mut out = vec![format!("standard trace ({} steps):", path.len())];
         for e in path {
             let edge = &self.cfg.edges[e];
-            out.push(format!("  t{} line {}: {}", self.cfg.owner[edge.src as usize] + 1, edge.line.0, edge.text));
+            out.push(format!("  t{} line {}: {}", self.cfg.owner[edge.src.index()] + 1, edge.line.0, edge.text));
         }
         out
     }
 
-    fn names(&self, vars: &[Ix]) -> String {
-        vars.iter().map(|&x| self.cfg.vars[usize::from(x)].as_str()).collect::<Vec<_>>().join(", ")
+    fn names(&self, vars: &[Var]) -> String {
+        vars.iter().map(|&x| self.cfg.vars[x.index()].as_str()).collect::<Vec<_>>().join(", ")
     }
 
     /// One domain's facts against the truth: the first missing tuple, else the first proved
@@ -247,8 +247,8 @@ impl Judge<'_> {
                 if f.covers(n, vars, tuple) {
                     continue;
                 }
-                let t = self.cfg.owner[n as usize] + 1;
-                let values: Vec<String> = vars.iter().zip(tuple).map(|(&x, v)| format!("{}={v}", self.cfg.vars[usize::from(x)])).collect();
+                let t = self.cfg.owner[n.index()] + 1;
+                let values: Vec<String> = vars.iter().zip(tuple).map(|(&x, v)| format!("{}={v}", self.cfg.vars[x.index()])).collect();
                 let mut ex = vec![
                     format!(
                         "missing: thread t{t} at {} (location {n}), Acc = ({}): the standard semantics reaches ({})",
@@ -294,7 +294,7 @@ impl Judge<'_> {
     fn failing_state(&self, e: usize) -> Option<&StdState> {
         let edge = &self.cfg.edges[e];
         let Cmd::Assert(b) = &edge.cmd else { return None };
-        let mut states: Vec<&StdState> = self.std.states.keys().filter(|s| s.pc.contains(&edge.src) && !self.cfg.holds(b, &|x| s.env[usize::from(x)])).collect();
+        let mut states: Vec<&StdState> = self.std.states.keys().filter(|s| s.pc.contains(&edge.src) && !self.cfg.holds(b, &|x| s.env[x.index()])).collect();
         states.sort();
         states.first().copied()
     }
@@ -332,7 +332,7 @@ mod tests {
             "fixed".into()
         }
         fn analyze(&self, cfg: &Cfg) -> Facts {
-            let top: Vec<Block> = (0..cfg.vars.len()).map(|x| Block { vars: vec![Ix::try_from(x).unwrap()], tuples: (0..cfg.modulus).map(|v| vec![v]).collect() }).collect();
+            let top: Vec<Block> = (0..cfg.vars.len()).map(|x| Block { vars: vec![Var::try_from(x).unwrap()], tuples: (0..cfg.modulus).map(|v| vec![v]).collect() }).collect();
             let proved = (0..cfg.edges.len()).filter(|&e| matches!(cfg.edges[e].cmd, Cmd::Assert(_))).collect();
             Facts { domain: "fixed".into(), mix: self.mix.clone(), notation: Notation::Sets, at: vec![self.top.then(|| top.clone()); cfg.owner.len()], proved }
         }

@@ -31,7 +31,7 @@ use super::must_not_alias::{AbsEffect, AbsEnv, AbsSite, AbsType, Corr, Stage, Ty
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
-use crate::instrumented::code::Code;
+use crate::instrumented::code::{Code, Ix};
 use crate::instrumented::disjoint_reachability as reach;
 use crate::instrumented::search::{replay, search, Step};
 use crate::instrumented::state::{Next, ObjId, Stamp, State, Val};
@@ -81,7 +81,7 @@ struct Judge<'a, 'p> {
     code: &'a Code,
     typing: &'a Typing,
     /// Site indices of the DR_K facts, resolved once.
-    facts: Vec<(u16, BTreeSet<u16>, String)>,
+    facts: Vec<(Ix, BTreeSet<Ix>, String)>,
 }
 
 fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
@@ -112,8 +112,8 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         .disjoint
         .iter()
         .filter_map(|(h, hs)| {
-            let site = |s: &String| labels.sites.iter().position(|x| x == s).and_then(|i| u16::try_from(i).ok());
-            let set: Option<BTreeSet<u16>> = hs.iter().map(site).collect();
+            let site = |s: &String| labels.sites.iter().position(|x| x == s).and_then(|i| Ix::try_from(i).ok());
+            let set: Option<BTreeSet<Ix>> = hs.iter().map(site).collect();
             Some((site(h)?, set?, format!("{h} ∈ DR_K({{{}}})", hs.iter().cloned().collect::<Vec<_>>().join(", "))))
         })
         .collect();
@@ -138,7 +138,7 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             }
         };
         for &(a, c) in &s.effects {
-            let key = (s.objs[a.0 as usize].stamp.clone(), s.objs[c.0 as usize].stamp.clone());
+            let key = (s.objs[a.index()].stamp.clone(), s.objs[c.index()].stamp.clone());
             if effects_seen.insert(key) {
                 note(0, judge.effect_abstracted(s, (a, c), &typing.effects, "K"));
             }
@@ -161,12 +161,12 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
                 for t in 0..end.threads.len() {
                     if let Some(a) = end.next_access(&code, t) {
                         let verb = if a.kind == crate::lang::AccessKind::Write { "write" } else { "read" };
-                        let field = code.fields.get(usize::from(a.field)).map_or("?", String::as_str);
+                        let field = code.fields.get(a.field.index()).map_or("?", String::as_str);
                         lines.push(format!(
                             "  then {} is about to {verb} {}.{field} (line {})",
                             end.threads[t].name,
                             end.obj_name(&code, a.obj),
-                            code.lines[a.label.point.0 as usize].0
+                            code.lines[a.label.point.index()].0
                         ));
                     }
                 }
@@ -236,7 +236,7 @@ impl Judge<'_, '_> {
     fn obj_le(&self, st: &Stamp, ty: &AbsType) -> bool {
         let site_ok = match &ty.site {
             AbsSite::Top => true,
-            AbsSite::Site(h) => self.code.sites.get(usize::from(st.site)) == Some(h),
+            AbsSite::Site(h) => self.code.sites.get(st.site.index()) == Some(h),
         };
         site_ok
             && st.pi.iter().zip(&ty.pi).all(|(&n, c)| match c {
@@ -249,7 +249,7 @@ impl Judge<'_, '_> {
     /// Some effect of `k` abstracts the concrete effect `e` (Fig. 7(b)); otherwise the lines
     /// of a counterexample.
     fn effect_abstracted(&self, s: &State, (a, c): (ObjId, ObjId), k: &BTreeSet<AbsEffect>, kname: &str) -> Option<Vec<String>> {
-        let (sa, sc) = (&s.objs[a.0 as usize].stamp, &s.objs[c.0 as usize].stamp);
+        let (sa, sc) = (&s.objs[a.index()].stamp, &s.objs[c.index()].stamp);
         let ok = k
             .iter()
             .any(|(t1, t2)| self.obj_le(sa, t1) && self.obj_le(sc, t2) && (0..t1.pi.len()).all(|w| !(t1.pi[w] == Corr::One && t2.pi[w] == Corr::One) || sa.pi[w] == sc.pi[w]));
@@ -266,9 +266,9 @@ impl Judge<'_, '_> {
             let Next::At(p) = s.next(self.code, t) else { continue };
             let empty = AbsEnv::new();
             let gamma = self.typing.env(p).unwrap_or(&empty);
-            if let Some(why) = self.env_le(s, t, p.0 as usize, gamma) {
+            if let Some(why) = self.env_le(s, t, p.index(), gamma) {
                 let th = &s.threads[t];
-                let line = self.code.lines[p.0 as usize].0;
+                let line = self.code.lines[p.index()].0;
                 let env: Vec<String> = gamma.iter().map(|(x, ty)| format!("{x}: {ty}")).collect();
                 return Some(vec![format!("thread {} at line {line}: {why}", th.name), format!("Γ = [{}]", env.join(", "))]);
             }
@@ -286,7 +286,7 @@ impl Judge<'_, '_> {
         }
         for (x, name) in self.code.vars.iter().enumerate() {
             let Val::Obj(o) = s.threads[t].env[x] else { continue };
-            let st = &s.objs[o.0 as usize].stamp;
+            let st = &s.objs[o.index()].stamp;
             let Some(ty) = gamma.get(name) else {
                 return Some(format!("clause 2: {name} holds {} but Γ({name}) = ⊥", self.stamp_name(s, o)));
             };

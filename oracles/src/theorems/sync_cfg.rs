@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::ldrf::cfg::{Cfg, Ix, Node};
+use crate::ldrf::cfg::{Cfg, Node, Var};
 
 pub use crate::ldrf::cart::Mix;
 
@@ -36,7 +36,7 @@ pub enum Notation {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Block {
     /// The block's variables, in the order of the tuples' components.
-    pub vars: Vec<Ix>,
+    pub vars: Vec<Var>,
     /// The tuples allowed (values mod K). Empty: no environment (⊥).
     pub tuples: BTreeSet<Vec<i64>>,
 }
@@ -83,7 +83,7 @@ impl Facts {
             let mut seen = vec![0usize; cfg.vars.len()];
             for b in blocks {
                 for &x in &b.vars {
-                    match seen.get_mut(usize::from(x)) {
+                    match seen.get_mut(x.index()) {
                         Some(c) => *c += 1,
                         None => return Some(format!("location {n}: a block names variable #{x}, which does not exist")),
                     }
@@ -105,8 +105,8 @@ impl Facts {
     /// Whether γ(claim at `n`) projected to `vars` contains `tuple` (components in `vars`'
     /// order). A product contains a tuple iff every block's projection contains the
     /// tuple's part over that block, and no block is empty.
-    pub fn covers(&self, n: Node, vars: &[Ix], tuple: &[i64]) -> bool {
-        let Some(Some(blocks)) = self.at.get(n as usize) else { return false };
+    pub fn covers(&self, n: Node, vars: &[Var], tuple: &[i64]) -> bool {
+        let Some(Some(blocks)) = self.at.get(n.index()) else { return false };
         blocks.iter().all(|b| {
             let parts: Vec<(usize, i64)> =
                 b.vars.iter().enumerate().filter_map(|(i, x)| vars.iter().position(|y| y == x).map(|j| (i, tuple.get(j).copied().unwrap_or(-1)))).collect();
@@ -116,8 +116,8 @@ impl Facts {
 
     /// The claim at `n` projected to `vars`, as text: `x∈{0,1} · {x,y}∈{(0,0),(1,1)}`, `⊥`
     /// for an unreachable claim, `⊤` when no block meets `vars`.
-    pub fn show(&self, cfg: &Cfg, n: Node, vars: &[Ix]) -> String {
-        let Some(Some(blocks)) = self.at.get(n as usize) else { return "⊥".into() };
+    pub fn show(&self, cfg: &Cfg, n: Node, vars: &[Var]) -> String {
+        let Some(Some(blocks)) = self.at.get(n.index()) else { return "⊥".into() };
         if blocks.iter().any(|b| b.tuples.is_empty()) {
             return "⊥".into();
         }
@@ -129,7 +129,7 @@ impl Facts {
             }
             let proj: BTreeSet<Vec<i64>> = b.tuples.iter().map(|t| keep.iter().map(|&i| t.get(i).copied().unwrap_or(-1)).collect()).collect();
             if keep.len() == 1 {
-                let name = cfg.vars.get(usize::from(b.vars[keep[0]])).map_or("?", String::as_str);
+                let name = cfg.vars.get(b.vars[keep[0]].index()).map_or("?", String::as_str);
                 let vals: Vec<i64> = proj.iter().map(|t| t[0]).collect();
                 let (lo, hi) = (vals.first().copied().unwrap_or(0), vals.last().copied().unwrap_or(0));
                 if self.notation == Notation::Intervals && usize::try_from(hi - lo + 1).ok() == Some(vals.len()) {
@@ -138,7 +138,7 @@ impl Facts {
                     parts.push(format!("{name}∈{{{}}}", vals.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")));
                 }
             } else {
-                let names: Vec<&str> = keep.iter().map(|&i| cfg.vars.get(usize::from(b.vars[i])).map_or("?", String::as_str)).collect();
+                let names: Vec<&str> = keep.iter().map(|&i| cfg.vars.get(b.vars[i].index()).map_or("?", String::as_str)).collect();
                 let tuples: Vec<String> = proj.iter().map(|t| format!("({})", t.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))).collect();
                 parts.push(format!("{{{}}}∈{{{}}}", names.join(","), tuples.join(",")));
             }
@@ -161,13 +161,15 @@ mod tests {
 
     #[test]
     fn a_product_covers_a_tuple_iff_every_block_does() {
-        let f = facts(vec![Block { vars: vec![0, 1], tuples: [vec![0, 0], vec![1, 1]].into() }, Block { vars: vec![2], tuples: [vec![3]].into() }]);
-        assert!(f.covers(0, &[0, 1], &[1, 1]));
-        assert!(!f.covers(0, &[0, 1], &[1, 0]));
-        assert!(f.covers(0, &[1, 2], &[0, 3]));
-        assert!(!f.covers(0, &[2], &[1]));
-        assert!(f.covers(0, &[], &[]));
-        let bottom = facts(vec![Block { vars: vec![0], tuples: BTreeSet::new() }]);
-        assert!(!bottom.covers(0, &[], &[]));
+        let v = |xs: &[usize]| -> Vec<Var> { xs.iter().map(|&x| Var::new(x)).collect() };
+        let n = Node::new(0);
+        let f = facts(vec![Block { vars: v(&[0, 1]), tuples: [vec![0, 0], vec![1, 1]].into() }, Block { vars: v(&[2]), tuples: [vec![3]].into() }]);
+        assert!(f.covers(n, &v(&[0, 1]), &[1, 1]));
+        assert!(!f.covers(n, &v(&[0, 1]), &[1, 0]));
+        assert!(f.covers(n, &v(&[1, 2]), &[0, 3]));
+        assert!(!f.covers(n, &v(&[2]), &[1]));
+        assert!(f.covers(n, &[], &[]));
+        let bottom = facts(vec![Block { vars: v(&[0]), tuples: BTreeSet::new() }]);
+        assert!(!bottom.covers(n, &[], &[]));
     }
 }

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 
-use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge, Ix};
+use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge, Var};
 use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::sync_cfg::Block;
 
@@ -34,7 +34,7 @@ type Visit<'f> = dyn FnMut(&[i64], &[&Vec<i64>]) + 'f;
 #[derive(Clone, Debug)]
 pub struct Blocks {
     /// The blocks, none empty.
-    pub partition: Vec<Vec<Ix>>,
+    pub partition: Vec<Vec<Var>>,
     /// Each variable's block and position in it.
     place: Vec<(usize, usize)>,
     /// Variables in all.
@@ -50,12 +50,12 @@ pub struct Blocks {
 impl Blocks {
     /// The domain of `domain` over `partition` (a partition of the variables of `cfg`; empty
     /// blocks are dropped).
-    pub fn new(cfg: &Cfg, domain: DomainKind, partition: Vec<Vec<Ix>>) -> Blocks {
-        let partition: Vec<Vec<Ix>> = partition.into_iter().filter(|b| !b.is_empty()).collect();
+    pub fn new(cfg: &Cfg, domain: DomainKind, partition: Vec<Vec<Var>>) -> Blocks {
+        let partition: Vec<Vec<Var>> = partition.into_iter().filter(|b| !b.is_empty()).collect();
         let mut place = vec![(0, 0); cfg.vars.len()];
         for (b, vars) in partition.iter().enumerate() {
             for (i, &x) in vars.iter().enumerate() {
-                if let Some(p) = place.get_mut(usize::from(x)) {
+                if let Some(p) = place.get_mut(x.index()) {
                     *p = (b, i);
                 }
             }
@@ -64,8 +64,8 @@ impl Blocks {
     }
 
     /// The blocks holding `vars`, sorted, without repeats.
-    fn blocks_of(&self, vars: &[Ix]) -> Vec<usize> {
-        let mut bs: Vec<usize> = vars.iter().map(|&x| self.place[usize::from(x)].0).collect();
+    fn blocks_of(&self, vars: &[Var]) -> Vec<usize> {
+        let mut bs: Vec<usize> = vars.iter().map(|&x| self.place[x.index()].0).collect();
         bs.sort_unstable();
         bs.dedup();
         bs
@@ -78,7 +78,7 @@ impl Blocks {
             let Some((&b, rest)) = blocks.split_first() else { return f(env, chosen) };
             for t in &a[b] {
                 for (&x, &v) in d.partition[b].iter().zip(t) {
-                    env[usize::from(x)] = v;
+                    env[x.index()] = v;
                 }
                 chosen.push(t);
                 go(d, a, rest, env, chosen, f);
@@ -93,7 +93,7 @@ impl Blocks {
         let mut vars = vec![];
         bool_vars(b, &mut vars);
         let mut all = true;
-        self.each(a, &self.blocks_of(&vars), &mut |env, _| all &= cfg.holds(b, &|x| env[usize::from(x)]));
+        self.each(a, &self.blocks_of(&vars), &mut |env, _| all &= cfg.holds(b, &|x| env[x.index()]));
         all
     }
 
@@ -183,7 +183,7 @@ impl Domain for Blocks {
             Cmd::Assign(x, e) => {
                 let mut vars = vec![*x];
                 int_vars(e, &mut vars);
-                let (bx, ix) = self.place[usize::from(*x)];
+                let (bx, ix) = self.place[x.index()];
                 let touched = self.blocks_of(&vars);
                 if touched.len() >= 2 {
                     fire(R::AssignProduct);
@@ -192,13 +192,13 @@ impl Domain for Blocks {
                 let mut new = BTreeSet::new();
                 self.each(a, &touched, &mut |env, chosen| {
                     let mut t = chosen[at].clone();
-                    t[ix] = cfg.eval(e, &|y| env[usize::from(y)]);
+                    t[ix] = cfg.eval(e, &|y| env[y.index()]);
                     new.insert(t);
                 });
                 out[bx] = new;
             }
             Cmd::Nondet(x, lo, hi) => {
-                let (bx, ix) = self.place[usize::from(*x)];
+                let (bx, ix) = self.place[x.index()];
                 let values = cfg.nondet(*lo, *hi);
                 out[bx] = a[bx]
                     .iter()
@@ -218,7 +218,7 @@ impl Domain for Blocks {
                 let mut kept: Tuples = vec![BTreeSet::new(); touched.len()];
                 let mut any = false;
                 self.each(a, &touched, &mut |env, chosen| {
-                    if cfg.holds(b, &|y| env[usize::from(y)]) {
+                    if cfg.holds(b, &|y| env[y.index()]) {
                         any = true;
                         for (k, t) in chosen.iter().enumerate() {
                             kept[k].insert((*t).clone());

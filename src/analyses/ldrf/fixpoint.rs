@@ -54,7 +54,7 @@ pub fn loop_heads(cfg: &Cfg) -> Vec<bool> {
     let mut heads = vec![false; cfg.owner.len()];
     for e in &cfg.edges {
         if e.src > e.dst {
-            heads[e.dst as usize] = true;
+            heads[e.dst.index()] = true;
         }
     }
     heads
@@ -66,7 +66,7 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
     let heads = loop_heads(cfg);
     let mut a: Vec<Option<D::Elem>> = vec![None; n];
     for &e in &cfg.entries {
-        a[e as usize] = Some(d.init(cfg));
+        a[e.index()] = Some(d.init(cfg));
     }
     // Who must run again when a(n) grows: the instructions leaving n, and, at a
     // post-release point of m, every acquire of m.
@@ -74,7 +74,7 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
     for (i, e) in cfg.edges.iter().enumerate() {
         if let Cmd::Acquire(m) = e.cmd {
             for r in cfg.release_points(m) {
-                readers[r as usize].push(i);
+                readers[r.index()].push(i);
             }
         }
     }
@@ -83,19 +83,19 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
     while let Some(i) = work.pop_front() {
         queued[i] = false;
         let edge = &cfg.edges[i];
-        let Some(src) = a[edge.src as usize].as_ref() else { continue };
+        let Some(src) = a[edge.src.index()].as_ref() else { continue };
         let out = match edge.cmd {
             Cmd::Acquire(m) if !wiring.acquire_ignores_buffers => {
                 let points = cfg.release_points(m);
                 let mut inputs = vec![src];
-                inputs.extend(points.iter().filter_map(|&r| a[r as usize].as_ref()));
+                inputs.extend(points.iter().filter_map(|&r| a[r.index()].as_ref()));
                 let mixed = d.mix(&inputs);
                 if inputs.len() == 1 {
                     fire(R::AcquireAlone);
                 } else {
                     fire(R::AcquireMix);
                     // Remark 11: with G full, a thread's own release feeds its next acquire.
-                    if points.iter().any(|&r| a[r as usize].is_some() && cfg.owner[r as usize] == cfg.owner[edge.src as usize]) {
+                    if points.iter().any(|&r| a[r.index()].is_some() && cfg.owner[r.index()] == cfg.owner[edge.src.index()]) {
                         fire(R::AcquireOwnRelease);
                     }
                 }
@@ -125,7 +125,7 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
             }
         };
         let Some(out) = out else { continue };
-        let dst = edge.dst as usize;
+        let dst = edge.dst.index();
         let new = match &a[dst] {
             None => out,
             Some(old) => {
@@ -141,7 +141,7 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
             for &r in &readers[dst] {
                 if !queued[r] {
                     // An acquire that does not leave dst is queued by a sync-CFG edge.
-                    if cfg.edges[r].src as usize != dst {
+                    if cfg.edges[r].src.index() != dst {
                         fire(R::BufferRequeue);
                     }
                     queued[r] = true;

@@ -13,7 +13,7 @@
 //! Finite lattice, so no widening.
 
 use race_oracles::lang::BinOp;
-use race_oracles::ldrf::cfg::{BExpr, Cfg, Cmd, Edge, IExpr, Ix};
+use race_oracles::ldrf::cfg::{BExpr, Cfg, Cmd, Edge, IExpr, Var};
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::sync_cfg::Block;
 
@@ -54,7 +54,7 @@ impl Intervals {
         };
         match e {
             IExpr::Int(c) => (c.rem_euclid(k), c.rem_euclid(k)),
-            IExpr::Var(x) => a[usize::from(*x)],
+            IExpr::Var(x) => a[x.index()],
             IExpr::Neg(x) => {
                 let (lo, hi) = self.eval(cfg, x, a);
                 fit((-hi, -lo))
@@ -86,19 +86,19 @@ impl Intervals {
     }
 
     /// Calls `f` with every environment whose `vars` range over their intervals (others 0).
-    fn each(a: &[Itv], vars: &[Ix], f: &mut dyn FnMut(&[i64])) {
-        fn go(a: &[Itv], vars: &[Ix], env: &mut Vec<i64>, f: &mut dyn FnMut(&[i64])) {
+    fn each(a: &[Itv], vars: &[Var], f: &mut dyn FnMut(&[i64])) {
+        fn go(a: &[Itv], vars: &[Var], env: &mut Vec<i64>, f: &mut dyn FnMut(&[i64])) {
             let Some((&x, rest)) = vars.split_first() else { return f(env) };
-            let (lo, hi) = a[usize::from(x)];
+            let (lo, hi) = a[x.index()];
             for v in lo..=hi {
-                env[usize::from(x)] = v;
+                env[x.index()] = v;
                 go(a, rest, env, f);
             }
         }
         go(a, vars, &mut vec![0; a.len()], f);
     }
 
-    fn cond_vars(b: &BExpr) -> Vec<Ix> {
+    fn cond_vars(b: &BExpr) -> Vec<Var> {
         let mut vars = vec![];
         bool_vars(b, &mut vars);
         vars.sort_unstable();
@@ -109,13 +109,13 @@ impl Intervals {
     /// Whether every environment of γ(a) satisfies `b`.
     pub fn proves(&self, a: &[Itv], b: &BExpr, cfg: &Cfg) -> bool {
         let mut all = true;
-        Self::each(a, &Self::cond_vars(b), &mut |env| all &= cfg.holds(b, &|x| env[usize::from(x)]));
+        Self::each(a, &Self::cond_vars(b), &mut |env| all &= cfg.holds(b, &|x| env[x.index()]));
         all
     }
 
     /// The element as the seam's blocks: a singleton block per variable.
     pub fn claim(a: &[Itv]) -> Vec<Block> {
-        a.iter().enumerate().map(|(x, &(lo, hi))| Block { vars: vec![race_oracles::ldrf::cfg::ix(x)], tuples: (lo..=hi).map(|v| vec![v]).collect() }).collect()
+        a.iter().enumerate().map(|(x, &(lo, hi))| Block { vars: vec![race_oracles::ldrf::cfg::Var::new(x)], tuples: (lo..=hi).map(|v| vec![v]).collect() }).collect()
     }
 }
 
@@ -142,17 +142,17 @@ impl Domain for Intervals {
     fn post(&self, cfg: &Cfg, edge: &Edge, a: &Vec<Itv>) -> Option<Vec<Itv>> {
         let mut out = a.clone();
         match &edge.cmd {
-            Cmd::Assign(x, e) => out[usize::from(*x)] = self.eval(cfg, e, a),
-            Cmd::Nondet(x, lo, hi) => out[usize::from(*x)] = hull(&cfg.nondet(*lo, *hi)).unwrap_or_else(|| Self::top(cfg)),
+            Cmd::Assign(x, e) => out[x.index()] = self.eval(cfg, e, a),
+            Cmd::Nondet(x, lo, hi) => out[x.index()] = hull(&cfg.nondet(*lo, *hi)).unwrap_or_else(|| Self::top(cfg)),
             Cmd::Assume(b) => {
                 let vars = Self::cond_vars(b);
                 let mut seen: Vec<Vec<i64>> = vec![vec![]; vars.len()];
                 let mut any = false;
                 Self::each(a, &vars, &mut |env| {
-                    if cfg.holds(b, &|y| env[usize::from(y)]) {
+                    if cfg.holds(b, &|y| env[y.index()]) {
                         any = true;
                         for (k, &x) in vars.iter().enumerate() {
-                            seen[k].push(env[usize::from(x)]);
+                            seen[k].push(env[x.index()]);
                         }
                     }
                 });
@@ -160,7 +160,7 @@ impl Domain for Intervals {
                     return None;
                 }
                 for (k, &x) in vars.iter().enumerate() {
-                    out[usize::from(x)] = hull(&seen[k]).unwrap_or(a[usize::from(x)]);
+                    out[x.index()] = hull(&seen[k]).unwrap_or(a[x.index()]);
                 }
             }
             Cmd::Assert(_) | Cmd::Skip | Cmd::Acquire(_) | Cmd::Release(_) => {}
@@ -179,7 +179,7 @@ mod tests {
     }
 
     fn add(a: Itv, b: Itv, saturate: bool) -> Itv {
-        let e = IExpr::Bin(BinOp::Add, Box::new(IExpr::Var(0)), Box::new(IExpr::Var(1)));
+        let e = IExpr::Bin(BinOp::Add, Box::new(IExpr::Var(Var::new(0))), Box::new(IExpr::Var(Var::new(1))));
         Intervals { saturate, corners: false }.eval(&cfg(), &e, &[a, b])
     }
 

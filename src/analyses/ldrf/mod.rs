@@ -26,7 +26,7 @@ pub mod rules;
 
 use std::collections::BTreeSet;
 
-use race_oracles::ldrf::cfg::{Cfg, Cmd, Ix};
+use race_oracles::ldrf::cfg::{Cfg, Cmd, Var};
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::sync_cfg::{Facts, Mix, Notation, SyncCfgAnalysis};
 
@@ -140,7 +140,7 @@ impl SyncCfg {
         Wiring { acquire_ignores_buffers: self.bug == Some(SyncCfgBug::AcquireIgnoresBuffers), release_feeds_nothing: self.bug == Some(SyncCfgBug::ReleaseFeedsNothing) }
     }
 
-    fn blocks(&self, cfg: &Cfg, partition: Vec<Vec<Ix>>, mix: Mix) -> Facts {
+    fn blocks(&self, cfg: &Cfg, partition: Vec<Vec<Var>>, mix: Mix) -> Facts {
         let mut d = Blocks::new(cfg, self.domain, partition);
         d.keep_old_at_loop_heads = self.domain == DomainKind::ValueSet && self.bug == Some(SyncCfgBug::ValueSetLoopHeadKeepsOld);
         let sol = solve(cfg, &d, self.wiring());
@@ -174,7 +174,7 @@ fn proved(cfg: &Cfg, proves: impl Fn(usize, &race_oracles::ldrf::cfg::BExpr) -> 
         .iter()
         .enumerate()
         .filter_map(|(i, e)| match &e.cmd {
-            Cmd::Assert(b) if proves(e.src as usize, b) => Some(i),
+            Cmd::Assert(b) if proves(e.src.index(), b) => Some(i),
             _ => None,
         })
         .collect()
@@ -192,7 +192,7 @@ impl SyncCfgAnalysis for SyncCfg {
     }
 
     fn analyze(&self, cfg: &Cfg) -> Facts {
-        let all: Vec<Ix> = (0..cfg.vars.len()).map(race_oracles::ldrf::cfg::ix).collect();
+        let all: Vec<Var> = (0..cfg.vars.len()).map(race_oracles::ldrf::cfg::Var::new).collect();
         match self.domain {
             DomainKind::Interval => self.intervals(cfg),
             DomainKind::ValueSet => self.blocks(cfg, all.iter().map(|&x| vec![x]).collect(), Mix::Var),

@@ -58,7 +58,7 @@ impl<'l, 'p> Typer<'l, 'p> {
 
     fn record(&mut self, s: &Stmt, g: &AbsEnv) -> Result<(), TypingError> {
         let p = self.labels.point_of(s).ok_or(TypingError::StatementNotNumbered { line: s.line.0 })?;
-        self.envs[p.0 as usize] = Some(g.clone());
+        self.envs[p.index()] = Some(g.clone());
         Ok(())
     }
 

@@ -19,8 +19,10 @@
 //!   declaration is a region of its own).
 //! - **size** (\[C\]): at most [`MAX_THREADS`] threads, [`MAX_LOCKS`] locks,
 //!   [`MAX_VARS`] variables and [`MAX_STATEMENTS`] statements: the engines index them with
-//!   fixed-width integers (the L-DRF control-flow graph), and an index that did not fit would alias
-//!   two of them.
+//!   fixed-width integers (the L-DRF control-flow graph's `Var`, `Lock` and `Node`), and an
+//!   index that did not fit would alias two of them. This rule rejects such a program (exit 2)
+//!   before any index is made, so those indices' checked constructors fail only on an
+//!   internal bug.
 
 use std::collections::{BTreeMap, BTreeSet};
 

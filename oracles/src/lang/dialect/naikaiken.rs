@@ -18,7 +18,9 @@
 //! - **size** (\[C\]): at most [`MAX_STATEMENTS`] statements, [`MAX_FIELDS`] field names
 //!   and [`MAX_PATH`] fields in one path: the instrumented semantics indexes variables,
 //!   fields, sites and loops with 16-bit integers and a path's positions with 8-bit ones
-//!   (the instrumented semantics' code), and an index that did not fit would alias two of them.
+//!   (the instrumented semantics' code, its `Ix`), and an index that did not fit would alias
+//!   two of them. This rule rejects such a program (exit 2) before any index is made, so
+//!   `Ix`'s checked constructor fails only on an internal bug.
 
 use std::collections::{BTreeMap, BTreeSet};
 

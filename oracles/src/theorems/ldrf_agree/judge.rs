@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ldrf::cart::Cart;
-use crate::ldrf::cfg::{Cfg, Ix, Node};
+use crate::ldrf::cfg::{Cfg, Node, Var};
 use crate::ldrf::local::{inadmissible, region_split, Ldrf, LocalReach, LocalState, VEnv};
 use crate::ldrf::standard::{path_to, Reach, StdState};
 use crate::theorems::result::{Item, ItemStatus};
@@ -17,7 +17,7 @@ use crate::theorems::result::{Item, ItemStatus};
 /// and per location the standard states' values on it.
 pub(super) struct Relevant {
     /// Acc(n), per location n.
-    acc: Vec<Vec<Ix>>,
+    acc: Vec<Vec<Var>>,
     /// Per location, the standard states' values on Acc(n).
     truth: BTreeMap<Node, BTreeSet<Vec<i64>>>,
 }
@@ -25,11 +25,11 @@ pub(super) struct Relevant {
 impl Relevant {
     /// Acc(n) and the standard values on it, for every location of `cfg`.
     pub(super) fn of(cfg: &Cfg, std: &Reach) -> Relevant {
-        let acc: Vec<Vec<Ix>> = (0..cfg.owner.len()).map(|n| cfg.relevant(crate::ldrf::cfg::node(n))).collect();
+        let acc: Vec<Vec<Var>> = (0..cfg.owner.len()).map(|n| cfg.relevant(crate::ldrf::cfg::Node::new(n))).collect();
         let mut truth: BTreeMap<Node, BTreeSet<Vec<i64>>> = BTreeMap::new();
         for s in std.states.keys() {
             for &n in &s.pc {
-                truth.entry(n).or_default().insert(acc[n as usize].iter().map(|&x| s.env[usize::from(x)]).collect());
+                truth.entry(n).or_default().insert(acc[n.index()].iter().map(|&x| s.env[x.index()]).collect());
             }
         }
         Relevant { acc, truth }
@@ -49,7 +49,13 @@ pub(super) struct Judge<'a, 'c> {
     /// The engine's reachable states.
     pub(super) local: &'a LocalReach,
     /// E-RDRF's partition, whose region form of Lemma 6 C1 also checks.
-    pub(super) partition: Option<&'a [Vec<Ix>]>,
+    pub(super) partition: Option<&'a [Vec<Var>]>,
+}
+
+/// Whose copy C7 checks: a thread's Θ(t) or the buffer Λ(n̄) of a post-release point.
+enum Holder {
+    Thread(usize),
+    Buffer(Node),
 }
 
 fn item(subject: &str, found: Option<Vec<String>>, bounds: &str) -> Item {
@@ -77,17 +83,22 @@ impl Judge<'_, '_> {
         let values = |env: &VEnv| env.iter().map(|c| c.0).collect::<Vec<i64>>();
         let points = self.cfg.all_release_points();
         for s in sorted(self.local.states.keys()) {
-            let threads = s.theta.iter().enumerate().map(|(t, env)| (format!("Θ(t{})", t + 1), s.pc[t], env));
-            let buffers = s.lambda.iter().zip(&points).flat_map(|(b, &n)| b.iter().map(move |env| (format!("Λ({})", self.cfg.node_name(n)), n, env)));
-            for (who, n, env) in threads.chain(buffers) {
+            // Who holds the copy, named only for a counterexample.
+            let threads = s.theta.iter().enumerate().map(|(t, env)| (Holder::Thread(t), s.pc[t], env));
+            let buffers = s.lambda.iter().zip(&points).flat_map(|(b, &n)| b.iter().map(move |env| (Holder::Buffer(n), n, env)));
+            for (holder, n, env) in threads.chain(buffers) {
                 let v = values(env);
                 if !a.contains(n, &v) {
+                    let who = match holder {
+                        Holder::Thread(t) => format!("Θ(t{})", t + 1),
+                        Holder::Buffer(b) => format!("Λ({})", self.cfg.node_name(b)),
+                    };
                     let shown: Vec<String> = self.cfg.vars.iter().zip(&v).map(|(x, v)| format!("{x}={v}")).collect();
                     let mut ex = vec![format!(
                         "{who} = {{{}}} is not in ⟦P⟧×({}) ({} environments there), in {}",
                         shown.join(", "),
                         self.cfg.node_name(n),
-                        a.at[n as usize].len(),
+                        a.at[n.index()].len(),
                         self.local_state(s)
                     )];
                     ex.extend(self.local_path(s));
@@ -100,7 +111,7 @@ impl Judge<'_, '_> {
 
     fn std_state(&self, s: &StdState) -> String {
         let pcs: Vec<String> = s.pc.iter().map(|&n| self.cfg.node_name(n)).collect();
-        let env: Vec<String> = self.cfg.vars.iter().zip(&s.env).map(|(x, v)| format!("{x}={v}")).collect();
+        let env: Vec<String> = self.cfg.vars.iter().zip(s.env.iter()).map(|(x, v)| format!("{x}={v}")).collect();
         format!("[{}] {{{}}}", pcs.join(", "), env.join(", "))
     }
 
@@ -127,7 +138,7 @@ impl Judge<'_, '_> {
         let mut out = vec![format!("{what} ({} steps):", path.len())];
         for &e in path {
             let edge = &self.cfg.edges[e];
-            out.push(format!("  t{} line {}: {}", self.cfg.owner[edge.src as usize] + 1, edge.line.0, edge.text));
+            out.push(format!("  t{} line {}: {}", self.cfg.owner[edge.src.index()] + 1, edge.line.0, edge.text));
         }
         out
     }
@@ -184,8 +195,8 @@ impl Judge<'_, '_> {
         for s in sorted(self.local.states.keys()) {
             let chi = self.engine.extract(s);
             for (t, &n) in s.pc.iter().enumerate() {
-                for &x in &self.rel.acc[n as usize] {
-                    let xi = usize::from(x);
+                for &x in &self.rel.acc[n.index()] {
+                    let xi = x.index();
                     if s.theta[t][xi].0 != chi.env[xi] {
                         let mut ex = vec![format!(
                             "thread t{} at {} reads `{}` = {} from its copy, but χ says {} in {}",
@@ -211,13 +222,13 @@ impl Judge<'_, '_> {
         let mut local: BTreeMap<Node, BTreeSet<Vec<i64>>> = BTreeMap::new();
         for s in self.local.states.keys() {
             for (t, &n) in s.pc.iter().enumerate() {
-                local.entry(n).or_default().insert(acc[n as usize].iter().map(|&x| s.theta[t][usize::from(x)].0).collect());
+                local.entry(n).or_default().insert(acc[n.index()].iter().map(|&x| s.theta[t][x.index()].0).collect());
             }
         }
         for n in truth.keys().chain(local.keys()).collect::<BTreeSet<_>>() {
             let (a, b) = (truth.get(n).cloned().unwrap_or_default(), local.get(n).cloned().unwrap_or_default());
             if a != b {
-                let vars: Vec<&str> = acc[*n as usize].iter().map(|&x| self.cfg.vars[usize::from(x)].as_str()).collect();
+                let vars: Vec<&str> = acc[n.index()].iter().map(|&x| self.cfg.vars[x.index()].as_str()).collect();
                 let show = |set: &BTreeSet<Vec<i64>>| if set.is_empty() { "none".to_string() } else { set.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(" ") };
                 return item(
                     subject,

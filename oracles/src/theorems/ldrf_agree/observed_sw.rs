@@ -73,7 +73,7 @@ mod tests {
             j.c1_to_c4("").into_iter().map(|i| i.status).collect::<Vec<_>>()
         };
         assert!(judge(pairs.clone()).iter().all(|&s| s == ItemStatus::Holds));
-        let t1_end = pairs.iter().find(|&&(r, _)| cfg.owner[r as usize] == 0).copied().expect("7→10");
+        let t1_end = pairs.iter().find(|&&(r, _)| cfg.owner[r.index()] == 0).copied().expect("7→10");
         let dropped: BTreeSet<_> = pairs.into_iter().filter(|&p| p != t1_end).collect();
         assert_eq!(judge(dropped), [ItemStatus::Holds, ItemStatus::Holds, ItemStatus::Violated, ItemStatus::Violated]);
     }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::unknown;
 use crate::explore::Config;
-use crate::ldrf::cfg::{complete, Cfg, Ix};
+use crate::ldrf::cfg::{complete, Cfg, Var};
 use crate::ldrf::hb::races_stateful;
 use crate::ldrf::reduction::{reduce, Reduction};
 use crate::ldrf::standard::{reach, region_races, Reach};
@@ -15,7 +15,7 @@ use crate::theorems::result::{Item, ItemStatus};
 
 /// The partition C10 reduces: the declared one, or all shared variables in one region when
 /// none is declared (the partition with the most region races).
-fn c10_partition(cfg: &Cfg) -> Vec<Vec<Ix>> {
+fn c10_partition(cfg: &Cfg) -> Vec<Vec<Var>> {
     if cfg.regions.iter().any(|r| r.len() > 1) {
         return cfg.regions.clone();
     }
@@ -67,11 +67,11 @@ pub(super) fn c11(cfg: &Cfg, std: &Reach, bounds: &Config) -> Item {
     if let Some(cut) = cut {
         return unknown(subject, &cut);
     }
-    let show = |set: &BTreeSet<(usize, usize, Ix)>| -> String {
+    let show = |set: &BTreeSet<(usize, usize, Var)>| -> String {
         if set.is_empty() {
             return "none".into();
         }
-        set.iter().map(|&(a, b, x)| format!("lines {}/{} on `{}`", cfg.edges[a].line.0, cfg.edges[b].line.0, cfg.vars[usize::from(x)])).collect::<Vec<_>>().join(", ")
+        set.iter().map(|&(a, b, x)| format!("lines {}/{} on `{}`", cfg.edges[a].line.0, cfg.edges[b].line.0, cfg.vars[x.index()])).collect::<Vec<_>>().join(", ")
     };
     if !std.races.is_subset(&hb) || hb.is_empty() != std.races.is_empty() {
         let explanation = vec![

@@ -8,7 +8,7 @@ use super::judge::{Judge, Relevant};
 use super::{first_violation, unknown};
 use crate::explore::Config;
 use crate::ldrf::cart::{cart, Mix};
-use crate::ldrf::cfg::{complete, Cfg, Ix};
+use crate::ldrf::cfg::{complete, Cfg, Var};
 use crate::ldrf::local::{Ldrf, LdrfBug, Sync};
 use crate::ldrf::standard::{region_races, Reach};
 use crate::theorems::result::{Item, ItemStatus};
@@ -16,11 +16,11 @@ use crate::theorems::result::{Item, ItemStatus};
 /// Every partition of `vars` into blocks, the all-singletons one excluded (that is L-DRF),
 /// as complete partitions of the program's variables; `None` when there are too many
 /// (more than five shared variables: Bell(6) = 203).
-fn coarsenings(cfg: &Cfg, vars: &[Ix]) -> Option<Vec<Vec<Vec<Ix>>>> {
+fn coarsenings(cfg: &Cfg, vars: &[Var]) -> Option<Vec<Vec<Vec<Var>>>> {
     if vars.len() > 5 {
         return None;
     }
-    let mut all: Vec<Vec<Vec<Ix>>> = vec![vec![]];
+    let mut all: Vec<Vec<Vec<Var>>> = vec![vec![]];
     for &x in vars {
         let mut next = vec![];
         for p in all {
@@ -53,8 +53,8 @@ pub(super) fn c5(cfg: &Cfg, std: &Reach, rel: &Relevant, bug: Option<LdrfBug>, b
         });
     };
     // The declared partition too, which may group private variables with shared ones.
-    let normal = |q: &[Vec<Ix>]| -> Vec<Vec<Ix>> {
-        let mut q: Vec<Vec<Ix>> = q.iter().map(|r| r.iter().copied().collect::<BTreeSet<Ix>>().into_iter().collect()).collect();
+    let normal = |q: &[Vec<Var>]| -> Vec<Vec<Var>> {
+        let mut q: Vec<Vec<Var>> = q.iter().map(|r| r.iter().copied().collect::<BTreeSet<Var>>().into_iter().collect()).collect();
         q.sort();
         q
     };
