@@ -156,6 +156,10 @@ enum Cmd {
         /// With `--into-test`: the root cause, in one line, for the regression's header.
         #[arg(long, value_name = "TEXT")]
         root_cause: Option<String>,
+        /// With `--into-test`: replace an existing regression of that name (its snapshot
+        /// then differs, for review), or write one that another regression already is.
+        #[arg(long, requires = "into_test")]
+        force: bool,
         /// Stop after this many oracle runs.
         #[arg(long, default_value_t = 5_000)]
         max_attempts: usize,
@@ -412,13 +416,14 @@ pub fn main() -> ExitCode {
         Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs } => {
             fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs { ids: &oracles, time: &time, seed, jobs, mutant: mutant.as_deref(), sut: sut.as_deref(), out: &out, max_programs })
         }
-        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
+        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
             file: &file,
             oracle: oracle.as_deref(),
             mutant: mutant.as_deref(),
             sut: sut.as_deref(),
             into_test: into_test.as_deref(),
             root_cause: root_cause.as_deref(),
+            force,
             max_attempts,
         }),
     };
