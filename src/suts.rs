@@ -403,7 +403,7 @@ pub fn campaign_bounds() -> Config {
 /// each input to take well under a second, and an oracle may explore several times per
 /// program (one exploration per pair of methods, per schedule of the SUT, …).
 pub fn fuzz_bounds() -> Config {
-    Config { max_executions: 100_000, max_states: 100_000, ..Config::default() }
+    Config { max_executions: 10_000, max_states: 10_000, ..campaign_bounds() }
 }
 
 #[cfg(test)]

@@ -493,3 +493,19 @@ fn shrink_into_test_keeps_existing_regressions() {
     let (code, _, err) = run(&["shrink", f, "--force"]);
     assert_eq!(code, 2, "--force without --into-test: {err}");
 }
+
+/// A field or method the receiver's class does not declare is a dialect error naming the
+/// line (exit 2) in every command that loads a program, never a stuck state that explores
+/// to "no race".
+#[test]
+fn undeclared_names_are_dialect_errors() {
+    let f = temp_file("typo.race", "dialect bfj\nclass C { fields f }\ninit { o = new C }\nthread { o.g = 1 }\n");
+    for cmd in [&["explore", &f][..], &["check", "bigfoot-precise", &f], &["check", "fasttrack-precise", &f], &["analyze", "bigfoot", &f]] {
+        let (code, out, err) = racefuzz(cmd);
+        assert_eq!(code, 2, "{cmd:?}: {out}{err}");
+        assert!(err.contains("bfj dialect, declared: `o.g`: class `C` declares no field `g` (its fields: f), in thread T1 (line 4)"), "{cmd:?}: {err}");
+    }
+    let f = temp_file("typo_method.race", "dialect simplejava\nclass R { fields f; method run() { this.g = 1 } }\nthread { r = new R; fork r }\n");
+    let (code, _, err) = racefuzz(&["explore", &f]);
+    assert!(code == 2 && err.contains("class `R` declares no field `g`") && err.contains("(line 2)"), "{err}");
+}

@@ -130,7 +130,8 @@ mod tests {
         assert_eq!((a, l), ("declared", Some(4)));
         assert_eq!(msg, "`o.g`: class `C` declares no field `g` (its fields: f), in thread T1");
         assert_eq!(v("init { o = new C }\nthread {\n  t = o.f\n  u = o.h\n}\n").map(|(a, l, _)| (a, l)), Some(("declared", Some(6))));
-        assert_eq!(v("init { o = new C }\nthread { o.n(1) }\n").map(|(_, _, m)| m), Some("`o.n(…)`: class `C` declares no method `n`, in thread T1".into()));
+        let other = "class D { method n(a) { skip } }\ninit { o = new C }\nthread { o.n(1) }\n";
+        assert_eq!(v(other).map(|(_, l, m)| (l, m)), Some((Some(5), "`o.n(…)`: class `C` declares no method `n`, in thread T1".into())), "D's method is not C's");
         let with_method = "dialect bfj\nclass C { fields f; method m(a) { t = this.g } }\ninit { o = new C }\nthread { o.m(1) }\n";
         assert_eq!(violation(with_method).map(|(a, l, _)| (a, l)), Some(("declared", Some(2))), "`this` is a C");
         assert_eq!(v("init { o = new C }\nthread { t = o[0] }\n").map(|(a, l, _)| (a, l)), Some(("declared", Some(4))));
