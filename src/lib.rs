@@ -48,19 +48,14 @@ pub mod suts;
 /// explanation.
 ///
 /// A misconfigured target (an unknown oracle, or a `RACEFUZZ_MUTANT` the oracle does not
-/// judge) says so on stderr and exits with status 2 at its first input: a panic there would
-/// be recorded as a crash artifact that reproduces nothing.
+/// judge) says so on stderr and exits with status 2 in [`fuzz_init`], before any input: a
+/// panic or exit inside an input would be recorded as a crash artifact that reproduces
+/// nothing.
 ///
 /// # Panics
 /// On `fail`.
 pub fn fuzz_one(oracle: &str, data: &[u8]) {
-    static SUBJECT: std::sync::OnceLock<(race_oracles::theorems::Oracle, suts::Subject)> = std::sync::OnceLock::new();
-    let (o, s) = SUBJECT.get_or_init(|| {
-        fuzz_subject(oracle, std::env::var("RACEFUZZ_MUTANT").ok().as_deref()).unwrap_or_else(|e| {
-            eprintln!("racefuzz fuzz target {oracle}: {e}");
-            std::process::exit(2)
-        })
-    });
+    let (o, s) = fuzz_init(oracle);
     let p = (o.generate)(data, s.relax());
     let r = suts::check(o, &p, s, suts::fuzz_bounds());
     if r.verdict == race_oracles::theorems::Verdict::Fail {
@@ -75,6 +70,19 @@ pub fn fuzz_one(oracle: &str, data: &[u8]) {
         let mutant = s.mutant().map(|m| format!(" under RACEFUZZ_MUTANT={m} (shrink the artifact with --mutant {m})")).unwrap_or_default();
         panic!("{oracle} fails{mutant} on:\n{}\n{}{saved}", race_oracles::lang::print(&p), render::result_brief(&r));
     }
+}
+
+/// The oracle and subject of a fuzz target, built once: the target's `init` calls it, before
+/// libFuzzer runs any input, so that a misconfiguration exits (status 2, with a message)
+/// outside any input, where libFuzzer would record the exit as a crash artifact.
+pub fn fuzz_init(oracle: &str) -> &'static (race_oracles::theorems::Oracle, suts::Subject) {
+    static SUBJECT: std::sync::OnceLock<(race_oracles::theorems::Oracle, suts::Subject)> = std::sync::OnceLock::new();
+    SUBJECT.get_or_init(|| {
+        fuzz_subject(oracle, std::env::var("RACEFUZZ_MUTANT").ok().as_deref()).unwrap_or_else(|e| {
+            eprintln!("racefuzz fuzz target {oracle}: {e}");
+            std::process::exit(2)
+        })
+    })
 }
 
 /// The oracle a fuzz target runs and its subject, with `mutant` (the value of

@@ -403,7 +403,7 @@ pub fn campaign_bounds() -> Config {
 /// each input to take well under a second, and an oracle may explore several times per
 /// program (one exploration per pair of methods, per schedule of the SUT, …).
 pub fn fuzz_bounds() -> Config {
-    Config { max_executions: 10_000, max_states: 10_000, ..campaign_bounds() }
+    Config { max_executions: 5_000, max_states: 5_000, ..campaign_bounds() }
 }
 
 #[cfg(test)]
@@ -421,11 +421,15 @@ mod tests {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
             assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
             for (oracle, _) in m.predicted {
-                assert!(Registry::builtin().find(oracle).is_some(), "{}: no oracle {oracle}", m.name);
+                let o = Registry::builtin().find(oracle).copied();
+                assert!(o.is_some_and(|o| judges(&o, m.name)), "{}: no oracle {oracle} that judges it", m.name);
             }
+            assert!(!judges_of(m.name).is_empty(), "{}: no oracle judges it", m.name);
         }
         let o = Registry::builtin().find("racerdx-tp").copied().unwrap();
         assert!(matches!(Subject::for_oracle(&o, Some("nope")), Err(SubjectError::UnknownMutant { .. })));
+        let foreign = Subject::for_oracle(&o, Some("bf-check-after-acquire")).err();
+        assert_eq!(foreign, Some(SubjectError::ForeignMutant { given: "bf-check-after-acquire".into(), owner: "bigfoot", oracle: "racerdx-tp", judges: vec!["bigfoot-precise"] }));
         let bf = Registry::builtin().find("bigfoot-precise").copied().unwrap();
         assert_eq!(Subject::for_oracle_on(&bf, Some("per-access"), None).map(|s| s.chosen()).ok(), Some(Some("per-access")));
         assert_eq!(Subject::for_oracle_on(&bf, None, None).map(|s| s.entry().name).ok(), Some("bigfoot"));

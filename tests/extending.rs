@@ -120,7 +120,7 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
     let o = *reg.find(TOY.id).unwrap();
     assert_eq!(Subject::for_oracle(&o, None).map(|s| s.entry().name).ok(), Some("racerdx"));
     assert_eq!(Subject::for_oracle(&o, Some("lock-bound-1")).map(|s| s.mutant().map(str::to_string)).ok(), Some(Some("lock-bound-1".to_string())));
-    assert!(fuzz_target(TOY.id).contains("racefuzz::fuzz_one(\"toy-reports-name-formals\", data)"));
+    assert!(fuzz_target(TOY.id).contains("init: racefuzz::fuzz_init(\"toy-reports-name-formals\"), |data: &[u8]| racefuzz::fuzz_one(\"toy-reports-name-formals\", data)"));
     let out = std::env::temp_dir().join(format!("racefuzz-toy-{}", std::process::id()));
     let s = Settings {
         oracles: vec![o],
@@ -180,7 +180,7 @@ fn fuzz_target(id: &str) -> String {
          //! Generated from the registry by `tests/extending.rs`.\n\
          #![no_main]\n\
          \n\
-         libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one(\"{id}\", data));\n"
+         libfuzzer_sys::fuzz_target!(init: racefuzz::fuzz_init(\"{id}\"), |data: &[u8]| racefuzz::fuzz_one(\"{id}\", data));\n"
     )
 }
 

@@ -121,7 +121,9 @@ enum Cmd {
         /// Parallel jobs.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
-        /// Hunt a seeded bug (see `racefuzz mutants`).
+        /// Hunt a seeded bug (see `racefuzz mutants`) with every oracle of the campaign;
+        /// without oracles named, with the default oracles that judge it. An oracle named
+        /// that does not judge it is bad input.
         #[arg(long)]
         mutant: Option<String>,
         /// The SUT the oracles it fits judge, when their kind and dialect have more than one
