@@ -266,7 +266,7 @@ fn fnv(s: &str) -> u64 {
 /// [`CampaignError`]: an unknown mutant, or a finding that could not be written (the
 /// campaign stops at once; the error carries the finding).
 pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Found, CampaignError> {
-    // A mutant applies to the oracles whose SUT it breaks; the others run the real SUT.
+    // Every oracle judges the mutant, if any (the command line chose them so).
     let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.sut.as_deref(), s.mutant.as_deref())).collect::<Result<_, _>>()?;
     let seen: Mutex<HashSet<u64>> = Mutex::new(HashSet::new());
     let groups: Mutex<BTreeMap<String, Group>> = Mutex::new(BTreeMap::new());
@@ -397,17 +397,15 @@ fn share(o: &Oracle) -> f64 {
 }
 
 /// The subject an oracle runs in a campaign on `sut` hunting `mutant`: the SUT named where
-/// it fits the oracle (its kind and dialect), the oracle's own otherwise; the mutant where it
-/// belongs to that SUT, the real SUT otherwise.
+/// it fits the oracle (its kind and dialect), the oracle's own otherwise, with the mutant
+/// applied. A mutant the oracle does not judge is refused, as `check` refuses it
+/// ([`suts::SubjectError::ForeignMutant`]): run, it would silently hunt nothing.
 ///
 /// # Errors
-/// When the mutant belongs to none of the campaign's SUTs' catalogue.
+/// When the oracle does not judge the mutant, or the mutant is unknown.
 pub fn subject_for(o: &Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, suts::SubjectError> {
     let sut = sut.filter(|name| suts::fitting(o).any(|e| e.name == *name));
-    match Subject::for_oracle_on(o, sut, mutant) {
-        Err(suts::SubjectError::UnknownMutant { .. }) if mutant.is_some_and(|m| m.split('+').all(|n| crate::mutants::find(n).is_some())) => Subject::for_oracle_on(o, sut, None),
-        r => r,
-    }
+    Subject::for_oracle_on(o, sut, mutant)
 }
 
 fn slot(v: Verdict) -> usize {

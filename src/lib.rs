@@ -45,25 +45,56 @@ pub mod suts;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then
 /// the oracle against its SUT (with the mutant named by the environment variable
-/// `RACEFUZZ_MUTANT`, if set). Fails (panics, as libFuzzer needs) only on the oracle's
-/// `fail`, printing the program and the explanation.
+/// `RACEFUZZ_MUTANT`, if set) under [`suts::fuzz_bounds`], a budget of counts (never wall
+/// time), so that a slow input is `inconclusive` the same way on every machine. Fails
+/// (panics, as libFuzzer needs) only on the oracle's `fail`, printing the program and the
+/// explanation.
+///
+/// A misconfigured target (an unknown oracle, or a `RACEFUZZ_MUTANT` the oracle does not
+/// judge) says so on stderr and exits with status 2 in [`fuzz_init`], before any input: a
+/// panic or exit inside an input would be recorded as a crash artifact that reproduces
+/// nothing.
 ///
 /// # Panics
-/// On `fail`; on an unknown oracle or mutant (a misconfigured target, before any input).
+/// On `fail`.
 pub fn fuzz_one(oracle: &str, data: &[u8]) {
-    let reg = race_oracles::theorems::Registry::builtin();
-    let o = reg.find(oracle).unwrap_or_else(|| panic!("no oracle {oracle}"));
-    let mutant = std::env::var("RACEFUZZ_MUTANT").ok();
-    let s = suts::Subject::for_oracle(o, mutant.as_deref()).unwrap_or_else(|e| panic!("RACEFUZZ_MUTANT: {e}"));
+    let (o, s) = fuzz_init(oracle);
     let p = (o.generate)(data, s.relax());
-    let r = suts::check(o, &p, &s, suts::campaign_bounds());
-    assert_ne!(
-        r.verdict,
-        race_oracles::theorems::Verdict::Fail,
-        "{oracle} fails on:
-{}
-{}",
-        race_oracles::lang::print(&p),
-        render::result_brief(&r)
-    );
+    let r = suts::check(o, &p, s, suts::fuzz_bounds());
+    if r.verdict == race_oracles::theorems::Verdict::Fail {
+        // The artifact libFuzzer keeps is raw bytes that reproduce only under the same
+        // mutant; the finding file records oracle and mutant, so `racefuzz shrink FILE`
+        // needs no flags.
+        let saved = campaign::finding_text(o, s, "cargo-fuzz", &p)
+            .ok()
+            .and_then(|(text, ..)| campaign::write_finding(std::path::Path::new(campaign::DEFAULT_OUT), o.id, &p, &text).ok())
+            .map(|f| format!("written to {}; `racefuzz shrink {}` reduces it\n", f.display(), f.display()))
+            .unwrap_or_default();
+        let mutant = s.mutant().map(|m| format!(" under RACEFUZZ_MUTANT={m} (shrink the artifact with --mutant {m})")).unwrap_or_default();
+        panic!("{oracle} fails{mutant} on:\n{}\n{}{saved}", race_oracles::lang::print(&p), render::result_brief(&r));
+    }
+}
+
+/// The oracle and subject of a fuzz target, built once: the target's `init` calls it, before
+/// libFuzzer runs any input, so that a misconfiguration exits (status 2, with a message)
+/// outside any input, where libFuzzer would record the exit as a crash artifact.
+pub fn fuzz_init(oracle: &str) -> &'static (race_oracles::theorems::Oracle, suts::Subject) {
+    static SUBJECT: std::sync::OnceLock<(race_oracles::theorems::Oracle, suts::Subject)> = std::sync::OnceLock::new();
+    SUBJECT.get_or_init(|| {
+        fuzz_subject(oracle, std::env::var("RACEFUZZ_MUTANT").ok().as_deref()).unwrap_or_else(|e| {
+            eprintln!("racefuzz fuzz target {oracle}: {e}");
+            std::process::exit(2)
+        })
+    })
+}
+
+/// The oracle a fuzz target runs and its subject, with `mutant` (the value of
+/// `RACEFUZZ_MUTANT`; empty is none) applied.
+///
+/// # Errors
+/// A message for the person who started the target.
+pub fn fuzz_subject(oracle: &str, mutant: Option<&str>) -> Result<(race_oracles::theorems::Oracle, suts::Subject), String> {
+    let o = *race_oracles::theorems::Registry::builtin().find(oracle).ok_or_else(|| format!("racefuzz internal bug: no oracle {oracle}"))?;
+    let s = suts::Subject::for_oracle(&o, mutant.filter(|m| !m.is_empty())).map_err(|e| format!("RACEFUZZ_MUTANT: {e}"))?;
+    Ok((o, s))
 }

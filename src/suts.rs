@@ -187,6 +187,18 @@ pub enum SubjectError {
         /// Its mutants.
         known: String,
     },
+    /// A catalogued mutant of a SUT that the oracle does not judge (so it could not run).
+    #[error("mutant `{given}` breaks {owner}, which {oracle} does not judge; {}", judged_by(judges))]
+    ForeignMutant {
+        /// What was given.
+        given: String,
+        /// The SUT it breaks.
+        owner: &'static str,
+        /// The oracle.
+        oracle: &'static str,
+        /// The oracles that judge it, in registry order.
+        judges: Vec<&'static str>,
+    },
     /// A SUT name (`--sut`) that is not in the catalogue, or not of the kind and dialect
     /// the oracle judges.
     #[error("no SUT `{given}` for {oracle} (its SUTs: {fitting}; every SUT: {known})")]
@@ -212,6 +224,41 @@ pub enum SubjectError {
     },
 }
 
+/// The end of a [`SubjectError::ForeignMutant`] message: who judges the mutant instead.
+fn judged_by(judges: &[&str]) -> String {
+    if judges.is_empty() {
+        "no oracle judges it".into()
+    } else {
+        format!("the oracles that judge it: {}", judges.join(", "))
+    }
+}
+
+/// Whether `oracle` judges `mutant` (`a+b` combines mutants): one of the SUTs it fits owns
+/// every name. The one rule behind `check`, `fuzz` and the fuzz targets refusing a mutant
+/// that could not run.
+pub fn judges(oracle: &Oracle, mutant: &str) -> bool {
+    let names: Vec<&str> = mutant.split('+').collect();
+    fitting(oracle).any(|e| names.iter().all(|n| mutants::find(n).is_some_and(|m| m.sut == e.name)))
+}
+
+/// [`SubjectError::ForeignMutant`] if `mutant` is a catalogued mutant of one SUT that
+/// `oracle` does not judge (a name outside the catalogue is left to [`Subject::build`]).
+fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
+    let Some(m) = mutant.filter(|m| !judges(oracle, m)) else { return Ok(()) };
+    let found: Option<Vec<&mutants::Mutant>> = m.split('+').map(mutants::find).collect();
+    match found.as_deref() {
+        Some([first, rest @ ..]) if rest.iter().all(|x| x.sut == first.sut) => {
+            Err(SubjectError::ForeignMutant { given: m.to_string(), owner: first.sut, oracle: oracle.id, judges: judges_of(m) })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The oracles of the registry that judge `mutant`, in registry order.
+pub fn judges_of(mutant: &str) -> Vec<&'static str> {
+    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| judges(o, mutant)).map(|o| o.id).collect()
+}
+
 /// A SUT ready to be judged: an implementation, its mutant, and what the mutant relaxes.
 pub struct Subject {
     entry: SutEntry,
@@ -233,6 +280,7 @@ impl Subject {
     /// # Errors
     /// [`SubjectError`] when the mutant is not one of that SUT's.
     pub fn for_oracle(oracle: &Oracle, mutant: Option<&str>) -> Result<Subject, SubjectError> {
+        foreign(oracle, mutant)?;
         // The first SUT of the oracle's kind and dialect, unless the mutants belong to another.
         let first = mutant.and_then(|m| m.split('+').next()).and_then(mutants::find);
         let owner = first.and_then(|m| fitting(oracle).find(|e| e.name == m.sut));
@@ -247,6 +295,7 @@ impl Subject {
     /// [`SubjectError::UnknownSut`] when `sut` is not a SUT of the oracle's kind and dialect;
     /// [`SubjectError::UnknownMutant`] when the mutant is not one of that SUT's.
     pub fn for_oracle_on(oracle: &Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, SubjectError> {
+        foreign(oracle, mutant)?;
         let Some(name) = sut else { return Subject::for_oracle(oracle, mutant) };
         let entry = *fitting(oracle).find(|e| e.name == name).ok_or_else(|| SubjectError::UnknownSut {
             given: name.to_string(),
@@ -348,6 +397,15 @@ pub fn campaign_bounds() -> Config {
     Config { max_executions: 100_000, max_states: 100_000, ..Config::default() }
 }
 
+/// The exploration bounds of one input of a cargo-fuzz target: counts only (no deadline),
+/// so that an input's verdict is the same on every machine and a slow input is
+/// `inconclusive` rather than a timeout. Smaller than [`campaign_bounds`]: libFuzzer wants
+/// each input to take well under a second, and an oracle may explore several times per
+/// program (one exploration per pair of methods, per schedule of the SUT, …).
+pub fn fuzz_bounds() -> Config {
+    Config { max_executions: 5_000, max_states: 5_000, ..campaign_bounds() }
+}
+
 #[cfg(test)]
 mod tests {
     use race_oracles::theorems::Registry;
@@ -363,11 +421,15 @@ mod tests {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
             assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
             for (oracle, _) in m.predicted {
-                assert!(Registry::builtin().find(oracle).is_some(), "{}: no oracle {oracle}", m.name);
+                let o = Registry::builtin().find(oracle).copied();
+                assert!(o.is_some_and(|o| judges(&o, m.name)), "{}: no oracle {oracle} that judges it", m.name);
             }
+            assert!(!judges_of(m.name).is_empty(), "{}: no oracle judges it", m.name);
         }
         let o = Registry::builtin().find("racerdx-tp").copied().unwrap();
         assert!(matches!(Subject::for_oracle(&o, Some("nope")), Err(SubjectError::UnknownMutant { .. })));
+        let foreign = Subject::for_oracle(&o, Some("bf-check-after-acquire")).err();
+        assert_eq!(foreign, Some(SubjectError::ForeignMutant { given: "bf-check-after-acquire".into(), owner: "bigfoot", oracle: "racerdx-tp", judges: vec!["bigfoot-precise"] }));
         let bf = Registry::builtin().find("bigfoot-precise").copied().unwrap();
         assert_eq!(Subject::for_oracle_on(&bf, Some("per-access"), None).map(|s| s.chosen()).ok(), Some(Some("per-access")));
         assert_eq!(Subject::for_oracle_on(&bf, None, None).map(|s| s.entry().name).ok(), Some("bigfoot"));

@@ -529,3 +529,77 @@ fn sut_picks_another_placer_for_bigfoot_precise() {
     assert_eq!(code, 0, "{stdout}{err}");
     assert!(stdout.contains("per-access checks"), "{stdout}");
 }
+
+/// A mutant that no oracle of the run judges could not run: `check`, `fuzz` and a fuzz
+/// target refuse it (exit 2), naming the oracles that judge it. Without oracles named,
+/// `fuzz --mutant M` runs the default oracles that judge M, and only those.
+#[test]
+fn a_mutant_that_cannot_run_is_refused() {
+    let judges = "the oracles that judge it: racerdx-tp, racerdx-complete, racerdx-reports";
+    let fig = "corpus/paper/bigfoot/fig3_3_anticipation.race";
+    let (code, _, err) = racefuzz(&["check", "bigfoot-precise", fig, "--mutant", "no-stability-filter"]);
+    assert!(code == 2 && err.contains("mutant `no-stability-filter` breaks racerdx, which bigfoot-precise does not judge") && err.contains(judges), "{err}");
+    let (code, out, err) = racefuzz(&["fuzz", "bigfoot-precise", "--mutant", "no-stability-filter", "--max-programs", "1"]);
+    assert!(code == 2 && err.contains(judges) && out.is_empty(), "{out}{err}");
+    let (code, _, err) = racefuzz(&["fuzz", "racerdx-tp", "--mutant", "bf-check-after-acquire", "--max-programs", "1"]);
+    assert!(code == 2 && err.contains("which racerdx-tp does not judge; the oracles that judge it: bigfoot-precise"), "{err}");
+    let (code, _, err) = racefuzz(&["fuzz", "--mutant", "nope", "--max-programs", "1"]);
+    assert!(code == 2 && err.contains("no mutant `nope`"), "{err}");
+    let out = temp_dir("judging");
+    let (code, stdout, err) = racefuzz(&["fuzz", "--mutant", "bf-check-after-acquire", "--time", "1h", "--max-programs", "2", "--out", &out.display().to_string()]);
+    assert!(code == 0 || code == 1, "{stdout}{err}");
+    assert!(stdout.starts_with("racefuzz fuzz: bigfoot-precise for ") && stdout.contains("mutant bf-check-after-acquire"), "{stdout}");
+    let e = racefuzz::fuzz_subject("racerdx-tp", Some("bf-check-after-acquire")).err().unwrap_or_default();
+    assert!(e.starts_with("RACEFUZZ_MUTANT: mutant `bf-check-after-acquire` breaks bigfoot"), "{e}");
+    assert!(racefuzz::fuzz_subject("racerdx-tp", Some("")).is_ok() && racefuzz::fuzz_subject("racerdx-tp", Some("no-stability-filter")).is_ok());
+}
+
+/// `shrink` reads its file before anything else; `--into-test` refuses a name a regression
+/// (or its snapshot) already has unless `--force`, and says when the shrunk program already
+/// is a regression, refusing to write the same test twice.
+#[test]
+fn shrink_into_test_keeps_existing_regressions() {
+    let (code, _, err) = racefuzz(&["shrink", "/nonexistent.race"]);
+    assert!(code == 2 && err.starts_with("error: cannot read /nonexistent.race: "), "{err}");
+    let work = temp_dir("into-test");
+    std::fs::create_dir_all(work.join("tests/regress")).unwrap();
+    std::fs::create_dir_all(work.join("tests/snapshots")).unwrap();
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/regress/bf_check_after_acquire.race")).unwrap();
+    std::fs::write(work.join("tests/regress/old.race"), &src).unwrap();
+    std::fs::write(work.join("tests/snapshots/integration__regress__snapped.snap"), "recorded").unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(args).current_dir(&work).output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let cause = ["--root-cause", "the read's check lands after the acquire that ends its window"];
+    let f = "tests/regress/old.race";
+    for taken in ["old", "snapped"] {
+        let (code, out, err) = run(&[&["shrink", f, "--into-test", taken][..], &cause].concat());
+        assert!(code == 2 && out.is_empty() && err.contains("already exists") && err.contains("--force"), "{taken}: {out}{err}");
+    }
+    assert_eq!(std::fs::read_to_string(work.join("tests/regress/old.race")).unwrap(), src);
+    let (code, out, err) = run(&[&["shrink", f, "--into-test", "again"][..], &cause].concat());
+    assert!(code == 2 && err.contains("tests/regress/old.race already is this regression (oracle bigfoot-precise, mutant bf-check-after-acquire)"), "{out}{err}");
+    assert!(out.contains("the shrunk program is the program of tests/regress/old.race"), "{out}");
+    assert!(!work.join("tests/regress/again.race").exists());
+    let (code, out, err) = run(&[&["shrink", f, "--into-test", "old", "--force"][..], &cause].concat());
+    assert!(code == 0 && out.contains("wrote tests/regress/old.race"), "{out}{err}");
+    let (code, _, err) = run(&["shrink", f, "--force"]);
+    assert_eq!(code, 2, "--force without --into-test: {err}");
+}
+
+/// A field or method the receiver's class does not declare is a dialect error naming the
+/// line (exit 2) in every command that loads a program, never a stuck state that explores
+/// to "no race".
+#[test]
+fn undeclared_names_are_dialect_errors() {
+    let f = temp_file("typo.race", "dialect bfj\nclass C { fields f }\ninit { o = new C }\nthread { o.g = 1 }\n");
+    for cmd in [&["explore", &f][..], &["check", "bigfoot-precise", &f], &["check", "fasttrack-precise", &f], &["analyze", "bigfoot", &f]] {
+        let (code, out, err) = racefuzz(cmd);
+        assert_eq!(code, 2, "{cmd:?}: {out}{err}");
+        assert!(err.contains("bfj dialect, declared: `o.g`: class `C` declares no field `g` (its fields: f), in thread T1 (line 4)"), "{cmd:?}: {err}");
+    }
+    let f = temp_file("typo_method.race", "dialect simplejava\nclass R { fields f; method run() { this.g = 1 } }\nthread { r = new R; fork r }\n");
+    let (code, _, err) = racefuzz(&["explore", &f]);
+    assert!(code == 2 && err.contains("class `R` declares no field `g`") && err.contains("(line 2)"), "{err}");
+}

@@ -120,7 +120,7 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
     let o = *reg.find(TOY.id).unwrap();
     assert_eq!(Subject::for_oracle(&o, None).map(|s| s.entry().name).ok(), Some("racerdx"));
     assert_eq!(Subject::for_oracle(&o, Some("lock-bound-1")).map(|s| s.mutant().map(str::to_string)).ok(), Some(Some("lock-bound-1".to_string())));
-    assert!(fuzz_target(TOY.id).contains("racefuzz::fuzz_one(\"toy-reports-name-formals\", data)"));
+    assert!(fuzz_target(TOY.id).contains("init: racefuzz::fuzz_init(\"toy-reports-name-formals\"), |data: &[u8]| racefuzz::fuzz_one(\"toy-reports-name-formals\", data)"));
     let out = std::env::temp_dir().join(format!("racefuzz-toy-{}", std::process::id()));
     let s = Settings {
         oracles: vec![o],
@@ -182,7 +182,7 @@ fn fuzz_target(id: &str) -> String {
          //! Generated from the registry by `tests/extending.rs`.\n\
          #![no_main]\n\
          \n\
-         libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one(\"{id}\", data));\n"
+         libfuzzer_sys::fuzz_target!(init: racefuzz::fuzz_init(\"{id}\"), |data: &[u8]| racefuzz::fuzz_one(\"{id}\", data));\n"
     )
 }
 
@@ -201,6 +201,36 @@ fn manifest(current: &str) -> String {
         text.push_str(&format!("\n[[bin]]\nname = \"{name}\"\npath = \"fuzz_targets/{name}.rs\"\ntest = false\ndoc = false\nbench = false\n"));
     }
     text
+}
+
+/// The markers between which `fuzz/README.md` lists the oracle targets.
+const TABLE_START: &str = "<!-- oracle targets: generated from the registry by tests/extending.rs -->\n";
+const TABLE_END: &str = "<!-- end of oracle targets -->\n";
+
+/// The table of oracle targets `fuzz/README.md` shows: one row per oracle of the registry.
+fn target_table() -> String {
+    let mut t = String::from("| target | oracle | claim |\n|---|---|---|\n");
+    for o in Registry::builtin().all() {
+        let control = if o.negative_control { " (a negative control: a crash is the expected rediscovery)" } else { "" };
+        t.push_str(&format!("| `{}` | `{}` | {}{control} |\n", target_name(o.id), o.id, o.claim.replace('|', "\\|")));
+    }
+    t
+}
+
+/// `fuzz/README.md` lists every oracle target, and only those, as the registry makes them
+/// (`RACEFUZZ_BLESS=1` writes the table).
+#[test]
+fn the_fuzz_readme_lists_every_target() {
+    let path = root().join("fuzz/README.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (Some(a), Some(b)) = (text.find(TABLE_START), text.find(TABLE_END)) else { panic!("fuzz/README.md lost its table markers") };
+    let want = format!("{}{TABLE_START}{}{}", &text[..a], target_table(), &text[b..]);
+    if text != want {
+        assert!(std::env::var_os("RACEFUZZ_BLESS").is_some(), "fuzz/README.md's target table is not the registry's; run RACEFUZZ_BLESS=1 cargo test --test integration extending");
+        std::fs::write(&path, &want).unwrap();
+    }
+    let rows = want.lines().filter(|l| l.starts_with("| `")).count();
+    assert_eq!(rows, Registry::builtin().all().len() + 2, "one row per oracle target, plus parse and explore");
 }
 
 /// Every oracle's fuzz target is the template with its id, `fuzz/Cargo.toml` declares

@@ -4,4 +4,4 @@
 //! Generated from the registry by `tests/extending.rs`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| racefuzz::fuzz_one("ldrf-sound", data));
+libfuzzer_sys::fuzz_target!(init: racefuzz::fuzz_init("ldrf-sound"), |data: &[u8]| racefuzz::fuzz_one("ldrf-sound", data));

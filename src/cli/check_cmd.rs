@@ -46,7 +46,7 @@ pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
 
 pub(super) fn subject(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, CliError> {
     Subject::for_oracle_on(o, sut, mutant).map_err(|e| match e {
-        suts::SubjectError::UnknownMutant { .. } | suts::SubjectError::UnknownSut { .. } => CliError::input(format!("error: {e}")),
+        suts::SubjectError::UnknownMutant { .. } | suts::SubjectError::ForeignMutant { .. } | suts::SubjectError::UnknownSut { .. } => CliError::input(format!("error: {e}")),
         suts::SubjectError::NoSut { .. } => CliError::internal(e),
     })
 }

@@ -40,13 +40,32 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
-/// The oracles named on the command line (when none is: all but the negative controls,
-/// which are expected to fail and run only when named).
-fn oracles(ids: &[String]) -> Result<Vec<Oracle>, CliError> {
-    if ids.is_empty() {
-        return Ok(Registry::builtin().all().iter().filter(|o| !o.negative_control).copied().collect());
+/// The oracles named on the command line; when none is, all but the negative controls
+/// (which are expected to fail and run only when named), and with `--mutant` only those of
+/// them that judge it, so that `racefuzz fuzz --mutant M` hunts M wherever it can be seen.
+/// A named oracle that does not judge the mutant is refused later, by its subject.
+fn oracles(ids: &[String], mutant: Option<&str>) -> Result<Vec<Oracle>, CliError> {
+    if !ids.is_empty() {
+        return ids.iter().map(|id| oracle(id)).collect();
     }
-    ids.iter().map(|id| oracle(id)).collect()
+    let reg = Registry::builtin();
+    let defaults = reg.all().iter().filter(|o| !o.negative_control).copied();
+    let Some(m) = mutant else { return Ok(defaults.collect()) };
+    let judging: Vec<Oracle> = defaults.filter(|o| suts::judges(o, m)).collect();
+    if !judging.is_empty() {
+        return Ok(judging);
+    }
+    if let Some(bad) = m.split('+').find(|n| crate::mutants::find(n).is_none()) {
+        return Err(CliError::input(format!("error: --mutant: no mutant `{bad}` (`racefuzz mutants` lists them; combine with +)")));
+    }
+    let judges = suts::judges_of(m);
+    if judges.is_empty() {
+        return Err(CliError::input(format!("error: --mutant {m}: no oracle judges it (combined mutants must break the same SUT)")));
+    }
+    Err(CliError::input(format!(
+        "error: --mutant {m}: none of the default oracles judges it; name one of those that do (negative controls run only when named): {}",
+        judges.join(", ")
+    )))
 }
 
 pub(super) struct FuzzArgs<'a> {
@@ -103,7 +122,7 @@ fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed
 
 pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let FuzzArgs { seed, jobs, mutant, sut, out, max_programs, json, .. } = *a;
-    let oracles = oracles(a.ids)?;
+    let oracles = oracles(a.ids, mutant)?;
     // --sut applies to the oracles it fits, and must fit one.
     if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
         let fitting: std::collections::BTreeSet<&str> = oracles.iter().flat_map(|o| suts::fitting(o).map(|e| e.name)).collect();
@@ -442,17 +461,16 @@ fn json_summary<'a>(
     }
 }
 
-/// A program from a `.race` file, or from a cargo-fuzz artifact of the oracle's target
-/// (raw bytes for its generator).
-fn load_input(file: &Path, o: &Oracle, s: &Subject) -> Result<Program, CliError> {
-    let bytes = std::fs::read(file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", file.display())))?;
-    match std::str::from_utf8(&bytes).ok().map(|t| (t, parse(t))) {
+/// A program from a `.race` file's bytes, or from a cargo-fuzz artifact of the oracle's
+/// target (raw bytes for its generator).
+fn load_input(file: &Path, bytes: &[u8], o: &Oracle, s: &Subject) -> Result<Program, CliError> {
+    match std::str::from_utf8(bytes).ok().map(|t| (t, parse(t))) {
         Some((_, Ok(p))) => {
             validate_relaxed(&p, s.relax()).map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;
             Ok(p)
         }
         Some((text, Err(e))) if text.trim_start().starts_with("//") || text.contains("dialect") => Err(CliError::input(e.render(&file.display().to_string()))),
-        _ => Ok((o.generate)(&bytes, s.relax())),
+        _ => Ok((o.generate)(bytes, s.relax())),
     }
 }
 
@@ -463,12 +481,15 @@ pub(super) struct ShrinkArgs<'a> {
     pub sut: Option<&'a str>,
     pub into_test: Option<&'a str>,
     pub root_cause: Option<&'a str>,
+    pub force: bool,
     pub max_attempts: usize,
 }
 
 pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
-    // A finding names its oracle and mutant; flags override.
-    let head = std::fs::read_to_string(a.file).unwrap_or_default();
+    // A finding names its oracle and mutant; flags override. An unreadable file is said
+    // first, before anything it would have told.
+    let bytes = std::fs::read(a.file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", a.file.display())))?;
+    let head = String::from_utf8_lossy(&bytes);
     let id =
         a.oracle.or_else(|| header(&head, "oracle")).ok_or_else(|| CliError::input(format!("error: say which oracle fails: --oracle {}", Registry::builtin().ids().join("|"))))?;
     let o = oracle(id)?;
@@ -476,13 +497,15 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     let sut = a.sut.or_else(|| header(&head, "sut"));
     let s = subject(&o, sut, mutant)?;
     if let Some(name) = a.into_test {
-        check_test_name(name, a.root_cause)?;
+        check_test_name(name, a.root_cause, a.force)?;
     }
-    let p = load_input(a.file, &o, &s)?;
+    let p = load_input(a.file, &bytes, &o, &s)?;
     let fails = |q: &Program| suts::check(&o, q, &s, suts::campaign_bounds()).verdict == Verdict::Fail;
     let before = suts::check(&o, &p, &s, suts::campaign_bounds());
     if before.verdict != Verdict::Fail {
-        return Err(CliError::input(format!("error: {} does not fail {} on this program ({}); nothing to shrink", before.sut, o.id, before.verdict)));
+        // A cargo-fuzz artifact records no mutant: the likeliest reason it passes.
+        let hint = if mutant.is_none() && parse(&head).is_err() { " (an artifact found under RACEFUZZ_MUTANT=M fails only with --mutant M)" } else { "" };
+        return Err(CliError::input(format!("error: {} does not fail {} on this program ({}); nothing to shrink{hint}", before.sut, o.id, before.verdict)));
     }
     let r = shrink(&p, s.relax(), a.max_attempts, fails);
     // Re-read the printed program, so that the lines in the explanation are its own.
@@ -498,21 +521,70 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     emit(&print(&program));
     outln!();
     emit(&render::result_brief(&after));
+    // A regression that already holds this program: said, and not written twice for the
+    // same oracle, SUT and mutant.
+    let same = same_regressions(&program);
+    for (path, key) in &same {
+        outln!("\nthe shrunk program is the program of {} ({key})", path.display());
+    }
+    let key = regression_key(o.id, s.chosen(), mutant);
     if let (Some(name), Some(cause)) = (a.into_test, a.root_cause) {
+        if let Some((path, _)) = same.iter().find(|(_, k)| *k == key).filter(|_| !a.force) {
+            return Err(CliError::input(format!("error: --into-test {name}: {} already is this regression ({key}); pass --force to write it again", path.display())));
+        }
         let race = into_test(name, cause, &o, s.chosen(), mutant, &program)?;
         outln!("\nwrote {}; record its snapshot with `cargo insta test --review` (or `cargo test`, then `cargo insta review`)", race.display());
     }
     Ok(Exit::Ok)
 }
 
-fn check_test_name(name: &str, cause: Option<&str>) -> Result<(), CliError> {
+/// Where `--into-test` writes, relative to the working directory (the repository root).
+const REGRESS: &str = "tests/regress";
+
+/// The insta snapshot `tests/regress.rs` records for the regression `name`.
+fn snapshot_of(name: &str) -> PathBuf {
+    Path::new("tests/snapshots").join(format!("integration__regress__{name}.snap"))
+}
+
+fn check_test_name(name: &str, cause: Option<&str>, force: bool) -> Result<(), CliError> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return Err(CliError::input("error: --into-test NAME must be letters, digits, `_` or `-`"));
     }
     match cause.map(str::trim) {
-        Some(c) if !c.is_empty() && !c.contains('\n') => Ok(()),
-        _ => Err(CliError::input("error: --into-test needs --root-cause \"…\": one line saying why the SUT fails here")),
+        Some(c) if !c.is_empty() && !c.contains('\n') => {}
+        _ => return Err(CliError::input("error: --into-test needs --root-cause \"…\": one line saying why the SUT fails here")),
     }
+    // Checked before shrinking, so that a taken name costs no wait.
+    let race = Path::new(REGRESS).join(format!("{name}.race"));
+    if let Some(taken) = [race, snapshot_of(name)].into_iter().find(|p| p.exists()).filter(|_| !force) {
+        return Err(CliError::input(format!(
+            "error: --into-test {name}: {} already exists; choose another NAME, or pass --force to replace the regression (its snapshot then differs, for review)",
+            taken.display()
+        )));
+    }
+    Ok(())
+}
+
+/// What makes two regressions of one program the same test: oracle, SUT and mutant.
+fn regression_key(oracle: &str, sut: Option<&str>, mutant: Option<&str>) -> String {
+    format!("oracle {oracle}{}, mutant {}", sut.map(|n| format!(", SUT {n}")).unwrap_or_default(), mutant.unwrap_or("none"))
+}
+
+/// The regressions under [`REGRESS`] whose program prints as `p` does, with their keys,
+/// sorted by path (a file that does not parse is not one).
+fn same_regressions(p: &Program) -> Vec<(PathBuf, String)> {
+    let want = print(p);
+    crate::corpus::race_files(Path::new(REGRESS))
+        .into_iter()
+        .filter_map(|f| {
+            let src = std::fs::read_to_string(&f).ok()?;
+            let q = parse(&src).ok()?;
+            (print(&q) == want).then(|| {
+                let key = regression_key(header(&src, "oracle").unwrap_or("?"), header(&src, "sut"), header(&src, "mutant").filter(|m| *m != "none"));
+                (f, key)
+            })
+        })
+        .collect()
 }
 
 /// The regression file: a header (the oracle, mutant, expected verdict and root cause),
@@ -520,7 +592,7 @@ fn check_test_name(name: &str, cause: Option<&str>) -> Result<(), CliError> {
 /// through insta, computed on this very file, so the lines it names are the file's lines.
 fn into_test(name: &str, cause: &str, o: &Oracle, sut: Option<&str>, mutant: Option<&str>, p: &Program) -> Result<PathBuf, CliError> {
     let io = |e: std::io::Error| CliError::input(format!("error: cannot write the test: {e}"));
-    let dir = Path::new("tests/regress");
+    let dir = Path::new(REGRESS);
     std::fs::create_dir_all(dir).map_err(io)?;
     let sut = sut.map(|n| format!("// sut: {n}\n")).unwrap_or_default();
     let text = format!("// regression: {name}\n// oracle: {}\n{sut}// mutant: {}\n// verdict: fail\n// root cause: {}\n{}", o.id, mutant.unwrap_or("none"), cause.trim(), print(p));

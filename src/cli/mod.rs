@@ -131,7 +131,9 @@ enum Cmd {
         /// Parallel jobs.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
-        /// Hunt a seeded bug (see `racefuzz mutants`).
+        /// Hunt a seeded bug (see `racefuzz mutants`) with every oracle of the campaign;
+        /// without oracles named, with the default oracles that judge it. An oracle named
+        /// that does not judge it is bad input.
         #[arg(long)]
         mutant: Option<String>,
         /// The SUT the oracles it fits judge, when their kind and dialect have more than one
@@ -188,6 +190,10 @@ enum Cmd {
         /// With `--into-test`: the root cause, in one line, for the regression's header.
         #[arg(long, value_name = "TEXT")]
         root_cause: Option<String>,
+        /// With `--into-test`: replace an existing regression of that name (its snapshot
+        /// then differs, for review), or write one that another regression already is.
+        #[arg(long, requires = "into_test")]
+        force: bool,
         /// Stop after this many oracle runs.
         #[arg(long, default_value_t = 5_000)]
         max_attempts: usize,
@@ -463,13 +469,14 @@ pub fn main() -> ExitCode {
                 json,
             })
         }
-        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
+        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
             file: &file,
             oracle: oracle.as_deref(),
             mutant: mutant.as_deref(),
             sut: sut.as_deref(),
             into_test: into_test.as_deref(),
             root_cause: root_cause.as_deref(),
+            force,
             max_attempts,
         }),
     };

@@ -149,16 +149,35 @@ pub struct Reached<'p> {
     pub trace: Vec<Event>,
 }
 
+/// What [`search_thread`] found.
+#[derive(Clone, Debug)]
+pub enum ThreadSearch<'p> {
+    /// The first state satisfying the goal.
+    Found(Reached<'p>),
+    /// No state within the loop and step bounds satisfies it.
+    Absent,
+    /// The state budget ran out first: nothing is shown either way.
+    Exhausted,
+}
+
 /// Depth-first search over the executions of thread `t` alone (every other thread stays
 /// where it is) for the first state satisfying `goal`, checked before each step. Used to
 /// build directed witnesses (docs/spec/racerdx.md §4.5: "find a control path for thread a …
 /// stopping just before c'"). Loops are bounded by `cfg.loop_bound`, paths by
 /// `cfg.max_steps`; lazy initial values are not fixed here (such paths are dead ends).
-pub fn search_thread<'p>(m: &Machine<'p>, start: Reached<'p>, t: ThreadId, cfg: &Config, goal: &mut impl FnMut(&State<'p>) -> bool) -> Option<Reached<'p>> {
+/// The search visits at most `cfg.max_states` states: the paths of one thread grow
+/// exponentially with its nondeterministic branches, so without a count an input can hold
+/// a check for minutes.
+pub fn search_thread<'p>(m: &Machine<'p>, start: Reached<'p>, t: ThreadId, cfg: &Config, goal: &mut impl FnMut(&State<'p>) -> bool) -> ThreadSearch<'p> {
     let mut stack = vec![start];
+    let mut visited = 0u64;
     while let Some(r) = stack.pop() {
+        visited += 1;
+        if visited > cfg.max_states {
+            return ThreadSearch::Exhausted;
+        }
         if goal(&r.state) {
-            return Some(r);
+            return ThreadSearch::Found(r);
         }
         if r.choices.len() >= cfg.max_steps as usize || r.state.threads[t.0 as usize].status == Status::Done {
             continue;
@@ -176,5 +195,5 @@ pub fn search_thread<'p>(m: &Machine<'p>, start: Reached<'p>, t: ThreadId, cfg: 
             }
         }
     }
-    None
+    ThreadSearch::Absent
 }

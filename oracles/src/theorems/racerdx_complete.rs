@@ -34,7 +34,7 @@ pub const ORACLE: Oracle = Oracle {
 
 fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Static(a) = sut else { return ORACLE.wrong_sut(sut) };
-    let r = check(p, *a, 1, b.relax);
+    let r = check(p, *a, 1, b.relax, max_traces(b));
     let items = r
         .methods
         .into_iter()
@@ -90,8 +90,15 @@ pub struct MethodCheck {
 /// At most this many syntactic traces per method (beyond it: inconclusive).
 pub const MAX_TRACES: usize = 20_000;
 
+/// The trace cap under budget `b`: [`MAX_TRACES`], or the budget's execution count if
+/// smaller (a syntactic trace is this oracle's execution), so that a fuzz target's small
+/// budget bounds α as it bounds the explorers.
+pub fn max_traces(b: &Budget) -> usize {
+    MAX_TRACES.min(usize::try_from(b.explore.max_executions).unwrap_or(usize::MAX))
+}
+
 /// Compares the analysis's summaries with α, for every method.
-pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, relax: Relax) -> CompleteResult {
+pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, relax: Relax, max: usize) -> CompleteResult {
     let pre =
         if p.dialect != Dialect::RacerDx { Some("racerdx-complete applies to racerdx programs only".to_string()) } else { validate_relaxed(p, relax).err().map(|e| e.to_string()) };
     if let Some(note) = pre {
@@ -102,8 +109,8 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, re
         let Some(sum) = analysis.summary(p, &m.name) else {
             return CompleteResult { verdict: Verdict::Inconclusive, methods, note: Some(format!("{} gives no summaries", analysis.name())) };
         };
-        let Some(a) = alpha(p, &m.body, loop_bound) else {
-            return CompleteResult { verdict: Verdict::Inconclusive, methods, note: Some(format!("method {} has more than {MAX_TRACES} syntactic traces", m.name)) };
+        let Some(a) = alpha(p, &m.body, loop_bound, max) else {
+            return CompleteResult { verdict: Verdict::Inconclusive, methods, note: Some(format!("method {} has more than {max} syntactic traces", m.name)) };
         };
         methods.push(MethodCheck { method: m.name.clone(), analysis: sum.to_string(), alpha: a.to_string(), equal: sum == a });
     }
@@ -111,20 +118,20 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, re
     CompleteResult { verdict, methods, note: None }
 }
 
-/// α of the syntactic traces of `body` (`None` past [`MAX_TRACES`]).
-pub fn alpha(p: &Program, body: &Block, k: u32) -> Option<Summary> {
-    alpha_with_sites(p, body, k).map(|(s, _)| s)
+/// α of the syntactic traces of `body` (`None` past `max` traces).
+pub fn alpha(p: &Program, body: &Block, k: u32, max: usize) -> Option<Summary> {
+    alpha_with_sites(p, body, k, max).map(|(s, _)| s)
 }
 
 /// The sites of each access of α: the call lines of the trace's open `push`es, then the
 /// access line (the convention of [`super::static_race::ReportSide::sites`]).
 pub type Sites = BTreeMap<Access, BTreeSet<Vec<u32>>>;
 
-/// α with the sites of each access (`None` past [`MAX_TRACES`]).
+/// α with the sites of each access (`None` past `max` traces).
 ///
 /// The traces are enumerated depth-first and folded into α as each one ends, so memory
 /// stays proportional to one trace, not to their number.
-pub fn alpha_with_sites(p: &Program, body: &Block, k: u32) -> Option<(Summary, Sites)> {
+pub fn alpha_with_sites(p: &Program, body: &Block, k: u32, max: usize) -> Option<(Summary, Sites)> {
     let mut out = Summary::default();
     let mut sites = Sites::new();
     let mut traces = 0;
@@ -135,7 +142,7 @@ pub fn alpha_with_sites(p: &Program, body: &Block, k: u32) -> Option<(Summary, S
         out.w.extend(s.w);
         out.l = out.l.max(s.l);
         out.a.extend(s.a);
-        traces <= MAX_TRACES
+        traces <= max
     })?;
     Some((out, sites))
 }
@@ -289,7 +296,7 @@ mod tests {
     #[test]
     fn wurble_alpha_matches_the_paper() {
         let p = parse("dialect racerdx\nmethod qwop(arg1) { zwup(arg1.x) }\nmethod zwup(arg1) { lock; t = arg1.x.g; unlock; arg1 = new; v = new; arg1.g.f = v }\n").unwrap();
-        let a = alpha(&p, &p.methods[0].body, 2).unwrap();
+        let a = alpha(&p, &p.methods[0].body, 2, MAX_TRACES).unwrap();
         assert_eq!(a.to_string(), "⟨{arg1.x, arg1.x.g.f, arg1.x.x.g}, 0, {⟨R,arg1.x.x.g,1⟩, ⟨W,arg1.x.g.f,0⟩}⟩");
     }
 }

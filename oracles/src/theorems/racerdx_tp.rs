@@ -31,7 +31,7 @@ use super::static_race::{RaceReport, ReportSide, StaticRaceAnalysis};
 use super::Verdict;
 use super::{Budget, Oracle, Sut, SutKind};
 use crate::explore::witness::{def36_rows, Names, RaceDefinition};
-use crate::explore::{replay_filling_heap, search_thread, Config, ExplorerKind, Property, Reached, Schedule, Witness};
+use crate::explore::{replay_filling_heap, search_thread, Config, ExplorerKind, Property, Reached, Schedule, ThreadSearch, Witness};
 use crate::lang::{validate_relaxed, AccessKind, Dialect, Program, Relax};
 use crate::machine::*;
 use crate::race::def36::{self, EnabledAccess, EnabledPair};
@@ -260,12 +260,20 @@ fn directed(m: &Machine<'_>, r: &RaceReport, cfg: &Config) -> Result<Witness, St
     let sa = &r.sides[a];
     let sb = &r.sides[b];
     let start = Reached { state: init, choices: vec![], trace: vec![] };
-    let ra = search_thread(m, start, ta, cfg, &mut |st| at_access(m, st, ta, sa, target)).ok_or_else(|| {
-        format!("from the Lemma B.7 state, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, sa.method, sa.kind.letter(), sa.path, addr_text(fields), sa.level)
-    })?;
-    let rb = search_thread(m, ra.clone(), tb, cfg, &mut |st| at_access(m, st, tb, sb, target)).ok_or_else(|| {
-        format!("after T{}'s prefix, T{} ({}) never reaches {} {} on {} at lock depth {}", a + 1, b + 1, sb.method, sb.kind.letter(), sb.path, addr_text(fields), sb.level)
-    })?;
+    // A search cut by its state budget shows nothing: said so, never "never reaches".
+    fn within<'p>(what: String, max: u64, r: ThreadSearch<'p>) -> Result<Reached<'p>, String> {
+        match r {
+            ThreadSearch::Found(r) => Ok(r),
+            ThreadSearch::Absent => Err(format!("{what} never reaches")),
+            ThreadSearch::Exhausted => Err(format!("{what} does not reach, within {max} states,")),
+        }
+    }
+    let tail = |s: &crate::theorems::static_race::ReportSide| format!("{} {} on {} at lock depth {}", s.kind.letter(), s.path, addr_text(fields), s.level);
+    let ra = within(format!("from the Lemma B.7 state, T{} ({})", a + 1, sa.method), cfg.max_states, search_thread(m, start, ta, cfg, &mut |st| at_access(m, st, ta, sa, target)))
+        .map_err(|e| format!("{e} {}", tail(sa)))?;
+    let rb =
+        within(format!("after T{}'s prefix, T{} ({})", a + 1, b + 1, sb.method), cfg.max_states, search_thread(m, ra.clone(), tb, cfg, &mut |st| at_access(m, st, tb, sb, target)))
+            .map_err(|e| format!("{e} {}", tail(sb)))?;
     let pair = def36::enabled_pairs(m, &rb.state).into_iter().find(|p| p.0.iter().any(|x| x.thread == ta) && p.0.iter().any(|x| x.thread == tb));
     match pair {
         Some(EnabledPair([x, y])) => {

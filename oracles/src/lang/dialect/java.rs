@@ -56,7 +56,7 @@ mod tests {
     fn simplejava_and_capjava_assumptions() {
         assert_eq!(violation(&format!("dialect capjava\n{K}")), None);
         assert_eq!(violation(&format!("dialect simplejava\n{K}")).map(|(a, l, _)| (a, l)), Some(("SimpleJava", Some(2))));
-        let v = |src: &str| violation(&format!("dialect simplejava\nclass R {{ method run() {{ skip }} method m() {{ skip }} }}\n{src}")).map(|(a, l, _)| (a, l));
+        let v = |src: &str| violation(&format!("dialect simplejava\nclass R {{ fields f; method run() {{ skip }} method m() {{ skip }} }}\n{src}")).map(|(a, l, _)| (a, l));
         assert_eq!(v("thread { r = new R; h = fork r }\n"), None);
         assert_eq!(v("thread { skip }\nthread { skip }\n"), Some(("§2.2", None)));
         assert_eq!(v("thread { r = new R; h = fork r; join(h) }\n"), Some(("§1.2", Some(3))));

@@ -11,7 +11,9 @@
 //! | `naikaiken` | [Naik-Aiken 2007], docs/spec/naik_aiken.md §4.1, §4.4 | classes, methods, `init`, several initial threads, conditions other than `*`, ints other than data writes, explicit locks, `join`, duplicate site or loop labels, unlabelled loops or allocations, a `sync` variable assigned in its body, `self` outside `fork(x)` or assigned |
 //!
 //! One file per dialect (`racerdx`, `bfj`, `java` for SimpleJava and CapJava), each with
-//! its deviations from the paper; `common` holds the checks every dialect makes. The checks
+//! its deviations from the paper; `common` holds the checks every dialect makes, and
+//! `declared` those of the names a class declares (fields, methods) wherever a receiver's
+//! class is known. The checks
 //! are methods of one `Validator`, whose helpers (`forbid`, `fail`) name the assumption.
 
 use std::fmt;
@@ -20,6 +22,7 @@ use super::ast::*;
 
 mod bfj;
 mod common;
+mod declared;
 mod java;
 pub mod ldrf;
 pub mod naikaiken;
@@ -74,6 +77,7 @@ pub fn validate(p: &Program) -> Result<(), DialectError> {
 pub fn validate_relaxed(p: &Program, relax: Relax) -> Result<(), DialectError> {
     let v = Validator { p, d: p.dialect, relax };
     v.common()?;
+    v.declared()?;
     match p.dialect {
         Dialect::RacerDx => v.racerdx(),
         Dialect::Bfj => v.bfj(false),
