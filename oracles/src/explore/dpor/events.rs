@@ -109,9 +109,12 @@ pub(super) struct Closed<'p> {
 /// them (the first thread whose next step is local and can run), branching on
 /// alternatives; alternative 0 comes first.
 pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: usize) -> Vec<Closed<'p>> {
-    let mut out = vec![];
-    let mut work = vec![Closed { alts: vec![], state: st, choices: vec![], steps }];
-    'work: while let Some(mut c) = work.pop() {
+    let mut out = Vec::with_capacity(1);
+    // `next` is the top of the stack `work`, kept apart so that a closure without choices
+    // (the common case) allocates nothing but its one outcome.
+    let mut work = vec![];
+    let mut next = Some(Closed { alts: vec![], state: st, choices: vec![], steps });
+    'work: while let Some(mut c) = next.take().or_else(|| work.pop()) {
         if at_budget(cfg, &c.state, c.steps) {
             out.push(c);
             continue;
@@ -127,7 +130,7 @@ pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: u
                 if m.step(&mut c.state, t, *alt).is_ok() {
                     c.choices.push(Choice::Step { thread: t, alt: *alt });
                     c.steps += 1;
-                    work.push(c);
+                    next = Some(c);
                     continue 'work;
                 }
                 continue;

@@ -232,9 +232,10 @@ impl<'p> Search<'_, '_, 'p> {
             if let Some(e) = top.exploring {
                 if let Some((c, wut)) = top.pending.pop() {
                     let (tid, ev) = (top.next[e].tid, top.next[e].ev);
-                    let mut label = (*top.next[e].label).clone();
-                    label.alts.clone_from(&c.alts);
-                    let label = Rc::new(label);
+                    // The event is the enabled thread's, with the closure's choices (shared
+                    // when there are none: `races` identifies events by pointer, and this
+                    // node explores the thread once).
+                    let label = if top.next[e].label.alts == c.alts { top.next[e].label.clone() } else { Rc::new(Label { alts: c.alts.clone(), ..(*top.next[e].label).clone() }) };
                     let sleep = top.child_sleep.clone();
                     let lens = (self.trace.len(), self.path.len());
                     let choice = Choice::Step { thread: tid, alt: 0 };
