@@ -108,10 +108,10 @@ pub(super) struct Closed<'p> {
 /// The eager closure of local steps from `st`, scheduled as the naive explorer schedules
 /// them (the first thread whose next step is local and can run), branching on
 /// alternatives; alternative 0 comes first.
-pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: usize) -> Vec<Closed<'p>> {
-    let mut out = Vec::with_capacity(1);
+/// The outcomes are appended to `out`.
+pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: usize, out: &mut Vec<Closed<'p>>) {
     // `next` is the top of the stack `work`, kept apart so that a closure without choices
-    // (the common case) allocates nothing but its one outcome.
+    // (the common case) allocates nothing.
     let mut work = vec![];
     let mut next = Some(Closed { alts: vec![], state: st, choices: vec![], steps });
     'work: while let Some(mut c) = next.take().or_else(|| work.pop()) {
@@ -153,7 +153,6 @@ pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: u
         }
         out.push(c);
     }
-    out
 }
 
 /// The step budget cuts the execution here (a finished run is not cut).
@@ -177,12 +176,11 @@ impl Names {
         Names { bug, ..Names::default() }
     }
 
-    /// The enabled threads of a closed state, with their events.
-    pub(super) fn enabled<'p>(&mut self, m: &Machine<'p>, cfg: &Config, st: &State<'p>, steps: usize) -> Vec<Next<'p>> {
+    /// The enabled threads of a closed state, with their events, appended to `next`.
+    pub(super) fn enabled<'p>(&mut self, m: &Machine<'p>, cfg: &Config, st: &State<'p>, steps: usize, next: &mut Vec<Next<'p>>) {
         if at_budget(cfg, st, steps) {
-            return vec![];
+            return;
         }
-        let mut next = vec![];
         for ti in 0..st.threads.len() {
             let t = thread_id(ti);
             if st.threads[ti].status != Status::Running {
@@ -194,7 +192,6 @@ impl Names {
                 next.push(Next { tid: t, label: Rc::new(label), ev, after: Some(after) });
             }
         }
-        next
     }
 
     /// The section-beginning attempts of the threads that cannot step in `st` (see
