@@ -82,8 +82,34 @@ pub(super) fn dependent(a: &Label, b: &Label) -> bool {
 pub(super) struct Names {
     /// The seeded bug, if any (it changes footprints, sleep sets and blocked attempts).
     pub(super) bug: Option<DporBug>,
-    threads: FxMap<String, u32>,
-    objects: FxMap<String, u32>,
+    threads: Interned,
+    objects: Interned,
+}
+
+/// Names numbered in the order they are first met, with the last name met at each
+/// creation number (a thread's or object's id) remembered: the same id almost always
+/// has the same name, and comparing it is cheaper than hashing it.
+#[derive(Default)]
+struct Interned {
+    map: FxMap<String, u32>,
+    at: Vec<Option<(String, u32)>>,
+}
+
+impl Interned {
+    /// The number of `s`, the name of the thread or object with creation number `id`.
+    fn get(&mut self, id: usize, s: &str) -> u32 {
+        if let Some(Some((name, i))) = self.at.get(id) {
+            if name == s {
+                return *i;
+            }
+        }
+        let i = intern(&mut self.map, s);
+        if self.at.len() <= id {
+            self.at.resize(id + 1, None);
+        }
+        self.at[id] = Some((s.to_string(), i));
+        i
+    }
 }
 
 fn intern(map: &mut FxMap<String, u32>, s: &str) -> u32 {
@@ -214,7 +240,7 @@ impl Names {
     }
 
     fn obj(&mut self, st: &State<'_>, o: ObjId) -> u32 {
-        intern(&mut self.objects, &st.objects[o.0 as usize].name)
+        self.objects.get(o.0 as usize, &st.objects[o.0 as usize].name)
     }
 
     fn res(&mut self, st: &State<'_>, a: Addr) -> Res {
@@ -233,8 +259,9 @@ impl Names {
 
     /// The event of thread `t`'s step from `st` to `after`.
     pub(super) fn label(&mut self, st: &State<'_>, t: ThreadId, after: &State<'_>, ev: Option<EventKind>, reads: &[Addr]) -> Label {
-        let thread = intern(&mut self.threads, &st.threads[t.0 as usize].name);
-        let mut fp = vec![(Res::Thread(thread), true)];
+        let thread = self.threads.get(t.0 as usize, &st.threads[t.0 as usize].name);
+        let mut fp = Vec::with_capacity(2 + reads.len());
+        fp.push((Res::Thread(thread), true));
         let own = match ev {
             Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => Some(a),
             _ => None,
@@ -279,8 +306,8 @@ impl Names {
                 fp.push((r, true));
                 sync = Sync::End(r);
             }
-            Some(EventKind::Fork(c)) => fp.push((Res::Thread(intern(&mut self.threads, &after.threads[c.0 as usize].name)), true)),
-            Some(EventKind::Join(c)) => fp.push((Res::Thread(intern(&mut self.threads, &after.threads[c.0 as usize].name)), false)),
+            Some(EventKind::Fork(c)) => fp.push((Res::Thread(self.threads.get(c.0 as usize, &after.threads[c.0 as usize].name)), true)),
+            Some(EventKind::Join(c)) => fp.push((Res::Thread(self.threads.get(c.0 as usize, &after.threads[c.0 as usize].name)), false)),
         }
         if self.bug == Some(DporBug::ForgetsLocks) {
             fp.retain(|(r, _)| !matches!(r, Res::Lock(_) | Res::Capsule(_)));

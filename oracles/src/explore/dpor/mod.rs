@@ -395,7 +395,7 @@ impl<'p> Search<'_, '_, 'p> {
             // the search mutably).
             let ej = if j < n { self.events[j].clone() } else { pending[j - n].clone() };
             // v = notdep(e_i, E) . e_j
-            let mut v: Vec<Rc<Label>> = (i + 1..self.events.len()).filter(|&k| k != j && !hb.before(&self.events, i, k)).map(|k| self.events[k].clone()).collect();
+            let mut v: Vec<Rc<Label>> = hb.notdep(&self.events, i).filter(|&k| k != j).map(|k| self.events[k].clone()).collect();
             // The reversed event reads what e_i has not written yet: where that decides its
             // address, its footprint after notdep(e_i, E) is not the one recorded in E, and
             // is computed by running notdep(e_i, E) from the node of e_i.

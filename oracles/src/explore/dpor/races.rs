@@ -41,6 +41,12 @@ impl Hb {
     pub(super) fn before(&self, events: &[Rc<Label>], i: usize, k: usize) -> bool {
         self.clock[k].get(ThreadId(events[i].thread)) >= self.pos[i]
     }
+
+    /// The events after `i` that `i` does not happen before, in order (`notdep(e_i, E)`).
+    pub(super) fn notdep<'a>(&'a self, events: &[Rc<Label>], i: usize) -> impl Iterator<Item = usize> + 'a {
+        let (t, p) = (ThreadId(events[i].thread), self.pos[i]);
+        (i + 1..events.len().min(self.clock.len())).filter(move |&k| self.clock[k].get(t) < p)
+    }
 }
 
 /// The reversible races of a maximal execution `E` (J.ACM 2017, `e ⋖_E e'`; see the module
@@ -226,8 +232,13 @@ impl Races {
         self.direct(e, ids.iter().map(|&i| Some(i)), &mut direct);
         let mut c = self.spare.pop().unwrap_or_default();
         c.clear();
+        // A predecessor through several resources is joined once (they come one after another).
+        let mut last = None;
         for &(d, _) in &direct {
-            c.join(&self.hb.clock[d]);
+            if last != Some(d) {
+                c.join(&self.hb.clock[d]);
+            }
+            last = Some(d);
         }
         let t = e.thread as usize;
         if self.last_of.len() <= t {
