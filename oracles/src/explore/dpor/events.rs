@@ -38,7 +38,7 @@ pub(super) enum Res {
 }
 
 /// The global lock's id among [`Res::Lock`]s (objects are numbered from 0).
-const GLOBAL: u32 = u32::MAX;
+pub(super) const GLOBAL: u32 = u32::MAX;
 
 /// What a step does to a lock or capsule, for the critical-section race rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +84,8 @@ pub(super) struct Names {
     pub(super) bug: Option<DporBug>,
     threads: Interned,
     objects: Interned,
+    /// A buffer for the addresses a step reads.
+    reads: Vec<Addr>,
 }
 
 /// Names numbered in the order they are first met, with the last name met at each
@@ -202,8 +204,10 @@ impl Names {
         Names { bug, ..Names::default() }
     }
 
-    /// The enabled threads of a closed state, with their events, appended to `next`.
-    pub(super) fn enabled<'p>(&mut self, m: &Machine<'p>, cfg: &Config, st: &State<'p>, steps: usize, next: &mut Vec<Next<'p>>) {
+    /// The enabled threads of a closed state, with their events, appended to `next`. The
+    /// events are written into labels from `free` while it has some (labels nobody else
+    /// holds, kept for their allocations).
+    pub(super) fn enabled<'p>(&mut self, m: &Machine<'p>, cfg: &Config, st: &State<'p>, steps: usize, next: &mut Vec<Next<'p>>, free: &mut Vec<Rc<Label>>) {
         if at_budget(cfg, st, steps) {
             return;
         }
@@ -213,10 +217,25 @@ impl Names {
                 continue;
             }
             let mut after = st.clone();
-            if let (Ok(ev), reads) = m.step_reading(&mut after, t, 0) {
-                let label = self.label(st, t, &after, ev, &reads);
-                next.push(Next { tid: t, label: Rc::new(label), ev, after: Some(after) });
+            let mut reads = std::mem::take(&mut self.reads);
+            let step = m.step_reading_into(&mut after, t, 0, &mut reads);
+            if let Ok(ev) = step {
+                let mut old = free.pop();
+                let fp = old.as_mut().and_then(Rc::get_mut).map(|l| std::mem::take(&mut l.fp)).unwrap_or_default();
+                let label = self.label_in(st, t, &after, ev, &reads, fp);
+                let label = match old {
+                    Some(mut rc) => match Rc::get_mut(&mut rc) {
+                        Some(l) => {
+                            *l = label;
+                            rc
+                        }
+                        None => Rc::new(label),
+                    },
+                    None => Rc::new(label),
+                };
+                next.push(Next { tid: t, label, ev, after: Some(after) });
             }
+            self.reads = reads;
         }
     }
 
@@ -259,8 +278,14 @@ impl Names {
 
     /// The event of thread `t`'s step from `st` to `after`.
     pub(super) fn label(&mut self, st: &State<'_>, t: ThreadId, after: &State<'_>, ev: Option<EventKind>, reads: &[Addr]) -> Label {
+        self.label_in(st, t, after, ev, reads, Vec::with_capacity(2 + reads.len()))
+    }
+
+    /// [`Names::label`], with its footprint written into `fp` (cleared first).
+    fn label_in(&mut self, st: &State<'_>, t: ThreadId, after: &State<'_>, ev: Option<EventKind>, reads: &[Addr], mut fp: Vec<(Res, bool)>) -> Label {
         let thread = self.threads.get(t.0 as usize, &st.threads[t.0 as usize].name);
-        let mut fp = Vec::with_capacity(2 + reads.len());
+        fp.clear();
+        fp.reserve(2 + reads.len());
         fp.push((Res::Thread(thread), true));
         let own = match ev {
             Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => Some(a),
@@ -281,7 +306,13 @@ impl Names {
         let mut sync = Sync::None;
         match ev {
             None => {}
-            Some(EventKind::Access(k, a) | EventKind::Check(k, a)) => fp.push((self.res(st, a), k == AccessKind::Write)),
+            Some(EventKind::Access(k, a) | EventKind::Check(k, a)) => {
+                // A load's cell is among the reads already: one entry is enough.
+                let touch = (self.res(st, a), k == AccessKind::Write);
+                if !fp.contains(&touch) {
+                    fp.push(touch);
+                }
+            }
             Some(EventKind::Acquire(l)) => {
                 let r = self.lock(st, l);
                 fp.push((r, true));

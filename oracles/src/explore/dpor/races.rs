@@ -23,7 +23,7 @@
 
 use std::rc::Rc;
 
-use super::events::{Label, Res, Sync};
+use super::events::{Label, Res, Sync, GLOBAL};
 use super::fx::FxMap;
 use crate::clock::{ThreadId, VClock};
 
@@ -101,16 +101,25 @@ pub(super) struct Races {
     hb: Hb,
     /// Clocks of events cut back, kept for their allocations.
     spare: Vec<VClock>,
-    /// The events processed, and per event the earlier events it races with.
+    /// Labels of events cut back that nobody else held, for the search to reuse.
+    pub(super) free: Vec<Rc<Label>>,
+    /// The events processed, and the races among them (`(i, j)`: the earlier event `i`
+    /// races with `j`), in the order of `j`.
     seen: Vec<Rc<Label>>,
-    partners: Vec<Vec<usize>>,
-    /// The changes of every event in order, and where each event's begin (in `undo` and
-    /// in `links`).
+    pairs: Vec<(usize, usize)>,
+    /// The changes of every event in order, and where each event's begin (in `undo`,
+    /// `links` and `pairs`).
     undo: Vec<Undo>,
-    undo_from: Vec<(usize, usize)>,
+    undo_from: Vec<(usize, usize, usize)>,
+    /// A buffer for an event's partners.
+    partners: Vec<usize>,
     /// Buffers: an event's direct predecessors, and its footprint's resource numbers.
     direct: Vec<(usize, Res)>,
     fp_ids: Vec<u32>,
+    /// Resource numbers: per thread; per object, of its lock, capsule and cells (by
+    /// field); of the others (array elements, the global lock).
+    by_thread: Vec<u32>,
+    by_object: Vec<Vec<u32>>,
     ids: FxMap<Res, u32>,
     /// Per thread (interned number): its last event.
     last_of: Vec<Option<usize>>,
@@ -139,13 +148,18 @@ impl Races {
 
     fn truncate(&mut self, n: usize) {
         while self.seen.len() > n {
-            self.seen.pop();
-            self.partners.pop();
+            let Some(e) = self.seen.pop() else { break };
+            // Only here while the search has dropped it: free for another event.
+            if Rc::strong_count(&e) == 1 && Rc::weak_count(&e) == 0 {
+                self.free.push(e);
+            }
             self.hb.pos.pop();
             self.spare.extend(self.hb.clock.pop());
-            let (from, links) = self.undo_from.pop().unwrap_or((0, 0));
+            let (from, links, pairs) = self.undo_from.pop().unwrap_or((0, 0, 0));
             self.links.truncate(links);
-            for u in self.undo.drain(from..).rev() {
+            self.pairs.truncate(pairs);
+            while self.undo.len() > from {
+                let Some(u) = self.undo.pop() else { break };
                 match u {
                     Undo::LastOf(t, old) => self.last_of[t as usize] = old,
                     Undo::Table(r, old) => self.table[r as usize] = old,
@@ -157,17 +171,57 @@ impl Races {
 
     /// The number of resource `r`, numbering it if it is new (with empty slots).
     fn id(&mut self, r: Res) -> u32 {
-        let next = self.table.len();
-        let id = *self.ids.entry(r).or_insert_with(|| {
-            // OK since a resource is a thread, object, field or index of one execution's
-            // events, far fewer than u32::MAX.
-            u32::try_from(next).unwrap_or(NIL - 1)
-        });
-        if id as usize >= self.table.len() {
+        // OK since a resource is a thread, object, field or index of one execution's
+        // events, far fewer than u32::MAX.
+        let next = u32::try_from(self.table.len()).unwrap_or(NIL - 1);
+        let id = match self.dense(r) {
+            Some(slot) => {
+                if *slot == NIL {
+                    *slot = next;
+                }
+                *slot
+            }
+            None => *self.ids.entry(r).or_insert(next),
+        };
+        if id == next {
             self.table.push(EMPTY);
             self.sections.push(EMPTY);
         }
         id
+    }
+
+    /// The number of resource `r`, if it has one.
+    fn find(&self, r: Res) -> Option<u32> {
+        let id = match r {
+            Res::Thread(t) => self.by_thread.get(t as usize).copied(),
+            Res::Cell(o, f) => self.by_object.get(o as usize).and_then(|row| row.get(2 + usize::from(f.0))).copied(),
+            Res::Lock(o) if o != GLOBAL => self.by_object.get(o as usize).and_then(|row| row.first()).copied(),
+            Res::Capsule(o) => self.by_object.get(o as usize).and_then(|row| row.get(1)).copied(),
+            _ => self.ids.get(&r).copied(),
+        };
+        id.filter(|&i| i != NIL)
+    }
+
+    /// Where the number of `r` is kept, when it is kept in the dense tables (threads, and
+    /// an object's lock, capsule and cells; the others are hashed).
+    fn dense(&mut self, r: Res) -> Option<&mut u32> {
+        fn at(v: &mut Vec<u32>, i: usize) -> &mut u32 {
+            if v.len() <= i {
+                v.resize(i + 1, NIL);
+            }
+            &mut v[i]
+        }
+        let (o, column) = match r {
+            Res::Thread(t) => return Some(at(&mut self.by_thread, t as usize)),
+            Res::Lock(o) if o != GLOBAL => (o, 0),
+            Res::Capsule(o) => (o, 1),
+            Res::Cell(o, f) => (o, 2 + usize::from(f.0)),
+            _ => return None,
+        };
+        if self.by_object.len() <= o as usize {
+            self.by_object.resize(o as usize + 1, vec![]);
+        }
+        Some(at(&mut self.by_object[o as usize], column))
     }
 
     /// The events of list `l`, the newest first.
@@ -246,9 +300,10 @@ impl Races {
         }
         let p = self.last_of[t].map_or(0, |x| self.hb.pos[x]) + 1;
         c.set(ThreadId(e.thread), p);
-        let mut partners = vec![];
+        let mut partners = std::mem::take(&mut self.partners);
+        partners.clear();
         self.heap_races(events, e, &direct, &mut partners);
-        self.undo_from.push((self.undo.len(), self.links.len()));
+        self.undo_from.push((self.undo.len(), self.links.len(), self.pairs.len()));
         if let Sync::Begin(r) = e.sync {
             let id = self.id(r);
             if let Some(s) = self.sections.get(id as usize).copied() {
@@ -286,7 +341,8 @@ impl Races {
         self.undo.push(Undo::LastOf(e.thread, self.last_of[t]));
         self.last_of[t] = Some(j);
         self.seen.push(e.clone());
-        self.partners.push(partners);
+        self.pairs.extend(partners.iter().map(|&d| (d, j)));
+        self.partners = partners;
         self.direct = direct;
         self.fp_ids = ids;
     }
@@ -294,17 +350,17 @@ impl Races {
     /// The races of the events processed (`events`, as given to [`Races::extend`]) and of
     /// the `pending` attempts after them (see [`races`]), sorted.
     pub(super) fn races(&self, events: &[Rc<Label>], pending: &[Rc<Label>]) -> Vec<(usize, usize)> {
-        let mut out: Vec<(usize, usize)> = self.partners.iter().enumerate().flat_map(|(j, ps)| ps.iter().map(move |&d| (d, j))).collect();
+        let mut out = self.pairs.clone();
         for (k, e) in pending.iter().enumerate() {
             let j = events.len() + k;
             let mut direct = vec![];
-            self.direct(e, e.fp.iter().map(|(r, _)| self.ids.get(r).copied()), &mut direct);
+            self.direct(e, e.fp.iter().map(|&(r, _)| self.find(r)), &mut direct);
             let mut partners = vec![];
             self.heap_races(events, e, &direct, &mut partners);
             if let Sync::Begin(r) = e.sync {
                 // An attempt that cannot step may be disabled by any earlier section (a held
                 // lock, or for capFree an exit that does not happen before it).
-                if let Some(s) = self.ids.get(&r).map(|&i| self.sections[i as usize]) {
+                if let Some(s) = self.find(r).map(|i| self.sections[i as usize]) {
                     self.section_races(events, e, r, &direct, self.list(s.list).chain(s.last), &mut partners);
                 }
             }
