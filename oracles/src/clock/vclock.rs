@@ -25,6 +25,11 @@ impl VClock {
         self.normalize();
     }
 
+    /// Every entry 0 again (keeping the allocation, for a caller that reuses clocks).
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
     /// Increments the entry of thread `t`.
     pub fn tick(&mut self, t: ThreadId) {
         self.set(t, self.get(t) + 1);

@@ -27,9 +27,22 @@ impl<'p> Machine<'p> {
     /// # Errors
     /// As [`Machine::step`].
     pub fn step_reading(&self, st: &mut State<'p>, t: ThreadId, alt: u8) -> (Step<Option<EventKind>>, Vec<Addr>) {
-        *self.reads.borrow_mut() = Some(vec![]);
+        let mut reads = vec![];
+        let r = self.step_reading_into(st, t, alt, &mut reads);
+        (r, reads)
+    }
+
+    /// [`Machine::step_reading`], with the addresses read written into `reads` (cleared
+    /// first), so that a caller stepping many times reuses one buffer.
+    ///
+    /// # Errors
+    /// As [`Machine::step`].
+    pub fn step_reading_into(&self, st: &mut State<'p>, t: ThreadId, alt: u8, reads: &mut Vec<Addr>) -> Step<Option<EventKind>> {
+        reads.clear();
+        *self.reads.borrow_mut() = Some(std::mem::take(reads));
         let r = self.step(st, t, alt);
-        (r, self.reads.borrow_mut().take().unwrap_or_default())
+        *reads = self.reads.borrow_mut().take().unwrap_or_default();
+        r
     }
 
     /// Executes thread `t`'s next action with alternative `alt`, returning its event.

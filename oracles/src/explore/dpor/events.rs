@@ -38,7 +38,7 @@ pub(super) enum Res {
 }
 
 /// The global lock's id among [`Res::Lock`]s (objects are numbered from 0).
-const GLOBAL: u32 = u32::MAX;
+pub(super) const GLOBAL: u32 = u32::MAX;
 
 /// What a step does to a lock or capsule, for the critical-section race rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +82,36 @@ pub(super) fn dependent(a: &Label, b: &Label) -> bool {
 pub(super) struct Names {
     /// The seeded bug, if any (it changes footprints, sleep sets and blocked attempts).
     pub(super) bug: Option<DporBug>,
-    threads: FxMap<String, u32>,
-    objects: FxMap<String, u32>,
+    threads: Interned,
+    objects: Interned,
+    /// A buffer for the addresses a step reads.
+    reads: Vec<Addr>,
+}
+
+/// Names numbered in the order they are first met, with the last name met at each
+/// creation number (a thread's or object's id) remembered: the same id almost always
+/// has the same name, and comparing it is cheaper than hashing it.
+#[derive(Default)]
+struct Interned {
+    map: FxMap<String, u32>,
+    at: Vec<Option<(String, u32)>>,
+}
+
+impl Interned {
+    /// The number of `s`, the name of the thread or object with creation number `id`.
+    fn get(&mut self, id: usize, s: &str) -> u32 {
+        if let Some(Some((name, i))) = self.at.get(id) {
+            if name == s {
+                return *i;
+            }
+        }
+        let i = intern(&mut self.map, s);
+        if self.at.len() <= id {
+            self.at.resize(id + 1, None);
+        }
+        self.at[id] = Some((s.to_string(), i));
+        i
+    }
 }
 
 fn intern(map: &mut FxMap<String, u32>, s: &str) -> u32 {
@@ -108,10 +136,13 @@ pub(super) struct Closed<'p> {
 /// The eager closure of local steps from `st`, scheduled as the naive explorer schedules
 /// them (the first thread whose next step is local and can run), branching on
 /// alternatives; alternative 0 comes first.
-pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: usize) -> Vec<Closed<'p>> {
-    let mut out = vec![];
-    let mut work = vec![Closed { alts: vec![], state: st, choices: vec![], steps }];
-    'work: while let Some(mut c) = work.pop() {
+/// The outcomes are appended to `out`.
+pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: usize, out: &mut Vec<Closed<'p>>) {
+    // `next` is the top of the stack `work`, kept apart so that a closure without choices
+    // (the common case) allocates nothing.
+    let mut work = vec![];
+    let mut next = Some(Closed { alts: vec![], state: st, choices: vec![], steps });
+    'work: while let Some(mut c) = next.take().or_else(|| work.pop()) {
         if at_budget(cfg, &c.state, c.steps) {
             out.push(c);
             continue;
@@ -127,7 +158,7 @@ pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: u
                 if m.step(&mut c.state, t, *alt).is_ok() {
                     c.choices.push(Choice::Step { thread: t, alt: *alt });
                     c.steps += 1;
-                    work.push(c);
+                    next = Some(c);
                     continue 'work;
                 }
                 continue;
@@ -150,7 +181,6 @@ pub(super) fn closure<'p>(m: &Machine<'p>, cfg: &Config, st: State<'p>, steps: u
         }
         out.push(c);
     }
-    out
 }
 
 /// The step budget cuts the execution here (a finished run is not cut).
@@ -174,24 +204,39 @@ impl Names {
         Names { bug, ..Names::default() }
     }
 
-    /// The enabled threads of a closed state, with their events.
-    pub(super) fn enabled<'p>(&mut self, m: &Machine<'p>, cfg: &Config, st: &State<'p>, steps: usize) -> Vec<Next<'p>> {
+    /// The enabled threads of a closed state, with their events, appended to `next`. The
+    /// events are written into labels from `free` while it has some (labels nobody else
+    /// holds, kept for their allocations).
+    pub(super) fn enabled<'p>(&mut self, m: &Machine<'p>, cfg: &Config, st: &State<'p>, steps: usize, next: &mut Vec<Next<'p>>, free: &mut Vec<Rc<Label>>) {
         if at_budget(cfg, st, steps) {
-            return vec![];
+            return;
         }
-        let mut next = vec![];
         for ti in 0..st.threads.len() {
             let t = thread_id(ti);
             if st.threads[ti].status != Status::Running {
                 continue;
             }
             let mut after = st.clone();
-            if let (Ok(ev), reads) = m.step_reading(&mut after, t, 0) {
-                let label = self.label(st, t, &after, ev, &reads);
-                next.push(Next { tid: t, label: Rc::new(label), ev, after: Some(after) });
+            let mut reads = std::mem::take(&mut self.reads);
+            let step = m.step_reading_into(&mut after, t, 0, &mut reads);
+            if let Ok(ev) = step {
+                let mut old = free.pop();
+                let fp = old.as_mut().and_then(Rc::get_mut).map(|l| std::mem::take(&mut l.fp)).unwrap_or_default();
+                let label = self.label_in(st, t, &after, ev, &reads, fp);
+                let label = match old {
+                    Some(mut rc) => match Rc::get_mut(&mut rc) {
+                        Some(l) => {
+                            *l = label;
+                            rc
+                        }
+                        None => Rc::new(label),
+                    },
+                    None => Rc::new(label),
+                };
+                next.push(Next { tid: t, label, ev, after: Some(after) });
             }
+            self.reads = reads;
         }
-        next
     }
 
     /// The section-beginning attempts of the threads that cannot step in `st` (see
@@ -214,7 +259,7 @@ impl Names {
     }
 
     fn obj(&mut self, st: &State<'_>, o: ObjId) -> u32 {
-        intern(&mut self.objects, &st.objects[o.0 as usize].name)
+        self.objects.get(o.0 as usize, &st.objects[o.0 as usize].name)
     }
 
     fn res(&mut self, st: &State<'_>, a: Addr) -> Res {
@@ -233,8 +278,15 @@ impl Names {
 
     /// The event of thread `t`'s step from `st` to `after`.
     pub(super) fn label(&mut self, st: &State<'_>, t: ThreadId, after: &State<'_>, ev: Option<EventKind>, reads: &[Addr]) -> Label {
-        let thread = intern(&mut self.threads, &st.threads[t.0 as usize].name);
-        let mut fp = vec![(Res::Thread(thread), true)];
+        self.label_in(st, t, after, ev, reads, Vec::with_capacity(2 + reads.len()))
+    }
+
+    /// [`Names::label`], with its footprint written into `fp` (cleared first).
+    fn label_in(&mut self, st: &State<'_>, t: ThreadId, after: &State<'_>, ev: Option<EventKind>, reads: &[Addr], mut fp: Vec<(Res, bool)>) -> Label {
+        let thread = self.threads.get(t.0 as usize, &st.threads[t.0 as usize].name);
+        fp.clear();
+        fp.reserve(2 + reads.len());
+        fp.push((Res::Thread(thread), true));
         let own = match ev {
             Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => Some(a),
             _ => None,
@@ -254,7 +306,13 @@ impl Names {
         let mut sync = Sync::None;
         match ev {
             None => {}
-            Some(EventKind::Access(k, a) | EventKind::Check(k, a)) => fp.push((self.res(st, a), k == AccessKind::Write)),
+            Some(EventKind::Access(k, a) | EventKind::Check(k, a)) => {
+                // A load's cell is among the reads already: one entry is enough.
+                let touch = (self.res(st, a), k == AccessKind::Write);
+                if !fp.contains(&touch) {
+                    fp.push(touch);
+                }
+            }
             Some(EventKind::Acquire(l)) => {
                 let r = self.lock(st, l);
                 fp.push((r, true));
@@ -279,8 +337,8 @@ impl Names {
                 fp.push((r, true));
                 sync = Sync::End(r);
             }
-            Some(EventKind::Fork(c)) => fp.push((Res::Thread(intern(&mut self.threads, &after.threads[c.0 as usize].name)), true)),
-            Some(EventKind::Join(c)) => fp.push((Res::Thread(intern(&mut self.threads, &after.threads[c.0 as usize].name)), false)),
+            Some(EventKind::Fork(c)) => fp.push((Res::Thread(self.threads.get(c.0 as usize, &after.threads[c.0 as usize].name)), true)),
+            Some(EventKind::Join(c)) => fp.push((Res::Thread(self.threads.get(c.0 as usize, &after.threads[c.0 as usize].name)), false)),
         }
         if self.bug == Some(DporBug::ForgetsLocks) {
             fp.retain(|(r, _)| !matches!(r, Res::Lock(_) | Res::Capsule(_)));

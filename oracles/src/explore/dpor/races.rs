@@ -23,7 +23,7 @@
 
 use std::rc::Rc;
 
-use super::events::{Label, Res, Sync};
+use super::events::{Label, Res, Sync, GLOBAL};
 use super::fx::FxMap;
 use crate::clock::{ThreadId, VClock};
 
@@ -40,6 +40,12 @@ impl Hb {
     /// Whether event `i` happens before (or is) event `k`.
     pub(super) fn before(&self, events: &[Rc<Label>], i: usize, k: usize) -> bool {
         self.clock[k].get(ThreadId(events[i].thread)) >= self.pos[i]
+    }
+
+    /// The events after `i` that `i` does not happen before, in order (`notdep(e_i, E)`).
+    pub(super) fn notdep<'a>(&'a self, events: &[Rc<Label>], i: usize) -> impl Iterator<Item = usize> + 'a {
+        let (t, p) = (ThreadId(events[i].thread), self.pos[i]);
+        (i + 1..events.len().min(self.clock.len())).filter(move |&k| self.clock[k].get(t) < p)
     }
 }
 
@@ -58,22 +64,26 @@ pub(super) fn races(events: &[Rc<Label>], pending: &[Rc<Label>]) -> (Vec<(usize,
     (out, r.hb)
 }
 
-/// A resource's last write and the reads since; or a lock's (capsule's) current section
-/// and the earlier ones, by where they began.
-type Slot = (Option<usize>, Vec<usize>);
+/// No entry (the end of a list in [`Races::links`]).
+const NIL: u32 = u32::MAX;
 
-/// How to take back one change an event made to the tables (`bool`: whether the
-/// resource's slot existed before).
+/// A resource's last write and the reads since (the newest first, a list in
+/// [`Races::links`]); for a lock or capsule, where its current section began and the
+/// earlier ones did (the latest first). All `Copy`, so that an event's changes are undone
+/// by putting old values back.
+#[derive(Clone, Copy)]
+struct Slot {
+    last: Option<usize>,
+    list: u32,
+}
+
+const EMPTY: Slot = Slot { last: None, list: NIL };
+
+/// How to take back one change an event made to the tables: the old value.
 enum Undo {
     LastOf(u32, Option<usize>),
-    /// A write replaced the slot.
-    Write(Res, Option<Slot>),
-    /// A read was appended to the slot.
-    Read(Res, bool),
-    /// A section began, where the current one had begun.
-    Begin(Res, bool, Option<usize>),
-    /// A section ended: the current one, if any, moved to the earlier ones.
-    End(Res, bool, Option<usize>),
+    Table(u32, Slot),
+    Section(u32, Slot),
 }
 
 /// The race detection of [`races`], kept for a prefix of the current execution and
@@ -82,30 +92,43 @@ enum Undo {
 /// executions share all but their last few events). [`Races::extend`] first cuts back to
 /// the longest prefix it still shares with the events it is given (by identity), so it
 /// stays in step with the search's stack without being told about backtracking.
+///
+/// Resources are numbered densely as they are first met (`ids`), so that the tables are
+/// vectors: one hash per footprint entry and event, and no allocation once the tables
+/// have grown.
 #[derive(Default)]
 pub(super) struct Races {
     hb: Hb,
-    /// The events processed, and per event the earlier events it races with and what it
-    /// changed in the tables.
+    /// Clocks of events cut back, kept for their allocations.
+    spare: Vec<VClock>,
+    /// Labels of events cut back that nobody else held, for the search to reuse.
+    pub(super) free: Vec<Rc<Label>>,
+    /// The events processed, and the races among them (`(i, j)`: the earlier event `i`
+    /// races with `j`), in the order of `j`.
     seen: Vec<Rc<Label>>,
-    partners: Vec<Vec<usize>>,
-    /// The changes of every event in order, and where each event's begin.
+    pairs: Vec<(usize, usize)>,
+    /// The changes of every event in order, and where each event's begin (in `undo`,
+    /// `links` and `pairs`).
     undo: Vec<Undo>,
-    undo_from: Vec<usize>,
-    /// A buffer for an event's direct predecessors.
+    undo_from: Vec<(usize, usize, usize)>,
+    /// A buffer for an event's partners.
+    partners: Vec<usize>,
+    /// Buffers: an event's direct predecessors, and its footprint's resource numbers.
     direct: Vec<(usize, Res)>,
-    last_of: FxMap<u32, usize>,
+    fp_ids: Vec<u32>,
+    /// Resource numbers: per thread; per object, of its lock, capsule and cells (by
+    /// field); of the others (array elements, the global lock).
+    by_thread: Vec<u32>,
+    by_object: Vec<Vec<u32>>,
+    ids: FxMap<Res, u32>,
+    /// Per thread (interned number): its last event.
+    last_of: Vec<Option<usize>>,
     /// Per resource: the last write, and the reads since.
-    table: FxMap<Res, Slot>,
+    table: Vec<Slot>,
     /// Per lock or capsule: where the current section began, and where the earlier ones did.
-    sections: FxMap<Res, Slot>,
-}
-
-fn restore<K: std::hash::Hash + Eq, V>(map: &mut FxMap<K, V>, k: K, old: Option<V>) {
-    match old {
-        Some(v) => map.insert(k, v),
-        None => map.remove(&k),
-    };
+    sections: Vec<Slot>,
+    /// The lists of `table` and `sections`: an event, and the next entry.
+    links: Vec<(usize, u32)>,
 }
 
 impl Races {
@@ -125,39 +148,89 @@ impl Races {
 
     fn truncate(&mut self, n: usize) {
         while self.seen.len() > n {
-            self.seen.pop();
-            self.partners.pop();
-            self.hb.clock.pop();
+            let Some(e) = self.seen.pop() else { break };
+            // Only here while the search has dropped it: free for another event.
+            if Rc::strong_count(&e) == 1 && Rc::weak_count(&e) == 0 {
+                self.free.push(e);
+            }
             self.hb.pos.pop();
-            let from = self.undo_from.pop().unwrap_or(0);
+            self.spare.extend(self.hb.clock.pop());
+            let (from, links, pairs) = self.undo_from.pop().unwrap_or((0, 0, 0));
+            self.links.truncate(links);
+            self.pairs.truncate(pairs);
             while self.undo.len() > from {
                 let Some(u) = self.undo.pop() else { break };
                 match u {
-                    Undo::LastOf(t, old) => restore(&mut self.last_of, t, old),
-                    Undo::Write(r, old) => restore(&mut self.table, r, old),
-                    Undo::Read(r, false) => restore(&mut self.table, r, None),
-                    Undo::Read(r, true) => {
-                        if let Some(slot) = self.table.get_mut(&r) {
-                            slot.1.pop();
-                        }
-                    }
-                    Undo::Begin(r, false, _) | Undo::End(r, false, _) => restore(&mut self.sections, r, None),
-                    Undo::Begin(r, true, current) => {
-                        if let Some(s) = self.sections.get_mut(&r) {
-                            s.0 = current;
-                        }
-                    }
-                    Undo::End(r, true, moved) => {
-                        if let Some(s) = self.sections.get_mut(&r) {
-                            if moved.is_some() {
-                                s.1.pop();
-                            }
-                            s.0 = moved;
-                        }
-                    }
+                    Undo::LastOf(t, old) => self.last_of[t as usize] = old,
+                    Undo::Table(r, old) => self.table[r as usize] = old,
+                    Undo::Section(r, old) => self.sections[r as usize] = old,
                 }
             }
         }
+    }
+
+    /// The number of resource `r`, numbering it if it is new (with empty slots).
+    fn id(&mut self, r: Res) -> u32 {
+        // OK since a resource is a thread, object, field or index of one execution's
+        // events, far fewer than u32::MAX.
+        let next = u32::try_from(self.table.len()).unwrap_or(NIL - 1);
+        let id = match self.dense(r) {
+            Some(slot) => {
+                if *slot == NIL {
+                    *slot = next;
+                }
+                *slot
+            }
+            None => *self.ids.entry(r).or_insert(next),
+        };
+        if id == next {
+            self.table.push(EMPTY);
+            self.sections.push(EMPTY);
+        }
+        id
+    }
+
+    /// The number of resource `r`, if it has one.
+    fn find(&self, r: Res) -> Option<u32> {
+        let id = match r {
+            Res::Thread(t) => self.by_thread.get(t as usize).copied(),
+            Res::Cell(o, f) => self.by_object.get(o as usize).and_then(|row| row.get(2 + usize::from(f.0))).copied(),
+            Res::Lock(o) if o != GLOBAL => self.by_object.get(o as usize).and_then(|row| row.first()).copied(),
+            Res::Capsule(o) => self.by_object.get(o as usize).and_then(|row| row.get(1)).copied(),
+            _ => self.ids.get(&r).copied(),
+        };
+        id.filter(|&i| i != NIL)
+    }
+
+    /// Where the number of `r` is kept, when it is kept in the dense tables (threads, and
+    /// an object's lock, capsule and cells; the others are hashed).
+    fn dense(&mut self, r: Res) -> Option<&mut u32> {
+        fn at(v: &mut Vec<u32>, i: usize) -> &mut u32 {
+            if v.len() <= i {
+                v.resize(i + 1, NIL);
+            }
+            &mut v[i]
+        }
+        let (o, column) = match r {
+            Res::Thread(t) => return Some(at(&mut self.by_thread, t as usize)),
+            Res::Lock(o) if o != GLOBAL => (o, 0),
+            Res::Capsule(o) => (o, 1),
+            Res::Cell(o, f) => (o, 2 + usize::from(f.0)),
+            _ => return None,
+        };
+        if self.by_object.len() <= o as usize {
+            self.by_object.resize(o as usize + 1, vec![]);
+        }
+        Some(at(&mut self.by_object[o as usize], column))
+    }
+
+    /// The events of list `l`, the newest first.
+    fn list(&self, mut l: u32) -> impl Iterator<Item = usize> + '_ {
+        std::iter::from_fn(move || {
+            let &(e, next) = self.links.get(l as usize)?;
+            l = next;
+            Some(e)
+        })
     }
 
     /// `d` does not happen before `d2`.
@@ -167,18 +240,18 @@ impl Races {
 
     /// The events `e` directly depends on, with the resource that makes it so: its thread's
     /// previous event, and per resource it touches the last write (and, if it writes, the
-    /// reads since).
-    fn direct(&self, e: &Label, direct: &mut Vec<(usize, Res)>) {
+    /// reads since). `ids` are the numbers of `e`'s footprint (`None`: not yet numbered,
+    /// so untouched).
+    fn direct(&self, e: &Label, ids: impl Iterator<Item = Option<u32>>, direct: &mut Vec<(usize, Res)>) {
         direct.clear();
-        if let Some(&p) = self.last_of.get(&e.thread) {
+        if let Some(&Some(p)) = self.last_of.get(e.thread as usize) {
             direct.push((p, Res::Thread(e.thread)));
         }
-        for &(r, w) in &e.fp {
-            if let Some((lw, rs)) = self.table.get(&r) {
-                direct.extend(lw.map(|x| (x, r)));
-                if w {
-                    direct.extend(rs.iter().map(|&x| (x, r)));
-                }
+        for (&(r, w), id) in e.fp.iter().zip(ids) {
+            let Some(slot) = id.map(|i| self.table[i as usize]) else { continue };
+            direct.extend(slot.last.map(|x| (x, r)));
+            if w {
+                direct.extend(self.list(slot.list).map(|x| (x, r)));
             }
         }
     }
@@ -204,67 +277,91 @@ impl Races {
 
     fn push(&mut self, events: &[Rc<Label>], j: usize) {
         let e = &events[j];
-        let mut direct = std::mem::take(&mut self.direct);
-        self.direct(e, &mut direct);
-        let mut c = VClock::default();
-        for &(d, _) in &direct {
-            c.join(&self.hb.clock[d]);
+        let mut ids = std::mem::take(&mut self.fp_ids);
+        ids.clear();
+        for &(r, _) in &e.fp {
+            ids.push(self.id(r));
         }
-        let p = self.last_of.get(&e.thread).map_or(0, |&x| self.hb.pos[x]) + 1;
+        let mut direct = std::mem::take(&mut self.direct);
+        self.direct(e, ids.iter().map(|&i| Some(i)), &mut direct);
+        let mut c = self.spare.pop().unwrap_or_default();
+        c.clear();
+        // A predecessor through several resources is joined once (they come one after another).
+        let mut last = None;
+        for &(d, _) in &direct {
+            if last != Some(d) {
+                c.join(&self.hb.clock[d]);
+            }
+            last = Some(d);
+        }
+        let t = e.thread as usize;
+        if self.last_of.len() <= t {
+            self.last_of.resize(t + 1, None);
+        }
+        let p = self.last_of[t].map_or(0, |x| self.hb.pos[x]) + 1;
         c.set(ThreadId(e.thread), p);
-        let mut partners = vec![];
+        let mut partners = std::mem::take(&mut self.partners);
+        partners.clear();
         self.heap_races(events, e, &direct, &mut partners);
-        self.undo_from.push(self.undo.len());
+        self.undo_from.push((self.undo.len(), self.links.len(), self.pairs.len()));
         if let Sync::Begin(r) = e.sync {
-            // A step that ran follows the previous section only.
-            let previous = self.sections.get(&r).and_then(|s| s.1.last().copied());
-            self.section_races(events, e, r, &direct, previous.into_iter(), &mut partners);
-            let existed = self.sections.contains_key(&r);
-            let s = self.sections.entry(r).or_default();
-            self.undo.push(Undo::Begin(r, existed, s.0.replace(j)));
+            let id = self.id(r);
+            if let Some(s) = self.sections.get(id as usize).copied() {
+                // A step that ran follows the previous section only.
+                let previous = self.list(s.list).next();
+                self.section_races(events, e, r, &direct, previous.into_iter(), &mut partners);
+                self.undo.push(Undo::Section(id, s));
+                self.sections[id as usize].last = Some(j);
+            }
         }
         if let Sync::End(r) = e.sync {
-            let existed = self.sections.contains_key(&r);
-            let s = self.sections.entry(r).or_default();
-            let moved = s.0.take();
-            s.1.extend(moved);
-            self.undo.push(Undo::End(r, existed, moved));
-        }
-        for &(r, w) in &e.fp {
-            let existed = self.table.contains_key(&r);
-            let slot = self.table.entry(r).or_default();
-            if w {
-                let old = std::mem::replace(slot, (Some(j), vec![]));
-                self.undo.push(Undo::Write(r, existed.then_some(old)));
-            } else {
-                slot.1.push(j);
-                self.undo.push(Undo::Read(r, existed));
+            let id = self.id(r);
+            if let Some(s) = self.sections.get(id as usize).copied() {
+                self.undo.push(Undo::Section(id, s));
+                if let Some(moved) = s.last {
+                    self.links.push((moved, s.list));
+                    // OK since `links` holds at most a few entries per event of one execution.
+                    self.sections[id as usize] = Slot { last: None, list: u32::try_from(self.links.len() - 1).unwrap_or(NIL) };
+                }
             }
+        }
+        for (&(_, w), &id) in e.fp.iter().zip(&ids) {
+            let old = self.table[id as usize];
+            self.undo.push(Undo::Table(id, old));
+            self.table[id as usize] = if w {
+                Slot { last: Some(j), list: NIL }
+            } else {
+                self.links.push((j, old.list));
+                // OK since `links` holds at most a few entries per event of one execution.
+                Slot { last: old.last, list: u32::try_from(self.links.len() - 1).unwrap_or(NIL) }
+            };
         }
         self.hb.clock.push(c);
         self.hb.pos.push(p);
-        let previous = self.last_of.insert(e.thread, j);
-        self.undo.push(Undo::LastOf(e.thread, previous));
+        self.undo.push(Undo::LastOf(e.thread, self.last_of[t]));
+        self.last_of[t] = Some(j);
         self.seen.push(e.clone());
-        self.partners.push(partners);
+        self.pairs.extend(partners.iter().map(|&d| (d, j)));
+        self.partners = partners;
         self.direct = direct;
+        self.fp_ids = ids;
     }
 
     /// The races of the events processed (`events`, as given to [`Races::extend`]) and of
     /// the `pending` attempts after them (see [`races`]), sorted.
     pub(super) fn races(&self, events: &[Rc<Label>], pending: &[Rc<Label>]) -> Vec<(usize, usize)> {
-        let mut out: Vec<(usize, usize)> = self.partners.iter().enumerate().flat_map(|(j, ps)| ps.iter().map(move |&d| (d, j))).collect();
+        let mut out = self.pairs.clone();
         for (k, e) in pending.iter().enumerate() {
             let j = events.len() + k;
             let mut direct = vec![];
-            self.direct(e, &mut direct);
+            self.direct(e, e.fp.iter().map(|&(r, _)| self.find(r)), &mut direct);
             let mut partners = vec![];
             self.heap_races(events, e, &direct, &mut partners);
             if let Sync::Begin(r) = e.sync {
                 // An attempt that cannot step may be disabled by any earlier section (a held
                 // lock, or for capFree an exit that does not happen before it).
-                if let Some(s) = self.sections.get(&r) {
-                    self.section_races(events, e, r, &direct, s.1.iter().copied().chain(s.0), &mut partners);
+                if let Some(s) = self.find(r).map(|i| self.sections[i as usize]) {
+                    self.section_races(events, e, r, &direct, self.list(s.list).chain(s.last), &mut partners);
                 }
             }
             out.extend(partners.into_iter().map(|d| (d, j)));
