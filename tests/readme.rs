@@ -6,7 +6,8 @@
 //! `shrink --into-test` writes there, never into the source tree). `racefuzz` is the binary
 //! under test; `cargo run --release --` is rewritten to it and `cargo run --release
 //! --example NAME` to the example cargo built for this test run. stdout and stderr are
-//! read together, as a terminal shows them.
+//! read together, as a terminal shows them, with the status lines of long runs turned off
+//! (`RACEFUZZ_STATUS_INTERVAL`).
 //!
 //! Matching: a line that is only `…` stands for any number of lines; `[..]` inside a line
 //! stands for any text (timings, rates); trailing spaces do not count. Anything else must
@@ -107,12 +108,14 @@ fn run(command: &str, dir: &Path) -> String {
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(format!("{{ {command} ; }} 2>&1")).current_dir(dir).env("PATH", path);
-    // The README's outputs are those of the defaults.
+    // The README's outputs are those of the defaults, without the wall-clock status lines
+    // a slow machine would add to a long command's stderr.
     for (k, _) in std::env::vars() {
         if k.starts_with("RACEFUZZ_") {
             cmd.env_remove(k);
         }
     }
+    cmd.env("RACEFUZZ_STATUS_INTERVAL", "24h");
     let out = cmd.output().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
