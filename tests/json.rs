@@ -243,6 +243,17 @@ fn every_json_output_matches_its_schema() {
         check(&mut v, "check.schema.json", &["check", &oracle, f, "--json"]);
     }
     check(&mut v, "mutants.schema.json", &["mutants", "--json"]);
+    // Campaigns: a passing one, and a hunt with findings, shrunk (into a scratch folder).
+    let out = std::env::temp_dir().join(format!("racefuzz-json-{}", std::process::id()));
+    let out = out.to_str().unwrap();
+    check(&mut v, "fuzz.schema.json", &["fuzz", "--max-programs", "5", "--seed", "1", "--json", "--out", out]);
+    let hunt = check(
+        &mut v,
+        "fuzz.schema.json",
+        &["fuzz", "bigfoot-precise", "--mutant", "bf-release-keeps-accesses", "--max-programs", "30", "--seed", "1", "--shrink", "--json", "--out", out],
+    );
+    assert!(hunt["signatures"].as_array().is_some_and(|s| s.iter().any(|g| g["shrunk"].is_string())), "the hunt found and shrank nothing: {hunt}");
+    let _ = std::fs::remove_dir_all(out);
     // Each analysis on the paper programs of its dialect.
     let analyses = [
         ("racerdx", &["racerdx", "racerd"][..]),
@@ -266,7 +277,9 @@ fn every_json_output_matches_its_schema() {
     assert!(v.errors.is_empty(), "{} schema violation(s):\n{}", v.errors.len(), v.errors.join("\n"));
     // Floors: what was compared, so that an empty corpus or a schema nobody exercises fails.
     assert!(corpus.len() >= 50, "{} corpus programs", corpus.len());
-    for (name, floor) in [("explore.schema.json", 30), ("replay.schema.json", 10), ("check.schema.json", 60), ("mutants.schema.json", 1), ("analyze.schema.json", 60)] {
+    for (name, floor) in
+        [("explore.schema.json", 30), ("replay.schema.json", 10), ("check.schema.json", 60), ("mutants.schema.json", 1), ("analyze.schema.json", 60), ("fuzz.schema.json", 2)]
+    {
         assert!(validated.get(name).copied().unwrap_or(0) >= floor, "{name}: {validated:?}");
     }
     let unused: Vec<&String> = schemas.keys().filter(|s| *s != "witness.schema.json" && !validated.contains_key(s.as_str())).collect();
