@@ -237,7 +237,7 @@ impl Cfg {
     }
 
     /// Appends `instr`, leaving its source, and returns its index.
-    pub fn push(&mut self, instr: Instr) -> Edge {
+    pub(super) fn push(&mut self, instr: Instr) -> Edge {
         let e = Edge::new(self.edges.len());
         self.out[instr.src.index()].push(e);
         self.edges.push(instr);
