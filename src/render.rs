@@ -337,7 +337,7 @@ pub fn sync_cfg_facts(cfg: &race_oracles::ldrf::cfg::Cfg, facts: &[race_oracles:
     }
     let _ = writeln!(out, "proved asserts:");
     for f in facts {
-        let lines: Vec<String> = f.proved.iter().map(|&e| format!("line {} ({})", cfg.edges[e].line.0, cfg.edges[e].text)).collect();
+        let lines: Vec<String> = f.proved.iter().map(|&e| format!("line {} ({})", cfg.edge(e).line.0, cfg.edge(e).text)).collect();
         let _ = writeln!(out, "  {}: {}", f.domain, if lines.is_empty() { "none".to_string() } else { lines.join(", ") });
     }
     out

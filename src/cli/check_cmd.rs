@@ -171,7 +171,7 @@ fn sync_cfg(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliEr
         let proved: serde_json::Map<String, serde_json::Value> = facts
             .iter()
             .map(|f| {
-                (f.domain.clone(), serde_json::json!(f.proved.iter().map(|&e| serde_json::json!({ "line": cfg.edges[e].line.0, "text": cfg.edges[e].text })).collect::<Vec<_>>()))
+                (f.domain.clone(), serde_json::json!(f.proved.iter().map(|&e| serde_json::json!({ "line": cfg.edge(e).line.0, "text": cfg.edge(e).text })).collect::<Vec<_>>()))
             })
             .collect();
         let mixes: serde_json::Map<String, serde_json::Value> = facts.iter().map(|f| (f.domain.clone(), serde_json::json!(f.mix))).collect();

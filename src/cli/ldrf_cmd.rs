@@ -12,7 +12,7 @@ use std::path::Path;
 use race_oracles::explore::Config;
 use race_oracles::lang::Program;
 use race_oracles::ldrf::cart::{cart, Mix};
-use race_oracles::ldrf::cfg::{Cfg, Node, Var};
+use race_oracles::ldrf::cfg::{Cfg, Edge, Node, Var};
 use race_oracles::ldrf::local::{Ldrf, LocalReach, LocalState, Sync};
 use race_oracles::ldrf::standard::{reach, Reach};
 use race_oracles::theorems::ldrf_agree::MODULUS;
@@ -96,14 +96,14 @@ impl Printer<'_> {
     }
 
     /// `t1 line 6 (x = y)`, for the instruction `e`.
-    fn instr(&self, e: usize) -> String {
-        let edge = &self.cfg.edges[e];
+    fn instr(&self, e: Edge) -> String {
+        let edge = self.cfg.edge(e);
         format!("t{} line {} ({})", self.cfg.owner[edge.src.index()] + 1, edge.line.0, edge.text)
     }
 
     /// The instructions leaving `n`, as text (`assume p != 1 | assume !(p != 1)`).
     fn leaving(&self, n: Node) -> String {
-        let texts: Vec<&str> = self.cfg.out[n.index()].iter().map(|&e| self.cfg.edges[e].text.as_str()).collect();
+        let texts: Vec<&str> = self.cfg.out[n.index()].iter().map(|&e| self.cfg.edge(e).text.as_str()).collect();
         texts.join(" | ")
     }
 
@@ -124,7 +124,7 @@ impl Printer<'_> {
     /// its body), then the location itself.
     fn relevant_locations(&self) -> Vec<Node> {
         let mut ns: Vec<Node> = (0..self.cfg.owner.len()).map(Node::new).filter(|&n| !self.cfg.relevant(n).is_empty()).collect();
-        ns.sort_by_key(|&n| (self.cfg.owner[n.index()], self.cfg.out[n.index()].first().map(|&e| self.cfg.edges[e].line.0), n));
+        ns.sort_by_key(|&n| (self.cfg.owner[n.index()], self.cfg.out[n.index()].first().map(|&e| self.cfg.edge(e).line.0), n));
         ns
     }
 
@@ -195,7 +195,7 @@ impl Printer<'_> {
         if let Some(cut) = &l.cut {
             out += &format!("INCOMPLETE: {cut}\n");
         }
-        let edges = |v: &[(usize, LocalState)]| v.iter().map(|(e, _)| *e).collect::<BTreeSet<usize>>();
+        let edges = |v: &[(Edge, LocalState)]| v.iter().map(|(e, _)| *e).collect::<BTreeSet<Edge>>();
         for e in edges(&l.writer_not_max) {
             out += &format!("WRITER NOT AT MAX (§2.1): {}\n", self.instr(e));
         }
@@ -210,7 +210,7 @@ impl Printer<'_> {
         let mut rows = vec![];
         for n in self.relevant_locations() {
             let Some(set) = at.get(&n) else { continue };
-            let line = self.cfg.out[n.index()].first().map(|&e| self.cfg.edges[e].line.0);
+            let line = self.cfg.out[n.index()].first().map(|&e| self.cfg.edge(e).line.0);
             // A value alone, or `[value, version rank]`.
             let values: Vec<Vec<serde_json::Value>> =
                 set.iter().map(|t| t.iter().map(|&(v, rank)| rank.map_or(serde_json::json!(v), |r| serde_json::json!([v, r]))).collect()).collect();
@@ -223,9 +223,9 @@ impl Printer<'_> {
     }
 
     fn standard_json(&self, std: &Reach) -> serde_json::Value {
-        let line = |e: usize| self.cfg.edges[e].line.0;
+        let line = |e: Edge| self.cfg.edge(e).line.0;
         let races: Vec<serde_json::Value> = std.races.iter().map(|&(a, b, x)| serde_json::json!({ "var": self.cfg.vars[x.index()], "lines": [line(a), line(b)] })).collect();
-        let asserts: Vec<serde_json::Value> = std.failed_asserts.iter().map(|&e| serde_json::json!({ "line": line(e), "text": self.cfg.edges[e].text })).collect();
+        let asserts: Vec<serde_json::Value> = std.failed_asserts.iter().map(|&e| serde_json::json!({ "line": line(e), "text": self.cfg.edge(e).text })).collect();
         serde_json::json!({
             "states": std.states.len(), "finals": std.finals, "blocked": std.blocked, "cut": std.cut,
             "racy": !std.races.is_empty(), "races": races, "failed_asserts": asserts, "truth": self.locations_json(&self.truth(std)),
@@ -233,7 +233,7 @@ impl Printer<'_> {
     }
 
     fn local_json(&self, l: &LocalReach) -> serde_json::Value {
-        let lines = |v: &[(usize, LocalState)]| v.iter().map(|(e, _)| self.cfg.edges[*e].line.0).collect::<BTreeSet<_>>();
+        let lines = |v: &[(Edge, LocalState)]| v.iter().map(|(e, _)| self.cfg.edge(*e).line.0).collect::<BTreeSet<_>>();
         serde_json::json!({
             "states": l.states.len(), "cut": l.cut, "writer_not_max": lines(&l.writer_not_max),
             "ambiguous_acquires": lines(&l.ambiguous_acquires), "copies": self.locations_json(&self.copies(l)),

@@ -96,7 +96,7 @@ fn analyze_facts_on_fig1_and_r5() {
         text.push_str(&render::sync_cfg_facts(&cfg, &facts));
         let proved = |domain: &str| -> Vec<String> {
             let f = facts.iter().find(|f| f.domain == domain).unwrap();
-            f.proved.iter().map(|&e| cfg.edges[e].text.clone()).collect()
+            f.proved.iter().map(|&e| cfg.edge(e).text.clone()).collect()
         };
         if name.starts_with("fig1") {
             assert_eq!(proved("value-set"), ["assert z == 1"], "{name}");
@@ -140,7 +140,7 @@ fn fig1_line_9_is_false_but_irrelevant() {
         );
         assert!(!f.covers(n, &xy, &[1, 0]));
     }
-    assert!(!cfg.relevant(n).contains(&xy[0]) && matches!(cfg.edges[cfg.out[n.index()][0]].cmd, Cmd::Assert(_)));
+    assert!(!cfg.relevant(n).contains(&xy[0]) && matches!(cfg.edge(cfg.out[n.index()][0]).cmd, Cmd::Assert(_)));
     assert_eq!(judge("ldrf-sound", &p, None).verdict, Verdict::Pass);
     assert_eq!(judge("ldrf-sound-everywhere", &p, None).verdict, Verdict::Fail);
 }

@@ -37,7 +37,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use super::cfg::{Cfg, Cmd, Node, Var};
+use super::cfg::{Cfg, Cmd, Edge, Node, Var};
 use super::local::Sync;
 
 /// An environment: every variable's value (mod K), indexed like [`Cfg::vars`].
@@ -127,10 +127,11 @@ struct Fix<'c> {
     delta: Vec<Vec<Env>>,
     queue: VecDeque<Node>,
     /// For each location, the acquire edges that read it (as their source or as a buffer).
-    readers: Vec<Vec<usize>>,
-    /// For each acquire edge, the locations it mixes: its source and the allowed buffers.
+    readers: Vec<Vec<Edge>>,
+    /// For each acquire edge (by [`Edge::index`]), the locations it mixes: its source and
+    /// the allowed buffers.
     sources: Vec<Vec<Node>>,
-    dirty: BTreeSet<usize>,
+    dirty: BTreeSet<Edge>,
     total: u64,
     max_envs: u64,
 }
@@ -184,7 +185,7 @@ impl Fix<'_> {
         let delta = std::mem::take(&mut self.delta[n.index()]);
         let cfg = self.cfg;
         for &e in &cfg.out[n.index()] {
-            let edge = &cfg.edges[e];
+            let edge = cfg.edge(e);
             if matches!(edge.cmd, Cmd::Acquire(_)) {
                 continue;
             }
@@ -202,9 +203,9 @@ impl Fix<'_> {
     }
 
     /// a(n') ∪= mix(sources) for acquire edge `e`; false when the budget is exhausted.
-    fn acquire(&mut self, e: usize, partition: Option<&[Vec<Var>]>) -> bool {
-        let dst = self.cfg.edges[e].dst;
-        let incoming: BTreeSet<&Env> = self.sources[e].iter().flat_map(|&n| self.at[n.index()].iter()).collect();
+    fn acquire(&mut self, e: Edge, partition: Option<&[Vec<Var>]>) -> bool {
+        let dst = self.cfg.edge(e).dst;
+        let incoming: BTreeSet<&Env> = self.sources[e.index()].iter().flat_map(|&n| self.at[n.index()].iter()).collect();
         let mixed: Vec<Env> = match partition {
             None => incoming.into_iter().cloned().collect(),
             Some(rs) => {
@@ -247,7 +248,7 @@ pub fn cart(cfg: &Cfg, sync: &Sync, mix: &Mix, max_envs: u64) -> Cart {
     let nodes = cfg.owner.len();
     let mut readers = vec![vec![]; nodes];
     let mut sources = vec![vec![]; cfg.edges.len()];
-    for (e, edge) in cfg.edges.iter().enumerate() {
+    for (e, edge) in cfg.edge_ids().zip(&cfg.edges) {
         if let Cmd::Acquire(m) = edge.cmd {
             let allowed = cfg.release_points(m).into_iter().filter(|&r| match sync {
                 Sync::Full => true,
@@ -260,7 +261,7 @@ pub fn cart(cfg: &Cfg, sync: &Sync, mix: &Mix, max_envs: u64) -> Cart {
             for &n in &from {
                 readers[n.index()].push(e);
             }
-            sources[e] = from;
+            sources[e.index()] = from;
         }
     }
     let mut fix = Fix { cfg, at: vec![BTreeSet::new(); nodes], delta: vec![vec![]; nodes], queue: VecDeque::new(), readers, sources, dirty: BTreeSet::new(), total: 0, max_envs };

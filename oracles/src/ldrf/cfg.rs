@@ -6,7 +6,7 @@
 //! one target, as §1.1 requires. Values live in the mod-K world (§6.2): every engine
 //! evaluates through [`Cfg::eval`] and [`Cfg::holds`].
 
-pub use super::index::{Lock, Node, Var};
+pub use super::index::{Edge, Lock, Node, Var};
 use crate::lang::*;
 
 /// An integer expression over variable indices.
@@ -54,9 +54,10 @@ pub enum Cmd {
     Skip,
 }
 
-/// An instruction.
+/// An instruction: one labelled edge `⟨n, cmd, n'⟩` of a thread's graph (§1.1). Its
+/// index in [`Cfg::edges`] is an [`Edge`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edge {
+pub struct Instr {
     /// Source location.
     pub src: Node,
     /// The command.
@@ -80,10 +81,10 @@ pub struct Cfg {
     pub entries: Vec<Node>,
     /// The thread owning each location.
     pub owner: Vec<usize>,
-    /// Every instruction.
-    pub edges: Vec<Edge>,
-    /// The instructions leaving each location, by index into `edges`.
-    pub out: Vec<Vec<usize>>,
+    /// Every instruction, indexed by [`Edge`].
+    pub edges: Vec<Instr>,
+    /// The instructions leaving each location.
+    pub out: Vec<Vec<Edge>>,
     /// K: values are taken mod K (§6.2).
     pub modulus: i64,
     /// The declared region partition (§3): every variable in exactly one region, the
@@ -112,8 +113,7 @@ impl Builder {
     }
 
     fn edge(&mut self, src: Node, cmd: Cmd, dst: Node, line: Line, text: String) {
-        self.cfg.out[src.index()].push(self.cfg.edges.len());
-        self.cfg.edges.push(Edge { src, cmd, dst, line, text });
+        self.cfg.push(Instr { src, cmd, dst, line, text });
     }
 
     fn var(&mut self, v: &str) -> Var {
@@ -226,6 +226,24 @@ impl Cfg {
         b.cfg
     }
 
+    /// The instruction `e`.
+    pub fn edge(&self, e: Edge) -> &Instr {
+        &self.edges[e.index()]
+    }
+
+    /// Every instruction's index, in order.
+    pub fn edge_ids(&self) -> impl Iterator<Item = Edge> {
+        (0..self.edges.len()).map(Edge::new)
+    }
+
+    /// Appends `instr`, leaving its source, and returns its index.
+    pub(super) fn push(&mut self, instr: Instr) -> Edge {
+        let e = Edge::new(self.edges.len());
+        self.out[instr.src.index()].push(e);
+        self.edges.push(instr);
+        e
+    }
+
     /// The region of each variable under `partition` (by index into it).
     pub fn region_of(&self, partition: &[Vec<Var>]) -> Vec<usize> {
         let mut out = vec![0; self.vars.len()];
@@ -313,7 +331,7 @@ impl Cfg {
 
     /// The variables an instruction reads and the one it writes (§1.1 accesses; an assume
     /// has none, an assert reads).
-    pub fn accesses(&self, e: &Edge) -> (Vec<Var>, Option<Var>) {
+    pub fn accesses(&self, e: &Instr) -> (Vec<Var>, Option<Var>) {
         let mut reads = vec![];
         match &e.cmd {
             Cmd::Assign(x, a) => {
@@ -332,7 +350,7 @@ impl Cfg {
     pub fn relevant(&self, n: Node) -> Vec<Var> {
         let mut out = vec![];
         for &i in &self.out[n.index()] {
-            let e = &self.edges[i];
+            let e = self.edge(i);
             let (r, w) = self.accesses(e);
             out.extend(r);
             out.extend(w);
@@ -366,7 +384,7 @@ impl Cfg {
     pub fn node_name(&self, n: Node) -> String {
         let t = self.owner[n.index()] + 1;
         match self.out[n.index()].first() {
-            Some(&i) => format!("t{t}@{}", self.edges[i].line.0),
+            Some(&i) => format!("t{t}@{}", self.edge(i).line.0),
             None => format!("t{t}@end"),
         }
     }

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 
-use super::cfg::{Cfg, Cmd, Var};
+use super::cfg::{Cfg, Cmd, Edge, Var};
 use super::standard::{conflicts, Race, StdState};
 use crate::clock::VClock;
 use crate::explore::Config;
@@ -34,7 +34,7 @@ struct Past {
     thread: usize,
     clock: u32,
     write: bool,
-    edge: usize,
+    edge: Edge,
 }
 
 /// One node of the trace tree: the state, each thread's and each lock's vector clock, every
@@ -75,7 +75,7 @@ struct Traces<'c> {
 
 impl Model for Traces<'_> {
     type State = Run;
-    type Label = usize;
+    type Label = Edge;
 
     fn initial(&mut self) -> Run {
         let threads = self.cfg.entries.len();
@@ -89,7 +89,7 @@ impl Model for Traces<'_> {
         Run { s: StdState::initial(self.cfg), vc, locks: vec![VClock::default(); self.cfg.locks.len()], past: vec![vec![]; self.cfg.vars.len()], found: vec![] }
     }
 
-    fn successors(&mut self, r: &Run, emit: &mut dyn FnMut(usize, Run) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn successors(&mut self, r: &Run, emit: &mut dyn FnMut(Edge, Run) -> ControlFlow<()>) -> ControlFlow<()> {
         // Emitted in reverse, so the last successor is explored first (the order of the
         // original stack of runs; only a cut search could tell).
         let mut all = vec![];
@@ -104,7 +104,7 @@ impl Model for Traces<'_> {
         ControlFlow::Continue(())
     }
 
-    fn visit(&mut self, r: &Run, _: Option<&[usize]>, _: bool) -> ControlFlow<()> {
+    fn visit(&mut self, r: &Run, _: Option<&[Edge]>, _: bool) -> ControlFlow<()> {
         self.out.extend(r.found.iter().copied());
         ControlFlow::Continue(())
     }
@@ -120,12 +120,12 @@ pub fn races(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, bool) {
 }
 
 /// The run after thread `t` took instruction `e` to state `s`, with the races it completed.
-fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState) -> Run {
+fn advance(cfg: &Cfg, r: &Run, t: usize, e: Edge, s: StdState) -> Run {
     let mut n = r.clone();
     n.s = s;
     n.found.clear();
     let me = thread(t);
-    match cfg.edges[e].cmd {
+    match cfg.edge(e).cmd {
         Cmd::Acquire(m) => {
             let l = n.locks[m.index()].clone();
             n.vc[t].join(&l);
@@ -133,7 +133,7 @@ fn advance(cfg: &Cfg, r: &Run, t: usize, e: usize, s: StdState) -> Run {
         Cmd::Release(m) => n.locks[m.index()] = n.vc[t].clone(),
         _ => {}
     }
-    let (reads, write) = cfg.accesses(&cfg.edges[e]);
+    let (reads, write) = cfg.accesses(cfg.edge(e));
     let mut touch = |x: Var, is_write: bool| {
         for p in &n.past[x.index()] {
             if p.thread != t && (is_write || p.write) && n.vc[t].get(thread(p.thread)) < p.clock {
@@ -175,25 +175,25 @@ struct HbState {
 /// [`races`] with finite states as a [`Model`], recording the races as it steps.
 struct Stateful<'c> {
     cfg: &'c Cfg,
-    accessing: Vec<usize>,
+    accessing: Vec<Edge>,
     out: BTreeSet<Race>,
 }
 
 impl Model for Stateful<'_> {
     type State = HbState;
-    type Label = usize;
+    type Label = Edge;
 
     fn initial(&mut self) -> HbState {
         HbState { s: StdState::initial(self.cfg), latest: vec![None; self.cfg.edges.len()] }
     }
 
-    fn successors(&mut self, h: &HbState, emit: &mut dyn FnMut(usize, HbState) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn successors(&mut self, h: &HbState, emit: &mut dyn FnMut(Edge, HbState) -> ControlFlow<()>) -> ControlFlow<()> {
         let cfg = self.cfg;
         for (t, &n) in h.s.pc.iter().enumerate() {
             for &e in &cfg.out[n.index()] {
                 for s in h.s.step(cfg, t, e) {
                     let mut next = HbState { s, latest: h.latest.clone() };
-                    match cfg.edges[e].cmd {
+                    match cfg.edge(e).cmd {
                         Cmd::Acquire(m) => {
                             let m = m.index();
                             for l in next.latest.iter_mut().flatten().filter(|l| l.locks >> m & 1 == 1) {
@@ -216,14 +216,14 @@ impl Model for Stateful<'_> {
                     }
                     if self.accessing.binary_search(&e).is_ok() {
                         for &d in &self.accessing {
-                            let other = cfg.owner[cfg.edges[d].src.index()] != t;
-                            if let (true, Some(l)) = (other, next.latest[d]) {
+                            let other = cfg.owner[cfg.edge(d).src.index()] != t;
+                            if let (true, Some(l)) = (other, next.latest[d.index()]) {
                                 if l.threads >> t & 1 == 0 {
                                     self.out.extend(conflicts(cfg, d, e).into_iter().map(|x| (d.min(e), d.max(e), x)));
                                 }
                             }
                         }
-                        next.latest[e] = Some(Latest { threads: 1 << t, locks: 0 });
+                        next.latest[e.index()] = Some(Latest { threads: 1 << t, locks: 0 });
                     }
                     emit(e, next)?;
                 }
@@ -236,9 +236,10 @@ impl Model for Stateful<'_> {
 /// [`races`] with finite states (see the module docs): every race of every execution, and
 /// why the search stopped early if it did (`bounds.max_states`, `bounds.deadline`).
 pub fn races_stateful(cfg: &Cfg, bounds: &Config) -> (BTreeSet<Race>, Option<String>) {
-    let accessing: Vec<usize> = (0..cfg.edges.len())
+    let accessing: Vec<Edge> = cfg
+        .edge_ids()
         .filter(|&e| {
-            let (r, w) = cfg.accesses(&cfg.edges[e]);
+            let (r, w) = cfg.accesses(cfg.edge(e));
             !r.is_empty() || w.is_some()
         })
         .collect();

@@ -1,5 +1,6 @@
-//! Typed indices of a [`Cfg`](super::cfg::Cfg): a [`Var`], a [`Lock`] and a [`Node`]
-//! (location) are distinct types, so that one cannot index another's table.
+//! Typed indices of a [`Cfg`](super::cfg::Cfg): a [`Var`], a [`Lock`], a [`Node`]
+//! (location) and an [`Edge`] (instruction) are distinct types, so that one cannot index
+//! another's table.
 //!
 //! Each is small so that states stay small (docs/spec/ldrf.md §6.1: the engines are
 //! explicit-state). The `ldrf` dialect's **size** rule ([`MAX_VARS`], [`MAX_LOCKS`],
@@ -82,6 +83,16 @@ index!(
     3 * MAX_STATEMENTS
 );
 
+index!(
+    /// An instruction: an index into [`Cfg::edges`](super::cfg::Cfg::edges) (read through
+    /// [`Cfg::edge`](super::cfg::Cfg::edge)). At most four per statement (an `if`: two
+    /// assumes and two joining skips), of which the size rule admits [`MAX_STATEMENTS`], plus
+    /// one per ghost access Remark 13 inserts.
+    Edge(u32),
+    "instructions",
+    4 * MAX_STATEMENTS
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,8 +103,13 @@ mod tests {
         assert_eq!(Var::new(2 * MAX_VARS - 1).index(), 2 * MAX_VARS - 1);
         assert_eq!(Lock::new(MAX_LOCKS).index(), MAX_LOCKS);
         assert_eq!(Node::new(3 * MAX_STATEMENTS).index(), 3 * MAX_STATEMENTS);
+        assert_eq!(Edge::new(4 * MAX_STATEMENTS).index(), 4 * MAX_STATEMENTS);
         assert!(Var::try_from(1 << 16).is_err() && Lock::try_from(1 << 16).is_err());
+        if let Ok(n) = usize::try_from(1u64 << 32) {
+            assert!(Node::try_from(n).is_err() && Edge::try_from(n).is_err());
+        }
         assert!(std::panic::catch_unwind(|| Var::new(1 << 16)).is_err());
         assert_eq!((format!("{:?}", Node::new(7)), Node::new(7).to_string(), format!("{:?}", vec![Var::new(2)])), ("7".into(), "7".into(), "[2]".into()));
+        assert_eq!((format!("{:?}", (Edge::new(3), Edge::new(5))), Edge::new(9).to_string()), ("(3, 5)".into(), "9".into()));
     }
 }

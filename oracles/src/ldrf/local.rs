@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::rc::Rc;
 
-use super::cfg::{Cfg, Cmd, Lock, Node, Var};
+use super::cfg::{Cfg, Cmd, Edge, Lock, Node, Var};
 use super::standard::StdState;
 use crate::explore::Config;
 use crate::machine::CowVec;
@@ -87,12 +87,12 @@ pub struct Ldrf<'c> {
 pub struct LocalReach {
     /// Every reachable state, in the order met, with the state and instruction it was
     /// first reached from.
-    pub states: Kept<LocalState, usize>,
+    pub states: Kept<LocalState, Edge>,
     /// Writes by a thread whose version of the variable was not the newest (§2.1): the
     /// instruction and the state it was taken from (first one per instruction).
-    pub writer_not_max: Vec<(usize, LocalState)>,
+    pub writer_not_max: Vec<(Edge, LocalState)>,
     /// Acquires whose updEnv had more than one result (ties that disagree, Lemma 6).
-    pub ambiguous_acquires: Vec<(usize, LocalState)>,
+    pub ambiguous_acquires: Vec<(Edge, LocalState)>,
     /// Why the search stopped early, if it did.
     pub cut: Option<String>,
 }
@@ -148,9 +148,9 @@ impl<'c> Ldrf<'c> {
 
     /// Every successor by thread `t` along instruction `e`, and whether the step was a write
     /// by a thread not holding the newest version.
-    pub fn step(&self, s: &LocalState, t: usize, e: usize) -> (Vec<LocalState>, bool) {
+    pub fn step(&self, s: &LocalState, t: usize, e: Edge) -> (Vec<LocalState>, bool) {
         let cfg = self.cfg;
-        let edge = &cfg.edges[e];
+        let edge = cfg.edge(e);
         let local = |x: Var| s.theta[t][x.index()].0;
         // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
@@ -290,19 +290,19 @@ impl<'c> Ldrf<'c> {
 struct Search<'e, 'c> {
     engine: &'e Ldrf<'c>,
     r: LocalReach,
-    stale_seen: BTreeSet<usize>,
-    ambiguous_seen: BTreeSet<usize>,
+    stale_seen: BTreeSet<Edge>,
+    ambiguous_seen: BTreeSet<Edge>,
 }
 
 impl Model for Search<'_, '_> {
     type State = LocalState;
-    type Label = usize;
+    type Label = Edge;
 
     fn initial(&mut self) -> LocalState {
         self.engine.initial()
     }
 
-    fn successors(&mut self, s: &LocalState, emit: &mut dyn FnMut(usize, LocalState) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn successors(&mut self, s: &LocalState, emit: &mut dyn FnMut(Edge, LocalState) -> ControlFlow<()>) -> ControlFlow<()> {
         let cfg = self.engine.cfg;
         for (t, &n) in s.pc.iter().enumerate() {
             for &e in &cfg.out[n.index()] {
@@ -310,7 +310,7 @@ impl Model for Search<'_, '_> {
                 if stale && self.stale_seen.insert(e) {
                     self.r.writer_not_max.push((e, s.clone()));
                 }
-                if matches!(cfg.edges[e].cmd, Cmd::Acquire(_)) && succ.len() > 1 && self.ambiguous_seen.insert(e) {
+                if matches!(cfg.edge(e).cmd, Cmd::Acquire(_)) && succ.len() > 1 && self.ambiguous_seen.insert(e) {
                     self.r.ambiguous_acquires.push((e, s.clone()));
                 }
                 for n in succ {

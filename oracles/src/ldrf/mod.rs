@@ -44,7 +44,7 @@ pub fn ground_truth(p: &Program, bounds: &Config) -> Run {
     racy.dedup();
     let executions =
         Stats { executions: r.finals, terminated: r.finals - r.blocked, deadlocked: r.blocked, states: r.states.len() as u64, complete: r.cut.is_none(), ..Stats::default() };
-    let mut problems: Vec<String> = r.failed_asserts.iter().map(|&e| format!("assert fails: line {} ({})", cfg.edges[e].line.0, cfg.edges[e].text)).collect();
+    let mut problems: Vec<String> = r.failed_asserts.iter().map(|&e| format!("assert fails: line {} ({})", cfg.edge(e).line.0, cfg.edge(e).text)).collect();
     problems.extend(r.cut);
     Run {
         setup: "threads".into(),
@@ -107,9 +107,9 @@ mod tests {
         let l = e.reach(&Config::default());
         let (t1_end, rel) =
             (c.edges.iter().find(|d| d.cmd == super::cfg::Cmd::Release(super::cfg::Lock::new(0)) && c.owner[d.src.index()] == 0).map(|d| d.dst).unwrap(), c.all_release_points());
-        let acq = c.edges.iter().position(|d| d.cmd == super::cfg::Cmd::Acquire(super::cfg::Lock::new(0)) && c.owner[d.src.index()] == 1).unwrap();
+        let acq = c.edge_ids().find(|&d| c.edge(d).cmd == super::cfg::Cmd::Acquire(super::cfg::Lock::new(0)) && c.owner[c.edge(d).src.index()] == 1).unwrap();
         let before: Vec<&super::local::LocalState> =
-            l.states.keys().filter(|s| s.pc == [t1_end, c.edges[acq].src] && rel.iter().zip(&s.lambda).all(|(&n, b)| (n == t1_end) != b.is_empty())).collect();
+            l.states.keys().filter(|s| s.pc == [t1_end, c.edge(acq).src] && rel.iter().zip(&s.lambda).all(|(&n, b)| (n == t1_end) != b.is_empty())).collect();
         assert_eq!(before.len(), 1, "one such state");
         let s = before[0];
         let (after, stale) = e.step(s, 1, acq);

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use super::cfg::{Cfg, Cmd, Edge, IExpr, Var};
+use super::cfg::{Cfg, Cmd, Edge, IExpr, Instr, Var};
 use super::standard::{Race, RegionRace};
 
 /// Which form of the reduction.
@@ -34,7 +34,7 @@ pub struct Reduced {
     /// X_r for each region r.
     pub ghost: Vec<Var>,
     /// For each edge of P', the edge of P it was inserted before (or is).
-    pub origin: Vec<usize>,
+    pub origin: Vec<Edge>,
 }
 
 /// P' of Remark 13 under `partition`.
@@ -49,7 +49,7 @@ pub fn reduce(cfg: &Cfg, partition: &[Vec<Var>], form: Reduction) -> Reduced {
         })
         .collect();
     let mut origin = vec![];
-    for (i, e) in cfg.edges.iter().enumerate() {
+    for (i, e) in cfg.edge_ids().zip(&cfg.edges) {
         let (reads, write) = cfg.accesses(e);
         let read_regions: BTreeSet<usize> = reads.iter().map(|&x| region[x.index()]).collect();
         let inserted: Vec<Cmd> = match (&e.cmd, write) {
@@ -71,13 +71,11 @@ pub fn reduce(cfg: &Cfg, partition: &[Vec<Var>], form: Reduction) -> Reduced {
             out.owner.push(cfg.owner[e.src.index()]);
             out.out.push(vec![]);
             let text = ghost_text(&out, &cmd);
-            out.out[src.index()].push(out.edges.len());
-            out.edges.push(Edge { src, cmd, dst: mid, line: e.line, text });
+            out.push(Instr { src, cmd, dst: mid, line: e.line, text });
             origin.push(i);
             src = mid;
         }
-        out.out[src.index()].push(out.edges.len());
-        out.edges.push(Edge { src, ..e.clone() });
+        out.push(Instr { src, ..e.clone() });
         origin.push(i);
     }
     Reduced { cfg: out, ghost, origin }
@@ -103,7 +101,7 @@ impl Reduced {
             .iter()
             .filter_map(|&(e1, e2, x)| {
                 let r = self.ghost.iter().position(|&g| g == x)?;
-                let (a, b) = (self.origin[e1], self.origin[e2]);
+                let (a, b) = (self.origin[e1.index()], self.origin[e2.index()]);
                 Some((a.min(b), a.max(b), r))
             })
             .collect()

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::rc::Rc;
 
-use super::cfg::{Cfg, Cmd, Node, Var};
+use super::cfg::{Cfg, Cmd, Edge, Node, Var};
 use crate::explore::Config;
 use crate::reach::{Kept, Model, Strategy};
 
@@ -24,23 +24,23 @@ pub struct StdState {
     pub env: Rc<Vec<i64>>,
 }
 
-/// A race of E-STD: two instructions (edge indices, the smaller first) and the variable.
-pub type Race = (usize, usize, Var);
+/// A race of E-STD: two instructions (the smaller first) and the variable.
+pub type Race = (Edge, Edge, Var);
 
 /// The reachable standard states and what was found among them.
 #[derive(Clone, Debug, Default)]
 pub struct Reach {
     /// Every reachable state, in the order met, with the state and edge it was first
     /// reached from: the witness paths ([`path_to`]).
-    pub states: Kept<StdState, usize>,
+    pub states: Kept<StdState, Edge>,
     /// Every race (§1.3), sorted.
     pub races: BTreeSet<Race>,
     /// Every pair of instructions of two threads that leave their locations in one
     /// reachable state (the smaller edge first): races and region races (Def. 12) under
     /// any partition are read off these.
-    pub together: BTreeSet<(usize, usize)>,
+    pub together: BTreeSet<(Edge, Edge)>,
     /// Every assert instruction that fails in some reachable state.
-    pub failed_asserts: BTreeSet<usize>,
+    pub failed_asserts: BTreeSet<Edge>,
     /// Final states (no successor): every thread at its end, or blocked.
     pub finals: u64,
     /// … of which some thread is not at its end (blocked on a lock or an assume).
@@ -56,8 +56,8 @@ impl StdState {
     }
 
     /// Every successor by thread `t` along instruction `e` (an edge leaving `pc[t]`).
-    pub fn step(&self, cfg: &Cfg, t: usize, e: usize) -> Vec<StdState> {
-        let edge = &cfg.edges[e];
+    pub fn step(&self, cfg: &Cfg, t: usize, e: Edge) -> Vec<StdState> {
+        let edge = cfg.edge(e);
         let env = |x: Var| self.env[x.index()];
         // OK since the ldrf dialect admits at most 64 threads (its size rule).
         let me = u8::try_from(t).unwrap_or(u8::MAX);
@@ -87,7 +87,7 @@ impl StdState {
     }
 
     /// Every (edge, successor) of every thread.
-    pub fn successors(&self, cfg: &Cfg) -> Vec<(usize, StdState)> {
+    pub fn successors(&self, cfg: &Cfg) -> Vec<(Edge, StdState)> {
         let mut out = vec![];
         for (t, &n) in self.pc.iter().enumerate() {
             for &e in &cfg.out[n.index()] {
@@ -98,7 +98,7 @@ impl StdState {
     }
 
     /// The next instructions of two threads in this state (the smaller edge first).
-    pub fn together(&self, cfg: &Cfg) -> Vec<(usize, usize)> {
+    pub fn together(&self, cfg: &Cfg) -> Vec<(Edge, Edge)> {
         let mut out = vec![];
         for (t, &n) in self.pc.iter().enumerate() {
             for &u in &self.pc[t + 1..] {
@@ -114,9 +114,9 @@ impl StdState {
 }
 
 /// The variables two instructions conflict on (one writes what the other reads or writes).
-pub fn conflicts(cfg: &Cfg, e1: usize, e2: usize) -> Vec<Var> {
-    let (r1, w1) = cfg.accesses(&cfg.edges[e1]);
-    let (r2, w2) = cfg.accesses(&cfg.edges[e2]);
+pub fn conflicts(cfg: &Cfg, e1: Edge, e2: Edge) -> Vec<Var> {
+    let (r1, w1) = cfg.accesses(cfg.edge(e1));
+    let (r2, w2) = cfg.accesses(cfg.edge(e2));
     let mut out = vec![];
     if let Some(x) = w1 {
         if w2 == Some(x) || r2.contains(&x) {
@@ -133,15 +133,15 @@ pub fn conflicts(cfg: &Cfg, e1: usize, e2: usize) -> Vec<Var> {
 
 /// A region race (Def. 12, A10): two instructions (the smaller first) and the region (an
 /// index into the partition).
-pub type RegionRace = (usize, usize, usize);
+pub type RegionRace = (Edge, Edge, usize);
 
 /// The region races of a search under `partition`: instructions of two threads, leaving
 /// their locations in one reachable state, that access one region, one of them writing a
 /// variable of it. Singleton regions give the data races (§3: DRF is the special case).
 pub fn region_races(cfg: &Cfg, r: &Reach, partition: &[Vec<Var>]) -> BTreeSet<RegionRace> {
     let region = cfg.region_of(partition);
-    let touched = |e: usize| {
-        let (reads, write) = cfg.accesses(&cfg.edges[e]);
+    let touched = |e: Edge| {
+        let (reads, write) = cfg.accesses(cfg.edge(e));
         (reads.into_iter().map(|x| region[x.index()]).collect::<BTreeSet<_>>(), write.map(|x| region[x.index()]))
     };
     let mut out = BTreeSet::new();
@@ -167,20 +167,20 @@ struct Standard<'c> {
 
 impl Model for Standard<'_> {
     type State = StdState;
-    type Label = usize;
+    type Label = Edge;
 
     fn initial(&mut self) -> StdState {
         StdState::initial(self.cfg)
     }
 
-    fn successors(&mut self, s: &StdState, emit: &mut dyn FnMut(usize, StdState) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn successors(&mut self, s: &StdState, emit: &mut dyn FnMut(Edge, StdState) -> ControlFlow<()>) -> ControlFlow<()> {
         for (e, n) in s.successors(self.cfg) {
             emit(e, n)?;
         }
         ControlFlow::Continue(())
     }
 
-    fn visit(&mut self, s: &StdState, _: Option<&[usize]>, is_final: bool) -> ControlFlow<()> {
+    fn visit(&mut self, s: &StdState, _: Option<&[Edge]>, is_final: bool) -> ControlFlow<()> {
         let (cfg, r) = (self.cfg, &mut self.r);
         for (e1, e2) in s.together(cfg) {
             if r.together.insert((e1, e2)) {
@@ -189,7 +189,7 @@ impl Model for Standard<'_> {
         }
         for &n in &s.pc {
             for &e in &cfg.out[n.index()] {
-                if let Cmd::Assert(b) = &cfg.edges[e].cmd {
+                if let Cmd::Assert(b) = &cfg.edge(e).cmd {
                     if !cfg.holds(b, &|x| s.env[x.index()]) {
                         r.failed_asserts.insert(e);
                     }
@@ -221,21 +221,21 @@ struct Sw<'c> {
 
 impl Model for Sw<'_> {
     type State = (StdState, Vec<Option<Node>>);
-    type Label = usize;
+    type Label = Edge;
 
     fn initial(&mut self) -> Self::State {
         (StdState::initial(self.cfg), vec![None; self.cfg.locks.len()])
     }
 
-    fn successors(&mut self, (s, last): &Self::State, emit: &mut dyn FnMut(usize, Self::State) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn successors(&mut self, (s, last): &Self::State, emit: &mut dyn FnMut(Edge, Self::State) -> ControlFlow<()>) -> ControlFlow<()> {
         let cfg = self.cfg;
         for (t, &n) in s.pc.iter().enumerate() {
             for &e in &cfg.out[n.index()] {
                 for next in s.step(cfg, t, e) {
                     let mut last = last.clone();
-                    match cfg.edges[e].cmd {
+                    match cfg.edge(e).cmd {
                         Cmd::Acquire(m) => self.out.extend(last[m.index()].map(|r| (r, n))),
-                        Cmd::Release(m) => last[m.index()] = Some(cfg.edges[e].dst),
+                        Cmd::Release(m) => last[m.index()] = Some(cfg.edge(e).dst),
                         _ => {}
                     }
                     emit(e, (next, last))?;
@@ -258,6 +258,6 @@ pub fn observed_sw(cfg: &Cfg, bounds: &Config) -> (BTreeSet<(Node, Node)>, Optio
 
 /// The instructions from the initial state to `s`, read off a search's parent links: E-STD's
 /// and E-LDRF's witness paths.
-pub fn path_to<S: std::hash::Hash + Eq>(states: &Kept<S, usize>, s: &S) -> Vec<usize> {
+pub fn path_to<S: std::hash::Hash + Eq>(states: &Kept<S, Edge>, s: &S) -> Vec<Edge> {
     states.path_to(s)
 }

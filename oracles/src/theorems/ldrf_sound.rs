@@ -34,7 +34,7 @@ use super::sync_cfg::{Facts, Mix};
 use super::{Budget, Oracle, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
-use crate::ldrf::cfg::{complete, Cfg, Cmd, Node, Var};
+use crate::ldrf::cfg::{complete, Cfg, Cmd, Edge, Node, Var};
 use crate::ldrf::standard::{path_to, reach, region_races, Reach, StdState};
 
 /// `ldrf-sound`.
@@ -132,7 +132,7 @@ fn run(o: &Oracle, mode: Mode, p: &Program, sut: &Sut<'_>, b: &Budget) -> Oracle
         return inconclusive(cut);
     }
     if let Some(&(e1, e2, x)) = std.races.iter().next() {
-        let (l1, l2) = (cfg.edges[e1].line.0, cfg.edges[e2].line.0);
+        let (l1, l2) = (cfg.edge(e1).line.0, cfg.edge(e2).line.0);
         return inconclusive(format!(
             "precondition unmet: the program races on `{}` (lines {l1} and {l2}); the sync-CFG analyses are claimed sound for race-free programs only (A2)",
             cfg.vars[x.index()]
@@ -209,8 +209,8 @@ impl Judge<'_> {
                     Some((e1, e2, r)) => Judged::No(format!(
                         "not applicable: the partition has a region race on {} (lines {} and {}); the region mix is claimed sound only for region-race-free programs (§3, C8)",
                         self.cfg.region_name(&full[r]),
-                        self.cfg.edges[e1].line.0,
-                        self.cfg.edges[e2].line.0
+                        self.cfg.edge(e1).line.0,
+                        self.cfg.edge(e2).line.0
                     )),
                 }
             }
@@ -223,7 +223,7 @@ impl Judge<'_> {
         let path = path_to(&self.std.states, s);
         let mut out = vec![format!("standard trace ({} steps):", path.len())];
         for e in path {
-            let edge = &self.cfg.edges[e];
+            let edge = self.cfg.edge(e);
             out.push(format!("  t{} line {}: {}", self.cfg.owner[edge.src.index()] + 1, edge.line.0, edge.text));
         }
         out
@@ -266,7 +266,7 @@ impl Judge<'_> {
             if !self.std.failed_asserts.contains(&e) {
                 continue;
             }
-            let edge = &self.cfg.edges[e];
+            let edge = self.cfg.edge(e);
             let mut ex = vec![
                 format!("assert at line {} (`{}`) is claimed proved, but it fails in the standard semantics", edge.line.0, edge.text),
                 format!("claimed at {}: {}", self.cfg.node_name(edge.src), f.show(self.cfg, edge.src, &self.cfg.relevant(edge.src))),
@@ -276,7 +276,7 @@ impl Judge<'_> {
             }
             return violated(ex);
         }
-        let lines: Vec<String> = f.proved.iter().map(|&e| self.cfg.edges[e].line.0.to_string()).collect();
+        let lines: Vec<String> = f.proved.iter().map(|&e| self.cfg.edge(e).line.0.to_string()).collect();
         let proves = match lines.as_slice() {
             [] => "proves no assert".to_string(),
             [one] => format!("proves the assert at line {one}"),
@@ -291,8 +291,8 @@ impl Judge<'_> {
     }
 
     /// The first state (in sorted order) in which the assert `e` fails.
-    fn failing_state(&self, e: usize) -> Option<&StdState> {
-        let edge = &self.cfg.edges[e];
+    fn failing_state(&self, e: Edge) -> Option<&StdState> {
+        let edge = self.cfg.edge(e);
         let Cmd::Assert(b) = &edge.cmd else { return None };
         let mut states: Vec<&StdState> = self.std.states.keys().filter(|s| s.pc.contains(&edge.src) && !self.cfg.holds(b, &|x| s.env[x.index()])).collect();
         states.sort();
@@ -301,11 +301,11 @@ impl Judge<'_> {
 
     /// C12 (heuristic): each judged domain, in the SUT's order, proves every assert the ones
     /// before it prove. Reported, never failed on.
-    fn c12(&self, proofs: &[(String, BTreeSet<usize>)]) -> String {
-        let show = |p: &BTreeSet<usize>| format!("{{{}}}", p.iter().map(|&e| self.cfg.edges[e].line.0.to_string()).collect::<Vec<_>>().join(", "));
+    fn c12(&self, proofs: &[(String, BTreeSet<Edge>)]) -> String {
+        let show = |p: &BTreeSet<Edge>| format!("{{{}}}", p.iter().map(|&e| self.cfg.edge(e).line.0.to_string()).collect::<Vec<_>>().join(", "));
         let chain: Vec<String> = proofs.iter().map(|(n, p)| format!("{n} {}", show(p))).collect();
         let broken = proofs.windows(2).find_map(|w| {
-            let lost: BTreeSet<usize> = w[0].1.difference(&w[1].1).copied().collect();
+            let lost: BTreeSet<Edge> = w[0].1.difference(&w[1].1).copied().collect();
             (!lost.is_empty()).then(|| format!("not monotone: {} proves lines {} that {} does not", w[0].0, show(&lost), w[1].0))
         });
         format!("C12 proved asserts (lines): {}; {}", chain.join(" ⊑ "), broken.unwrap_or_else(|| "monotone".into()))
@@ -333,7 +333,7 @@ mod tests {
         }
         fn analyze(&self, cfg: &Cfg) -> Facts {
             let top: Vec<Block> = (0..cfg.vars.len()).map(|x| Block { vars: vec![Var::try_from(x).unwrap()], tuples: (0..cfg.modulus).map(|v| vec![v]).collect() }).collect();
-            let proved = (0..cfg.edges.len()).filter(|&e| matches!(cfg.edges[e].cmd, Cmd::Assert(_))).collect();
+            let proved = cfg.edge_ids().filter(|&e| matches!(cfg.edge(e).cmd, Cmd::Assert(_))).collect();
             Facts { domain: "fixed".into(), mix: self.mix.clone(), notation: Notation::Sets, at: vec![self.top.then(|| top.clone()); cfg.owner.len()], proved }
         }
     }

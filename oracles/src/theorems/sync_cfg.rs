@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::ldrf::cfg::{Cfg, Node, Var};
+use crate::ldrf::cfg::{Cfg, Edge, Node, Var};
 
 pub use crate::ldrf::cart::Mix;
 
@@ -56,9 +56,9 @@ pub struct Facts {
     pub notation: Notation,
     /// The claim at every location, indexed by [`Node`].
     pub at: Vec<Claim>,
-    /// The assert instructions (indices into [`Cfg::edges`]) it claims proved: every
+    /// The assert instructions it claims proved: every
     /// environment of γ(claim at the assert's source) satisfies the condition.
-    pub proved: BTreeSet<usize>,
+    pub proved: BTreeSet<Edge>,
 }
 
 /// A sync-CFG analysis as a system under test.
@@ -96,7 +96,7 @@ impl Facts {
                 return Some(format!("location {n}: the blocks do not partition the variables (`{}` is in {} blocks)", cfg.vars[x], seen[x]));
             }
         }
-        if let Some(e) = self.proved.iter().find(|&&e| !matches!(cfg.edges.get(e).map(|e| &e.cmd), Some(crate::ldrf::cfg::Cmd::Assert(_)))) {
+        if let Some(e) = self.proved.iter().find(|&&e| !matches!(cfg.edges.get(e.index()).map(|e| &e.cmd), Some(crate::ldrf::cfg::Cmd::Assert(_)))) {
             return Some(format!("instruction #{e} is claimed a proved assert but is none"));
         }
         None

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 
-use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge, Var};
+use race_oracles::ldrf::cfg::{Cfg, Cmd, Instr, Var};
 use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::sync_cfg::Block;
 
@@ -177,7 +177,7 @@ impl Domain for Blocks {
         mixed
     }
 
-    fn post(&self, cfg: &Cfg, edge: &Edge, a: &Tuples) -> Option<Tuples> {
+    fn post(&self, cfg: &Cfg, edge: &Instr, a: &Tuples) -> Option<Tuples> {
         let mut out = a.clone();
         match &edge.cmd {
             Cmd::Assign(x, e) => {

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge};
+use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge, Instr};
 use race_oracles::theorems::rules::fire;
 
 use super::rules::SyncCfgRule as R;
@@ -35,7 +35,7 @@ pub trait Domain {
 
     /// ⟦c⟧ of an instruction other than acquire and release; `None` when no environment
     /// passes (an assume that never holds).
-    fn post(&self, cfg: &Cfg, edge: &Edge, a: &Self::Elem) -> Option<Self::Elem>;
+    fn post(&self, cfg: &Cfg, edge: &Instr, a: &Self::Elem) -> Option<Self::Elem>;
 }
 
 /// Seeded bugs of the fixpoint itself (`crate::mutants`).
@@ -70,8 +70,8 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
     }
     // Who must run again when a(n) grows: the instructions leaving n, and, at a
     // post-release point of m, every acquire of m.
-    let mut readers: Vec<Vec<usize>> = cfg.out.clone();
-    for (i, e) in cfg.edges.iter().enumerate() {
+    let mut readers: Vec<Vec<Edge>> = cfg.out.clone();
+    for (i, e) in cfg.edge_ids().zip(&cfg.edges) {
         if let Cmd::Acquire(m) = e.cmd {
             for r in cfg.release_points(m) {
                 readers[r.index()].push(i);
@@ -79,10 +79,10 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
         }
     }
     let mut queued = vec![true; cfg.edges.len()];
-    let mut work: VecDeque<usize> = (0..cfg.edges.len()).collect();
+    let mut work: VecDeque<Edge> = cfg.edge_ids().collect();
     while let Some(i) = work.pop_front() {
-        queued[i] = false;
-        let edge = &cfg.edges[i];
+        queued[i.index()] = false;
+        let edge = cfg.edge(i);
         let Some(src) = a[edge.src.index()].as_ref() else { continue };
         let out = match edge.cmd {
             Cmd::Acquire(m) if !wiring.acquire_ignores_buffers => {
@@ -139,12 +139,12 @@ pub fn solve<D: Domain>(cfg: &Cfg, d: &D, wiring: Wiring) -> Vec<Option<D::Elem>
         if a[dst].as_ref() != Some(&new) {
             a[dst] = Some(new);
             for &r in &readers[dst] {
-                if !queued[r] {
+                if !queued[r.index()] {
                     // An acquire that does not leave dst is queued by a sync-CFG edge.
-                    if cfg.edges[r].src.index() != dst {
+                    if cfg.edge(r).src.index() != dst {
                         fire(R::BufferRequeue);
                     }
-                    queued[r] = true;
+                    queued[r.index()] = true;
                     work.push_back(r);
                 }
             }

@@ -13,7 +13,7 @@
 //! Finite lattice, so no widening.
 
 use race_oracles::lang::BinOp;
-use race_oracles::ldrf::cfg::{BExpr, Cfg, Cmd, Edge, IExpr, Var};
+use race_oracles::ldrf::cfg::{BExpr, Cfg, Cmd, IExpr, Instr, Var};
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::sync_cfg::Block;
 
@@ -139,7 +139,7 @@ impl Domain for Intervals {
         (0..n).map(|x| (inputs.iter().map(|a| a[x].0).min().unwrap_or(0), inputs.iter().map(|a| a[x].1).max().unwrap_or(0))).collect()
     }
 
-    fn post(&self, cfg: &Cfg, edge: &Edge, a: &Vec<Itv>) -> Option<Vec<Itv>> {
+    fn post(&self, cfg: &Cfg, edge: &Instr, a: &Vec<Itv>) -> Option<Vec<Itv>> {
         let mut out = a.clone();
         match &edge.cmd {
             Cmd::Assign(x, e) => out[x.index()] = self.eval(cfg, e, a),

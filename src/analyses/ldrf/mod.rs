@@ -26,7 +26,7 @@ pub mod rules;
 
 use std::collections::BTreeSet;
 
-use race_oracles::ldrf::cfg::{Cfg, Cmd, Var};
+use race_oracles::ldrf::cfg::{Cfg, Cmd, Edge, Var};
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::sync_cfg::{Facts, Mix, Notation, SyncCfgAnalysis};
 
@@ -169,10 +169,9 @@ fn verdict(implied: Option<bool>) -> bool {
 
 /// The asserts whose source location satisfies `proves` (an unreached one is proved
 /// vacuously).
-fn proved(cfg: &Cfg, proves: impl Fn(usize, &race_oracles::ldrf::cfg::BExpr) -> bool) -> BTreeSet<usize> {
-    cfg.edges
-        .iter()
-        .enumerate()
+fn proved(cfg: &Cfg, proves: impl Fn(usize, &race_oracles::ldrf::cfg::BExpr) -> bool) -> BTreeSet<Edge> {
+    cfg.edge_ids()
+        .zip(&cfg.edges)
         .filter_map(|(i, e)| match &e.cmd {
             Cmd::Assert(b) if proves(e.src.index(), b) => Some(i),
             _ => None,

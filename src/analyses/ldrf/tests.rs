@@ -18,7 +18,7 @@ fn cfg(src: &str) -> Cfg {
 fn proved_lines(c: &Cfg, domain: DomainKind) -> Vec<u32> {
     let f = SyncCfg { domain, bug: None }.analyze(c);
     assert_eq!(f.malformed(c), None);
-    f.proved.iter().map(|&e| c.edges[e].line.0).collect()
+    f.proved.iter().map(|&e| c.edge(e).line.0).collect()
 }
 
 /// Spec §8 R1: value-set and intervals prove only `z == 1` (line 12); the region mix with

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ldrf::cart::Cart;
-use crate::ldrf::cfg::{Cfg, Node, Var};
+use crate::ldrf::cfg::{Cfg, Edge, Node, Var};
 use crate::ldrf::local::{inadmissible, region_split, Ldrf, LocalReach, LocalState, VEnv};
 use crate::ldrf::standard::{path_to, Reach, StdState};
 use crate::theorems::result::{Item, ItemStatus};
@@ -134,10 +134,10 @@ impl Judge<'_, '_> {
         self.path_lines(if self.partition.is_some() { "R-DRF path" } else { "L-DRF path" }, &path_to(&self.local.states, s))
     }
 
-    fn path_lines(&self, what: &str, path: &[usize]) -> Vec<String> {
+    fn path_lines(&self, what: &str, path: &[Edge]) -> Vec<String> {
         let mut out = vec![format!("{what} ({} steps):", path.len())];
         for &e in path {
-            let edge = &self.cfg.edges[e];
+            let edge = self.cfg.edge(e);
             out.push(format!("  t{} line {}: {}", self.cfg.owner[edge.src.index()] + 1, edge.line.0, edge.text));
         }
         out
@@ -146,12 +146,12 @@ impl Judge<'_, '_> {
     fn c1(&self, bounds: &str) -> Item {
         let subject = "C1 Lemma 6: admissible states, one import, writer at max";
         if let Some((e, s)) = self.local.writer_not_max.first() {
-            let mut ex = vec![format!("line {}: a write by a thread not holding the newest version, from {}", self.cfg.edges[*e].line.0, self.local_state(s))];
+            let mut ex = vec![format!("line {}: a write by a thread not holding the newest version, from {}", self.cfg.edge(*e).line.0, self.local_state(s))];
             ex.extend(self.local_path(s));
             return item(subject, Some(ex), bounds);
         }
         if let Some((e, s)) = self.local.ambiguous_acquires.first() {
-            let mut ex = vec![format!("line {}: the acquire's import is not unique (newest copies disagree), from {}", self.cfg.edges[*e].line.0, self.local_state(s))];
+            let mut ex = vec![format!("line {}: the acquire's import is not unique (newest copies disagree), from {}", self.cfg.edge(*e).line.0, self.local_state(s))];
             ex.extend(self.local_path(s));
             return item(subject, Some(ex), bounds);
         }

@@ -101,7 +101,7 @@ fn run(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     }
     // The race checks (C10, C11) need no hypothesis: they are judged on racy programs too.
     if let (Some(&(e1, e2, x)), false) = (std.races.iter().next(), o.negative_control) {
-        let (l1, l2) = (cfg.edges[e1].line.0, cfg.edges[e2].line.0);
+        let (l1, l2) = (cfg.edge(e1).line.0, cfg.edge(e2).line.0);
         let note = format!("precondition unmet: the program races on `{}` (lines {l1} and {l2}); C1-C7 assume race freedom (A2)", cfg.vars[x.index()]);
         let checks = vec![c10(&cfg, &std, &b.explore), c11(&cfg, &std, &b.explore)];
         return OracleResult::from_items(o.id, name, o.item_kind, checks, Some(note));

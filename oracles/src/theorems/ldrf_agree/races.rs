@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::unknown;
 use crate::explore::Config;
-use crate::ldrf::cfg::{complete, Cfg, Var};
+use crate::ldrf::cfg::{complete, Cfg, Edge, Var};
 use crate::ldrf::hb::races_stateful;
 use crate::ldrf::reduction::{reduce, Reduction};
 use crate::ldrf::standard::{reach, region_races, Reach};
@@ -34,11 +34,11 @@ pub(super) fn c10(cfg: &Cfg, std: &Reach, bounds: &Config) -> Item {
     }
     let via = reduced.region_races(&r.races);
     let regions = cfg.partition_name(&partition).unwrap_or_else(|| "all singletons".into());
-    let show = |set: &BTreeSet<(usize, usize, usize)>| -> String {
+    let show = |set: &BTreeSet<(Edge, Edge, usize)>| -> String {
         if set.is_empty() {
             return "none".into();
         }
-        set.iter().map(|&(a, b, r)| format!("lines {}/{} on {}", cfg.edges[a].line.0, cfg.edges[b].line.0, cfg.region_name(&partition[r]))).collect::<Vec<_>>().join(", ")
+        set.iter().map(|&(a, b, r)| format!("lines {}/{} on {}", cfg.edge(a).line.0, cfg.edge(b).line.0, cfg.region_name(&partition[r]))).collect::<Vec<_>>().join(", ")
     };
     if direct != via {
         let explanation = vec![
@@ -67,11 +67,11 @@ pub(super) fn c11(cfg: &Cfg, std: &Reach, bounds: &Config) -> Item {
     if let Some(cut) = cut {
         return unknown(subject, &cut);
     }
-    let show = |set: &BTreeSet<(usize, usize, Var)>| -> String {
+    let show = |set: &BTreeSet<(Edge, Edge, Var)>| -> String {
         if set.is_empty() {
             return "none".into();
         }
-        set.iter().map(|&(a, b, x)| format!("lines {}/{} on `{}`", cfg.edges[a].line.0, cfg.edges[b].line.0, cfg.vars[x.index()])).collect::<Vec<_>>().join(", ")
+        set.iter().map(|&(a, b, x)| format!("lines {}/{} on `{}`", cfg.edge(a).line.0, cfg.edge(b).line.0, cfg.vars[x.index()])).collect::<Vec<_>>().join(", ")
     };
     if !std.races.is_subset(&hb) || hb.is_empty() != std.races.is_empty() {
         let explanation = vec![
