@@ -7,8 +7,8 @@
 //!   are, since the items carry no other structure for them;
 //! - STATEMENTS: the kinds of the statements at the lines each violated item points at:
 //!   every line its subject cites (a report's two accesses), the first line its explanation
-//!   cites (the first mismatch, not every line of its trace), and its witness's racing
-//!   events, e.g. `rel` or `load,store`;
+//!   cites (the first mismatch, not every line of its trace), or, when it cites none, its
+//!   witness's racing events; e.g. `rel` or `load,store`;
 //! - PROPERTIES: what the violated items are: a property's name as the subject says it
 //!   (`precise checks on every terminated trace`, `T2`); for an item about parts of the
 //!   program (a report, a method pair), what its subject says after the parts (`final
@@ -38,11 +38,17 @@ pub fn signature(r: &OracleResult, p: &Program) -> String {
         for l in &i.explanation {
             tags.extend(capital_runs(l));
         }
-        lines.extend(cited_lines(&i.subject));
-        lines.extend(i.explanation.iter().find_map(|l| cited_lines(l).first().copied()));
-        if let Some(w) = &i.witness {
-            lines.extend(w.events.iter().filter(|e| e.racing).map(|e| e.line));
+        let mut cited: Vec<u32> = cited_lines(&i.subject);
+        cited.extend(i.explanation.iter().find_map(|l| cited_lines(l).first().copied()));
+        // A witness marks every race of its execution, which need not be the mismatch
+        // (a check placed wrongly on a racy trace): its lines count only when the item
+        // itself cites none.
+        if cited.is_empty() {
+            if let Some(w) = &i.witness {
+                cited.extend(w.events.iter().filter(|e| e.racing).map(|e| e.line));
+            }
         }
+        lines.extend(cited);
     }
     let stmts: BTreeSet<&str> = lines.iter().filter_map(|l| kinds_at.get(l)).flatten().copied().collect();
     let mut s = r.oracle.to_string();
