@@ -29,7 +29,7 @@ pub(super) fn run(paths: &[PathBuf], bounds: &BoundArgs) -> Result<Exit, CliErro
     for f in &files {
         let (src, prog) = load(f)?;
         let exps = expectations(&src).map_err(|e| CliError::input(format!("error: {}: {e}", f.display())))?;
-        let runs = ground_truth(&prog, &cfg, None)?;
+        let runs = ground_truth(&prog, &cfg, None, false)?;
         for r in &runs {
             let key = r.setup.split_once(" ∥ ").map(|(a, b)| (a.to_string(), b.to_string()));
             let exp = exps.iter().find(|e| e.pair == key || (prog.dialect == Dialect::RacerDx && e.pair.as_ref().map(|(a, b)| (b.clone(), a.clone())) == key));

@@ -530,12 +530,14 @@ pub fn parse_pair<'a>(prog: &Program, pair: Option<&'a str>) -> Result<Option<(&
     Ok(Some((a, b)))
 }
 
-/// Explores, returning the runs or a bad-input error.
+/// Explores, returning the runs (with their final states if `final_states`) or a bad-input
+/// error.
 ///
 /// # Errors
 /// When the initial state cannot be built (e.g. `init` gets stuck).
-pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>) -> Result<Vec<Run>, CliError> {
-    race_oracles::truth::ground_truth(prog, cfg, pair).map_err(|e| CliError::input(format!("error: {e}")))
+pub fn ground_truth(prog: &Program, cfg: &Config, pair: Option<(&str, &str)>, final_states: bool) -> Result<Vec<Run>, CliError> {
+    let runs = if final_states { race_oracles::truth::ground_truth_with_final_states(prog, cfg, pair) } else { race_oracles::truth::ground_truth(prog, cfg, pair) };
+    runs.map_err(|e| CliError::input(format!("error: {e}")))
 }
 
 /// Refuses a program the machine does not run: naikaiken programs run on Naik-Aiken's
@@ -584,7 +586,8 @@ fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
             if racerdx { "states" } else { "happens-before races" }
         )));
     }
-    let runs = ground_truth(&prog, &cfg, pair)?;
+    // Final states are shown only as data.
+    let runs = ground_truth(&prog, &cfg, pair, a.json)?;
     let complete = runs.iter().all(|r| r.executions.complete);
     if a.json {
         print_json(&explore_json(&a.file, &prog, &cfg, &runs))?;

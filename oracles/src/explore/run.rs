@@ -29,8 +29,9 @@ pub struct Run {
     pub problems: Vec<String>,
     /// Every distinct final state, sorted, as [`super::classes::final_state`] writes it (how
     /// the execution ended, each object's cells, each thread's status; every explorer
-    /// preserves them, [`super::Property::Outcomes`]). `None` for the semantics that do not
-    /// report them: Naik-Aiken's instrumented semantics and L-DRF's standard semantics.
+    /// preserves them, [`super::Property::Outcomes`]). `None` unless asked for
+    /// (`truth::ground_truth_with_final_states`), and for the semantics that do not report
+    /// them: Naik-Aiken's instrumented semantics and L-DRF's standard semantics.
     pub final_states: Option<Vec<String>>,
     /// One racing execution, the first in exploration order.
     pub witness: Option<Witness>,
