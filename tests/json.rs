@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -166,12 +165,11 @@ fn short(v: &Value) -> String {
 /// failing oracle exits 1 and still prints its document); `None` if it refused the input
 /// (exit 2, nothing on stdout).
 fn try_json_of(args: &[&str]) -> Option<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
-    if out.status.code() == Some(2) && out.stdout.is_empty() {
+    let (code, out, err) = super::cli::racefuzz(args);
+    if code == 2 && out.is_empty() {
         return None;
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("racefuzz {}: stdout is not JSON ({e}); stderr: {}", args.join(" "), String::from_utf8_lossy(&out.stderr))))
+    Some(serde_json::from_str(&out).unwrap_or_else(|e| panic!("racefuzz {}: stdout is not JSON ({e}); stderr: {err}", args.join(" "))))
 }
 
 /// As [`try_json_of`], for inputs racefuzz must accept.
@@ -179,10 +177,9 @@ fn json_of(args: &[&str]) -> Value {
     try_json_of(args).unwrap_or_else(|| panic!("racefuzz {} refused its input", args.join(" ")))
 }
 
-/// The `// key: value` header lines of a regression program.
+/// A `// key: value` header line of a regression program.
 fn header(path: &Path, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines().find_map(|l| l.strip_prefix(&format!("// {key}: ")).map(str::to_string))
+    racefuzz::corpus::header(&std::fs::read_to_string(path).unwrap(), key).map(str::to_string)
 }
 
 fn race_files(dir: &str) -> Vec<std::path::PathBuf> {
@@ -264,8 +261,7 @@ fn every_json_output_matches_its_schema() {
         ("ldrf", &["ldrf"]),
     ];
     for f in race_files("corpus/paper") {
-        let text = std::fs::read_to_string(&f).unwrap();
-        let dialect = text.lines().find_map(|l| l.trim().strip_prefix("dialect ")).unwrap_or_default().trim().to_string();
+        let dialect = race_oracles::lang::parse(&std::fs::read_to_string(&f).unwrap()).unwrap().dialect.to_string();
         for (_, names) in analyses.iter().filter(|(d, _)| *d == dialect) {
             for analysis in *names {
                 check(&mut v, "analyze.schema.json", &["analyze", analysis, f.to_str().unwrap(), "--json"]);

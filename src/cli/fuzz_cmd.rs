@@ -40,6 +40,36 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
+/// When the next status line is due, for runs without a terminal (`fuzz`, `gen --stats`):
+/// every `--status-interval` of wall time, at least a second apart; a line missed while
+/// the run was busy is skipped, not caught up.
+pub(super) struct StatusClock {
+    every: Duration,
+    next: Duration,
+}
+
+impl StatusClock {
+    /// From the `--status-interval` flag.
+    ///
+    /// # Errors
+    /// A bad duration, as input error naming the flag.
+    pub(super) fn new(flag: &str) -> Result<StatusClock, CliError> {
+        let every = parse_duration(flag).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
+        Ok(StatusClock { every, next: every })
+    }
+
+    /// Whether a line is due at `elapsed`; if so, the next one is scheduled.
+    pub(super) fn due(&mut self, elapsed: Duration) -> bool {
+        if elapsed < self.next {
+            return false;
+        }
+        while self.next <= elapsed {
+            self.next += self.every;
+        }
+        true
+    }
+}
+
 /// The oracles named on the command line; when none is, all but the negative controls
 /// (which are expected to fail and run only when named), and with `--mutant` only those of
 /// them that judge it, so that `racefuzz fuzz --mutant M` hunts M wherever it can be seen.
@@ -141,7 +171,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         (None, Some(_)) => None,
         (None, None) => Some(Duration::from_secs(60)),
     };
-    let interval = parse_duration(a.status_interval).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
+    let mut status_clock = StatusClock::new(a.status_interval)?;
     let start = Instant::now();
     let deadline = start.checked_add(time.unwrap_or(MAX_DURATION)).ok_or_else(|| CliError::input("error: --time is too long for this machine's clock"))?;
     let s = Settings {
@@ -198,7 +228,6 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
                 }
             })
         });
-        let mut next_status = interval;
         while !worker.is_finished() {
             std::thread::sleep(Duration::from_millis(100));
             if signals() > 0 {
@@ -207,11 +236,8 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             let elapsed = start.elapsed();
             bar.set_position(if time.is_some() { elapsed.as_secs() } else { load(&counters.programs) });
             bar.set_message(status(&counters, &oracles, elapsed));
-            if bar.is_hidden() && elapsed >= next_status {
+            if bar.is_hidden() && status_clock.due(elapsed) {
                 eprintln!("[{}] {}", clock(elapsed), status(&counters, &oracles, elapsed));
-                while next_status <= elapsed {
-                    next_status += interval;
-                }
             }
         }
         worker.join()

@@ -2,7 +2,7 @@
 //! (the fuzzer's power, measured: time to the first counterexample of each mutant).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -71,7 +71,7 @@ fn truth(p: &Program, cfg: &Config) -> Option<bool> {
 }
 
 pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_interval: &str) -> Result<Exit, CliError> {
-    let every = super::fuzz_cmd::parse_duration(status_interval).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
+    let mut status_clock = super::fuzz_cmd::StatusClock::new(status_interval)?;
     let (o, subject) = generator(name)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
@@ -81,10 +81,10 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_inter
     // The ground truth of a generated program: does some pair of its methods race (Def. 3.6)?
     let cfg = Config { heap_bound: 2, max_executions: 20_000, ..Config::default() };
     // The statistics explore every program: a bar on a terminal, a status line on stderr
-    // every `every` otherwise.
+    // every --status-interval otherwise.
     let bar = if stats { ProgressBar::new(count as u64) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
-    let (start, mut next_status) = (Instant::now(), every);
+    let start = Instant::now();
     for i in 0..count {
         let p = campaign::generate(&o, &subject, &mut rng);
         if !stats {
@@ -103,11 +103,8 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_inter
         }
         let progress = format!("({} racy, {} race-free, {} incomplete)", t.racy, t.race_free, t.incomplete);
         bar.inc(1);
-        if bar.is_hidden() && start.elapsed() >= next_status {
+        if bar.is_hidden() && status_clock.due(start.elapsed()) {
             eprintln!("gen {name}: {}/{count} programs in {}s {progress}", i + 1, start.elapsed().as_secs());
-            while next_status <= start.elapsed() {
-                next_status += every;
-            }
         } else {
             bar.set_message(progress);
         }
