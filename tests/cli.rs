@@ -88,6 +88,22 @@ fn budget_overrun_exits_3() {
 }
 
 #[test]
+fn check_reads_a_cargo_fuzz_artifact_and_prints_its_program() {
+    // A slow unit cargo fuzz wrote for racerdx_complete: raw bytes for the generator. Which
+    // program they make may change with the generator; that check shows it may not.
+    let bytes: Vec<u8> = (0..8).flat_map(|i| [0x42 + i, 0xd3, 0x36, 0x56, 0xde, 0xbe, 0x94, 0x94]).collect();
+    let dir = temp_dir("artifact");
+    let file = dir.join("slow-unit-1");
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, out, err) = racefuzz(&["check", "racerdx-complete", file.to_str().unwrap()]);
+    assert!([0, 3].contains(&code), "{code} {out} {err}");
+    assert!(out.starts_with("// the program racerdx-complete's generator makes of ") && out.contains("dialect racerdx\nmethod m1("), "{out}");
+    assert!(out.contains("racerdx-complete on ") && out.contains("with RacerDX: "), "{out}");
+    let (code, out, _) = racefuzz(&["check", "racerdx-complete", file.to_str().unwrap(), "--json"]);
+    assert!([0, 3].contains(&code) && out.trim_start().starts_with('{'), "{out}");
+}
+
+#[test]
 fn replay_reproduces_the_witness() {
     let (_, out, _) = racefuzz(&["explore", "--json", "corpus/paper/bigfoot/fig3_3_anticipation.race"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

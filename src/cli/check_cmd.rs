@@ -217,7 +217,19 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
     // A file may declare that it breaks an assumption (`// outside:`) so that it loads; the
     // oracle still checks the theorem's hypotheses unless the mutant relaxes them, so such
     // a file is inconclusive for the real analysis.
-    let (_, prog) = load_with(file, s.relax())?;
+    // A cargo-fuzz artifact (a crash, a slow unit, a timeout) is the generator's bytes, not
+    // `.race` text: the program it stands for is printed first, since no file shows it.
+    let artifact = file.extension().is_none_or(|e| e != "race");
+    let prog = if artifact {
+        let bytes = std::fs::read(file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", file.display())))?;
+        let p = super::fuzz_cmd::load_input(file, &bytes, &o, &s)?;
+        if !json {
+            outln!("// the program {}'s generator makes of {}:\n{}", o.id, file.display(), race_oracles::lang::print(&p));
+        }
+        p
+    } else {
+        load_with(file, s.relax())?.1
+    };
     if !o.dialect.contains(prog.dialect) {
         return Err(CliError::input(format!("error: {} judges {} programs; {} is {}", o.id, o.dialect, file.display(), prog.dialect)));
     }

@@ -489,7 +489,7 @@ fn json_summary<'a>(
 
 /// A program from a `.race` file's bytes, or from a cargo-fuzz artifact of the oracle's
 /// target (raw bytes for its generator).
-fn load_input(file: &Path, bytes: &[u8], o: &Oracle, s: &Subject) -> Result<Program, CliError> {
+pub(super) fn load_input(file: &Path, bytes: &[u8], o: &Oracle, s: &Subject) -> Result<Program, CliError> {
     match std::str::from_utf8(bytes).ok().map(|t| (t, parse(t))) {
         Some((_, Ok(p))) => {
             validate_relaxed(&p, s.relax()).map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;

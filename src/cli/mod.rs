@@ -89,7 +89,8 @@ enum Cmd {
     Check {
         /// Which oracle (`racefuzz mutants` lists them with their claims).
         oracle: String,
-        /// A `.race` file.
+        /// A `.race` file, or a cargo-fuzz artifact of the oracle's target (any other file
+        /// name: a crash, a slow unit, a timeout), whose program is printed first.
         file: PathBuf,
         /// A seeded bug to enable (see `racefuzz mutants`).
         #[arg(long)]

@@ -15,7 +15,7 @@ use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{Access, AccessPath, StaticRaceAnalysis, Summary};
 use super::Verdict;
 use super::{Budget, Oracle, Sut, SutKind};
-use crate::lang::{validate_relaxed, AccessKind, Block, Cond, Dialect, Expr, Place, Program, Relax, StmtKind};
+use crate::lang::{validate_relaxed, AccessKind, Cond, Dialect, Expr, Method, Place, Program, Relax, StmtKind};
 
 /// The registry entry. Under A2 one unrolling of each loop realizes every contribution
 /// (spec §4.1), so α unrolls each `while *` 0 or 1 times whatever the budget's loop bound.
@@ -34,7 +34,7 @@ pub const ORACLE: Oracle = Oracle {
 
 fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Static(a) = sut else { return ORACLE.wrong_sut(sut) };
-    let r = check(p, *a, 1, b.relax, max_traces(b));
+    let r = check(p, *a, 1, b.relax, Bound::of(b));
     let items = r
         .methods
         .into_iter()
@@ -90,15 +90,51 @@ pub struct MethodCheck {
 /// At most this many syntactic traces per method (beyond it: inconclusive).
 pub const MAX_TRACES: usize = 20_000;
 
-/// The trace cap under budget `b`: [`MAX_TRACES`], or the budget's execution count if
-/// smaller (a syntactic trace is this oracle's execution), so that a fuzz target's small
-/// budget bounds α as it bounds the explorers.
-pub fn max_traces(b: &Budget) -> usize {
-    MAX_TRACES.min(usize::try_from(b.explore.max_executions).unwrap_or(usize::MAX))
+/// At most this many commands per syntactic trace on average: α's cost is the total length
+/// of the traces, and nested calls make one trace exponentially long in the program's size
+/// (six calls to a method that calls six times: 36 unfolded bodies), so counting traces
+/// alone let one 256-byte fuzz input take seconds. The campaign's generated programs stay
+/// far below it.
+pub const COMMANDS_PER_TRACE: usize = 64;
+
+/// What α may enumerate per method: traces, and commands over all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// Syntactic traces.
+    pub traces: usize,
+    /// Commands, summed over the traces.
+    pub commands: usize,
+}
+
+impl Bound {
+    /// The bound under budget `b`: [`MAX_TRACES`], or the budget's execution count if
+    /// smaller (a syntactic trace is this oracle's execution), so that a fuzz target's small
+    /// budget bounds α as it bounds the explorers; [`COMMANDS_PER_TRACE`] times that many
+    /// commands.
+    pub fn of(b: &Budget) -> Self {
+        Self::traces(MAX_TRACES.min(usize::try_from(b.explore.max_executions).unwrap_or(usize::MAX)))
+    }
+
+    /// At most `traces` traces of [`COMMANDS_PER_TRACE`] commands on average.
+    pub fn traces(traces: usize) -> Self {
+        Self { traces, commands: traces.saturating_mul(COMMANDS_PER_TRACE) }
+    }
+}
+
+/// Why α was not computed: the method has more traces, or longer ones, than its [`Bound`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("method {method} has more than {limit} {what}")]
+pub struct Cut {
+    /// The method.
+    pub method: String,
+    /// The limit passed.
+    pub limit: usize,
+    /// `syntactic traces`, or `commands in its syntactic traces`.
+    pub what: &'static str,
 }
 
 /// Compares the analysis's summaries with α, for every method.
-pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, relax: Relax, max: usize) -> CompleteResult {
+pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, relax: Relax, bound: Bound) -> CompleteResult {
     let pre =
         if p.dialect != Dialect::RacerDx { Some("racerdx-complete applies to racerdx programs only".to_string()) } else { validate_relaxed(p, relax).err().map(|e| e.to_string()) };
     if let Some(note) = pre {
@@ -109,8 +145,9 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, re
         let Some(sum) = analysis.summary(p, &m.name) else {
             return CompleteResult { verdict: Verdict::Inconclusive, methods, note: Some(format!("{} gives no summaries", analysis.name())) };
         };
-        let Some(a) = alpha(p, &m.body, loop_bound, max) else {
-            return CompleteResult { verdict: Verdict::Inconclusive, methods, note: Some(format!("method {} has more than {max} syntactic traces", m.name)) };
+        let a = match alpha(p, m, loop_bound, bound) {
+            Ok(a) => a,
+            Err(cut) => return CompleteResult { verdict: Verdict::Inconclusive, methods, note: Some(cut.to_string()) },
         };
         methods.push(MethodCheck { method: m.name.clone(), analysis: sum.to_string(), alpha: a.to_string(), equal: sum == a });
     }
@@ -118,33 +155,54 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, loop_bound: u32, re
     CompleteResult { verdict, methods, note: None }
 }
 
-/// α of the syntactic traces of `body` (`None` past `max` traces).
-pub fn alpha(p: &Program, body: &Block, k: u32, max: usize) -> Option<Summary> {
-    alpha_with_sites(p, body, k, max).map(|(s, _)| s)
+/// α of the syntactic traces of method `m`'s body.
+///
+/// # Errors
+/// When the traces pass `bound`.
+pub fn alpha(p: &Program, m: &Method, k: u32, bound: Bound) -> Result<Summary, Cut> {
+    alpha_with_sites(p, m, k, bound).map(|(s, _)| s)
 }
 
 /// The sites of each access of α: the call lines of the trace's open `push`es, then the
 /// access line (the convention of [`super::static_race::ReportSide::sites`]).
 pub type Sites = BTreeMap<Access, BTreeSet<Vec<u32>>>;
 
-/// α with the sites of each access (`None` past `max` traces).
+/// α with the sites of each access.
 ///
 /// The traces are enumerated depth-first and folded into α as each one ends, so memory
 /// stays proportional to one trace, not to their number.
-pub fn alpha_with_sites(p: &Program, body: &Block, k: u32, max: usize) -> Option<(Summary, Sites)> {
+///
+/// # Errors
+/// When the traces pass `bound`.
+pub fn alpha_with_sites(p: &Program, m: &Method, k: u32, bound: Bound) -> Result<(Summary, Sites), Cut> {
     let mut out = Summary::default();
     let mut sites = Sites::new();
-    let mut traces = 0;
+    let (mut traces, mut commands) = (0, 0);
+    let mut cut = None;
     let mut trace = vec![];
-    walk(p, vec![Work::Block(body)], k, &mut trace, &mut |t| {
+    let done = walk(p, vec![Work::Block(&m.body)], k, &mut trace, &mut |t| {
         traces += 1;
+        commands += t.len();
+        if traces > bound.traces {
+            cut = Some((bound.traces, "syntactic traces"));
+            return false;
+        }
+        if commands > bound.commands {
+            cut = Some((bound.commands, "commands in its syntactic traces"));
+            return false;
+        }
         let s = exec(t, &mut sites);
         out.w.extend(s.w);
         out.l = out.l.max(s.l);
         out.a.extend(s.a);
-        traces <= max
-    })?;
-    Some((out, sites))
+        true
+    });
+    match (done, cut) {
+        (Some(()), _) => Ok((out, sites)),
+        (None, Some((limit, what))) => Err(Cut { method: m.name.clone(), limit, what }),
+        // OK since validation rejects a call to an undeclared method before any oracle runs.
+        (None, None) => Err(Cut { method: m.name.clone(), limit: 0, what: "calls to undeclared methods" }),
+    }
 }
 
 fn path(p: &Place) -> AccessPath {
@@ -296,7 +354,22 @@ mod tests {
     #[test]
     fn wurble_alpha_matches_the_paper() {
         let p = parse("dialect racerdx\nmethod qwop(arg1) { zwup(arg1.x) }\nmethod zwup(arg1) { lock; t = arg1.x.g; unlock; arg1 = new; v = new; arg1.g.f = v }\n").unwrap();
-        let a = alpha(&p, &p.methods[0].body, 2, MAX_TRACES).unwrap();
+        let a = alpha(&p, &p.methods[0], 2, Bound::traces(MAX_TRACES)).unwrap();
         assert_eq!(a.to_string(), "⟨{arg1.x, arg1.x.g.f, arg1.x.x.g}, 0, {⟨R,arg1.x.x.g,1⟩, ⟨W,arg1.x.g.f,0⟩}⟩");
+    }
+
+    #[test]
+    fn long_traces_are_cut_by_their_commands_not_only_by_their_number() {
+        // One trace per method, but m3's unfolds m2's six calls of m1 six times over.
+        let m1 = "method m1(arg1) { x = arg1.f; arg1.f = x }\n";
+        let m2 = format!("method m2(arg1) {{ {} }}\n", ["m1(arg1)"; 6].join("; "));
+        let m3 = format!("method m3(arg1) {{ {} }}\n", ["m2(arg1)"; 6].join("; "));
+        let p = parse(&format!("dialect racerdx\n{m1}{m2}{m3}")).unwrap();
+        // 36 calls of m1 with 2 accesses each, plus a push and a pop per call.
+        assert!(alpha(&p, &p.methods[2], 1, Bound { traces: 1, commands: 36 * 2 + 2 * 42 }).is_ok());
+        let cut = alpha(&p, &p.methods[2], 1, Bound { traces: 1, commands: 36 * 2 + 2 * 42 - 1 }).unwrap_err();
+        assert_eq!(cut.to_string(), "method m3 has more than 155 commands in its syntactic traces");
+        let cut = alpha(&p, &p.methods[0], 1, Bound { traces: 0, commands: 100 }).unwrap_err();
+        assert_eq!(cut.to_string(), "method m1 has more than 0 syntactic traces");
     }
 }

@@ -35,7 +35,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::racerdx_complete::{alpha_with_sites, max_traces, Sites};
+use super::racerdx_complete::{alpha_with_sites, Bound, Sites};
 use super::racerdx_tp::{Confirmer, ReportOutcome};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{Access, AccessPath, RaceReport, ReportSide, Summary};
@@ -78,8 +78,10 @@ fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     }
     let mut alphas = vec![];
     for m in &p.methods {
-        let Some(x) = alpha_with_sites(p, &m.body, 1, max_traces(b)) else { return inconclusive(format!("method {} has more than {} syntactic traces", m.name, max_traces(b))) };
-        alphas.push((m.name.as_str(), x));
+        match alpha_with_sites(p, m, 1, Bound::of(b)) {
+            Ok(x) => alphas.push((m.name.as_str(), x)),
+            Err(cut) => return inconclusive(cut.to_string()),
+        }
     }
     let expected = rule(&alphas);
     let mut actual: BTreeMap<Key, &RaceReport> = BTreeMap::new();
