@@ -4,8 +4,8 @@
 //! against the oracle's default subject under the campaign's bounds, on one thread. Criterion
 //! reports elements/s, here programs/s (generation included). The sequence depends on the
 //! seed alone, so two commits are compared on the same bytes (a generator change changes the
-//! programs, which is the point of comparing). Run with `cargo bench --bench campaign`, or
-//! `cargo bench --bench campaign -- explorer-agree` for one oracle.
+//! programs, which is the point of comparing). Run with `cargo bench -p racefuzz-bench --bench campaign`, or
+//! `cargo bench -p racefuzz-bench --bench campaign -- explorer-agree` for one oracle.
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! a racerdx pair with nested loops (ours only: loom has no Def. 3.6). Each family is
 //! written twice, as a `.race` program and as a loom model with the same threads, locks and
 //! shared cells; the executions of each (loom's model iterations, counted) and the classes
-//! are printed once, before the timings. Run with `cargo bench --bench explore`.
+//! are printed once, before the timings. Run with `cargo bench -p racefuzz-bench --bench explore`.
 
 use std::ops::ControlFlow;
 

@@ -1,6 +1,6 @@
 //! Oracle throughput (programs checked per second, on programs from each oracle's own
 //! generator) and the time each theorem-breaking mutant takes to be caught, for every
-//! oracle of the registry. Run with `cargo bench --bench oracles`.
+//! oracle of the registry. Run with `cargo bench -p racefuzz-bench --bench oracles`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use race_oracles::instrumented;

@@ -62,8 +62,8 @@
 //! the wakeup tree of its node. Nodes' vectors and events' labels are reused, so the search
 //! allocates little beyond the machine's states. Every node of the current path holds the
 //! state of each enabled thread's next step, the sleep set and the wakeup tree, so memory
-//! is the path times the threads. Measured with callgrind on `cargo bench --bench
-//! explore`'s 2×7 locked increments (3,432 executions for both): 1.19× the naive
+//! is the path times the threads. Measured with callgrind on `benches/explore.rs`'s
+//! 2×7 locked increments (3,432 executions for both): 1.19× the naive
 //! explorer's instructions (389 M against 326 M); where the two differ in executions
 //! (every family with independent steps) DPOR runs exponentially fewer.
 //!
