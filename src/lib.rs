@@ -19,6 +19,8 @@
 //! - [`render`]: every text and JSON a person or a machine reads.
 //! - [`rule_coverage`]: which cases of a SUT's spec rules its oracle's generator reaches.
 //! - [`corpus`]: `.race` header conventions and the curated corpus folders.
+//! - [`external`]: running a race detector that lives in another process (per trace, or
+//!   persistent over JSON Lines), with timeouts; its failures are values.
 //! - [`cli`]: the command line.
 //!
 //! ## Exit codes (every subcommand; [`cli::Exit`])
@@ -37,6 +39,7 @@ pub mod analyses;
 pub mod campaign;
 pub mod cli;
 pub mod corpus;
+pub mod external;
 pub mod mutants;
 pub mod render;
 pub mod rule_coverage;
