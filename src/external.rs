@@ -101,7 +101,7 @@ impl Pattern {
     /// The location a line reports, if it is a report.
     pub fn loc(&self, line: &str) -> Option<u64> {
         match self {
-            Pattern::StdEvent => line.match_indices('|').filter_map(|(i, _)| std_event_before(line, i)).last(),
+            Pattern::StdEvent => line.match_indices('|').filter_map(|(i, _)| std_event_before(line, i)).next_back(),
             Pattern::Glob { text } => glob_loc(text, line),
         }
     }
