@@ -157,7 +157,13 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             precise.fail(traces, &m, ex, why);
         }
         let truth: BTreeSet<String> = data.iter().map(|r| name(r.addr)).collect();
-        let run = reported_locations(factory.as_ref(), ex.trace, &name);
+        let run = match reported_locations(factory.as_ref(), ex.trace, &name) {
+            Ok(run) => run,
+            Err(failure) => {
+                exact.fail(traces, &m, ex, vec![format!("DETECTOR FAILED: {failure}")]);
+                return ControlFlow::Continue(());
+            }
+        };
         shadow_ops = shadow_ops.zip(run.shadow_operations).map(|(a, b)| a + b);
         ended_accesses += trace_accesses;
         let reported = run.locations;

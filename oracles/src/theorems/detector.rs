@@ -68,6 +68,25 @@ pub trait DynamicDetector {
     /// A short name for messages (`FastTrack`).
     fn name(&self) -> String;
 
+    /// Whether the detector reads a whole trace at once ([`DynamicDetector::on_trace`])
+    /// instead of one event at a time: a detector in another process, which is given the
+    /// trace as a file or a request. The default streams.
+    fn whole_trace(&self) -> bool {
+        false
+    }
+
+    /// For a [`DynamicDetector::whole_trace`] detector: every event of `trace` it reports,
+    /// in order (`None` for a report at the end), or why it gave no answer. Not called on
+    /// streaming detectors; the default says so as an internal failure.
+    ///
+    /// # Errors
+    /// A [`DetectorFailure`] when the detector gave no answer (crashed, timed out, printed
+    /// what does not parse).
+    fn on_trace(&mut self, trace: &[Event]) -> Result<Vec<Option<EventIdx>>, DetectorFailure> {
+        let _ = trace;
+        Err(DetectorFailure(format!("internal: {} streams events, on_trace called", self.name())))
+    }
+
     /// The cold path: why the event `trace[at]` was reported. `trace` is every event
     /// consumed so far. The default names the event only.
     #[cold]
@@ -76,6 +95,13 @@ pub trait DynamicDetector {
         DetectorReport { at, partners: vec![], reason: format!("{} reported event {}", self.name(), at.0), locations: vec![] }
     }
 }
+
+/// Why a detector gave no answer on a trace: an external detector that crashed, timed out
+/// or printed what does not parse. The oracles make it a violated item of its own (a
+/// finding, kept and shrunk like any other), never a pass or a panic.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DetectorFailure(pub String);
 
 /// Makes a fresh detector for each trace (detectors are stateful).
 pub trait DetectorFactory {
@@ -135,7 +161,7 @@ pub struct DetectorRun {
 /// [`DetectorReport::locations`], or else the reported event's own location; a report on
 /// an event that touches no location and names none (a synchronization event, or the end
 /// of the trace) is a false alarm of its own, keyed `event N, which is no access`.
-pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> DetectorRun {
+pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> Result<DetectorRun, DetectorFailure> {
     let mut d = factory.fresh();
     let mut out = BTreeMap::new();
     // Every report is explained (the cold path), since only the explanation names the
@@ -156,15 +182,22 @@ pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: 
             }
         }
     };
-    for (i, e) in trace.iter().enumerate() {
-        if d.on_event(e).is_err() {
-            record(d.as_ref(), i);
+    if d.whole_trace() {
+        // A whole trace's events are numbered by their positions (the explorer's traces are).
+        for r in d.on_trace(trace)? {
+            record(d.as_ref(), r.map_or(trace.len(), |e| e.0 as usize));
+        }
+    } else {
+        for (i, e) in trace.iter().enumerate() {
+            if d.on_event(e).is_err() {
+                record(d.as_ref(), i);
+            }
+        }
+        if d.finish().is_err() {
+            record(d.as_ref(), trace.len());
         }
     }
-    if d.finish().is_err() {
-        record(d.as_ref(), trace.len());
-    }
-    DetectorRun { locations: out, shadow_operations: d.shadow_operations() }
+    Ok(DetectorRun { locations: out, shadow_operations: d.shadow_operations() })
 }
 
 /// How a detector's reported locations ([`reported_locations`]) differ from the racy ones:
@@ -179,13 +212,20 @@ pub fn location_differences<'a>(racy: &'a BTreeSet<String>, reported: &'a BTreeM
 /// Runs a fresh detector over the events `trace` (a whole trace, or the events a filter
 /// kept, which keep their own indices) and then [`DynamicDetector::finish`]: the index of
 /// each event it reports, in order, and `None` last if it reports at the end.
-pub fn reported<'a>(factory: &dyn DetectorFactory, trace: impl IntoIterator<Item = &'a Event>) -> Vec<Option<EventIdx>> {
+///
+/// # Errors
+/// A [`DetectorFailure`] when a whole-trace detector gave no answer.
+pub fn reported<'a>(factory: &dyn DetectorFactory, trace: impl IntoIterator<Item = &'a Event>) -> Result<Vec<Option<EventIdx>>, DetectorFailure> {
     let mut d = factory.fresh();
+    if d.whole_trace() {
+        let events: Vec<Event> = trace.into_iter().cloned().collect();
+        return d.on_trace(&events);
+    }
     let mut out: Vec<Option<EventIdx>> = trace.into_iter().filter(|e| d.on_event(e).is_err()).map(|e| Some(e.idx)).collect();
     if d.finish().is_err() {
         out.push(None);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -218,9 +258,9 @@ mod tests {
         let w = |i: u32| Event::plain(EventIdx(i), ThreadId(i % 2), 1, EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(0))));
         let trace = [w(0), w(1), w(2)];
         let factory = || Box::new(SecondWrite(false)) as Box<dyn DynamicDetector>;
-        assert_eq!(reported(&factory, &trace), vec![Some(EventIdx(1)), Some(EventIdx(2))]);
+        assert_eq!(reported(&factory, &trace), Ok(vec![Some(EventIdx(1)), Some(EventIdx(2))]));
         // A second run starts from a fresh state, not from the first run's.
-        assert_eq!(reported(&factory, &trace[..1]), vec![]);
+        assert_eq!(reported(&factory, &trace[..1]), Ok(vec![]));
         assert_eq!(factory.fresh().explain(&trace, EventIdx(1)).reason, "second-write reported event 1");
     }
 
@@ -266,11 +306,46 @@ mod tests {
             Event::plain(EventIdx(1), ThreadId(0), 2, EventKind::Acquire(crate::machine::LockId::Global)),
         ];
         let factory = || Box::new(AtEnd::default()) as Box<dyn DynamicDetector>;
-        let run = reported_locations(&factory, &trace, &|a| format!("{a:?}"));
+        let run = reported_locations(&factory, &trace, &|a| format!("{a:?}")).unwrap();
         let expected: BTreeMap<String, String> = [("event 1, which is no access".to_string(), "at 1".to_string()), (format!("{x:?}"), "at 2".to_string())].into();
         assert_eq!(run, DetectorRun { locations: expected, shadow_operations: Some(2) });
-        assert_eq!(reported(&factory, &trace), vec![Some(EventIdx(1)), None]);
+        assert_eq!(reported(&factory, &trace), Ok(vec![Some(EventIdx(1)), None]));
         // The default per-program factory makes the same detectors.
-        assert_eq!(reported(factory.for_program(&crate::lang::parse("dialect bfj\nthread { }\n").unwrap()).as_ref(), &trace), vec![Some(EventIdx(1)), None]);
+        assert_eq!(reported(factory.for_program(&crate::lang::parse("dialect bfj\nthread { }\n").unwrap()).as_ref(), &trace), Ok(vec![Some(EventIdx(1)), None]));
+    }
+
+    /// Reads whole traces: reports the last event, or fails on an empty trace.
+    struct Whole;
+
+    impl DynamicDetector for Whole {
+        fn on_event(&mut self, _: &Event) -> Result<(), Reported> {
+            unreachable!("a whole-trace detector is not streamed")
+        }
+
+        fn name(&self) -> String {
+            "whole".into()
+        }
+
+        fn whole_trace(&self) -> bool {
+            true
+        }
+
+        fn on_trace(&mut self, trace: &[Event]) -> Result<Vec<Option<EventIdx>>, DetectorFailure> {
+            trace.last().map(|e| vec![Some(e.idx)]).ok_or_else(|| DetectorFailure("timed out".into()))
+        }
+    }
+
+    #[test]
+    fn whole_trace_detectors_get_the_trace_and_their_failures_are_values() {
+        let x = Addr::Field(ObjId(0), FieldId(3));
+        let w = |i: u32| Event::plain(EventIdx(i), ThreadId(0), 1, EventKind::Access(AccessKind::Write, x));
+        let trace = [w(0), w(1)];
+        let factory = || Box::new(Whole) as Box<dyn DynamicDetector>;
+        assert_eq!(reported(&factory, &trace), Ok(vec![Some(EventIdx(1))]));
+        // A filter's kept events keep their indices.
+        assert_eq!(reported(&factory, trace[..1].iter()), Ok(vec![Some(EventIdx(0))]));
+        let run = reported_locations(&factory, &trace, &|a| format!("{a:?}")).unwrap();
+        assert_eq!(run.locations.keys().collect::<Vec<_>>(), vec![&format!("{x:?}")]);
+        assert_eq!(reported_locations(&factory, &[], &|a| format!("{a:?}")), Err(DetectorFailure("timed out".into())));
     }
 }

@@ -67,7 +67,14 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
         let truth: BTreeSet<String> = data_races(ex.trace).iter().map(|r| ex.state.addr_name(&m, r.addr)).collect();
-        let reported = reported_locations(factory.as_ref(), ex.trace, &|a| ex.state.addr_name(&m, a)).locations;
+        let reported = match reported_locations(factory.as_ref(), ex.trace, &|a| ex.state.addr_name(&m, a)) {
+            Ok(run) => run.locations,
+            Err(failure) => {
+                let explanation = vec![format!("trace {traces} (schedule {}): DETECTOR FAILED: {failure}", Schedule(ex.schedule.to_vec()))];
+                mismatch = Some((explanation, Witness::of_execution(&m, ex)));
+                return ControlFlow::Break(());
+            }
+        };
         racy += u64::from(!truth.is_empty());
         let (missed, false_alarms) = location_differences(&truth, &reported);
         if !missed.is_empty() || !false_alarms.is_empty() {

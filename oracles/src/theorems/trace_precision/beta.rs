@@ -65,7 +65,10 @@ pub(super) fn trace_precise<F: FnOnce() -> Names>(
             return Some(lines);
         }
     }
-    let reports = reported(detector, kept(alpha, decisions));
+    let reports = match reported(detector, kept(alpha, decisions)) {
+        Ok(r) => r,
+        Err(failure) => return Some(vec![format!("DETECTOR FAILED on β: {failure}")]),
+    };
     let racy: BTreeSet<Addr> = races_a.iter().map(|r| r.addr).collect();
     let named = |r: Option<EventIdx>| r.and_then(|i| event(alpha, i)).map_or_else(|| "at the end of the trace".to_string(), |e| names.event(e));
     if let Some(fa) = &first_a {

@@ -106,8 +106,10 @@ pub fn filter_table(
             fr.map(|f| format!("{} with {}", event(ex.trace, f.second).map_or_else(String::new, |e| names.event(e)), partner_list(ex.trace, &f.partners, &names)))
         };
         let locs = |rs: &[Race]| rs.iter().map(|r| names.addr(r.addr)).collect::<BTreeSet<String>>().into_iter().collect::<Vec<_>>();
-        let detector_first =
-            reported(detector, kept(ex.trace, &decisions)).first().map(|r| r.and_then(|i| event(ex.trace, i)).map_or_else(|| "at the end of the trace".into(), |e| names.event(e)));
+        let detector_first = match reported(detector, kept(ex.trace, &decisions)) {
+            Ok(reports) => reports.first().map(|r| r.and_then(|i| event(ex.trace, i)).map_or_else(|| "at the end of the trace".into(), |e| names.event(e))),
+            Err(failure) => Some(format!("no answer: {failure}")),
+        };
         let accesses = (rows.iter().filter(|r| r.access).count(), rows.iter().filter(|r| r.access && r.decision == Decision::Elide).count());
         FilterTable {
             sut: sut_name(filter, detector),
