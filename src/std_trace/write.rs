@@ -164,6 +164,16 @@ mod tests {
         let d = details(&first, &a, &table, Some("l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\n  l11  \n")).unwrap();
         assert_eq!((d[1].on.as_str(), d[1].thread_name.as_str(), d[1].line, d[1].statement.as_deref()), ("x@T1.g", "T1", 11, Some("l11")));
         assert_eq!(d[2].statement.as_deref(), Some(""), "line 13 is past the source's end");
+        // Round trip, on `first` (race-free: each variable has one thread) and on `racy`,
+        // where T2 writes x@T1.g under m after T0's unlocked write: a race.
+        let racy = vec![ev(0, 0, w(1)), ev(1, 1, EventKind::Acquire(LockId::Obj(ObjId(0)))), ev(2, 1, w(1)), ev(3, 1, EventKind::Release(LockId::Obj(ObjId(0))))];
+        for t in [&first, &racy] {
+            let expected = super::super::races_of(t, &|i| u64::from(i) + 1, &|x| table.variable(&a.addr(x)).unwrap());
+            let back = super::super::read(&write(t, &a, &table).unwrap()).unwrap();
+            assert_eq!(super::super::races_of(&back.events, &|i| back.loc(i), &|x| back.variable(x)), expected);
+        }
+        let one = super::super::RacyEvent { loc: 3, variable: "V3".into(), partners: vec![1] };
+        assert_eq!(super::super::races_of(&racy, &|i| u64::from(i) + 1, &|x| table.variable(&a.addr(x)).unwrap()).first_race, Some(one));
         let mut small = NameTableBuilder::default();
         small.add(&second, &b);
         assert_eq!(write(&first, &a, &small.build()), Err(NotInTable { what: "lock", name: "m".into() }));
