@@ -16,6 +16,8 @@
 //! - [`campaign`]: fuzz campaigns; findings go outside the source tree, a few per
 //!   [`signature`] of failure.
 //! - [`signature`]: a failure's signature, alike for failures that are likely one bug.
+//! - [`std_trace`]: traces in STD, the text format of race-prediction tools (`thread|op(decor)|loc`):
+//!   a writer with stable names, a strict reader, the ground truth's races on a trace.
 //! - [`render`]: every text and JSON a person or a machine reads.
 //! - [`rule_coverage`]: which cases of a SUT's spec rules its oracle's generator reaches.
 //! - [`corpus`]: `.race` header conventions and the curated corpus folders.
@@ -44,6 +46,7 @@ pub mod mutants;
 pub mod render;
 pub mod rule_coverage;
 pub mod signature;
+pub mod std_trace;
 pub mod suts;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then

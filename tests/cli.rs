@@ -619,3 +619,51 @@ fn undeclared_names_are_dialect_errors() {
     let (code, _, err) = racefuzz(&["explore", &f]);
     assert!(code == 2 && err.contains("class `R` declares no field `g`") && err.contains("(line 2)"), "{err}");
 }
+
+#[test]
+fn trace_writes_std_and_races_reads_it_back() {
+    let fig = "corpus/paper/escape/fig4_2_not_address_precise.race";
+    let dir = std::env::temp_dir().join(format!("racefuzz-cli-trace-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    // Every class to a folder: one STD file and one loc table per trace, the names, the index.
+    let (code, stdout, err) = racefuzz(&["trace", fig, "--classes", "--out", &out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("2 trace(s), one execution per Mazurkiewicz class") && stdout.contains("names.json (3 threads, 4 variables, 0 locks)"), "{stdout}");
+    let index: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    let traces = index["traces"].as_array().unwrap();
+    assert_eq!((traces.len(), index["complete"].as_bool(), traces[0]["file"].as_str()), (2, Some(true), Some("trace-0001.std")));
+    let std1 = std::fs::read_to_string(dir.join("trace-0001.std")).unwrap();
+    assert!(std1.starts_with("T0|w(V3)|1\nT0|w(V4)|2\nT0|fork(T1)|3\n"), "{std1}");
+    // One schedule on stdout is the same trace.
+    let schedule = traces[0]["schedule"].as_str().unwrap();
+    let (code, one, err) = racefuzz(&["trace", fig, "--schedule", schedule]);
+    assert_eq!((code, one.as_str()), (0, std1.as_str()), "{err}");
+    // `races` sees what the index says the ground truth sees.
+    let path = dir.join("trace-0001.std").display().to_string();
+    let (code, json, _) = racefuzz(&["races", &path, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!((code, &v["races"]), (0, &traces[0]["races"]));
+    let (code, text, _) = racefuzz(&["races", &path, "--names", &dir.join("names.json").display().to_string()]);
+    assert!(code == 0 && text.contains("racy variables: V1 (p@T1.o), V2 (r1@T1.1.f)") && text.contains("first race: loc 9 on V1 (p@T1.o), with 7"), "{text}");
+    // A non-empty folder needs --force; --force replaces racefuzz's files.
+    let (code, _, err) = racefuzz(&["trace", fig, "--out", &out]);
+    assert!(code == 2 && err.contains("is not empty; pass --force"), "{err}");
+    let (code, _, err) = racefuzz(&["trace", fig, "--out", &out, "--force", "--max-executions", "3"]);
+    assert!(code == 3 && err.contains("inconclusive: the enumeration stopped early (--max-executions 3"), "{err}");
+    let index: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    assert_eq!((index["traces"].as_array().map(Vec::len), index["complete"].as_bool()), (Some(3), Some(false)));
+    assert!(!dir.join("trace-0004.std").exists());
+    // Refusals: several STD traces on stdout, a dialect STD is not written for, an explorer flag.
+    let (code, _, err) = racefuzz(&["trace", fig]);
+    assert!(code == 2 && err.contains("20 traces, and STD has no separator"), "{err}");
+    let (code, _, err) = racefuzz(&["trace", "corpus/paper/racerdx/fig1_dodo.race"]);
+    assert!(code == 2 && err.contains("does not write racerdx programs"), "{err}");
+    let (code, _, err) = racefuzz(&["trace", fig, "--dpor"]);
+    assert!(code == 2 && err.contains("--dpor does not apply"), "{err}");
+    // A malformed trace: its line, exit 2.
+    let bad = temp_file("bad.std", "T0|w(V1)|1\nT1|begin(T1)|2\n");
+    let (code, _, err) = racefuzz(&["races", &bad]);
+    assert!(code == 2 && err.contains("bad.std: line 2: `begin` (a transaction boundary) is not supported"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -268,14 +268,46 @@ fn every_json_output_matches_its_schema() {
             }
         }
     }
+    // Traces (one per class) of every program STD is written for, and `races` on the first
+    // of each, read back from its STD lines (with and without the name table).
+    let scratch = std::env::temp_dir().join(format!("racefuzz-json-std-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    for f in race_files("corpus").into_iter().chain(race_files("tests/regress")) {
+        let dialect = race_oracles::lang::parse(&std::fs::read_to_string(&f).unwrap()).map(|p| p.dialect);
+        if !dialect.is_ok_and(|d| racefuzz::cli::trace_cmd::DIALECTS.contains(&d)) {
+            continue;
+        }
+        let doc = check(&mut v, "trace.schema.json", &["trace", f.to_str().unwrap(), "--classes", "--format", "json"]);
+        let Some(first) = doc["traces"].get(0) else { continue };
+        let std_text: String = first["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| format!("{}|{}({})|{}\n", e["thread"].as_str().unwrap(), e["op"].as_str().unwrap(), e["decor"].as_str().unwrap(), e["loc"]))
+            .collect();
+        let (trace, names) = (scratch.join("t.std"), scratch.join("names.json"));
+        std::fs::write(&trace, std_text).unwrap();
+        std::fs::write(&names, doc["names"].to_string()).unwrap();
+        let races = check(&mut v, "races.schema.json", &["races", trace.to_str().unwrap(), "--json"]);
+        assert_eq!(races["races"], first["races"], "{}: `races` on the STD lines differs from the trace's races", f.display());
+        check(&mut v, "races.schema.json", &["races", trace.to_str().unwrap(), "--json", "--names", names.to_str().unwrap()]);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
     // Only the regressions that need their mutant's relaxed dialect are refused without it.
     assert!(refused.iter().all(|r| r.contains("tests/regress/") && !r.contains("--mutant")), "refused: {refused:#?}");
     assert!(v.errors.is_empty(), "{} schema violation(s):\n{}", v.errors.len(), v.errors.join("\n"));
     // Floors: what was compared, so that an empty corpus or a schema nobody exercises fails.
     assert!(corpus.len() >= 50, "{} corpus programs", corpus.len());
-    for (name, floor) in
-        [("explore.schema.json", 30), ("replay.schema.json", 10), ("check.schema.json", 60), ("mutants.schema.json", 1), ("analyze.schema.json", 60), ("fuzz.schema.json", 2)]
-    {
+    for (name, floor) in [
+        ("explore.schema.json", 30),
+        ("replay.schema.json", 10),
+        ("check.schema.json", 60),
+        ("mutants.schema.json", 1),
+        ("analyze.schema.json", 60),
+        ("fuzz.schema.json", 2),
+        ("trace.schema.json", 30),
+        ("races.schema.json", 60),
+    ] {
         assert!(validated.get(name).copied().unwrap_or(0) >= floor, "{name}: {validated:?}");
     }
     let unused: Vec<&String> = schemas.keys().filter(|s| *s != "witness.schema.json" && !validated.contains_key(s.as_str())).collect();

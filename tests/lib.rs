@@ -1,5 +1,6 @@
 //! racefuzz's integration tests, one binary (as regex does): the language, the corpus of
-//! paper programs, the explorer's golden counts and cross-checks, and the command line.
+//! paper programs, the explorer's golden counts and cross-checks, STD traces, and the
+//! command line.
 //!
 //! Property tests run with a fixed seed and case budget (`proptest_config`); raise the
 //! budget locally with `PROPTEST_CASES=N`.
@@ -17,6 +18,7 @@ mod oracles;
 mod readme;
 mod regress;
 mod rules;
+mod trace;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

@@ -1,5 +1,5 @@
-//! The command line: `explore`, `replay`, `corpus`, `analyze`, `check`, `mutants`, `fuzz`,
-//! `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
+//! The command line: `explore`, `replay`, `trace`, `races`, `corpus`, `analyze`, `check`,
+//! `mutants`, `fuzz`, `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
 //! in `race-oracles` (ground truth, oracles), `suts` and `campaign`, and all text comes from
 //! `render`.
 //!
@@ -19,6 +19,7 @@ pub mod fuzz_cmd;
 mod gen_cmd;
 mod ldrf_cmd;
 mod replay_cmd;
+pub mod trace_cmd;
 
 const EXIT_CODES: &str =
     "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit, or a hypothesis unmet), 4 racefuzz internal bug.";
@@ -226,6 +227,28 @@ enum Cmd {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Write a thread program's traces in STD (`thread|op(decor)|loc`, the format of
+    /// RAPID and the race-prediction tools) or JSON, for a detector outside racefuzz.
+    ///
+    /// `loc` is the event's index in the trace plus one; check and capsule events have no
+    /// STD form and are left out (their numbers skipped). Threads, variables and locks are
+    /// numbered by name, the same in every trace of one run (`names.json`). With --out, one
+    /// file per trace plus names.json and index.json (each trace's schedule and its races
+    /// by the ground truth); without, one STD trace (or JSON, any number) on stdout. A cut
+    /// enumeration says so and exits 3.
+    Trace(TraceArgs),
+    /// Print the happens-before races of an STD trace as the ground truth sees them: the
+    /// racy variables, every access that completes a race with earlier ones, the first race.
+    Races {
+        /// The STD file (`thread|op(decor)|loc` lines).
+        trace: PathBuf,
+        /// A name table (`names.json` of `racefuzz trace --out`): show the program's names.
+        #[arg(long, value_name = "NAMES.json")]
+        names: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the seeded bugs with their oracle and the spec's prediction.
     Mutants {
         /// Print JSON instead of text.
@@ -349,6 +372,33 @@ struct ReplayArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("which").args(["schedule", "classes", "all"])))]
+struct TraceArgs {
+    /// A `.race` file (bfj, bfj2, simplejava or capjava).
+    file: PathBuf,
+    /// The one execution this schedule names (as `racefuzz replay` runs it).
+    #[arg(long)]
+    schedule: Option<String>,
+    /// One execution per Mazurkiewicz class (the DPOR explorer's).
+    #[arg(long)]
+    classes: bool,
+    /// Every execution (the naive explorer's); the default.
+    #[arg(long)]
+    all: bool,
+    /// `std` or `json`.
+    #[arg(long, value_enum, default_value = "std")]
+    format: trace_cmd::Format,
+    /// Write one file per trace, names.json and index.json into this folder (created).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Write into a non-empty --out folder (its earlier trace files are replaced).
+    #[arg(long, requires = "out")]
+    force: bool,
+    #[command(flatten)]
+    bounds: BoundArgs,
+}
+
+#[derive(Args, Debug)]
 struct CorpusArgs {
     /// Directories (or files) to explore (default: the curated corpus).
     #[arg(default_values_t = crate::corpus::CURATED.map(String::from))]
@@ -449,6 +499,15 @@ pub fn main() -> ExitCode {
             let oracle = if operational { check_cmd::operational(&oracle) } else { Ok(oracle) };
             oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), json, &bounds))
         }
+        Cmd::Trace(a) => {
+            let which = match (a.schedule, a.classes) {
+                (Some(s), _) => trace_cmd::Which::Schedule(s),
+                (None, true) => trace_cmd::Which::Classes,
+                (None, false) => trace_cmd::Which::All,
+            };
+            trace_cmd::trace(&trace_cmd::TraceArgs { file: &a.file, which, format: a.format, out: a.out.as_deref(), force: a.force, bounds: &a.bounds })
+        }
+        Cmd::Races { trace, names, json } => trace_cmd::races(&trace, names.as_deref(), json),
         Cmd::Mutants { json } => check_cmd::list(json),
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
