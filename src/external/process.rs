@@ -1,19 +1,5 @@
-//! A race detector in another process, in any language: how racefuzz runs it and reads
-//! its answer. Two modes, as detectors are written:
-//!
-//! - **Per trace** ([`PerTrace`]): racefuzz writes one trace to a file, runs a command line
-//!   with the file's path in place of `{}` (through `sh -c`, so pipes and variables work),
-//!   and reads the reported event locations from the command's standard output with a
-//!   [`Pattern`]. This is how command-line race-prediction tools that read STD traces
-//!   (`thread|op(decor)|loc`, one event per line) are run.
-//! - **Persistent** ([`Persistent`]): one long-lived process reads requests and writes
-//!   responses, one JSON object per line ([`PROTOCOL_VERSION`]; the protocol is in the
-//!   README, "Check your own detector"). No process start per trace.
-//!
-//! Either way the process is untrusted: a run that exits with a failure status, takes
-//! longer than its timeout, or prints what does not parse is a [`Failure`] (a finding of
-//! its own for the oracle), never a panic or a hang of racefuzz. A timed-out process is
-//! killed; a persistent one is restarted for the next request.
+//! Running a detector process and reading its answer: per trace ([`PerTrace`]) or
+//! persistent ([`Persistent`]); every way it can fail is a [`Failure`].
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;

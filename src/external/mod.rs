@@ -1,0 +1,31 @@
+//! A race detector in another process, in any language, as a system under test: the
+//! dynamic-detector oracles (`fasttrack-precise`: the racy locations of every trace, spec
+//! bigfoot.md §9.1 O0) judge it as they judge FastTrack. Two modes, as detectors are
+//! written:
+//!
+//! - **Per trace**: racefuzz writes each trace in STD ([`crate::std_trace`]:
+//!   `thread|op(decor)|loc`, `loc` = the event's index plus one) to a file, runs a command
+//!   line with the file's path in place of `{}` (through `sh -c`, so pipes and variables
+//!   work), and reads the reported `loc`s from the command's standard output with a
+//!   [`Pattern`]: by default every line that echoes an STD event
+//!   (`Race detected at event 2 : T1|w(V1)|2`), as STD-reading tools print their reports.
+//! - **Persistent**: one long-lived process reads requests and writes responses, one JSON
+//!   object per line: `{"version":1,"id":7,"std":"T0|w(V1)|1\n…"}` in,
+//!   `{"version":1,"id":7,"races":[2]}` out ([`PROTOCOL_VERSION`]; the README's "Check your
+//!   own detector"). No process start per trace.
+//!
+//! Either way the process is untrusted: a run that exits with a failure status, outlives
+//! its timeout, or prints what does not parse (a response that is not the protocol's, a
+//! `loc` that names no event of the trace) is a [`Failure`], which the oracle makes a
+//! finding of its own (`DETECTOR FAILED`), never a panic or a hang of racefuzz.
+//!
+//! Each trace's STD text is written with names of its own (variables and locks numbered
+//! in the trace's name order): a detector answers with `loc`s, which name events, so names
+//! need not agree across traces here (unlike `racefuzz trace --out`, whose files are read
+//! side by side).
+
+mod detector;
+mod process;
+
+pub use detector::{ExternalFactory, Mode};
+pub use process::{Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
