@@ -272,7 +272,7 @@ pub fn races(file: &Path, names: Option<&Path>, json: bool) -> Result<Exit, CliE
     let text = std::fs::read_to_string(file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", file.display())))?;
     let t = std_trace::read(&text).map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;
     let r = std_trace::races_of(&t.events, &|i| t.loc(i), &|a| t.variable(a));
-    let table = names.map(|p| name_table(p)).transpose()?;
+    let table = names.map(name_table).transpose()?;
     let mut shown = std::collections::BTreeMap::new();
     if let Some(table) = &table {
         for v in &t.variables {

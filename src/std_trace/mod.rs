@@ -4,7 +4,7 @@
 //! Viswanathan (<https://github.com/umangm/rapid>), which the research implementations of
 //! HB, FastTrack-style epochs, SHB, WCP, SyncP and LockSet detectors read: one event per
 //! line, `thread|op(decor)|loc`, e.g. `T0|w(V12)|4`; no header, no values. racefuzz writes
-//! the traces of its explorations in it ([`write`]) and reads them back strictly ([`read`]),
+//! the traces of its explorations in it ([`write()`]) and reads them back strictly ([`read`]),
 //! so that a trace from another tool can be judged by the ground truth's race definition
 //! ([`races_of`], through `race_oracles::race`).
 //!
