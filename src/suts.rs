@@ -212,6 +212,14 @@ pub enum SubjectError {
         /// Every SUT.
         known: String,
     },
+    /// An external detector (`--detector-cmd`) for an oracle that judges another kind of SUT.
+    #[error("{oracle} judges a {kind:?}, not a dynamic detector; --detector-cmd applies to {}", detector_oracles().join(", "))]
+    NotADetector {
+        /// The oracle.
+        oracle: &'static str,
+        /// The kind it judges.
+        kind: SutKind,
+    },
     /// No SUT of the kind and dialect the oracle needs.
     #[error("racefuzz internal bug: no {kind:?} SUT for the {dialect} dialect (oracle {oracle})")]
     NoSut {
@@ -252,6 +260,15 @@ fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
         }
         _ => Ok(()),
     }
+}
+
+/// The catalogue entry of an external detector (`--detector-cmd`): built by
+/// [`Subject::external`] from its command, never from mutant names.
+pub const EXTERNAL: SutEntry = SutEntry { name: "external", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_| None, rules: &[] };
+
+/// The oracles of the registry that judge a dynamic detector (what `--detector-cmd` applies to).
+pub fn detector_oracles() -> Vec<&'static str> {
+    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::DynamicDetector).map(|o| o.id).collect()
 }
 
 /// The oracles of the registry that judge `mutant`, in registry order.
@@ -304,6 +321,17 @@ impl Subject {
             known: SUTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
         })?;
         Ok(Subject { chosen: true, ..Subject::build(entry, mutant)? })
+    }
+
+    /// An external detector (`crate::external`) judged by `oracle`.
+    ///
+    /// # Errors
+    /// [`SubjectError::NotADetector`] when the oracle judges another kind of SUT.
+    pub fn external(oracle: &Oracle, factory: crate::external::ExternalFactory) -> Result<Subject, SubjectError> {
+        if oracle.sut != SutKind::DynamicDetector {
+            return Err(SubjectError::NotADetector { oracle: oracle.id, kind: oracle.sut });
+        }
+        Ok(Subject { entry: EXTERNAL, implementation: lend(factory, |f| Sut::Detector(f)), mutant: None, relax: Relax::default(), chosen: true })
     }
 
     /// The SUT named `name` (`racefuzz analyze`), with `mutant` applied; `None` if there is

@@ -104,6 +104,41 @@ fn check_reads_a_cargo_fuzz_artifact_and_prints_its_program() {
 }
 
 #[test]
+fn an_external_detector_is_judged_and_its_failures_are_findings() {
+    let p = "tests/regress/dpor_fork_renumbers.race";
+    // The happens-before example answers like FastTrack, through the persistent protocol.
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise", p, "--persistent", "--detector-cmd", "python3 examples/detectors/hb.py --persistent"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS") && out.contains("504 trace(s)"), "{out}");
+    // LockSet knows no fork or join: a false alarm, with the trace as a witness.
+    let (code, out, _) = racefuzz(&["check", "fasttrack-precise", p, "--detector-cmd", "python3 examples/detectors/lockset.py {}"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FALSE ALARM on race-free location(s): o1.f") && out.contains("witness: an execution with no data race"), "{out}");
+    // A crash, a timeout and garbage are failures of the detector, not of racefuzz.
+    for (flags, says) in [
+        (vec!["--detector-cmd", "exit 7 # {}"], "DETECTOR FAILED: exited with exit status: 7"),
+        (vec!["--detector-cmd", "sleep 5 # {}", "--detector-timeout", "200ms"], "DETECTOR FAILED: no answer within 0.2s (killed)"),
+        (vec!["--persistent", "--detector-cmd", "echo hello"], "DETECTOR FAILED: output that does not parse"),
+        (vec!["--detector-cmd", "echo 'T0|w(V1)|999' # {}"], "loc 999 names no event of the trace"),
+    ] {
+        let (code, out, err) = racefuzz(&[&["check", "fasttrack-precise", p][..], &flags].concat());
+        assert_eq!(code, 1, "{flags:?}: {out}{err}");
+        assert!(out.contains(says), "{flags:?}: {out}");
+    }
+    // Bad input.
+    for (flags, says) in [
+        (vec!["fasttrack-precise", p, "--detector-cmd", "python3 examples/detectors/hb.py"], "has no `{}` for the trace file"),
+        (vec!["bigfoot-precise", "corpus/paper/bigfoot/fig3_6b_loop.race", "--detector-cmd", "x {}"], "--detector-cmd applies to fasttrack-precise"),
+        (vec!["fasttrack-precise", p, "--detector-cmd", "x {}", "--report-pattern", "race"], "must contain `{loc}` exactly once"),
+        (vec!["fasttrack-precise", p, "--detector-cmd", "x {}", "--mutant", "ft-no-join-edge"], "takes no --sut or --mutant"),
+    ] {
+        let (code, _, err) = racefuzz(&[&["check"][..], &flags].concat());
+        assert_eq!(code, 2, "{flags:?}: {err}");
+        assert!(err.contains(says), "{flags:?}: {err}");
+    }
+}
+
+#[test]
 fn replay_reproduces_the_witness() {
     let (_, out, _) = racefuzz(&["explore", "--json", "corpus/paper/bigfoot/fig3_3_anticipation.race"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -5,7 +5,7 @@ use std::path::Path;
 use race_oracles::lang::Dialect;
 use race_oracles::theorems::{summaries, Registry, StaticRaceAnalysis};
 
-use super::{emit, load_with, oracle, print_json, BoundArgs, CliError, Exit};
+use super::{emit, load_with, oracle, print_json, BoundArgs, CliError, DetectorArgs, Exit};
 use crate::analyses::racerdx::{Options, RacerDx};
 use crate::mutants::MUTANTS;
 use crate::outln;
@@ -45,10 +45,27 @@ pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
 }
 
 pub(super) fn subject(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, CliError> {
-    Subject::for_oracle_on(o, sut, mutant).map_err(|e| match e {
-        suts::SubjectError::UnknownMutant { .. } | suts::SubjectError::ForeignMutant { .. } | suts::SubjectError::UnknownSut { .. } => CliError::input(format!("error: {e}")),
+    Subject::for_oracle_on(o, sut, mutant).map_err(subject_error)
+}
+
+/// A [`suts::SubjectError`] in the CLI's two voices.
+pub(super) fn subject_error(e: suts::SubjectError) -> CliError {
+    match e {
+        suts::SubjectError::UnknownMutant { .. } | suts::SubjectError::ForeignMutant { .. } | suts::SubjectError::UnknownSut { .. } | suts::SubjectError::NotADetector { .. } => {
+            CliError::input(format!("error: {e}"))
+        }
         suts::SubjectError::NoSut { .. } => CliError::internal(e),
-    })
+    }
+}
+
+/// The subject of `check`/`fuzz`: an external detector when `--detector-cmd` is given
+/// (with no `--sut` or `--mutant`, which name catalogued SUTs), else as [`subject`].
+pub(super) fn subject_or_external(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs) -> Result<Subject, CliError> {
+    match detector.factory()? {
+        None => subject(o, sut, mutant),
+        Some(_) if sut.is_some() || mutant.is_some() => Err(CliError::input("error: --detector-cmd is the SUT; it takes no --sut or --mutant")),
+        Some(f) => Subject::external(o, f).map_err(subject_error),
+    }
 }
 
 /// The catalogued SUT `sut` with `mutant` applied (an unknown mutant is bad input).
@@ -211,9 +228,9 @@ fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: 
     Ok(Exit::Ok)
 }
 
-pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&str>, json: bool, bounds: &BoundArgs) -> Result<Exit, CliError> {
+pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, json: bool, bounds: &BoundArgs) -> Result<Exit, CliError> {
     let o = oracle(id)?;
-    let s = subject(&o, sut, mutant)?;
+    let s = subject_or_external(&o, sut, mutant, detector)?;
     // A file may declare that it breaks an assumption (`// outside:`) so that it loads; the
     // oracle still checks the theorem's hypotheses unless the mutant relaxes them, so such
     // a file is inconclusive for the real analysis.

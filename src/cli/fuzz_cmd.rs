@@ -21,7 +21,7 @@ use crate::suts::{self, Subject};
 /// The longest budget a campaign accepts: a year.
 pub const MAX_DURATION: Duration = Duration::from_secs(366 * 24 * 3600);
 
-/// Parses `90s`, `10m`, `2h` or a bare number of seconds, up to [`MAX_DURATION`].
+/// Parses `500ms`, `90s`, `10m`, `2h` or a bare number of seconds, up to [`MAX_DURATION`].
 ///
 /// # Errors
 /// A message naming the problem (bad number, bad unit, too long).
@@ -29,15 +29,18 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
     let n: u64 = num.parse().map_err(|_| format!("bad duration `{s}` (examples: 60s, 10m, 2h)"))?;
-    let scale = match unit {
-        "" | "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        _ => return Err(format!("bad duration unit in `{s}` (s, m or h)")),
+    let scale_ms = match unit {
+        "ms" => 1,
+        "" | "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return Err(format!("bad duration unit in `{s}` (ms, s, m or h)")),
     };
-    let secs =
-        n.checked_mul(scale).filter(|&x| x <= MAX_DURATION.as_secs()).ok_or_else(|| format!("duration `{s}` is longer than a year; campaigns that long belong to cargo fuzz"))?;
-    Ok(Duration::from_secs(secs))
+    let ms = n
+        .checked_mul(scale_ms)
+        .filter(|&x| x <= MAX_DURATION.as_secs() * 1_000)
+        .ok_or_else(|| format!("duration `{s}` is longer than a year; campaigns that long belong to cargo fuzz"))?;
+    Ok(Duration::from_millis(ms))
 }
 
 /// When the next status line is due, for runs without a terminal (`fuzz`, `gen --stats`):

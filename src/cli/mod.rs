@@ -108,6 +108,8 @@ enum Cmd {
         #[arg(long)]
         operational: bool,
         #[command(flatten)]
+        detector: DetectorArgs,
+        #[command(flatten)]
         bounds: BoundArgs,
     },
     /// Run a fuzz campaign over the built-in generators (all oracles unless named).
@@ -255,6 +257,56 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// An external dynamic detector as the SUT (`crate::external`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct DetectorArgs {
+    /// Judge a race detector that runs as a command (any language) instead of a catalogued
+    /// SUT, for the oracles that judge a dynamic detector (fasttrack-precise). Per trace:
+    /// `{}` stands for the path of the trace's STD file, and reported `loc`s are read from
+    /// stdout; with --persistent, one process speaks JSON Lines (README, "Check your own
+    /// detector").
+    #[arg(long, value_name = "CMD", env = "RACEFUZZ_DETECTOR_CMD")]
+    pub detector_cmd: Option<String>,
+    /// CMD is one long-lived process reading a request per trace on stdin.
+    #[arg(long, requires = "detector_cmd")]
+    pub persistent: bool,
+    /// How a report line looks (per trace): a glob with one `{loc}`, `*` for any text
+    /// (`'*race at {loc}*'`); default: any line that echoes an STD event
+    /// (`Race detected at event 2 : T1|w(V1)|2`).
+    #[arg(long, value_name = "GLOB", requires = "detector_cmd")]
+    pub report_pattern: Option<String>,
+    /// The time CMD may take on one trace (`500ms`, `10s`); a slower run is killed and is
+    /// a finding.
+    #[arg(long, value_name = "DURATION", requires = "detector_cmd", default_value = "10s")]
+    pub detector_timeout: String,
+}
+
+impl DetectorArgs {
+    /// The external detector, if one is given.
+    ///
+    /// # Errors
+    /// A bad pattern or timeout, or a per-trace command without `{}`.
+    pub fn factory(&self) -> Result<Option<crate::external::ExternalFactory>, CliError> {
+        use crate::external::{ExternalFactory, Mode, Pattern, PerTrace, Persistent};
+        let Some(cmd) = &self.detector_cmd else { return Ok(None) };
+        let timeout = fuzz_cmd::parse_duration(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))?;
+        let mode = if self.persistent {
+            if self.report_pattern.is_some() {
+                return Err(CliError::input("error: --report-pattern reads per-trace output; a --persistent detector answers in JSON"));
+            }
+            Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(cmd, timeout))))
+        } else {
+            if !cmd.contains("{}") {
+                return Err(CliError::input(format!("error: --detector-cmd `{cmd}` has no `{{}}` for the trace file (or add --persistent for a JSON Lines detector)")));
+            }
+            let pattern = self.report_pattern.as_deref().map(Pattern::glob).transpose().map_err(|e| CliError::input(format!("error: --report-pattern: {e}")))?;
+            let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
+            Mode::PerTrace(PerTrace { command: cmd.clone(), pattern: pattern.unwrap_or_else(Pattern::std_event), timeout, scratch })
+        };
+        Ok(Some(ExternalFactory::new(cmd, mode)))
+    }
 }
 
 /// Exploration bounds; each is also an environment variable.
@@ -495,9 +547,9 @@ pub fn main() -> ExitCode {
         Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
         Cmd::Corpus(a) => corpus_cmd::run(&a.paths.iter().map(PathBuf::from).collect::<Vec<_>>(), &a.bounds),
         Cmd::Analyze { analysis, file, mutant, json, schedule, operational } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json, schedule.as_deref(), operational),
-        Cmd::Check { oracle, file, mutant, sut, json, operational, bounds } => {
+        Cmd::Check { oracle, file, mutant, sut, json, operational, detector, bounds } => {
             let oracle = if operational { check_cmd::operational(&oracle) } else { Ok(oracle) };
-            oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), json, &bounds))
+            oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), &detector, json, &bounds))
         }
         Cmd::Trace(a) => {
             let which = match (a.schedule, a.classes) {

@@ -10,7 +10,7 @@ use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
 use race_oracles::theorems::detector::{DetectorFactory, DetectorFailure, DynamicDetector, Reported};
 
 use super::process::{Failure, PerTrace, Persistent};
-use crate::std_trace::write::{write, NameTableBuilder};
+use crate::std_trace::{write, NameTableBuilder};
 
 /// How the process is run.
 #[derive(Clone)]
@@ -97,7 +97,9 @@ impl DynamicDetector for ExternalDetector {
         for loc in locs {
             let named = trace.iter().find(|e| u64::from(e.idx.0) + 1 == loc && !matches!(e.kind, EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_)));
             let Some(e) = named else {
-                return Err(DetectorFailure(Failure::Garbage { line: loc.to_string(), why: format!("loc {loc} names no event of the trace (its locs: 1 to {})", trace.len()) }.to_string()));
+                return Err(DetectorFailure(
+                    Failure::Garbage { line: loc.to_string(), why: format!("loc {loc} names no event of the trace (its locs: 1 to {})", trace.len()) }.to_string(),
+                ));
             };
             if !out.contains(&Some(e.idx)) {
                 out.push(Some(e.idx));
@@ -119,7 +121,7 @@ mod tests {
     use crate::external::Pattern;
 
     fn trace() -> Vec<Event> {
-        let w = |i: u32, t: u32, f: u32| Event::plain(EventIdx(i), ThreadId(t), 1, EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(f))));
+        let w = |i: u32, t: u32, f: u16| Event::plain(EventIdx(i), ThreadId(t), 1, EventKind::Access(AccessKind::Write, Addr::Field(ObjId(0), FieldId(f))));
         vec![w(0, 0, 0), w(1, 1, 1), w(2, 1, 0)]
     }
 

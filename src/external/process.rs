@@ -33,7 +33,7 @@ pub enum Failure {
     #[error("no answer within {}s (killed)", .0.as_secs_f64())]
     Timeout(Duration),
     /// It exited with a failure status (or was killed by a signal).
-    #[error("exited with {status}; stderr ends: {stderr}")]
+    #[error("exited with {status}{}", if stderr.is_empty() { String::new() } else { format!("; its stderr ends: {stderr}") })]
     Crash {
         /// The exit status, as the OS prints it.
         status: String,
