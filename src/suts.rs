@@ -283,6 +283,7 @@ pub struct Subject {
     mutant: Option<String>,
     relax: Relax,
     chosen: bool,
+    detector_cmd: Option<String>,
 }
 
 /// The SUTs of the catalogue that `oracle` can judge (its kind and dialect), in catalogue
@@ -331,7 +332,8 @@ impl Subject {
         if oracle.sut != SutKind::DynamicDetector {
             return Err(SubjectError::NotADetector { oracle: oracle.id, kind: oracle.sut });
         }
-        Ok(Subject { entry: EXTERNAL, implementation: lend(factory, |f| Sut::Detector(f)), mutant: None, relax: Relax::default(), chosen: true })
+        let detector_cmd = Some(factory.command.clone());
+        Ok(Subject { entry: EXTERNAL, implementation: lend(factory, |f| Sut::Detector(f)), mutant: None, relax: Relax::default(), chosen: true, detector_cmd })
     }
 
     /// The SUT named `name` (`racefuzz analyze`), with `mutant` applied; `None` if there is
@@ -354,7 +356,7 @@ impl Subject {
             return Err(unknown());
         }
         let (implementation, relax) = (entry.build)(&names).ok_or_else(unknown)?;
-        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax, chosen: false })
+        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax, chosen: false, detector_cmd: None })
     }
 
     /// The SUT, as the oracle receives it.
@@ -405,6 +407,11 @@ impl Subject {
     /// the oracle (findings record it, so that `shrink` and regression tests pick it again).
     pub fn chosen(&self) -> Option<&'static str> {
         self.chosen.then_some(self.entry.name)
+    }
+
+    /// The command of an external detector ([`Subject::external`]).
+    pub fn detector_cmd(&self) -> Option<&str> {
+        self.detector_cmd.as_deref()
     }
 }
 

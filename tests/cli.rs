@@ -138,6 +138,32 @@ fn an_external_detector_is_judged_and_its_failures_are_findings() {
     }
 }
 
+/// `fuzz` and `shrink` take the external detector too: LockSet misses a read-after-write
+/// race; its finding names the command, and shrinks to two threads only when given it again.
+#[test]
+fn fuzz_and_shrink_an_external_detector() {
+    let dir = temp_dir("external-fuzz");
+    let lockset = ["--persistent", "--detector-cmd", "python3 examples/detectors/lockset.py --persistent"];
+    let out_dir = dir.display().to_string();
+    let (code, out, err) = racefuzz(&[&["fuzz", "--max-programs", "30", "--seed", "1", "--out", &out_dir][..], &lockset].concat());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("fasttrack-precise") && out.contains("[MISSED]"), "{out}");
+    let mut found: Vec<_> = std::fs::read_dir(dir.join("fasttrack-precise")).unwrap().map(|e| e.unwrap().path()).collect();
+    found.sort();
+    assert!(!found.is_empty());
+    let file = found[0].display().to_string();
+    let text = std::fs::read_to_string(&found[0]).unwrap();
+    assert!(text.contains("// sut: external\n// detector-cmd: python3 examples/detectors/lockset.py --persistent\n"), "{text}");
+    let (code, _, err) = racefuzz(&["shrink", &file]);
+    assert_eq!(code, 2);
+    assert!(err.contains("was found with the external detector `python3 examples/detectors/lockset.py --persistent`: pass --detector-cmd again"), "{err}");
+    let (code, out, err) = racefuzz(&[&["shrink", &file][..], &lockset].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.matches("\nthread {").count(), 2, "{out}");
+    let (code, _, err) = racefuzz(&[&["shrink", &file, "--into-test", "x"][..], &lockset].concat());
+    assert_eq!(code, 2, "{err}");
+}
+
 #[test]
 fn replay_reproduces_the_witness() {
     let (_, out, _) = racefuzz(&["explore", "--json", "corpus/paper/bigfoot/fig3_3_anticipation.race"]);

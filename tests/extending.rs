@@ -133,6 +133,7 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
         max_programs: Some(300),
         keep: 3,
         stop_after: None,
+        detector: None,
     };
     let counters = Counters::new(1);
     let found = campaign::run(&s, &counters, &AtomicBool::new(false), |_| {}).unwrap();

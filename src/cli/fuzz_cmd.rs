@@ -10,7 +10,7 @@ use race_oracles::gen::shrink::{counts, shrink};
 use race_oracles::lang::{parse, print, validate_relaxed, Program};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 
-use super::check_cmd::subject;
+use super::check_cmd::{subject, subject_or_external};
 use super::{emit, oracle, print_json, CliError, Exit};
 use crate::campaign::{self, Counters, Settings, FEATURES};
 use crate::corpus::header;
@@ -77,11 +77,14 @@ impl StatusClock {
 /// (which are expected to fail and run only when named), and with `--mutant` only those of
 /// them that judge it, so that `racefuzz fuzz --mutant M` hunts M wherever it can be seen.
 /// A named oracle that does not judge the mutant is refused later, by its subject.
-fn oracles(ids: &[String], mutant: Option<&str>) -> Result<Vec<Oracle>, CliError> {
+fn oracles(ids: &[String], mutant: Option<&str>, detector: bool) -> Result<Vec<Oracle>, CliError> {
     if !ids.is_empty() {
         return ids.iter().map(|id| oracle(id)).collect();
     }
     let reg = Registry::builtin();
+    if detector {
+        return Ok(reg.all().iter().filter(|o| !o.negative_control && o.sut == race_oracles::theorems::SutKind::DynamicDetector).copied().collect());
+    }
     let defaults = reg.all().iter().filter(|o| !o.negative_control).copied();
     let Some(m) = mutant else { return Ok(defaults.collect()) };
     let judging: Vec<Oracle> = defaults.filter(|o| suts::judges(o, m)).collect();
@@ -116,6 +119,7 @@ pub(super) struct FuzzArgs<'a> {
     pub max_attempts: usize,
     pub status_interval: &'a str,
     pub json: bool,
+    pub detector: &'a super::DetectorArgs,
 }
 
 /// SIGINT and SIGTERM received so far: the first stops the campaign at the next program,
@@ -155,7 +159,11 @@ fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed
 
 pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let FuzzArgs { seed, jobs, mutant, sut, out, max_programs, json, .. } = *a;
-    let oracles = oracles(a.ids, mutant)?;
+    let detector = a.detector.factory()?;
+    if detector.is_some() && (sut.is_some() || mutant.is_some()) {
+        return Err(CliError::input("error: --detector-cmd is the SUT; it takes no --sut or --mutant"));
+    }
+    let oracles = oracles(a.ids, mutant, detector.is_some())?;
     // --sut applies to the oracles it fits, and must fit one.
     if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
         let fitting: std::collections::BTreeSet<&str> = oracles.iter().flat_map(|o| suts::fitting(o).map(|e| e.name)).collect();
@@ -167,7 +175,8 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             every.join(", ")
         )));
     }
-    let subjects: Vec<Subject> = oracles.iter().map(|o| campaign::subject_for(o, sut, mutant)).collect::<Result<_, _>>().map_err(|e| CliError::input(format!("error: {e}")))?;
+    let subjects: Vec<Subject> =
+        oracles.iter().map(|o| campaign::subject_for(o, sut, mutant, detector.as_ref())).collect::<Result<_, _>>().map_err(|e| CliError::input(format!("error: {e}")))?;
     // --max-programs alone is a budget of its own; --time alone or neither is 60s.
     let time = match (a.time, max_programs) {
         (Some(t), _) => Some(parse_duration(t).map_err(|e| CliError::input(format!("error: --time: {e}")))?),
@@ -188,6 +197,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         max_programs,
         keep: a.keep.max(1),
         stop_after: a.stop_after,
+        detector,
     };
     // With --json, stdout is the summary alone; what a person reads goes to stderr.
     let say = |line: &str| if json { eprintln!("{line}") } else { outln!("{line}") };
@@ -512,6 +522,7 @@ pub(super) struct ShrinkArgs<'a> {
     pub root_cause: Option<&'a str>,
     pub force: bool,
     pub max_attempts: usize,
+    pub detector: &'a super::DetectorArgs,
 }
 
 pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
@@ -524,7 +535,20 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     let o = oracle(id)?;
     let mutant = a.mutant.or_else(|| header(&head, "mutant").filter(|m| *m != "none"));
     let sut = a.sut.or_else(|| header(&head, "sut"));
-    let s = subject(&o, sut, mutant)?;
+    let s = if a.detector.detector_cmd.is_some() {
+        if a.into_test.is_some() {
+            return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external detector's shrunk program in its own tests"));
+        }
+        subject_or_external(&o, a.sut, a.mutant, a.detector)?
+    } else if sut == Some(suts::EXTERNAL.name) {
+        let cmd = header(&head, "detector-cmd").unwrap_or("?");
+        return Err(CliError::input(format!(
+            "error: {} was found with the external detector `{cmd}`: pass --detector-cmd again (and --persistent if it ran so)",
+            a.file.display()
+        )));
+    } else {
+        subject(&o, sut, mutant)?
+    };
     if let Some(name) = a.into_test {
         check_test_name(name, a.root_cause, a.force)?;
     }

@@ -172,6 +172,8 @@ enum Cmd {
         /// Print the summary as JSON on stdout (progress lines go to stderr).
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        detector: DetectorArgs,
     },
     /// Shrink a failing program (a `.race` file or a cargo-fuzz artifact) and optionally
     /// turn it into a regression test.
@@ -201,6 +203,8 @@ enum Cmd {
         /// Stop after this many oracle runs.
         #[arg(long, default_value_t = 5_000)]
         max_attempts: usize,
+        #[command(flatten)]
+        detector: DetectorArgs,
     },
     /// Print generated programs, or (`--stats`) their distribution and racy fraction.
     Gen {
@@ -563,7 +567,7 @@ pub fn main() -> ExitCode {
         Cmd::Mutants { json } => check_cmd::list(json),
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json } => {
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, detector } => {
             fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs {
                 ids: &oracles,
                 time: time.as_deref(),
@@ -579,9 +583,10 @@ pub fn main() -> ExitCode {
                 max_attempts,
                 status_interval: &status_interval,
                 json,
+                detector: &detector,
             })
         }
-        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
+        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts, detector } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
             file: &file,
             oracle: oracle.as_deref(),
             mutant: mutant.as_deref(),
@@ -590,6 +595,7 @@ pub fn main() -> ExitCode {
             root_cause: root_cause.as_deref(),
             force,
             max_attempts,
+            detector: &detector,
         }),
     };
     match result {

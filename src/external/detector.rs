@@ -33,6 +33,16 @@ pub struct ExternalFactory {
     files: Arc<AtomicU64>,
 }
 
+impl std::fmt::Debug for ExternalFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mode = match self.mode {
+            Mode::PerTrace(_) => "per trace",
+            Mode::Persistent(_) => "persistent",
+        };
+        write!(f, "ExternalFactory({:?}, {mode})", self.command)
+    }
+}
+
 impl ExternalFactory {
     /// A factory for `command` run in `mode`.
     pub fn new(command: &str, mode: Mode) -> Self {

@@ -323,13 +323,14 @@ impl Persistent {
         let r = self.start()?;
         let request =
             serde_json::to_string(&Request { version: PROTOCOL_VERSION, id, std }).map_err(|e| Failure::Garbage { line: String::new(), why: format!("internal: {e}") })?;
-        if writeln!(r.stdin, "{request}").and_then(|()| r.stdin.flush()).is_err() {
-            return Err(exited(r));
-        }
-        let line = match r.lines.recv_timeout(timeout) {
+        // A failed write is not yet a verdict: a process that answers and then exits may
+        // have closed its input before reading all of it; its answer is read first.
+        let wrote = writeln!(r.stdin, "{request}").and_then(|()| r.stdin.flush()).is_ok();
+        let line = match r.lines.recv_timeout(if wrote { timeout } else { timeout.min(Duration::from_secs(1)) }) {
             Ok(Ok(line)) => line,
             Ok(Err(e)) => return Err(Failure::Garbage { line: String::new(), why: format!("unreadable output: {e}") }),
-            Err(RecvTimeoutError::Timeout) => return Err(Failure::Timeout(timeout)),
+            Err(RecvTimeoutError::Timeout) if wrote => return Err(Failure::Timeout(timeout)),
+            Err(RecvTimeoutError::Timeout) => return Err(exited(r)),
             Err(RecvTimeoutError::Disconnected) => return Err(exited(r)),
         };
         let garbage = |why: String| Failure::Garbage { line: line.chars().take(TAIL).collect(), why };
@@ -365,7 +366,8 @@ fn exited(r: &mut Running) -> Failure {
             Err(e) => break format!("an unknown status ({e})"),
         }
     };
-    Failure::Crash { status, stderr: "(persistent mode: the detector's stderr is racefuzz's)".into() }
+    // Its stderr is racefuzz's own (inherited), so there is none to quote.
+    Failure::Crash { status, stderr: String::new() }
 }
 
 /// Kills `child` and every process it started (its process group: `sh -c` forks the
