@@ -29,9 +29,11 @@ pub struct ExternalFactory {
     mode: Mode,
     /// Field names of the program, so that distinct fields are distinct STD variables.
     fields: Vec<String>,
-    /// Numbers the trace files of per-trace mode (they must differ across workers).
-    files: Arc<AtomicU64>,
 }
+
+/// Numbers the trace files of per-trace mode: one counter for the process, so that no two
+/// detectors (workers, tests) ever write the same file.
+static TRACE_FILES: AtomicU64 = AtomicU64::new(0);
 
 impl std::fmt::Debug for ExternalFactory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -46,7 +48,7 @@ impl std::fmt::Debug for ExternalFactory {
 impl ExternalFactory {
     /// A factory for `command` run in `mode`.
     pub fn new(command: &str, mode: Mode) -> Self {
-        ExternalFactory { command: command.to_string(), mode, fields: vec![], files: Arc::new(AtomicU64::new(0)) }
+        ExternalFactory { command: command.to_string(), mode, fields: vec![] }
     }
 }
 
@@ -93,7 +95,7 @@ impl DynamicDetector for ExternalDetector {
         let std = self.std(trace)?;
         let answer = match &self.factory.mode {
             Mode::PerTrace(cmd) => {
-                let n = self.factory.files.fetch_add(1, Ordering::Relaxed);
+                let n = TRACE_FILES.fetch_add(1, Ordering::Relaxed);
                 cmd.run(&format!("trace-{}-{n}.std", std::process::id()), &std)
             }
             Mode::Persistent(p) => match p.lock() {
