@@ -101,6 +101,40 @@ pub fn fuzz_init(oracle: &str) -> &'static (race_oracles::theorems::Oracle, suts
 /// A message for the person who started the target.
 pub fn fuzz_subject(oracle: &str, mutant: Option<&str>) -> Result<(race_oracles::theorems::Oracle, suts::Subject), String> {
     let o = *race_oracles::theorems::Registry::builtin().find(oracle).ok_or_else(|| format!("racefuzz internal bug: no oracle {oracle}"))?;
+    if let Some(cmd) = std::env::var("RACEFUZZ_DETECTOR_CMD").ok().filter(|c| !c.is_empty()) {
+        return fuzz_detector(&o, &cmd, mutant).map(|s| (o, s));
+    }
     let s = suts::Subject::for_oracle(&o, mutant.filter(|m| !m.is_empty())).map_err(|e| format!("RACEFUZZ_MUTANT: {e}"))?;
     Ok((o, s))
+}
+
+/// A fuzz target's external detector: `RACEFUZZ_DETECTOR_CMD`, persistent if
+/// `RACEFUZZ_DETECTOR_PERSISTENT=1`, with `RACEFUZZ_DETECTOR_TIMEOUT` (seconds, default 10)
+/// and `RACEFUZZ_REPORT_PATTERN`, as `--detector-cmd` and its flags.
+fn fuzz_detector(o: &race_oracles::theorems::Oracle, cmd: &str, mutant: Option<&str>) -> Result<suts::Subject, String> {
+    if mutant.is_some_and(|m| !m.is_empty()) {
+        return Err("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into());
+    }
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let persistent = var("RACEFUZZ_DETECTOR_PERSISTENT").is_some_and(|v| v == "1");
+    let secs: u64 =
+        var("RACEFUZZ_DETECTOR_TIMEOUT").map(|t| t.parse().map_err(|_| format!("RACEFUZZ_DETECTOR_TIMEOUT: `{t}` is not a number of seconds"))).transpose()?.unwrap_or(10);
+    let f =
+        external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), std::time::Duration::from_secs(secs)).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?;
+    suts::Subject::external(o, f).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fuzz_target_takes_an_external_detector_only_where_it_can_judge_one() {
+        let reg = race_oracles::theorems::Registry::builtin();
+        let (ft, tp) = (*reg.find("fasttrack-precise").unwrap(), *reg.find("racerdx-tp").unwrap());
+        assert_eq!(fuzz_detector(&ft, "hb {}", None).map(|s| s.detector_cmd().map(str::to_string)), Ok(Some("hb {}".into())));
+        assert_eq!(fuzz_detector(&ft, "hb {}", Some("ft-no-join-edge")).err(), Some("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into()));
+        assert!(fuzz_detector(&ft, "hb", None).err().is_some_and(|e| e.contains("has no `{}`")));
+        assert!(fuzz_detector(&tp, "hb {}", None).err().is_some_and(|e| e.contains("applies to fasttrack-precise")));
+    }
 }

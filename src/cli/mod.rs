@@ -293,23 +293,9 @@ impl DetectorArgs {
     /// # Errors
     /// A bad pattern or timeout, or a per-trace command without `{}`.
     pub fn factory(&self) -> Result<Option<crate::external::ExternalFactory>, CliError> {
-        use crate::external::{ExternalFactory, Mode, Pattern, PerTrace, Persistent};
         let Some(cmd) = &self.detector_cmd else { return Ok(None) };
         let timeout = fuzz_cmd::parse_duration(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))?;
-        let mode = if self.persistent {
-            if self.report_pattern.is_some() {
-                return Err(CliError::input("error: --report-pattern reads per-trace output; a --persistent detector answers in JSON"));
-            }
-            Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(cmd, timeout))))
-        } else {
-            if !cmd.contains("{}") {
-                return Err(CliError::input(format!("error: --detector-cmd `{cmd}` has no `{{}}` for the trace file (or add --persistent for a JSON Lines detector)")));
-            }
-            let pattern = self.report_pattern.as_deref().map(Pattern::glob).transpose().map_err(|e| CliError::input(format!("error: --report-pattern: {e}")))?;
-            let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
-            Mode::PerTrace(PerTrace { command: cmd.clone(), pattern: pattern.unwrap_or_else(Pattern::std_event), timeout, scratch })
-        };
-        Ok(Some(ExternalFactory::new(cmd, mode)))
+        crate::external::factory(cmd, self.persistent, self.report_pattern.as_deref(), timeout).map(Some).map_err(|e| CliError::input(format!("error: {e}")))
     }
 }
 

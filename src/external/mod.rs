@@ -27,5 +27,30 @@
 mod detector;
 mod process;
 
+use std::time::Duration;
+
 pub use detector::{ExternalFactory, Mode};
 pub use process::{Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
+
+/// The external detector `command`: `persistent` (JSON Lines) or per trace (then `command`
+/// must hold `{}`, and `pattern` is a glob with one `{loc}`, default [`Pattern::std_event`]).
+/// Per-trace files go to a scratch folder under the system's temporary directory.
+///
+/// # Errors
+/// A message naming the flag at fault (`--detector-cmd`, `--report-pattern`).
+pub fn factory(command: &str, persistent: bool, pattern: Option<&str>, timeout: Duration) -> Result<ExternalFactory, String> {
+    let mode = if persistent {
+        if pattern.is_some() {
+            return Err("--report-pattern reads per-trace output; a --persistent detector answers in JSON".into());
+        }
+        Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(command, timeout))))
+    } else {
+        if !command.contains("{}") {
+            return Err(format!("--detector-cmd `{command}` has no `{{}}` for the trace file (or add --persistent for a JSON Lines detector)"));
+        }
+        let pattern = pattern.map(Pattern::glob).transpose().map_err(|e| format!("--report-pattern: {e}"))?;
+        let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
+        Mode::PerTrace(PerTrace { command: command.to_string(), pattern: pattern.unwrap_or_else(Pattern::std_event), timeout, scratch })
+    };
+    Ok(ExternalFactory::new(command, mode))
+}
