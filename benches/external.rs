@@ -1,0 +1,68 @@
+//! An external detector's cost per trace against the in-process FastTrack, in the same
+//! run: `fasttrack-precise` over the same generated programs, judging FastTrack and then
+//! the Python happens-before example (`examples/detectors/hb.py`) through the persistent
+//! JSON Lines protocol. Throughput is in traces (every execution the oracle explores is
+//! one trace given to the detector). Run with `cargo bench -p racefuzz-bench --bench
+//! external` from the repository root (it needs `python3`).
+
+use std::ops::ControlFlow;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use race_oracles::explore::{Config, Explorer, ExplorerKind, Naive};
+use race_oracles::lang::Program;
+use race_oracles::machine::Machine;
+use race_oracles::theorems::{Registry, Verdict};
+use racefuzz::suts::{self, Subject};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// How many programs, from fasttrack-precise's generator (seed 1).
+const PROGRAMS: usize = 40;
+
+/// The traces fasttrack-precise gives a detector on `p`: every execution of the naive
+/// explorer under the campaign's bounds.
+fn traces(p: &Program) -> u64 {
+    let cfg = Config {
+        max_executions: suts::campaign_bounds().max_executions.min(race_oracles::theorems::fasttrack_precise::BUDGET),
+        explorer: ExplorerKind::Naive,
+        ..suts::campaign_bounds()
+    };
+    let m = Machine::new(p, cfg.loop_bound);
+    let Ok(init) = m.initial_state() else { return 0 };
+    let mut n = 0;
+    Naive.explore(&m, init, &cfg, &mut |_| {
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    n
+}
+
+fn bench(c: &mut Criterion) {
+    let o = *Registry::builtin().find("fasttrack-precise").expect("registered");
+    let fasttrack = Subject::for_oracle(&o, None).expect("real SUT");
+    let mut rng = StdRng::seed_from_u64(1);
+    let ps: Vec<Program> = (0..PROGRAMS).map(|_| racefuzz::campaign::generate(&o, &fasttrack, &mut rng)).collect();
+    let n: u64 = ps.iter().map(traces).sum();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let cmd = format!("python3 {root}/examples/detectors/hb.py --persistent");
+    let hb = Subject::external(&o, racefuzz::external::factory(&cmd, true, None, std::time::Duration::from_secs(10)).expect("a persistent command")).expect("a detector oracle");
+    let run = |s: &Subject| ps.iter().filter(|p| suts::check(&o, p, s, suts::campaign_bounds()).verdict == Verdict::Pass).count();
+    // Both answer every trace alike (the example is a precise happens-before detector).
+    assert_eq!(run(&fasttrack), run(&hb), "hb.py and FastTrack disagree on some program");
+    eprintln!("external detector benchmark: {PROGRAMS} programs, {n} traces");
+    let mut g = c.benchmark_group("external");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(n));
+    g.bench_function("fasttrack-in-process", |b| b.iter(|| run(&fasttrack)));
+    g.bench_function("hb.py-persistent", |b| b.iter(|| run(&hb)));
+    g.finish();
+}
+
+// The macro defines an undocumented `benches` function.
+#[allow(missing_docs)]
+mod group {
+    use super::*;
+    criterion_group!(benches, bench);
+}
+use group::benches;
+criterion_main!(benches);
