@@ -29,7 +29,7 @@ mod process;
 
 use std::time::Duration;
 
-pub use detector::{ExternalFactory, Mode};
+pub use detector::{ExternalDetector, ExternalFactory, Mode};
 pub use process::{Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
 
 /// The external detector `command`: `persistent` (JSON Lines) or per trace (then `command`

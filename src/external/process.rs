@@ -43,7 +43,7 @@ pub enum Failure {
     /// It answered, but the answer does not parse.
     #[error("output that does not parse: {why}: `{line}`")]
     Garbage {
-        /// The offending line (cut to [`TAIL`] bytes).
+        /// The offending line (its first 2,000 characters).
         line: String,
         /// What is wrong with it.
         why: String,
