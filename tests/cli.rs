@@ -125,6 +125,17 @@ fn an_external_detector_is_judged_and_its_failures_are_findings() {
         assert_eq!(code, 1, "{flags:?}: {out}{err}");
         assert!(out.contains(says), "{flags:?}: {out}");
     }
+    // Claims: the happens-before example flags every racy event; LockSet misses one.
+    let fig = "corpus/paper/bigfoot/fig3_3_anticipation.race";
+    let (code, out, _) = racefuzz(&["check", "fasttrack-precise", fig, "--persistent", "--detector-cmd", "python3 examples/detectors/hb.py --persistent", "--claim", "events"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("racy events of every trace") && out.contains("17 trace(s), 15 racy"), "{out}");
+    let (code, out, _) =
+        racefuzz(&["check", "fasttrack-precise", fig, "--persistent", "--detector-cmd", "python3 examples/detectors/lockset.py --persistent", "--claim", "events"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("MISSED racy event(s): event 6 (T2, line 10: write b.f)"), "{out}");
+    let (code, _, err) = racefuzz(&["check", "fasttrack-precise", fig, "--claim", "events"]);
+    assert_eq!(code, 2, "{err}");
     // Bad input.
     for (flags, says) in [
         (vec!["fasttrack-precise", p, "--detector-cmd", "python3 examples/detectors/hb.py"], "has no `{}` for the trace file"),

@@ -264,7 +264,7 @@ enum Cmd {
 }
 
 /// An external dynamic detector as the SUT (`crate::external`).
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct DetectorArgs {
     /// Judge a race detector that runs as a command (any language) instead of a catalogued
     /// SUT, for the oracles that judge a dynamic detector (fasttrack-precise). Per trace:
@@ -285,6 +285,12 @@ pub struct DetectorArgs {
     /// a finding.
     #[arg(long, value_name = "DURATION", requires = "detector_cmd", default_value = "10s")]
     pub detector_timeout: String,
+    /// What the detector claims about every trace: exactly the racy `locations`
+    /// (FastTrack's claim), exactly the racy `events` (each access that completes a race),
+    /// the `first-race` (its first report), `no-false-alarm` or `no-missed-race` (the
+    /// halves of the locations claim).
+    #[arg(long, requires = "detector_cmd", default_value = "locations", value_parser = clap::builder::PossibleValuesParser::new(race_oracles::theorems::Claim::ALL.map(race_oracles::theorems::Claim::name)))]
+    pub claim: String,
 }
 
 impl DetectorArgs {
@@ -295,7 +301,8 @@ impl DetectorArgs {
     pub fn factory(&self) -> Result<Option<crate::external::ExternalFactory>, CliError> {
         let Some(cmd) = &self.detector_cmd else { return Ok(None) };
         let timeout = fuzz_cmd::parse_duration(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))?;
-        crate::external::factory(cmd, self.persistent, self.report_pattern.as_deref(), timeout).map(Some).map_err(|e| CliError::input(format!("error: {e}")))
+        let claim = race_oracles::theorems::Claim::parse(&self.claim).ok_or_else(|| CliError::internal(format!("--claim {} passed clap's check", self.claim)))?;
+        crate::external::factory(cmd, self.persistent, self.report_pattern.as_deref(), timeout).map(|f| Some(f.claiming(claim))).map_err(|e| CliError::input(format!("error: {e}")))
     }
 }
 

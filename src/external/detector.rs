@@ -8,6 +8,7 @@ use race_oracles::explore::Names;
 use race_oracles::lang::Program;
 use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
 use race_oracles::theorems::detector::{DetectorFactory, DetectorFailure, DynamicDetector, Reported};
+use race_oracles::theorems::Claim;
 
 use super::process::{Failure, PerTrace, Persistent};
 use crate::std_trace::{write, NameTableBuilder};
@@ -29,6 +30,8 @@ pub struct ExternalFactory {
     mode: Mode,
     /// Field names of the program, so that distinct fields are distinct STD variables.
     fields: Vec<String>,
+    /// What the detector claims about every trace (`--claim`).
+    claim: Claim,
 }
 
 /// Numbers the trace files of per-trace mode: one counter for the process, so that no two
@@ -46,9 +49,14 @@ impl std::fmt::Debug for ExternalFactory {
 }
 
 impl ExternalFactory {
+    /// The same detector, claiming `claim` about every trace.
+    pub fn claiming(self, claim: Claim) -> Self {
+        ExternalFactory { claim, ..self }
+    }
+
     /// A factory for `command` run in `mode`.
     pub fn new(command: &str, mode: Mode) -> Self {
-        ExternalFactory { command: command.to_string(), mode, fields: vec![] }
+        ExternalFactory { command: command.to_string(), mode, fields: vec![], claim: Claim::default() }
     }
 }
 
@@ -59,6 +67,10 @@ impl DetectorFactory for ExternalFactory {
 
     fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
         Box::new(ExternalFactory { fields: Machine::new(p, 0).fields, ..self.clone() })
+    }
+
+    fn claim(&self) -> Claim {
+        self.claim
     }
 }
 

@@ -118,6 +118,12 @@ pub trait DetectorFactory {
         let _ = p;
         Box::new(SameFactory(self))
     }
+
+    /// What its detectors claim about every trace, which `fasttrack-precise` checks. The
+    /// default is FastTrack's: exactly the racy locations.
+    fn claim(&self) -> super::Claim {
+        super::Claim::Locations
+    }
 }
 
 impl<F: Fn() -> Box<dyn DynamicDetector>> DetectorFactory for F {
@@ -138,6 +144,10 @@ struct SameFactory<'a, F: ?Sized>(&'a F);
 impl<F: DetectorFactory + ?Sized> DetectorFactory for SameFactory<'_, F> {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
         self.0.fresh()
+    }
+
+    fn claim(&self) -> super::Claim {
+        self.0.claim()
     }
 
     fn for_program(&self, _: &Program) -> Box<dyn DetectorFactory + '_> {

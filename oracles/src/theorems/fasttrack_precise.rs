@@ -20,13 +20,12 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::{location_differences, reported_locations};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule, Witness};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Names, Schedule, Witness};
 use crate::gen;
 use crate::lang::{Dialect, Program};
-use crate::machine::Machine;
+use crate::machine::{EventIdx, Machine};
 use crate::race::data_races;
 
 /// The most executions one check explores (the campaign's own budget if lower).
@@ -61,38 +60,35 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     };
     // Static facts about the program, once (a detector may need them; FastTrack does not).
     let factory = factory.for_program(p);
+    let claim = factory.claim();
     let (mut traces, mut racy) = (0u64, 0u64);
     let mut locations = BTreeSet::new();
     let mut mismatch = None;
     let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
-        let truth: BTreeSet<String> = data_races(ex.trace).iter().map(|r| ex.state.addr_name(&m, r.addr)).collect();
-        let reported = match reported_locations(factory.as_ref(), ex.trace, &|a| ex.state.addr_name(&m, a)) {
-            Ok(run) => run.locations,
-            Err(failure) => {
-                let explanation = vec![format!("trace {traces} (schedule {}): DETECTOR FAILED: {failure}", Schedule(ex.schedule.to_vec()))];
-                mismatch = Some((explanation, Witness::of_execution(&m, ex)));
-                return ControlFlow::Break(());
-            }
+        let races = data_races(ex.trace);
+        // Names only for a mismatch's message (the cold path).
+        let event = |i: EventIdx| ex.trace.get(i.0 as usize).map_or_else(|| format!("event {}", i.0), |e| Names::of(&m, ex.state).event(e));
+        let lines = match claim.mismatches(factory.as_ref(), ex.trace, &races, &|a| ex.state.addr_name(&m, a), &event) {
+            Ok(lines) => lines,
+            Err(failure) => vec![format!("DETECTOR FAILED: {failure}")],
         };
-        racy += u64::from(!truth.is_empty());
-        let (missed, false_alarms) = location_differences(&truth, &reported);
-        if !missed.is_empty() || !false_alarms.is_empty() {
-            let mut explanation = vec![format!("trace {traces} (schedule {}) differs:", Schedule(ex.schedule.to_vec()))];
-            if !missed.is_empty() {
-                explanation.push(format!("MISSED racy location(s): {}", missed.join(", ")));
-            }
-            if !false_alarms.is_empty() {
-                explanation.push(format!("FALSE ALARM on race-free location(s): {}", false_alarms.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(", ")));
-            }
-            explanation.extend(false_alarms.iter().map(|(l, w)| format!("{l}: {w}")));
-            mismatch = Some((explanation, Witness::of_execution(&m, ex)));
+        racy += u64::from(!races.is_empty());
+        if !lines.is_empty() {
+            let schedule = Schedule(ex.schedule.to_vec());
+            let head = if lines[0].starts_with("DETECTOR FAILED") {
+                format!("trace {traces} (schedule {schedule}): {}", lines[0])
+            } else {
+                format!("trace {traces} (schedule {schedule}) differs:")
+            };
+            let rest = if lines[0].starts_with("DETECTOR FAILED") { &lines[1..] } else { &lines[..] };
+            mismatch = Some(([vec![head], rest.to_vec()].concat(), Witness::of_execution(&m, ex)));
             return ControlFlow::Break(());
         }
-        locations.extend(truth);
+        locations.extend(races.iter().map(|r| ex.state.addr_name(&m, r.addr)));
         ControlFlow::Continue(())
     });
-    let subject = format!("{name}: racy locations of every trace");
+    let subject = format!("{name}: {}", claim.property());
     if let Some((explanation, witness)) = mismatch {
         let item = Item { subject, status: ItemStatus::Violated, explanation, witness: Some(witness) };
         return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);

@@ -29,6 +29,7 @@
 
 pub mod bigfoot_precise;
 pub mod capsule_first_race;
+pub mod claim;
 pub mod detector;
 pub mod escape_trace_precise;
 pub mod explorer_agree;
@@ -52,6 +53,7 @@ pub mod sut;
 pub mod sync_cfg;
 pub mod trace_precision;
 
+pub use claim::Claim;
 pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
 pub use explorer_agree::FastExplorers;
 pub use filter::{AccessFilter, Classes, Decision, FilterFactory};
