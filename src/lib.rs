@@ -52,17 +52,17 @@ pub mod suts;
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then
 /// the oracle against its SUT (with the mutant named by the environment variable
 /// `RACEFUZZ_MUTANT`, if set) under [`suts::fuzz_bounds`], a budget of counts (never wall
-/// time), so that a slow input is `inconclusive` the same way on every machine. Fails
-/// (panics, as libFuzzer needs) only on the oracle's `fail`, printing the program and the
-/// explanation.
+/// time), so that a slow input is `inconclusive` the same way on every machine. Fails only
+/// on the oracle's `fail`, printing the program and the explanation, and then aborting:
+/// libFuzzer records the abort as a crash. Not a panic: under `RUST_BACKTRACE=1` the panic
+/// hook symbolizes a backtrace, which took more than libFuzzer's `-timeout` on a loaded
+/// machine, and libFuzzer's timeout handler then deadlocked in `malloc` (it is not
+/// async-signal-safe), leaving a `-fork` child hung for an hour.
 ///
 /// A misconfigured target (an unknown oracle, or a `RACEFUZZ_MUTANT` the oracle does not
 /// judge) says so on stderr and exits with status 2 in [`fuzz_init`], before any input: a
 /// panic or exit inside an input would be recorded as a crash artifact that reproduces
 /// nothing.
-///
-/// # Panics
-/// On `fail`.
 pub fn fuzz_one(oracle: &str, data: &[u8]) {
     let (o, s) = fuzz_init(oracle);
     let p = (o.generate)(data, s.relax());
@@ -77,7 +77,8 @@ pub fn fuzz_one(oracle: &str, data: &[u8]) {
             .map(|f| format!("written to {}; `racefuzz shrink {}` reduces it\n", f.display(), f.display()))
             .unwrap_or_default();
         let mutant = s.mutant().map(|m| format!(" under RACEFUZZ_MUTANT={m} (shrink the artifact with --mutant {m})")).unwrap_or_default();
-        panic!("{oracle} fails{mutant} on:\n{}\n{}{saved}", race_oracles::lang::print(&p), render::result_brief(&r));
+        eprintln!("{oracle} fails{mutant} on:\n{}\n{}{saved}", race_oracles::lang::print(&p), render::result_brief(&r));
+        std::process::abort();
     }
 }
 
