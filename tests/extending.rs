@@ -178,7 +178,7 @@ const GENERATED: &str = "# Generated from the registry, one target per oracle: d
 fn fuzz_target(id: &str) -> String {
     format!(
         "//! `{id}` on programs from its registry generator: a crash is the oracle failing (for a\n\
-         //! negative control, the expected rediscovery; `racefuzz list` states the claim).\n\
+         //! negative control, the expected rediscovery; `racefuzz mutants` states the claim).\n\
          //! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).\n\
          //! Generated from the registry by `tests/extending.rs`.\n\
          #![no_main]\n\

@@ -1,5 +1,5 @@
 //! `ldrf-sound-everywhere` on programs from its registry generator: a crash is the oracle failing (for a
-//! negative control, the expected rediscovery; `racefuzz list` states the claim).
+//! negative control, the expected rediscovery; `racefuzz mutants` states the claim).
 //! `RACEFUZZ_MUTANT=NAME` hunts a seeded bug instead (`racefuzz mutants`).
 //! Generated from the registry by `tests/extending.rs`.
 #![no_main]
