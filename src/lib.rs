@@ -118,10 +118,9 @@ fn fuzz_detector(o: &race_oracles::theorems::Oracle, cmd: &str, mutant: Option<&
     }
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let persistent = var("RACEFUZZ_DETECTOR_PERSISTENT").is_some_and(|v| v == "1");
-    let secs: u64 =
-        var("RACEFUZZ_DETECTOR_TIMEOUT").map(|t| t.parse().map_err(|_| format!("RACEFUZZ_DETECTOR_TIMEOUT: `{t}` is not a number of seconds"))).transpose()?.unwrap_or(10);
-    let f =
-        external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), std::time::Duration::from_secs(secs)).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?;
+    let secs: Option<u64> = var("RACEFUZZ_DETECTOR_TIMEOUT").map(|t| t.parse().map_err(|_| format!("RACEFUZZ_DETECTOR_TIMEOUT: `{t}` is not a number of seconds"))).transpose()?;
+    let timeout = secs.map_or(external::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
+    let f = external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), timeout).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?;
     suts::Subject::external(o, f).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))
 }
 

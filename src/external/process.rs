@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// another version is a [`Failure::Garbage`].
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The default time one trace may take.
+/// The default time one trace may take (`--detector-timeout`, `RACEFUZZ_DETECTOR_TIMEOUT`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How many bytes of a failing process's output a [`Failure`] keeps (its last bytes).
