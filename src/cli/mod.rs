@@ -271,7 +271,7 @@ pub struct DetectorArgs {
     /// `{}` stands for the path of the trace's STD file, and reported `loc`s are read from
     /// stdout; with --persistent, one process speaks JSON Lines (README, "Check your own
     /// detector").
-    #[arg(long, value_name = "CMD", env = "RACEFUZZ_DETECTOR_CMD")]
+    #[arg(long, value_name = "CMD")]
     pub detector_cmd: Option<String>,
     /// CMD is one long-lived process reading a request per trace on stdin.
     #[arg(long, requires = "detector_cmd")]
