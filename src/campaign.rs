@@ -215,10 +215,7 @@ impl CampaignError {
 /// An internal bug if the printed program does not parse back.
 pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult, Program), String> {
     let sut = subject.chosen().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
-    let sut = match subject.detector_cmd() {
-        Some(cmd) => format!("{sut}// detector-cmd: {cmd}\n"),
-        None => sut,
-    };
+    let sut = format!("{sut}{}", subject.detector_header().unwrap_or_default());
     let header = format!("// racefuzz finding\n// oracle: {}\n{sut}// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
     let body = format!("{header}{}", print(p));
     let reparsed = parse(&body).map_err(|e| format!("racefuzz internal bug: a finding does not parse back: {e}"))?;

@@ -283,7 +283,8 @@ pub struct Subject {
     mutant: Option<String>,
     relax: Relax,
     chosen: bool,
-    detector_cmd: Option<String>,
+    /// An external detector's command and finding-header lines.
+    detector_cmd: Option<(String, String)>,
 }
 
 /// The SUTs of the catalogue that `oracle` can judge (its kind and dialect), in catalogue
@@ -332,7 +333,7 @@ impl Subject {
         if oracle.sut != SutKind::DynamicDetector {
             return Err(SubjectError::NotADetector { oracle: oracle.id, kind: oracle.sut });
         }
-        let detector_cmd = Some(factory.command.clone());
+        let detector_cmd = Some((factory.command.clone(), factory.header()));
         Ok(Subject { entry: EXTERNAL, implementation: lend(factory, |f| Sut::Detector(f)), mutant: None, relax: Relax::default(), chosen: true, detector_cmd })
     }
 
@@ -411,7 +412,13 @@ impl Subject {
 
     /// The command of an external detector ([`Subject::external`]).
     pub fn detector_cmd(&self) -> Option<&str> {
-        self.detector_cmd.as_deref()
+        self.detector_cmd.as_ref().map(|(c, _)| c.as_str())
+    }
+
+    /// The finding-header lines of an external detector, which rebuild it
+    /// (`crate::external::ExternalFactory::header`).
+    pub fn detector_header(&self) -> Option<&str> {
+        self.detector_cmd.as_ref().map(|(_, h)| h.as_str())
     }
 }
 

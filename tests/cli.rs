@@ -164,13 +164,15 @@ fn fuzz_and_shrink_an_external_detector() {
     assert!(!found.is_empty());
     let file = found[0].display().to_string();
     let text = std::fs::read_to_string(&found[0]).unwrap();
-    assert!(text.contains("// sut: external\n// detector-cmd: python3 examples/detectors/lockset.py --persistent\n"), "{text}");
-    let (code, _, err) = racefuzz(&["shrink", &file]);
-    assert_eq!(code, 2);
-    assert!(err.contains("was found with the external detector `python3 examples/detectors/lockset.py --persistent`: pass --detector-cmd again"), "{err}");
-    let (code, out, err) = racefuzz(&[&["shrink", &file][..], &lockset].concat());
-    assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(out.matches("\nthread {").count(), 2, "{out}");
+    assert!(text.contains("// sut: external\n// detector-cmd: python3 examples/detectors/lockset.py --persistent\n// detector-mode: persistent\n// claim: locations\n"), "{text}");
+    // The header rebuilds the detector; flags give it anew.
+    for flags in [&[][..], &lockset[..]] {
+        let (code, out, err) = racefuzz(&[&["shrink", &file][..], flags].concat());
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(out.matches("\nthread {").count(), 2, "{out}");
+    }
+    let (code, _, err) = racefuzz(&["shrink", &file, "--into-test", "x"]);
+    assert_eq!(code, 2, "{err}");
     let (code, _, err) = racefuzz(&[&["shrink", &file, "--into-test", "x"][..], &lockset].concat());
     assert_eq!(code, 2, "{err}");
 }

@@ -541,11 +541,13 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
         }
         subject_or_external(&o, a.sut, a.mutant, a.detector)?
     } else if sut == Some(suts::EXTERNAL.name) {
-        let cmd = header(&head, "detector-cmd").unwrap_or("?");
-        return Err(CliError::input(format!(
-            "error: {} was found with the external detector `{cmd}`: pass --detector-cmd again (and --persistent if it ran so)",
-            a.file.display()
-        )));
+        if a.into_test.is_some() {
+            return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external detector's shrunk program in its own tests"));
+        }
+        let f = crate::external::from_header(&|k| header(&head, k).map(str::to_string), crate::external::DEFAULT_TIMEOUT)
+            .ok_or_else(|| CliError::input(format!("error: {} names the SUT `external` but no detector-cmd: pass --detector-cmd", a.file.display())))?
+            .map_err(|e| CliError::input(format!("error: {}: {e}", a.file.display())))?;
+        Subject::external(&o, f).map_err(super::check_cmd::subject_error)?
     } else {
         subject(&o, sut, mutant)?
     };

@@ -54,3 +54,16 @@ pub fn factory(command: &str, persistent: bool, pattern: Option<&str>, timeout: 
     };
     Ok(ExternalFactory::new(command, mode))
 }
+
+/// The detector a finding's header names ([`ExternalFactory::header`]), with `timeout`:
+/// `None` when the header names none.
+///
+/// # Errors
+/// A header that names a detector but not how to run it.
+pub fn from_header(header: &dyn Fn(&str) -> Option<String>, timeout: Duration) -> Option<Result<ExternalFactory, String>> {
+    let cmd = header("detector-cmd")?;
+    let persistent = header("detector-mode").as_deref() == Some("persistent");
+    let claim = header("claim").map_or(Some(race_oracles::theorems::Claim::default()), |c| race_oracles::theorems::Claim::parse(&c));
+    let Some(claim) = claim else { return Some(Err(format!("the finding's claim `{}` is not one racefuzz knows", header("claim").unwrap_or_default()))) };
+    Some(factory(&cmd, persistent, header("report-pattern").as_deref(), timeout).map(|f| f.claiming(claim)))
+}
