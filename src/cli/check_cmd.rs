@@ -61,9 +61,8 @@ pub(super) fn subject_error(e: suts::SubjectError) -> CliError {
 /// The subject of `check`/`fuzz`: an external detector when `--detector-cmd` is given
 /// (with no `--sut` or `--mutant`, which name catalogued SUTs), else as [`subject`].
 pub(super) fn subject_or_external(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs) -> Result<Subject, CliError> {
-    match detector.factory()? {
+    match detector.factory_alone(sut, mutant)? {
         None => subject(o, sut, mutant),
-        Some(_) if sut.is_some() || mutant.is_some() => Err(CliError::input("error: --detector-cmd is the SUT; it takes no --sut or --mutant")),
         Some(f) => Subject::external(o, f).map_err(subject_error),
     }
 }

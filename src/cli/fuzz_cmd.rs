@@ -159,10 +159,7 @@ fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed
 
 pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let FuzzArgs { seed, jobs, mutant, sut, out, max_programs, json, .. } = *a;
-    let detector = a.detector.factory()?;
-    if detector.is_some() && (sut.is_some() || mutant.is_some()) {
-        return Err(CliError::input("error: --detector-cmd is the SUT; it takes no --sut or --mutant"));
-    }
+    let detector = a.detector.factory_alone(sut, mutant)?;
     let oracles = oracles(a.ids, mutant, detector.is_some())?;
     // --sut applies to the oracles it fits, and must fit one.
     if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
@@ -535,15 +532,13 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     let o = oracle(id)?;
     let mutant = a.mutant.or_else(|| header(&head, "mutant").filter(|m| *m != "none"));
     let sut = a.sut.or_else(|| header(&head, "sut"));
+    // An external detector, by flags or by the finding's header.
+    if (a.detector.detector_cmd.is_some() || sut == Some(suts::EXTERNAL.name)) && a.into_test.is_some() {
+        return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external detector's shrunk program in its own tests"));
+    }
     let s = if a.detector.detector_cmd.is_some() {
-        if a.into_test.is_some() {
-            return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external detector's shrunk program in its own tests"));
-        }
         subject_or_external(&o, a.sut, a.mutant, a.detector)?
     } else if sut == Some(suts::EXTERNAL.name) {
-        if a.into_test.is_some() {
-            return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external detector's shrunk program in its own tests"));
-        }
         let f = crate::external::from_header(&|k| header(&head, k).map(str::to_string), crate::external::DEFAULT_TIMEOUT)
             .ok_or_else(|| CliError::input(format!("error: {} names the SUT `external` but no detector-cmd: pass --detector-cmd", a.file.display())))?
             .map_err(|e| CliError::input(format!("error: {}: {e}", a.file.display())))?;

@@ -294,11 +294,24 @@ pub struct DetectorArgs {
 }
 
 impl DetectorArgs {
+    /// The external detector, if one is given, refusing `--sut` and `--mutant` beside it
+    /// (they name catalogued SUTs).
+    ///
+    /// # Errors
+    /// As [`DetectorArgs::factory`], and `--sut` or `--mutant` with `--detector-cmd`.
+    pub fn factory_alone(&self, sut: Option<&str>, mutant: Option<&str>) -> Result<Option<crate::external::ExternalFactory>, CliError> {
+        let f = self.factory()?;
+        if f.is_some() && (sut.is_some() || mutant.is_some()) {
+            return Err(CliError::input("error: --detector-cmd is the SUT; it takes no --sut or --mutant"));
+        }
+        Ok(f)
+    }
+
     /// The external detector, if one is given.
     ///
     /// # Errors
     /// A bad pattern or timeout, or a per-trace command without `{}`.
-    pub fn factory(&self) -> Result<Option<crate::external::ExternalFactory>, CliError> {
+    fn factory(&self) -> Result<Option<crate::external::ExternalFactory>, CliError> {
         let Some(cmd) = &self.detector_cmd else { return Ok(None) };
         let timeout = fuzz_cmd::parse_duration(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))?;
         let claim = race_oracles::theorems::Claim::parse(&self.claim).ok_or_else(|| CliError::internal(format!("--claim {} passed clap's check", self.claim)))?;

@@ -69,20 +69,16 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         let races = data_races(ex.trace);
         // Names only for a mismatch's message (the cold path).
         let event = |i: EventIdx| ex.trace.get(i.0 as usize).map_or_else(|| format!("event {}", i.0), |e| Names::of(&m, ex.state).event(e));
-        let lines = match claim.mismatches(factory.as_ref(), ex.trace, &races, &|a| ex.state.addr_name(&m, a), &event) {
-            Ok(lines) => lines,
-            Err(failure) => vec![format!("DETECTOR FAILED: {failure}")],
-        };
+        let found = claim.mismatches(factory.as_ref(), ex.trace, &races, &|a| ex.state.addr_name(&m, a), &event);
         racy += u64::from(!races.is_empty());
-        if !lines.is_empty() {
-            let schedule = Schedule(ex.schedule.to_vec());
-            let head = if lines[0].starts_with("DETECTOR FAILED") {
-                format!("trace {traces} (schedule {schedule}): {}", lines[0])
-            } else {
-                format!("trace {traces} (schedule {schedule}) differs:")
-            };
-            let rest = if lines[0].starts_with("DETECTOR FAILED") { &lines[1..] } else { &lines[..] };
-            mismatch = Some(([vec![head], rest.to_vec()].concat(), Witness::of_execution(&m, ex)));
+        let schedule = || Schedule(ex.schedule.to_vec());
+        let explanation = match found {
+            Ok(lines) if lines.is_empty() => None,
+            Ok(lines) => Some([vec![format!("trace {traces} (schedule {}) differs:", schedule())], lines].concat()),
+            Err(failure) => Some(vec![format!("trace {traces} (schedule {}): DETECTOR FAILED: {failure}", schedule())]),
+        };
+        if let Some(explanation) = explanation {
+            mismatch = Some((explanation, Witness::of_execution(&m, ex)));
             return ControlFlow::Break(());
         }
         locations.extend(races.iter().map(|r| ex.state.addr_name(&m, r.addr)));
