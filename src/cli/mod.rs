@@ -298,7 +298,8 @@ impl DetectorArgs {
     /// (they name catalogued SUTs).
     ///
     /// # Errors
-    /// As [`DetectorArgs::factory`], and `--sut` or `--mutant` with `--detector-cmd`.
+    /// A bad pattern or timeout, a per-trace command without `{}`, and `--sut` or `--mutant`
+    /// with `--detector-cmd`.
     pub fn factory_alone(&self, sut: Option<&str>, mutant: Option<&str>) -> Result<Option<crate::external::ExternalFactory>, CliError> {
         let f = self.factory()?;
         if f.is_some() && (sut.is_some() || mutant.is_some()) {
