@@ -38,10 +38,10 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     let first = reg.all()[0];
     let ps = programs(&first, &Subject::for_oracle(&first, None).expect("real SUT"), 200);
-    let reports: usize = ps.iter().map(|p| RacerDx::default().reports(p).len()).sum();
+    let reports: usize = ps.iter().map(|p| RacerDx::default().reports(p).map_or(0, |r| r.len())).sum();
     eprintln!("oracle benchmark: 200 programs, {reports} RacerDX reports");
     g.throughput(Throughput::Elements(ps.len() as u64));
-    g.bench_function("analysis-only", |b| b.iter(|| ps.iter().map(|p| RacerDx::default().reports(p).len()).sum::<usize>()));
+    g.bench_function("analysis-only", |b| b.iter(|| ps.iter().map(|p| RacerDx::default().reports(p).map_or(0, |r| r.len())).sum::<usize>()));
     for o in reg.all() {
         let s = Subject::for_oracle(o, None).expect("real SUT");
         let ps = programs(o, &s, 200);

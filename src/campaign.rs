@@ -94,8 +94,9 @@ pub struct Settings {
     pub keep: usize,
     /// Stop once this many distinct signatures have been found, if set.
     pub stop_after: Option<u64>,
-    /// An external detector to judge instead of the catalogue's SUTs (`--detector-cmd`).
-    pub detector: Option<crate::external::ExternalFactory>,
+    /// An external detector or analysis to judge instead of the catalogue's SUTs
+    /// (`--detector-cmd`, `--analysis-cmd`).
+    pub external: Option<crate::external::External>,
 }
 
 /// Counters of a campaign, per oracle.
@@ -215,7 +216,7 @@ impl CampaignError {
 /// An internal bug if the printed program does not parse back.
 pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult, Program), String> {
     let sut = subject.chosen().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
-    let sut = format!("{sut}{}", subject.detector_header().unwrap_or_default());
+    let sut = format!("{sut}{}", subject.external_header().unwrap_or_default());
     let header = format!("// racefuzz finding\n// oracle: {}\n{sut}// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
     let body = format!("{header}{}", print(p));
     let reparsed = parse(&body).map_err(|e| format!("racefuzz internal bug: a finding does not parse back: {e}"))?;
@@ -270,7 +271,7 @@ fn fnv(s: &str) -> u64 {
 /// campaign stops at once; the error carries the finding).
 pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Found, CampaignError> {
     // Every oracle judges the mutant, if any (the command line chose them so).
-    let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.sut.as_deref(), s.mutant.as_deref(), s.detector.as_ref())).collect::<Result<_, _>>()?;
+    let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.sut.as_deref(), s.mutant.as_deref(), s.external.as_ref())).collect::<Result<_, _>>()?;
     let seen: Mutex<HashSet<u64>> = Mutex::new(HashSet::new());
     let groups: Mutex<BTreeMap<String, Group>> = Mutex::new(BTreeMap::new());
     let failure: Mutex<Option<CampaignError>> = Mutex::new(None);
@@ -399,18 +400,18 @@ fn share(o: &Oracle) -> f64 {
     }
 }
 
-/// The subject an oracle runs in a campaign on `sut` hunting `mutant`: the external
-/// `detector` if there is one, else the SUT named where it fits the oracle (its kind and
+/// The subject an oracle runs in a campaign on `sut` hunting `mutant`: the `external`
+/// detector or analysis if there is one, else the SUT named where it fits the oracle (its kind and
 /// dialect), the oracle's own otherwise, with the mutant applied. A mutant the oracle does
 /// not judge is refused, as `check` refuses it ([`suts::SubjectError::ForeignMutant`]):
 /// run, it would silently hunt nothing.
 ///
 /// # Errors
 /// When the oracle does not judge the mutant, or the mutant is unknown, or the detector
-/// is given to an oracle that judges no detector.
-pub fn subject_for(o: &Oracle, sut: Option<&str>, mutant: Option<&str>, detector: Option<&crate::external::ExternalFactory>) -> Result<Subject, suts::SubjectError> {
-    if let Some(f) = detector {
-        return Subject::external(o, f.clone());
+/// or analysis is given to an oracle that does not judge one.
+pub fn subject_for(o: &Oracle, sut: Option<&str>, mutant: Option<&str>, external: Option<&crate::external::External>) -> Result<Subject, suts::SubjectError> {
+    if let Some(x) = external {
+        return Subject::from_external(o, x.clone());
     }
     let sut = sut.filter(|name| suts::fitting(o).any(|e| e.name == *name));
     Subject::for_oracle_on(o, sut, mutant)

@@ -157,7 +157,7 @@ fn sorted_pair(a: &str, b: &str) -> (String, String) {
 pub fn report_mismatches(src: &str, p: &Program, a: &dyn StaticRaceAnalysis) -> Result<Vec<String>, String> {
     let Some(expected) = report_expectations(src)? else { return Ok(vec![]) };
     let mut actual = PinnedReports::new();
-    for r in a.reports(p) {
+    for r in a.reports(p).map_err(|e| format!("{} gave no reports: {e}", a.name()))? {
         let [s0, s1] = &r.sides;
         actual.entry(sorted_pair(&s0.method, &s1.method)).or_default().insert(s0.path.fields.join("."));
     }

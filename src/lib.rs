@@ -132,7 +132,7 @@ mod tests {
     fn a_fuzz_target_takes_an_external_detector_only_where_it_can_judge_one() {
         let reg = race_oracles::theorems::Registry::builtin();
         let (ft, tp) = (*reg.find("fasttrack-precise").unwrap(), *reg.find("racerdx-tp").unwrap());
-        assert_eq!(fuzz_detector(&ft, "hb {}", None).map(|s| s.detector_cmd().map(str::to_string)), Ok(Some("hb {}".into())));
+        assert_eq!(fuzz_detector(&ft, "hb {}", None).map(|s| s.external_cmd().map(str::to_string)), Ok(Some("hb {}".into())));
         assert_eq!(fuzz_detector(&ft, "hb {}", Some("ft-no-join-edge")).err(), Some("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into()));
         assert!(fuzz_detector(&ft, "hb", None).err().is_some_and(|e| e.contains("has no `{}`")));
         assert!(fuzz_detector(&tp, "hb {}", None).err().is_some_and(|e| e.contains("applies to fasttrack-precise")));

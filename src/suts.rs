@@ -220,6 +220,15 @@ pub enum SubjectError {
         /// The kind it judges.
         kind: SutKind,
     },
+    /// An external static analysis (`--analysis-cmd`) for an oracle that does not judge a
+    /// static analysis's reports.
+    #[error("{oracle} judges {what}; --analysis-cmd applies to {}", analysis_oracles().join(", "))]
+    NotAnAnalysis {
+        /// The oracle.
+        oracle: &'static str,
+        /// What it judges instead.
+        what: String,
+    },
     /// No SUT of the kind and dialect the oracle needs.
     #[error("racefuzz internal bug: no {kind:?} SUT for the {dialect} dialect (oracle {oracle})")]
     NoSut {
@@ -271,6 +280,20 @@ pub fn detector_oracles() -> Vec<&'static str> {
     race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::DynamicDetector).map(|o| o.id).collect()
 }
 
+/// The catalogue entry of an external static analysis (`--analysis-cmd`): built by
+/// [`Subject::external_analysis`] from its command.
+pub const EXTERNAL_ANALYSIS: SutEntry = SutEntry { name: "external-analysis", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_| None, rules: &[] };
+
+/// Static-analysis oracles that judge the method summaries only, never the reports, so an
+/// external analysis (which gives reports only) cannot be judged by them.
+const SUMMARY_ORACLES: &[&str] = &["racerdx-complete"];
+
+/// The oracles of the registry that judge a static analysis's reports (what
+/// `--analysis-cmd` applies to).
+pub fn analysis_oracles() -> Vec<&'static str> {
+    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis && !SUMMARY_ORACLES.contains(&o.id)).map(|o| o.id).collect()
+}
+
 /// The oracles of the registry that judge `mutant`, in registry order.
 pub fn judges_of(mutant: &str) -> Vec<&'static str> {
     race_oracles::theorems::Registry::builtin().all().iter().filter(|o| judges(o, mutant)).map(|o| o.id).collect()
@@ -283,8 +306,8 @@ pub struct Subject {
     mutant: Option<String>,
     relax: Relax,
     chosen: bool,
-    /// An external detector's command and finding-header lines.
-    detector_cmd: Option<(String, String)>,
+    /// An external SUT's command and finding-header lines.
+    external: Option<(String, String)>,
 }
 
 /// The SUTs of the catalogue that `oracle` can judge (its kind and dialect), in catalogue
@@ -333,8 +356,38 @@ impl Subject {
         if oracle.sut != SutKind::DynamicDetector {
             return Err(SubjectError::NotADetector { oracle: oracle.id, kind: oracle.sut });
         }
-        let detector_cmd = Some((factory.command.clone(), factory.header()));
-        Ok(Subject { entry: EXTERNAL, implementation: lend(factory, |f| Sut::Detector(f)), mutant: None, relax: Relax::default(), chosen: true, detector_cmd })
+        let external = Some((factory.command.clone(), factory.header()));
+        Ok(Subject { entry: EXTERNAL, implementation: lend(factory, |f| Sut::Detector(f)), mutant: None, relax: Relax::default(), chosen: true, external })
+    }
+
+    /// An external static analysis (`crate::external::ExternalAnalysis`) judged by `oracle`.
+    ///
+    /// # Errors
+    /// [`SubjectError::NotAnAnalysis`] when the oracle does not judge a static analysis's
+    /// reports.
+    pub fn external_analysis(oracle: &Oracle, analysis: crate::external::ExternalAnalysis) -> Result<Subject, SubjectError> {
+        if !analysis_oracles().contains(&oracle.id) {
+            let what = if oracle.sut == SutKind::StaticRaceAnalysis {
+                "a static analysis's method summaries, which an external analysis does not give".to_string()
+            } else {
+                format!("a {:?}, not a static race analysis", oracle.sut)
+            };
+            return Err(SubjectError::NotAnAnalysis { oracle: oracle.id, what });
+        }
+        let external = Some((analysis.command.clone(), analysis.header()));
+        Ok(Subject { entry: EXTERNAL_ANALYSIS, implementation: lend(analysis, |a| Sut::Static(a)), mutant: None, relax: Relax::default(), chosen: true, external })
+    }
+
+    /// An external SUT of either kind judged by `oracle`.
+    ///
+    /// # Errors
+    /// [`SubjectError::NotADetector`] or [`SubjectError::NotAnAnalysis`] when the oracle
+    /// judges another kind of SUT.
+    pub fn from_external(oracle: &Oracle, external: crate::external::External) -> Result<Subject, SubjectError> {
+        match external {
+            crate::external::External::Detector(f) => Subject::external(oracle, f),
+            crate::external::External::Analysis(a) => Subject::external_analysis(oracle, a),
+        }
     }
 
     /// The SUT named `name` (`racefuzz analyze`), with `mutant` applied; `None` if there is
@@ -357,7 +410,7 @@ impl Subject {
             return Err(unknown());
         }
         let (implementation, relax) = (entry.build)(&names).ok_or_else(unknown)?;
-        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax, chosen: false, detector_cmd: None })
+        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax, chosen: false, external: None })
     }
 
     /// The SUT, as the oracle receives it.
@@ -410,15 +463,16 @@ impl Subject {
         self.chosen.then_some(self.entry.name)
     }
 
-    /// The command of an external detector ([`Subject::external`]).
-    pub fn detector_cmd(&self) -> Option<&str> {
-        self.detector_cmd.as_ref().map(|(c, _)| c.as_str())
+    /// The command of an external detector or analysis ([`Subject::external`],
+    /// [`Subject::external_analysis`]).
+    pub fn external_cmd(&self) -> Option<&str> {
+        self.external.as_ref().map(|(c, _)| c.as_str())
     }
 
-    /// The finding-header lines of an external detector, which rebuild it
-    /// (`crate::external::ExternalFactory::header`).
-    pub fn detector_header(&self) -> Option<&str> {
-        self.detector_cmd.as_ref().map(|(_, h)| h.as_str())
+    /// The finding-header lines of an external detector or analysis, which rebuild it
+    /// (`crate::external::ExternalFactory::header`, `crate::external::ExternalAnalysis::header`).
+    pub fn external_header(&self) -> Option<&str> {
+        self.external.as_ref().map(|(_, h)| h.as_str())
     }
 }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use race_oracles::lang::{Dialect, Program};
-use race_oracles::theorems::{Budget, Item, ItemStatus, Oracle, OracleResult, RaceReport, Registry, StaticRaceAnalysis, Sut, SutKind, Verdict};
+use race_oracles::theorems::{AnalysisFailure, Budget, Item, ItemStatus, Oracle, OracleResult, RaceReport, Registry, StaticRaceAnalysis, Sut, SutKind, Verdict};
 use racefuzz::campaign::{self, Counters, Settings};
 use racefuzz::suts::{self, Subject, SUTS};
 
@@ -99,8 +99,11 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     if let Some(note) = TOY.unmet(p, b.relax) {
         return OracleResult::inconclusive(TOY.id, a.name(), TOY.item_kind, note);
     }
-    let items = a
-        .reports(p)
+    let reports = match a.reports(p) {
+        Ok(r) => r,
+        Err(failure) => return OracleResult::inconclusive(TOY.id, a.name(), TOY.item_kind, format!("no reports: {failure}")),
+    };
+    let items = reports
         .into_iter()
         .map(|r| {
             let rooted = r.sides.iter().all(|s| p.method(&s.method).is_some_and(|m| m.params.contains(&s.path.root)));
@@ -133,7 +136,7 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
         max_programs: Some(300),
         keep: 3,
         stop_after: None,
-        detector: None,
+        external: None,
     };
     let counters = Counters::new(1);
     let found = campaign::run(&s, &counters, &AtomicBool::new(false), |_| {}).unwrap();
@@ -152,8 +155,8 @@ impl StaticRaceAnalysis for Silent {
         "silent".into()
     }
 
-    fn reports(&self, _: &Program) -> Vec<RaceReport> {
-        vec![]
+    fn reports(&self, _: &Program) -> Result<Vec<RaceReport>, AnalysisFailure> {
+        Ok(vec![])
     }
 }
 

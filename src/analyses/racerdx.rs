@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use race_oracles::lang::{AccessKind, Block, Cond, Expr, Place, Program, Relax, StmtKind};
 use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
-use race_oracles::theorems::{AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+use race_oracles::theorems::{AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
 
 use crate::mutants::{Prediction, Seeded};
 
@@ -702,12 +702,12 @@ impl StaticRaceAnalysis for RacerDx {
         }
     }
 
-    fn reports(&self, p: &Program) -> Vec<RaceReport> {
+    fn reports(&self, p: &Program) -> Result<Vec<RaceReport>, AnalysisFailure> {
         let mut ctx = self.ctx(p);
         let sums: Vec<(String, Dom)> = p.methods.iter().map(|m| (m.name.clone(), ctx.summary(&m.name))).collect();
         let mut out = BTreeSet::new();
         if self.opts.bugs.reports_nothing {
-            return vec![];
+            return Ok(vec![]);
         }
         for (i, (m1, s1)) in sums.iter().enumerate() {
             for (m2, s2) in &sums[i..] {
@@ -743,7 +743,7 @@ impl StaticRaceAnalysis for RacerDx {
                 }
             }
         }
-        out.into_iter().collect()
+        Ok(out.into_iter().collect())
     }
 
     fn summary(&self, p: &Program, method: &str) -> Option<Summary> {
@@ -770,6 +770,7 @@ mod tests {
         )
         .unwrap();
         let (reports, fired) = record(|| RacerDx::default().reports(&p));
+        let reports = reports.expect("RacerDX always answers");
         assert_eq!(reports.len(), 2);
         use RacerDxReportRule as P;
         use RacerDxRule as R;

@@ -51,19 +51,22 @@ pub(super) fn subject(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mut
 /// A [`suts::SubjectError`] in the CLI's two voices.
 pub(super) fn subject_error(e: suts::SubjectError) -> CliError {
     match e {
-        suts::SubjectError::UnknownMutant { .. } | suts::SubjectError::ForeignMutant { .. } | suts::SubjectError::UnknownSut { .. } | suts::SubjectError::NotADetector { .. } => {
-            CliError::input(format!("error: {e}"))
-        }
+        suts::SubjectError::UnknownMutant { .. }
+        | suts::SubjectError::ForeignMutant { .. }
+        | suts::SubjectError::UnknownSut { .. }
+        | suts::SubjectError::NotADetector { .. }
+        | suts::SubjectError::NotAnAnalysis { .. } => CliError::input(format!("error: {e}")),
         suts::SubjectError::NoSut { .. } => CliError::internal(e),
     }
 }
 
-/// The subject of `check`/`fuzz`: an external detector when `--detector-cmd` is given
-/// (with no `--sut` or `--mutant`, which name catalogued SUTs), else as [`subject`].
+/// The subject of `check`/`fuzz`: an external detector or analysis when `--detector-cmd`
+/// or `--analysis-cmd` is given (with no `--sut` or `--mutant`, which name catalogued
+/// SUTs), else as [`subject`].
 pub(super) fn subject_or_external(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs) -> Result<Subject, CliError> {
     match detector.factory_alone(sut, mutant)? {
         None => subject(o, sut, mutant),
-        Some(f) => Subject::external(o, f).map_err(subject_error),
+        Some(x) => Subject::from_external(o, x).map_err(subject_error),
     }
 }
 
@@ -91,7 +94,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
     let (opts, _) = crate::analyses::racerdx::options(&mutant.map(|m| m.split('+').collect::<Vec<_>>()).unwrap_or_default())
         .ok_or_else(|| CliError::internal("a validated mutant is not a RacerDX mutant"))?;
     let a = RacerDx::new(if matches!(name, AnalysisName::Racerd) { Options { stability: false, ..opts } } else { opts });
-    let reports = a.reports(&prog);
+    let reports = a.reports(&prog).map_err(|e| CliError::internal(format!("RacerDX gave no reports: {e}")))?;
     if json {
         let sums: serde_json::Map<String, serde_json::Value> =
             prog.methods.iter().filter_map(|m| a.summary(&prog, &m.name).map(|s| (m.name.clone(), serde_json::json!({ "text": s.to_string(), "summary": s })))).collect();

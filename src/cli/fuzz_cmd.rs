@@ -76,14 +76,19 @@ impl StatusClock {
 /// The oracles named on the command line; when none is, all but the negative controls
 /// (which are expected to fail and run only when named), and with `--mutant` only those of
 /// them that judge it, so that `racefuzz fuzz --mutant M` hunts M wherever it can be seen.
-/// A named oracle that does not judge the mutant is refused later, by its subject.
-fn oracles(ids: &[String], mutant: Option<&str>, detector: bool) -> Result<Vec<Oracle>, CliError> {
+/// A named oracle that does not judge the mutant is refused later, by its subject. With an
+/// external SUT, the oracles that judge one of its kind.
+fn oracles(ids: &[String], mutant: Option<&str>, external: Option<&crate::external::External>) -> Result<Vec<Oracle>, CliError> {
     if !ids.is_empty() {
         return ids.iter().map(|id| oracle(id)).collect();
     }
     let reg = Registry::builtin();
-    if detector {
-        return Ok(reg.all().iter().filter(|o| !o.negative_control && o.sut == race_oracles::theorems::SutKind::DynamicDetector).copied().collect());
+    match external {
+        Some(crate::external::External::Detector(_)) => {
+            return Ok(reg.all().iter().filter(|o| !o.negative_control && o.sut == race_oracles::theorems::SutKind::DynamicDetector).copied().collect());
+        }
+        Some(crate::external::External::Analysis(_)) => return Ok(reg.all().iter().filter(|o| suts::analysis_oracles().contains(&o.id)).copied().collect()),
+        None => {}
     }
     let defaults = reg.all().iter().filter(|o| !o.negative_control).copied();
     let Some(m) = mutant else { return Ok(defaults.collect()) };
@@ -159,8 +164,8 @@ fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed
 
 pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let FuzzArgs { seed, jobs, mutant, sut, out, max_programs, json, .. } = *a;
-    let detector = a.detector.factory_alone(sut, mutant)?;
-    let oracles = oracles(a.ids, mutant, detector.is_some())?;
+    let external = a.detector.factory_alone(sut, mutant)?;
+    let oracles = oracles(a.ids, mutant, external.as_ref())?;
     // --sut applies to the oracles it fits, and must fit one.
     if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
         let fitting: std::collections::BTreeSet<&str> = oracles.iter().flat_map(|o| suts::fitting(o).map(|e| e.name)).collect();
@@ -173,7 +178,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         )));
     }
     let subjects: Vec<Subject> =
-        oracles.iter().map(|o| campaign::subject_for(o, sut, mutant, detector.as_ref())).collect::<Result<_, _>>().map_err(|e| CliError::input(format!("error: {e}")))?;
+        oracles.iter().map(|o| campaign::subject_for(o, sut, mutant, external.as_ref())).collect::<Result<_, _>>().map_err(|e| CliError::input(format!("error: {e}")))?;
     // --max-programs alone is a budget of its own; --time alone or neither is 60s.
     let time = match (a.time, max_programs) {
         (Some(t), _) => Some(parse_duration(t).map_err(|e| CliError::input(format!("error: --time: {e}")))?),
@@ -194,7 +199,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         max_programs,
         keep: a.keep.max(1),
         stop_after: a.stop_after,
-        detector,
+        external,
     };
     // With --json, stdout is the summary alone; what a person reads goes to stderr.
     let say = |line: &str| if json { eprintln!("{line}") } else { outln!("{line}") };
@@ -532,12 +537,18 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     let o = oracle(id)?;
     let mutant = a.mutant.or_else(|| header(&head, "mutant").filter(|m| *m != "none"));
     let sut = a.sut.or_else(|| header(&head, "sut"));
-    // An external detector, by flags or by the finding's header.
-    if (a.detector.detector_cmd.is_some() || sut == Some(suts::EXTERNAL.name)) && a.into_test.is_some() {
-        return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external detector's shrunk program in its own tests"));
+    // An external detector or analysis, by flags or by the finding's header.
+    let external_sut = sut == Some(suts::EXTERNAL.name) || sut == Some(suts::EXTERNAL_ANALYSIS.name);
+    if (a.detector.is_external() || external_sut) && a.into_test.is_some() {
+        return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external SUT's shrunk program in its own tests"));
     }
-    let s = if a.detector.detector_cmd.is_some() {
+    let s = if a.detector.is_external() {
         subject_or_external(&o, a.sut, a.mutant, a.detector)?
+    } else if sut == Some(suts::EXTERNAL_ANALYSIS.name) {
+        let x = crate::external::analysis_from_header(&|k| header(&head, k).map(str::to_string), crate::external::DEFAULT_TIMEOUT)
+            .ok_or_else(|| CliError::input(format!("error: {} names the SUT `{}` but no analysis-cmd: pass --analysis-cmd", a.file.display(), suts::EXTERNAL_ANALYSIS.name)))?
+            .map_err(|e| CliError::input(format!("error: {}: {e}", a.file.display())))?;
+        Subject::external_analysis(&o, x).map_err(super::check_cmd::subject_error)?
     } else if sut == Some(suts::EXTERNAL.name) {
         let f = crate::external::from_header(&|k| header(&head, k).map(str::to_string), crate::external::DEFAULT_TIMEOUT)
             .ok_or_else(|| CliError::input(format!("error: {} names the SUT `external` but no detector-cmd: pass --detector-cmd", a.file.display())))?

@@ -207,7 +207,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
                 max_programs: None,
                 keep: 1,
                 stop_after: Some(1),
-                detector: None,
+                external: None,
             };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);

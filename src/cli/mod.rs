@@ -271,19 +271,25 @@ pub struct DetectorArgs {
     /// `{}` stands for the path of the trace's STD file, and reported `loc`s are read from
     /// stdout; with --persistent, one process speaks JSON Lines (README, "Check your own
     /// detector").
-    #[arg(long, value_name = "CMD")]
+    #[arg(long, value_name = "CMD", group = "external")]
     pub detector_cmd: Option<String>,
-    /// CMD is one long-lived process reading a request per trace on stdin.
-    #[arg(long, requires = "detector_cmd")]
+    /// Judge a static race analysis that runs as a command (any language), for the oracles
+    /// that judge an analysis's reports (racerdx-tp, racerdx-reports): `{}` stands for the
+    /// path of the program's `.race` file, and the reports are read as JSON from stdout;
+    /// with --persistent, one process speaks JSON Lines (README, "A static analyzer").
+    #[arg(long, value_name = "CMD", group = "external")]
+    pub analysis_cmd: Option<String>,
+    /// CMD is one long-lived process reading a request per trace (or program) on stdin.
+    #[arg(long, requires = "external")]
     pub persistent: bool,
     /// How a report line looks (per trace): a glob with one `{loc}`, `*` for any text
     /// (`'*race at {loc}*'`); default: any line that echoes an STD event
     /// (`Race detected at event 2 : T1|w(V1)|2`).
     #[arg(long, value_name = "GLOB", requires = "detector_cmd")]
     pub report_pattern: Option<String>,
-    /// The time CMD may take on one trace (`500ms`, `10s`); a slower run is killed and is
-    /// a finding.
-    #[arg(long, value_name = "DURATION", requires = "detector_cmd", default_value = "10s")]
+    /// The time CMD may take on one trace (or program); a slower run is killed and is a
+    /// finding.
+    #[arg(long, value_name = "DURATION", requires = "external", default_value = "10s")]
     pub detector_timeout: String,
     /// What the detector claims about every trace: exactly the racy `locations`
     /// (FastTrack's claim), exactly the racy `events` (each access that completes a race),
@@ -300,12 +306,26 @@ impl DetectorArgs {
     /// # Errors
     /// A bad pattern or timeout, a per-trace command without `{}`, and `--sut` or `--mutant`
     /// with `--detector-cmd`.
-    pub fn factory_alone(&self, sut: Option<&str>, mutant: Option<&str>) -> Result<Option<crate::external::ExternalFactory>, CliError> {
-        let f = self.factory()?;
+    pub fn factory_alone(&self, sut: Option<&str>, mutant: Option<&str>) -> Result<Option<crate::external::External>, CliError> {
+        let flag = if self.analysis_cmd.is_some() { "--analysis-cmd" } else { "--detector-cmd" };
+        let f = match &self.analysis_cmd {
+            Some(cmd) => Some(crate::external::ExternalAnalysis::new(cmd, self.persistent, self.timeout()?).map_err(|e| CliError::input(format!("error: {e}")))?.into()),
+            None => self.factory()?.map(Into::into),
+        };
         if f.is_some() && (sut.is_some() || mutant.is_some()) {
-            return Err(CliError::input("error: --detector-cmd is the SUT; it takes no --sut or --mutant"));
+            return Err(CliError::input(format!("error: {flag} is the SUT; it takes no --sut or --mutant")));
         }
         Ok(f)
+    }
+
+    /// `--detector-timeout`.
+    fn timeout(&self) -> Result<std::time::Duration, CliError> {
+        fuzz_cmd::parse_duration(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))
+    }
+
+    /// Whether an external SUT is given.
+    pub fn is_external(&self) -> bool {
+        self.detector_cmd.is_some() || self.analysis_cmd.is_some()
     }
 
     /// The external detector, if one is given.
@@ -314,7 +334,7 @@ impl DetectorArgs {
     /// A bad pattern or timeout, or a per-trace command without `{}`.
     fn factory(&self) -> Result<Option<crate::external::ExternalFactory>, CliError> {
         let Some(cmd) = &self.detector_cmd else { return Ok(None) };
-        let timeout = fuzz_cmd::parse_duration(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))?;
+        let timeout = self.timeout()?;
         let claim = race_oracles::theorems::Claim::parse(&self.claim).ok_or_else(|| CliError::internal(format!("--claim {} passed clap's check", self.claim)))?;
         crate::external::factory(cmd, self.persistent, self.report_pattern.as_deref(), timeout).map(|f| Some(f.claiming(claim))).map_err(|e| CliError::input(format!("error: {e}")))
     }

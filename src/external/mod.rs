@@ -1,5 +1,11 @@
-//! A race detector in another process, in any language, as a system under test: the
-//! dynamic-detector oracles (`fasttrack-precise`: the racy locations of every trace, spec
+//! A race detector or a static race analysis in another process, in any language, as a
+//! system under test. A static analysis (`--analysis-cmd`) is given each program as
+//! `.race` text and answers with its reports in JSON ([`ExternalAnalysis`]); the oracles
+//! that judge reports (`racerdx-tp`, `racerdx-reports`) judge it as they judge RacerDX, and
+//! a failure of it is a finding of its own (`ANALYSIS FAILED`). The rest of this page is
+//! about detectors; the process plumbing ([`Persistent`], [`run_on_file`]) is shared.
+//!
+//! A detector (`--detector-cmd`) is judged by the dynamic-detector oracles (`fasttrack-precise`: the racy locations of every trace, spec
 //! bigfoot.md §9.1 O0) judge it as they judge FastTrack. Two modes, as detectors are
 //! written:
 //!
@@ -24,13 +30,36 @@
 //! need not agree across traces here (unlike `racefuzz trace --out`, whose files are read
 //! side by side).
 
+mod analysis;
 mod detector;
 mod process;
 
 use std::time::Duration;
 
+pub use analysis::ExternalAnalysis;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
-pub use process::{Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
+pub use process::{run_on_file, Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
+
+/// A system under test in another process: a dynamic detector or a static analysis.
+#[derive(Clone, Debug)]
+pub enum External {
+    /// `--detector-cmd`.
+    Detector(ExternalFactory),
+    /// `--analysis-cmd`.
+    Analysis(ExternalAnalysis),
+}
+
+impl From<ExternalFactory> for External {
+    fn from(f: ExternalFactory) -> Self {
+        External::Detector(f)
+    }
+}
+
+impl From<ExternalAnalysis> for External {
+    fn from(a: ExternalAnalysis) -> Self {
+        External::Analysis(a)
+    }
+}
 
 /// The external detector `command`: `persistent` (JSON Lines) or per trace (then `command`
 /// must hold `{}`, and `pattern` is a glob with one `{loc}`, default [`Pattern::std_event`]).
@@ -66,4 +95,14 @@ pub fn from_header(header: &dyn Fn(&str) -> Option<String>, timeout: Duration) -
     let claim = header("claim").map_or(Some(race_oracles::theorems::Claim::default()), |c| race_oracles::theorems::Claim::parse(&c));
     let Some(claim) = claim else { return Some(Err(format!("the finding's claim `{}` is not one racefuzz knows", header("claim").unwrap_or_default()))) };
     Some(factory(&cmd, persistent, header("report-pattern").as_deref(), timeout).map(|f| f.claiming(claim)))
+}
+
+/// The static analysis a finding's header names ([`ExternalAnalysis::header`]), with
+/// `timeout`: `None` when the header names none.
+///
+/// # Errors
+/// A header whose command cannot be run as it says (per program without `{}`).
+pub fn analysis_from_header(header: &dyn Fn(&str) -> Option<String>, timeout: Duration) -> Option<Result<ExternalAnalysis, String>> {
+    let cmd = header("analysis-cmd")?;
+    Some(ExternalAnalysis::new(&cmd, header("analysis-mode").as_deref() == Some("persistent"), timeout))
 }

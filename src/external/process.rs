@@ -1,5 +1,7 @@
-//! Running a detector process and reading its answer: per trace ([`PerTrace`]) or
-//! persistent ([`Persistent`]); every way it can fail is a [`Failure`].
+//! Running an untrusted process and reading its answer: a command per input file
+//! ([`run_on_file`], and [`PerTrace`] for a detector) or one long-lived process speaking
+//! JSON Lines ([`Persistent`]); every way it can fail is a [`Failure`]. The external
+//! detector and the external static analysis share this plumbing.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -159,27 +161,39 @@ impl PerTrace {
     /// A [`Failure`] when the command cannot start, crashes, times out or prints a report
     /// line whose location does not parse.
     pub fn run(&self, name: &str, trace: &str) -> Result<Vec<u64>, Failure> {
-        let path = self.scratch.join(name);
-        std::fs::create_dir_all(&self.scratch)
-            .and_then(|()| std::fs::write(&path, trace))
-            .map_err(|e| Failure::Spawn { command: self.command.clone(), why: format!("cannot write the trace file {}: {e}", path.display()) })?;
-        let line = substitute(&self.command, &path);
-        let child = Command::new("sh")
-            .arg("-c")
-            .arg(&line)
-            .process_group(0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Failure::Spawn { command: line.clone(), why: e.to_string() })?;
-        let (status, out, err) = wait_with_timeout(child, self.timeout)?;
-        if !status.success() {
-            return Err(Failure::Crash { status: status.to_string(), stderr: tail(&err) });
-        }
-        let _ = std::fs::remove_file(&path);
-        Ok(String::from_utf8_lossy(&out).lines().filter_map(|l| self.pattern.loc(l)).collect())
+        let out = run_on_file(&self.command, self.timeout, &self.scratch.join(name), trace)?;
+        Ok(out.lines().filter_map(|l| self.pattern.loc(l)).collect())
     }
+}
+
+/// Writes `text` to the file `path` (its folder is created), runs `command` through `sh -c`
+/// with the file's path in place of `{}`, and returns its standard output. The file is
+/// removed after a successful run and kept after a failed one, to look at.
+///
+/// # Errors
+/// A [`Failure`] when the file cannot be written, or the command cannot start, exits with
+/// a failure status, or outlives `timeout` (it is killed, with every process it started).
+pub fn run_on_file(command: &str, timeout: Duration, path: &Path, text: &str) -> Result<String, Failure> {
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, text))
+        .map_err(|e| Failure::Spawn { command: command.to_string(), why: format!("cannot write the input file {}: {e}", path.display()) })?;
+    let line = substitute(command, path);
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(&line)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Failure::Spawn { command: line.clone(), why: e.to_string() })?;
+    let (status, out, err) = wait_with_timeout(child, timeout)?;
+    if !status.success() {
+        return Err(Failure::Crash { status: status.to_string(), stderr: tail(&err) });
+    }
+    let _ = std::fs::remove_file(path);
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// `command` with every `{}` replaced by `path`, single-quoted for `sh`.
@@ -251,7 +265,15 @@ pub struct Response {
     pub races: Vec<u64>,
 }
 
-/// A long-lived detector process speaking the persistent protocol.
+/// What every response of the persistent protocol carries, read before the rest (so that
+/// a response of another version or for another request says so).
+#[derive(serde::Deserialize)]
+struct Envelope {
+    version: u32,
+    id: u64,
+}
+
+/// A long-lived process speaking the persistent protocol (a detector or a static analysis).
 pub struct Persistent {
     command: String,
     timeout: Duration,
@@ -309,20 +331,29 @@ impl Persistent {
     /// # Errors
     /// A [`Failure`]; after one, the process is stopped and the next request starts a new one.
     pub fn run(&mut self, std: &str) -> Result<Vec<u64>, Failure> {
+        self.ask(|id| Request { version: PROTOCOL_VERSION, id, std }).map(|r: Response| r.races)
+    }
+
+    /// Sends one request, made by `request` from its id, and reads the response: one line,
+    /// a JSON object with the [`PROTOCOL_VERSION`] and the request's id, read as an `A`.
+    ///
+    /// # Errors
+    /// A [`Failure`]; after one, the process is stopped and the next request starts a new one.
+    pub fn ask<Q: serde::Serialize, A: serde::de::DeserializeOwned>(&mut self, request: impl FnOnce(u64) -> Q) -> Result<A, Failure> {
         self.next_id += 1;
         let id = self.next_id;
         let timeout = self.timeout;
-        let result = self.exchange(id, std, timeout);
+        let result = serde_json::to_string(&request(id))
+            .map_err(|e| Failure::Garbage { line: String::new(), why: format!("racefuzz internal bug: a request does not serialize: {e}") })
+            .and_then(|q| self.exchange(id, &q, timeout));
         if result.is_err() {
             self.stop();
         }
         result
     }
 
-    fn exchange(&mut self, id: u64, std: &str, timeout: Duration) -> Result<Vec<u64>, Failure> {
+    fn exchange<A: serde::de::DeserializeOwned>(&mut self, id: u64, request: &str, timeout: Duration) -> Result<A, Failure> {
         let r = self.start()?;
-        let request =
-            serde_json::to_string(&Request { version: PROTOCOL_VERSION, id, std }).map_err(|e| Failure::Garbage { line: String::new(), why: format!("internal: {e}") })?;
         // A failed write is not yet a verdict: a process that answers and then exits may
         // have closed its input before reading all of it; its answer is read first.
         let wrote = writeln!(r.stdin, "{request}").and_then(|()| r.stdin.flush()).is_ok();
@@ -334,14 +365,14 @@ impl Persistent {
             Err(RecvTimeoutError::Disconnected) => return Err(exited(r)),
         };
         let garbage = |why: String| Failure::Garbage { line: line.chars().take(TAIL).collect(), why };
-        let resp: Response = serde_json::from_str(&line).map_err(|e| garbage(e.to_string()))?;
-        if resp.version != PROTOCOL_VERSION {
-            return Err(garbage(format!("protocol version {} (racefuzz speaks {PROTOCOL_VERSION})", resp.version)));
+        let envelope: Envelope = serde_json::from_str(&line).map_err(|e| garbage(e.to_string()))?;
+        if envelope.version != PROTOCOL_VERSION {
+            return Err(garbage(format!("protocol version {} (racefuzz speaks {PROTOCOL_VERSION})", envelope.version)));
         }
-        if resp.id != id {
-            return Err(garbage(format!("the response is for request {}, not {id}", resp.id)));
+        if envelope.id != id {
+            return Err(garbage(format!("the response is for request {}, not {id}", envelope.id)));
         }
-        Ok(resp.races)
+        serde_json::from_str(&line).map_err(|e| garbage(e.to_string()))
     }
 }
 

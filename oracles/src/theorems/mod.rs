@@ -62,7 +62,7 @@ pub use oracle::{Budget, Oracle};
 pub use placer::{CheckPlacer, PlaceError};
 pub use registry::Registry;
 pub use result::{Item, ItemStatus, OracleResult};
-pub use static_race::{summaries, AccessPath, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
+pub use static_race::{summaries, AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
 pub use sut::{Sut, SutKind};
 pub use sync_cfg::{Facts, SyncCfgAnalysis};
 

@@ -76,6 +76,12 @@ fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     if let Some(note) = ORACLE.unmet(p, b.relax) {
         return inconclusive(note);
     }
+    // Asked first, so that an analysis that gives no answer is a finding even where α
+    // would be cut short.
+    let reports = match a.reports(p) {
+        Ok(r) => r,
+        Err(failure) => return OracleResult::from_items(ORACLE.id, a.name(), ORACLE.item_kind, vec![failure.item(&a.name())], None),
+    };
     let mut alphas = vec![];
     for m in &p.methods {
         match alpha_with_sites(p, m, 1, Bound::of(b)) {
@@ -85,7 +91,6 @@ fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     }
     let expected = rule(&alphas);
     let mut actual: BTreeMap<Key, &RaceReport> = BTreeMap::new();
-    let reports = a.reports(p);
     for r in &reports {
         let side = |s: &ReportSide| (s.method.clone(), (s.kind, s.path.clone(), s.level));
         actual.insert(key(side(&r.sides[0]), side(&r.sides[1])), r);

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use super::result::{Item, ItemStatus, OracleResult};
-use super::static_race::{RaceReport, ReportSide, StaticRaceAnalysis};
+use super::static_race::{AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis};
 use super::Verdict;
 use super::{Budget, Oracle, Sut, SutKind};
 use crate::explore::witness::{def36_rows, Names, RaceDefinition};
@@ -52,8 +52,12 @@ pub const ORACLE: Oracle = Oracle {
 
 fn check_entry(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let Sut::Static(a) = sut else { return ORACLE.wrong_sut(sut) };
-    let r = check(p, *a, &TpConfig { explore: b.explore, relax: b.relax });
     let sut = a.name();
+    let r = match check(p, *a, &TpConfig { explore: b.explore, relax: b.relax }) {
+        Ok(r) => r,
+        // No reports: one violated item, a finding (never a pass) that says why.
+        Err(failure) => return OracleResult::from_items(ORACLE.id, sut.clone(), ORACLE.item_kind, vec![failure.item(&sut)], None),
+    };
     if let Some(pre) = r.precondition {
         return OracleResult::inconclusive(ORACLE.id, sut, ORACLE.item_kind, format!("precondition unmet: {pre}"));
     }
@@ -128,15 +132,18 @@ impl Default for TpConfig {
 }
 
 /// Checks every report of `analysis` on `p`.
-pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> TpResult {
+///
+/// # Errors
+/// The analysis's [`AnalysisFailure`] when it gave no reports.
+pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> Result<TpResult, AnalysisFailure> {
     if p.dialect != Dialect::RacerDx {
-        return TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some("racerdx-tp applies to racerdx programs only".into()) };
+        return Ok(TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some("racerdx-tp applies to racerdx programs only".into()) });
     }
     if let Err(e) = validate_relaxed(p, cfg.relax) {
-        return TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some(e.to_string()) };
+        return Ok(TpResult { verdict: Verdict::Inconclusive, reports: vec![], precondition: Some(e.to_string()) });
     }
     let mut confirmer = Confirmer::new(p, cfg.explore);
-    let reports: Vec<_> = analysis.reports(p).into_iter().map(|r| (r.clone(), confirmer.confirm(&r))).collect();
+    let reports: Vec<_> = analysis.reports(p)?.into_iter().map(|r| (r.clone(), confirmer.confirm(&r))).collect();
     let verdict = if reports.iter().any(|(_, o)| matches!(o, ReportOutcome::Refuted { .. })) {
         Verdict::Fail
     } else if reports.iter().any(|(_, o)| matches!(o, ReportOutcome::Unknown { .. })) {
@@ -144,7 +151,7 @@ pub fn check(p: &Program, analysis: &dyn StaticRaceAnalysis, cfg: &TpConfig) -> 
     } else {
         Verdict::Pass
     };
-    TpResult { verdict, reports, precondition: None }
+    Ok(TpResult { verdict, reports, precondition: None })
 }
 
 /// Confirms reports one by one: the directed witness first, then the fallback search, which

@@ -134,12 +134,39 @@ pub trait StaticRaceAnalysis {
     /// A short name for messages (`RacerDX`, `RacerD-like`).
     fn name(&self) -> String;
 
-    /// Every reported race of a program.
-    fn reports(&self, p: &Program) -> Vec<RaceReport>;
+    /// Every reported race of a program, or why the analysis gave no answer.
+    ///
+    /// # Errors
+    /// An [`AnalysisFailure`] when the analysis gave no answer (an analysis in another
+    /// process that crashed, timed out or printed what does not parse). An in-process
+    /// analysis always answers.
+    fn reports(&self, p: &Program) -> Result<Vec<RaceReport>, AnalysisFailure>;
 
     /// The summary of one method, if the analysis is summary-based.
     fn summary(&self, _p: &Program, _method: &str) -> Option<Summary> {
         None
+    }
+}
+
+/// Why a static analysis gave no answer on a program: an external analysis that crashed,
+/// timed out or printed what does not parse. The oracles that ask for reports make it a
+/// violated item of its own (`ANALYSIS FAILED: …`: a finding, kept and shrunk like any
+/// other), never a pass or a panic, as the dynamic-detector oracles do with a
+/// [`super::detector::DetectorFailure`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AnalysisFailure(pub String);
+
+impl AnalysisFailure {
+    /// The oracles' item for it: violated, explained by `ANALYSIS FAILED: …`, about the
+    /// reports of `sut`.
+    pub(crate) fn item(&self, sut: &str) -> super::result::Item {
+        super::result::Item {
+            subject: format!("{sut}: its reports"),
+            status: super::result::ItemStatus::Violated,
+            explanation: vec![format!("ANALYSIS FAILED: {self}")],
+            witness: None,
+        }
     }
 }
 

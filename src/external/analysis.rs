@@ -1,0 +1,301 @@
+//! A static race analysis in another process, behind the [`StaticRaceAnalysis`] seam: the
+//! oracles that judge reports (`racerdx-tp`, `racerdx-reports`) judge it as they judge
+//! RacerDX.
+//!
+//! The analysis is given the program as `.race` text, printed canonically (one statement
+//! per line), and answers with one JSON object (the README's "A static analyzer";
+//! `docs/json/analysis.schema.json`):
+//!
+//! ```json
+//! {"version":1,"reports":[{"sides":[
+//!   {"method":"zap","kind":"r","path":"arg1.dee","level":1,"lines":[3]},
+//!   {"method":"zup","kind":"w","path":"arg1.dee","level":0,"sites":[[7,5]]}]}]}
+//! ```
+//!
+//! A side names the method run by its thread, the access's kind (`r`, `w`), its access
+//! path (rooted at one of the method's formals), its abstract lock level, and where the
+//! access is: `lines`, access statements in the method's own body, and `sites`, chains of
+//! call lines from the method's body down to an access line (`[7,5]`: the call at line 7
+//! reaches the access at line 5). Lines are those of the text the analysis was given; they
+//! are mapped back to the program's own lines here.
+//!
+//! An answer that does not parse, or names a method the program does not have, a path not
+//! rooted at a formal, a line that is no access (or a call line that is no call) of the
+//! method, is an [`AnalysisFailure`] that says what is wrong, as is a crash or a timeout.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use race_oracles::lang::{parse, print, walk_block, AccessKind, Place, Program, Stmt, StmtKind};
+use race_oracles::theorems::{AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis};
+
+use super::process::{run_on_file, Persistent, PROTOCOL_VERSION};
+
+/// How the analysis process is run.
+#[derive(Clone)]
+enum Mode {
+    /// A command per program, on a file.
+    PerProgram { timeout: Duration, scratch: PathBuf },
+    /// One process for every program (shared by the campaign's workers, one request at a time).
+    Persistent(Arc<Mutex<Persistent>>),
+}
+
+/// The SUT `racefuzz check|fuzz|shrink --analysis-cmd` judges.
+#[derive(Clone)]
+pub struct ExternalAnalysis {
+    /// The command line, for messages.
+    pub command: String,
+    mode: Mode,
+}
+
+impl std::fmt::Debug for ExternalAnalysis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mode = if matches!(self.mode, Mode::Persistent(_)) { "persistent" } else { "per program" };
+        write!(f, "ExternalAnalysis({:?}, {mode})", self.command)
+    }
+}
+
+/// Numbers the program files of per-program mode (one counter for the process, so that no
+/// two workers write the same file).
+static PROGRAM_FILES: AtomicU64 = AtomicU64::new(0);
+
+impl ExternalAnalysis {
+    /// The analysis `command`: `persistent` (JSON Lines), or per program (then `command`
+    /// must hold `{}`, the path of the program's file). Per-program files go to a scratch
+    /// folder under the system's temporary directory.
+    ///
+    /// # Errors
+    /// A per-program command without `{}`.
+    pub fn new(command: &str, persistent: bool, timeout: Duration) -> Result<Self, String> {
+        let mode = if persistent {
+            Mode::Persistent(Arc::new(Mutex::new(Persistent::new(command, timeout))))
+        } else {
+            if !command.contains("{}") {
+                return Err(format!("--analysis-cmd `{command}` has no `{{}}` for the program file (or add --persistent for a JSON Lines analysis)"));
+            }
+            Mode::PerProgram { timeout, scratch: std::env::temp_dir().join(format!("racefuzz-analysis-{}", std::process::id())) }
+        };
+        Ok(ExternalAnalysis { command: command.to_string(), mode })
+    }
+
+    /// The finding-header lines that rebuild this analysis (`super::from_header`).
+    pub fn header(&self) -> String {
+        let mode = if matches!(self.mode, Mode::Persistent(_)) { "persistent" } else { "per-program" };
+        format!("// analysis-cmd: {}\n// analysis-mode: {mode}\n", self.command)
+    }
+
+    /// The process's answer for the program text `text`.
+    fn answer(&self, text: &str) -> Result<Answer, String> {
+        match &self.mode {
+            Mode::PerProgram { timeout, scratch } => {
+                let n = PROGRAM_FILES.fetch_add(1, Ordering::Relaxed);
+                let out = run_on_file(&self.command, *timeout, &scratch.join(format!("program-{}-{n}.race", std::process::id())), text).map_err(|f| f.to_string())?;
+                let answer: Answer =
+                    serde_json::from_str(out.trim()).map_err(|e| format!("output that does not parse: {e}: `{}`", out.trim().chars().take(2_000).collect::<String>()))?;
+                if answer.version != PROTOCOL_VERSION {
+                    return Err(format!("protocol version {} (racefuzz speaks {PROTOCOL_VERSION})", answer.version));
+                }
+                Ok(answer)
+            }
+            Mode::Persistent(p) => {
+                let mut p = p.lock().map_err(|_| "racefuzz internal bug: a worker panicked holding the analysis".to_string())?;
+                p.ask(|id| Request { version: PROTOCOL_VERSION, id, program: text }).map_err(|f| f.to_string())
+            }
+        }
+    }
+}
+
+/// One request of the persistent protocol: a program.
+#[derive(serde::Serialize)]
+struct Request<'a> {
+    version: u32,
+    id: u64,
+    /// The `.race` text, as a per-program file holds it.
+    program: &'a str,
+}
+
+/// The analysis's answer (per program: the whole output; persistent: one line, with `id`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer {
+    version: u32,
+    #[serde(default)]
+    #[allow(dead_code)] // checked by `Persistent::ask`
+    id: Option<u64>,
+    reports: Vec<WireReport>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireReport {
+    sides: [WireSide; 2],
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireSide {
+    method: String,
+    kind: String,
+    path: String,
+    level: u32,
+    #[serde(default)]
+    lines: Vec<u32>,
+    #[serde(default)]
+    sites: Vec<Vec<u32>>,
+}
+
+impl StaticRaceAnalysis for ExternalAnalysis {
+    fn name(&self) -> String {
+        format!("`{}`", self.command)
+    }
+
+    fn reports(&self, p: &Program) -> Result<Vec<RaceReport>, AnalysisFailure> {
+        let text = print(p);
+        let shown = parse(&text).map_err(|e| AnalysisFailure(format!("racefuzz internal bug: a printed program does not parse back: {e}")))?;
+        let lines = LineMap::new(p, &shown)?;
+        let answer = self.answer(&text).map_err(AnalysisFailure)?;
+        let mut out = BTreeSet::new();
+        for (i, r) in answer.reports.iter().enumerate() {
+            let [a, b] = &r.sides;
+            let side = |s: &WireSide| reported_side(&shown, &lines, s).map_err(|why| AnalysisFailure(format!("report {} (of {}): {why}", i + 1, answer.reports.len())));
+            out.insert(RaceReport { sides: [side(a)?, side(b)?] });
+        }
+        Ok(out.into_iter().collect())
+    }
+}
+
+/// The lines of the printed program (the text the analysis saw) mapped to the lines of the
+/// program the oracle judges: the printer writes one statement per line, and the two
+/// programs have the same statements in the same order.
+struct LineMap(BTreeMap<u32, u32>);
+
+impl LineMap {
+    fn new(p: &Program, shown: &Program) -> Result<LineMap, AnalysisFailure> {
+        let stmts = |q: &Program| {
+            let mut v: Vec<(u32, StmtKind)> = vec![];
+            for m in &q.methods {
+                walk_block(&m.body, &mut |s: &Stmt| v.push((s.line.0, s.kind.clone())));
+            }
+            v
+        };
+        let (ours, theirs) = (stmts(p), stmts(shown));
+        if ours.len() != theirs.len() || ours.iter().zip(&theirs).any(|(a, b)| a.1 != b.1) {
+            return Err(AnalysisFailure("racefuzz internal bug: the printed program's statements differ from the program's".into()));
+        }
+        Ok(LineMap(theirs.iter().zip(&ours).map(|(t, o)| (t.0, o.0)).collect()))
+    }
+}
+
+/// One side of a report, checked against the program the analysis saw (`shown`), with its
+/// lines mapped back to the judged program's.
+fn reported_side(shown: &Program, lines: &LineMap, s: &WireSide) -> Result<ReportSide, String> {
+    let Some(m) = shown.method(&s.method) else {
+        return Err(format!("no method `{}` (the program's: {})", s.method, shown.methods.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")));
+    };
+    let kind = match s.kind.as_str() {
+        "r" => AccessKind::Read,
+        "w" => AccessKind::Write,
+        k => return Err(format!("kind `{k}` is neither `r` nor `w`")),
+    };
+    let mut parts = s.path.split('.');
+    let root = parts.next().unwrap_or_default();
+    let fields: Vec<String> = parts.map(str::to_string).collect();
+    if !m.params.iter().any(|x| x == root) || fields.iter().any(String::is_empty) {
+        return Err(format!("path `{}` is not a formal of {} ({}) with fields after it", s.path, m.name, m.params.join(", ")));
+    }
+    let chains: Vec<&[u32]> = s.lines.iter().map(std::slice::from_ref).chain(s.sites.iter().map(Vec::as_slice)).collect();
+    if chains.is_empty() {
+        return Err(format!("{}'s side has no `lines` and no `sites`", m.name));
+    }
+    let mut sites = BTreeSet::new();
+    for chain in chains {
+        check_site(shown, &m.name, chain)?;
+        sites.insert(chain.iter().map(|l| lines.0.get(l).copied().ok_or_else(|| format!("line {l} holds no statement of a method"))).collect::<Result<Vec<u32>, String>>()?);
+    }
+    Ok(ReportSide { method: m.name.clone(), kind, path: AccessPath { root: root.to_string(), fields }, level: s.level, sites })
+}
+
+/// Whether `chain` (call lines, then an access line) is a site of `method` in `p`: each call
+/// line holds a call in the body of the method reached so far, and the last line an access
+/// (a load or a store of a field path) in the body of a method reached.
+fn check_site(p: &Program, method: &str, chain: &[u32]) -> Result<(), String> {
+    let Some((access, calls)) = chain.split_last() else { return Err("an empty site".into()) };
+    let mut reached: BTreeSet<&str> = BTreeSet::from([method]);
+    let at = |ms: &BTreeSet<&str>, line: u32| {
+        let mut found: Vec<&StmtKind> = vec![];
+        for m in ms.iter().filter_map(|m| p.method(m)) {
+            walk_block(&m.body, &mut |s: &Stmt| {
+                if s.line.0 == line {
+                    found.push(&s.kind);
+                }
+            });
+        }
+        found
+    };
+    for &line in calls {
+        let callees: BTreeSet<&str> = at(&reached, line)
+            .into_iter()
+            .filter_map(|k| match k {
+                StmtKind::Call { method, .. } => Some(method.as_str()),
+                _ => None,
+            })
+            .collect();
+        if callees.is_empty() {
+            return Err(format!("site {chain:?}: line {line} is no call in {}", reached.into_iter().collect::<Vec<_>>().join(", ")));
+        }
+        reached = callees;
+    }
+    let accesses = at(&reached, *access).into_iter().filter(|k| matches!(k, StmtKind::Load { src: Place::Field { .. }, .. } | StmtKind::Store { dst: Place::Field { .. }, .. }));
+    if accesses.count() == 0 {
+        return Err(format!("site {chain:?}: line {access} is no access in {}", reached.into_iter().collect::<Vec<_>>().join(", ")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIG1: &str = "dialect racerdx\nmethod zap(arg1) { lock; t = arg1.dee; unlock }\nmethod zup(arg1) { y = new; arg1.dee = y }\n";
+
+    fn answer_with(answer: &str) -> Result<Vec<RaceReport>, AnalysisFailure> {
+        let a = ExternalAnalysis::new(&format!("cat <<'EOF' # {{}}\n{answer}\nEOF"), false, Duration::from_secs(5)).expect("has {}");
+        a.reports(&parse(FIG1).expect("parses"))
+    }
+
+    #[test]
+    fn reports_map_back_to_the_programs_own_lines() {
+        // Printed, zap's load is on line 4 and zup's store on line 8 (one statement per line).
+        let printed = print(&parse(FIG1).expect("parses"));
+        assert_eq!(printed.lines().nth(3), Some("  t = arg1.dee"), "{printed}");
+        assert_eq!(printed.lines().nth(7), Some("  arg1.dee = y"), "{printed}");
+        let r = answer_with(r#"{"version":1,"reports":[{"sides":[{"method":"zap","kind":"r","path":"arg1.dee","level":1,"lines":[4]},{"method":"zup","kind":"w","path":"arg1.dee","level":0,"sites":[[8]]}]}]}"#)
+            .expect("a good answer");
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].to_string(), "zap: R arg1.dee at lock level 1 (line 2)  ∥  zup: W arg1.dee at lock level 0 (line 3)");
+    }
+
+    #[test]
+    fn an_answer_that_names_what_is_not_there_is_a_failure() {
+        let side = |m: &str, k: &str, path: &str, lines: &str| format!(r#"{{"method":"{m}","kind":"{k}","path":"{path}","level":0,{lines}}}"#);
+        let ok = side("zup", "w", "arg1.dee", r#""lines":[8]"#);
+        let cases = [
+            (side("zep", "w", "arg1.dee", r#""lines":[8]"#), "no method `zep` (the program's: zap, zup)"),
+            (side("zup", "x", "arg1.dee", r#""lines":[8]"#), "kind `x` is neither `r` nor `w`"),
+            (side("zup", "w", "y.dee", r#""lines":[8]"#), "path `y.dee` is not a formal of zup (arg1)"),
+            (side("zup", "w", "arg1.dee", r#""lines":[7]"#), "site [7]: line 7 is no access in zup"),
+            (side("zup", "w", "arg1.dee", r#""sites":[[8,8]]"#), "site [8, 8]: line 8 is no call in zup"),
+            (side("zup", "w", "arg1.dee", r#""lines":[]"#), "zup's side has no `lines` and no `sites`"),
+        ];
+        for (bad, why) in cases {
+            let e = answer_with(&format!(r#"{{"version":1,"reports":[{{"sides":[{ok},{bad}]}}]}}"#)).expect_err(why);
+            assert_eq!(e.0, format!("report 1 (of 1): {why}"));
+        }
+        assert!(answer_with("hello").expect_err("garbage").0.starts_with("output that does not parse"));
+        assert!(answer_with(r#"{"version":2,"reports":[]}"#).expect_err("version").0.contains("protocol version 2"));
+        assert_eq!(answer_with(r#"{"version":1,"reports":[]}"#), Ok(vec![]));
+    }
+}
