@@ -149,6 +149,81 @@ fn an_external_detector_is_judged_and_its_failures_are_findings() {
     }
 }
 
+/// An external static analysis is judged by the oracles that judge reports: the naive
+/// example passes on Dodo and reports Burble's false race; a crash, a timeout, garbage and
+/// an answer naming a line that is no access are findings of their own (exit 1).
+#[test]
+fn an_external_analysis_is_judged_and_its_failures_are_findings() {
+    let (dodo, burble) = ("corpus/paper/racerdx/fig1_dodo.race", "corpus/paper/racerdx/fig2_burble.race");
+    let naive = ["--analysis-cmd", "python3 examples/analyzers/naive.py {}"];
+    let persistent = ["--persistent", "--analysis-cmd", "python3 examples/analyzers/naive.py --persistent"];
+    for (oracle, flags) in [("racerdx-tp", &naive), ("racerdx-reports", &naive), ("racerdx-tp", &persistent)] {
+        let (code, out, err) = racefuzz(&[&["check", oracle, dodo][..], &flags[..]].concat());
+        assert_eq!(code, 0, "{oracle} {flags:?}: {out}{err}");
+        assert!(out.contains(": PASS ("), "{out}");
+    }
+    let (code, out, _) = racefuzz(&[&["check", "racerdx-tp", dodo][..], &naive].concat());
+    assert!(code == 0 && out.contains("report 1: zap: R arg1.dee at lock level 1 (line 8)  ∥  zup: W arg1.dee at lock level 0 (line 9)"), "{out}");
+    let (code, out, _) = racefuzz(&[&["check", "racerdx-tp", burble][..], &persistent].concat());
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(out.matches("FALSE POSITIVE").count(), 3, "{out}");
+    let bad_line = r#"echo '{"version":1,"reports":[{"sides":[{"method":"zup","kind":"w","path":"arg1.dee","level":0,"lines":[5]},{"method":"zup","kind":"w","path":"arg1.dee","level":0,"lines":[8]}]}]}' # {}"#;
+    for (flags, says) in [
+        (vec!["--analysis-cmd", "exit 7 # {}"], "ANALYSIS FAILED: exited with exit status: 7"),
+        (vec!["--analysis-cmd", "sleep 5 # {}", "--detector-timeout", "200ms"], "ANALYSIS FAILED: no answer within 0.2s (killed)"),
+        (vec!["--analysis-cmd", "echo hello # {}"], "ANALYSIS FAILED: output that does not parse"),
+        (vec!["--persistent", "--analysis-cmd", "echo hello"], "ANALYSIS FAILED: output that does not parse"),
+        (vec!["--analysis-cmd", bad_line], "ANALYSIS FAILED: report 1 (of 1): site [5]: line 5 is no access in zup"),
+    ] {
+        for oracle in ["racerdx-tp", "racerdx-reports"] {
+            let (code, out, err) = racefuzz(&[&["check", oracle, dodo][..], &flags].concat());
+            assert_eq!(code, 1, "{oracle} {flags:?}: {out}{err}");
+            assert!(out.contains(says) && out.contains(": FAIL ("), "{oracle} {flags:?}: {out}");
+        }
+    }
+    // Bad input.
+    for (flags, says) in [
+        (vec!["racerdx-tp", dodo, "--analysis-cmd", "python3 examples/analyzers/naive.py"], "has no `{}` for the program file"),
+        (
+            vec!["racerdx-complete", dodo, "--analysis-cmd", "x {}"],
+            "racerdx-complete judges a static analysis's method summaries, which an external analysis does not give; --analysis-cmd applies to racerdx-tp, racerdx-reports",
+        ),
+        (
+            vec!["fasttrack-precise", "corpus/paper/bigfoot/fig3_3_anticipation.race", "--analysis-cmd", "x {}"],
+            "fasttrack-precise judges a DynamicDetector, not a static race analysis",
+        ),
+        (vec!["racerdx-tp", dodo, "--analysis-cmd", "x {}", "--mutant", "no-stability-filter"], "--analysis-cmd is the SUT; it takes no --sut or --mutant"),
+        (vec!["racerdx-tp", dodo, "--analysis-cmd", "x {}", "--detector-cmd", "y {}"], "cannot be used with"),
+    ] {
+        let (code, _, err) = racefuzz(&[&["check"][..], &flags].concat());
+        assert_eq!(code, 2, "{flags:?}: {err}");
+        assert!(err.contains(says), "{flags:?}: {err}");
+    }
+}
+
+/// `fuzz` and `shrink` take the external analysis too: an analysis that crashes on every
+/// program with a lock gives `ANALYSIS FAILED` findings that name the command, and
+/// `shrink FILE` rebuilds it from the header and shrinks to a program that still has one.
+#[test]
+fn fuzz_and_shrink_an_external_analysis() {
+    let dir = temp_dir("external-analysis-fuzz");
+    let crashy = ["--analysis-cmd", r#"grep -q lock {} && exit 3; echo '{"version":1,"reports":[]}'"#];
+    let out_dir = dir.display().to_string();
+    let (code, out, err) = racefuzz(&[&["fuzz", "racerdx-tp", "--max-programs", "20", "--seed", "1", "--out", &out_dir][..], &crashy].concat());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("[ANALYSIS FAILED]"), "{out}");
+    let mut found: Vec<_> = std::fs::read_dir(dir.join("racerdx-tp")).unwrap().map(|e| e.unwrap().path()).collect();
+    found.sort();
+    assert!(!found.is_empty());
+    let text = std::fs::read_to_string(&found[0]).unwrap();
+    assert!(text.contains(&format!("// sut: external-analysis\n// analysis-cmd: {}\n// analysis-mode: per-program\n", crashy[1])), "{text}");
+    let (code, out, err) = racefuzz(&["shrink", &found[0].display().to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("  lock\n") && out.matches("\nmethod ").count() == 1, "{out}");
+    let (code, _, err) = racefuzz(&["shrink", &found[0].display().to_string(), "--into-test", "x", "--root-cause", "y"]);
+    assert_eq!(code, 2, "{err}");
+}
+
 /// `fuzz` and `shrink` take the external detector too: LockSet misses a read-after-write
 /// race; its finding names the command, and shrinks to two threads only when given it again.
 #[test]

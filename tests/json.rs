@@ -293,6 +293,29 @@ fn every_json_output_matches_its_schema() {
         check(&mut v, "races.schema.json", &["races", trace.to_str().unwrap(), "--json", "--names", names.to_str().unwrap()]);
     }
     let _ = std::fs::remove_dir_all(&scratch);
+    // The answers of an external static analysis (what racefuzz reads, not prints): the
+    // naive example's on every racerdx program of the corpus, as `--analysis-cmd` gives it
+    // (printed canonically), and the README's example with a site through a call.
+    let scratch = std::env::temp_dir().join(format!("racefuzz-json-analysis-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let mut answers = vec![serde_json::json!({"version": 1, "reports": [{"sides": [
+        {"method": "qwop", "kind": "w", "path": "arg1.x.g.f", "level": 0, "sites": [[9, 14]]},
+        {"method": "gwap", "kind": "r", "path": "arg1.x.g.f", "level": 1, "lines": [11]}]}]})];
+    for f in corpus.iter().filter(|f| f.to_string_lossy().contains("/racerdx/")) {
+        let Ok(p) = race_oracles::lang::parse(&std::fs::read_to_string(f).unwrap()) else { continue };
+        let file = scratch.join("p.race");
+        std::fs::write(&file, race_oracles::lang::print(&p)).unwrap();
+        let out = std::process::Command::new("python3").arg("examples/analyzers/naive.py").arg(&file).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+        assert!(out.status.success(), "naive.py on {}: {}", f.display(), String::from_utf8_lossy(&out.stderr));
+        answers.push(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("naive.py on {}: not JSON: {e}", f.display())));
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let reports: usize = answers.iter().map(|a| a["reports"].as_array().map_or(0, Vec::len)).sum();
+    assert!(reports >= 10, "{reports} reports in {} answers", answers.len());
+    for a in &answers {
+        v.check("analysis.schema.json", &schemas["analysis.schema.json"], a, "$");
+        *validated.entry("analysis.schema.json").or_default() += 1;
+    }
     // Only the regressions that need their mutant's relaxed dialect are refused without it.
     assert!(refused.iter().all(|r| r.contains("tests/regress/") && !r.contains("--mutant")), "refused: {refused:#?}");
     assert!(v.errors.is_empty(), "{} schema violation(s):\n{}", v.errors.len(), v.errors.join("\n"));
@@ -307,6 +330,7 @@ fn every_json_output_matches_its_schema() {
         ("fuzz.schema.json", 2),
         ("trace.schema.json", 30),
         ("races.schema.json", 60),
+        ("analysis.schema.json", 8),
     ] {
         assert!(validated.get(name).copied().unwrap_or(0) >= floor, "{name}: {validated:?}");
     }

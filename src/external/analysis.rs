@@ -203,8 +203,8 @@ fn reported_side(shown: &Program, lines: &LineMap, s: &WireSide) -> Result<Repor
     let mut parts = s.path.split('.');
     let root = parts.next().unwrap_or_default();
     let fields: Vec<String> = parts.map(str::to_string).collect();
-    if !m.params.iter().any(|x| x == root) || fields.iter().any(String::is_empty) {
-        return Err(format!("path `{}` is not a formal of {} ({}) with fields after it", s.path, m.name, m.params.join(", ")));
+    if !m.params.iter().any(|x| x == root) || fields.is_empty() || fields.iter().any(String::is_empty) {
+        return Err(format!("path `{}` is not `formal.field…` of {} (formals: {})", s.path, m.name, m.params.join(", ")));
     }
     let chains: Vec<&[u32]> = s.lines.iter().map(std::slice::from_ref).chain(s.sites.iter().map(Vec::as_slice)).collect();
     if chains.is_empty() {
@@ -268,11 +268,11 @@ mod tests {
 
     #[test]
     fn reports_map_back_to_the_programs_own_lines() {
-        // Printed, zap's load is on line 4 and zup's store on line 8 (one statement per line).
+        // Printed, zap's load is on line 4 and zup's store on line 9 (one statement per line).
         let printed = print(&parse(FIG1).expect("parses"));
         assert_eq!(printed.lines().nth(3), Some("  t = arg1.dee"), "{printed}");
-        assert_eq!(printed.lines().nth(7), Some("  arg1.dee = y"), "{printed}");
-        let r = answer_with(r#"{"version":1,"reports":[{"sides":[{"method":"zap","kind":"r","path":"arg1.dee","level":1,"lines":[4]},{"method":"zup","kind":"w","path":"arg1.dee","level":0,"sites":[[8]]}]}]}"#)
+        assert_eq!(printed.lines().nth(8), Some("  arg1.dee = y"), "{printed}");
+        let r = answer_with(r#"{"version":1,"reports":[{"sides":[{"method":"zap","kind":"r","path":"arg1.dee","level":1,"lines":[4]},{"method":"zup","kind":"w","path":"arg1.dee","level":0,"sites":[[9]]}]}]}"#)
             .expect("a good answer");
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].to_string(), "zap: R arg1.dee at lock level 1 (line 2)  ∥  zup: W arg1.dee at lock level 0 (line 3)");
@@ -281,13 +281,13 @@ mod tests {
     #[test]
     fn an_answer_that_names_what_is_not_there_is_a_failure() {
         let side = |m: &str, k: &str, path: &str, lines: &str| format!(r#"{{"method":"{m}","kind":"{k}","path":"{path}","level":0,{lines}}}"#);
-        let ok = side("zup", "w", "arg1.dee", r#""lines":[8]"#);
+        let ok = side("zup", "w", "arg1.dee", r#""lines":[9]"#);
         let cases = [
-            (side("zep", "w", "arg1.dee", r#""lines":[8]"#), "no method `zep` (the program's: zap, zup)"),
-            (side("zup", "x", "arg1.dee", r#""lines":[8]"#), "kind `x` is neither `r` nor `w`"),
-            (side("zup", "w", "y.dee", r#""lines":[8]"#), "path `y.dee` is not a formal of zup (arg1)"),
-            (side("zup", "w", "arg1.dee", r#""lines":[7]"#), "site [7]: line 7 is no access in zup"),
-            (side("zup", "w", "arg1.dee", r#""sites":[[8,8]]"#), "site [8, 8]: line 8 is no call in zup"),
+            (side("zep", "w", "arg1.dee", r#""lines":[9]"#), "no method `zep` (the program's: zap, zup)"),
+            (side("zup", "x", "arg1.dee", r#""lines":[9]"#), "kind `x` is neither `r` nor `w`"),
+            (side("zup", "w", "y.dee", r#""lines":[9]"#), "path `y.dee` is not `formal.field…` of zup (formals: arg1)"),
+            (side("zup", "w", "arg1.dee", r#""lines":[8]"#), "site [8]: line 8 is no access in zup"),
+            (side("zup", "w", "arg1.dee", r#""sites":[[9,9]]"#), "site [9, 9]: line 9 is no call in zup"),
             (side("zup", "w", "arg1.dee", r#""lines":[]"#), "zup's side has no `lines` and no `sites`"),
         ];
         for (bad, why) in cases {
