@@ -21,8 +21,9 @@
 //! - [`render`]: every text and JSON a person or a machine reads.
 //! - [`rule_coverage`]: which cases of a SUT's spec rules its oracle's generator reaches.
 //! - [`corpus`]: `.race` header conventions and the curated corpus folders.
-//! - [`external`]: running a race detector that lives in another process (per trace, or
-//!   persistent over JSON Lines), with timeouts; its failures are values.
+//! - [`external`]: running a race detector or a static race analysis that lives in another
+//!   process (per trace or program, or persistent over JSON Lines), with timeouts; its
+//!   failures are values.
 //! - [`cli`]: the command line.
 //!
 //! ## Exit codes (every subcommand; [`cli::Exit`])

@@ -36,7 +36,7 @@ def accesses(text):
         elif line == "}":
             method = None
         elif method is not None:
-            level += {"lock": 1, "unlock": -1}.get(s, 0)
+            level = max(0, level + {"lock": 1, "unlock": -1}.get(s, 0))
             for kind, rx in (("r", LOAD), ("w", STORE)):
                 a = rx.match(s)
                 if a and a[2] in formals:
