@@ -158,7 +158,7 @@ fn an_external_analysis_is_judged_and_its_failures_are_findings() {
     let naive = ["--analysis-cmd", "python3 examples/analyzers/naive.py {}"];
     let persistent = ["--persistent", "--analysis-cmd", "python3 examples/analyzers/naive.py --persistent"];
     for (oracle, flags) in [("racerdx-tp", &naive[..]), ("racerdx-reports", &naive[..]), ("racerdx-tp", &persistent[..])] {
-        let (code, out, err) = racefuzz(&[&["check", oracle, dodo][..], &flags[..]].concat());
+        let (code, out, err) = racefuzz(&[&["check", oracle, dodo][..], flags].concat());
         assert_eq!(code, 0, "{oracle} {flags:?}: {out}{err}");
         assert!(out.contains(": PASS ("), "{out}");
     }

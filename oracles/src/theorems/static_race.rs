@@ -175,3 +175,44 @@ impl AnalysisFailure {
 pub fn summaries(a: &dyn StaticRaceAnalysis, p: &Program) -> Vec<String> {
     p.methods.iter().filter_map(|m| a.summary(p, &m.name).map(|s| format!("Σ({}) = {s}", m.name))).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theorems::{Budget, ItemStatus, Registry, Sut, SutKind, Verdict};
+
+    /// An analysis that never answers, as an external one that crashed.
+    struct Broken;
+
+    impl StaticRaceAnalysis for Broken {
+        fn name(&self) -> String {
+            "broken".into()
+        }
+
+        fn reports(&self, _: &Program) -> Result<Vec<RaceReport>, AnalysisFailure> {
+            Err(AnalysisFailure("exited with exit status: 7".into()))
+        }
+    }
+
+    /// Every oracle that asks a static analysis for reports makes its failure a violated
+    /// item (a finding), never a pass, never a panic; the one that reads summaries only
+    /// is not asked.
+    #[test]
+    fn an_analysis_that_gives_no_reports_is_a_finding() {
+        let p = crate::lang::parse("dialect racerdx\nmethod zup(arg1) { y = new; arg1.dee = y }\n").expect("parses");
+        let mut asked = vec![];
+        for o in Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis) {
+            let r = o.check(&p, &Sut::Static(&Broken), &Budget::default());
+            if o.id == "racerdx-complete" {
+                assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+                continue;
+            }
+            assert_eq!(r.verdict, Verdict::Fail, "{}: {r:?}", o.id);
+            assert_eq!(r.items.len(), 1, "{}: {r:?}", o.id);
+            assert_eq!(r.items[0].status, ItemStatus::Violated);
+            assert_eq!(r.items[0].explanation, ["ANALYSIS FAILED: exited with exit status: 7"]);
+            asked.push(o.id);
+        }
+        assert_eq!(asked, ["racerdx-tp", "racerdx-reports"]);
+    }
+}
