@@ -103,8 +103,12 @@ pub fn fuzz_init(oracle: &str) -> &'static (race_oracles::theorems::Oracle, suts
 /// A message for the person who started the target.
 pub fn fuzz_subject(oracle: &str, mutant: Option<&str>) -> Result<(race_oracles::theorems::Oracle, suts::Subject), String> {
     let o = *race_oracles::theorems::Registry::builtin().find(oracle).ok_or_else(|| format!("racefuzz internal bug: no oracle {oracle}"))?;
-    if let Some(cmd) = std::env::var("RACEFUZZ_DETECTOR_CMD").ok().filter(|c| !c.is_empty()) {
-        return fuzz_detector(&o, &cmd, mutant).map(|s| (o, s));
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    match (var("RACEFUZZ_DETECTOR_CMD"), var("RACEFUZZ_ANALYSIS_CMD")) {
+        (Some(_), Some(_)) => return Err("RACEFUZZ_DETECTOR_CMD and RACEFUZZ_ANALYSIS_CMD name two SUTs; set one".into()),
+        (Some(cmd), None) => return fuzz_detector(&o, &cmd, mutant).map(|s| (o, s)),
+        (None, Some(cmd)) => return fuzz_analysis(&o, &cmd, mutant).map(|s| (o, s)),
+        (None, None) => {}
     }
     let s = suts::Subject::for_oracle(&o, mutant.filter(|m| !m.is_empty())).map_err(|e| format!("RACEFUZZ_MUTANT: {e}"))?;
     Ok((o, s))
@@ -117,12 +121,30 @@ fn fuzz_detector(o: &race_oracles::theorems::Oracle, cmd: &str, mutant: Option<&
     if mutant.is_some_and(|m| !m.is_empty()) {
         return Err("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into());
     }
+    let (persistent, timeout) = fuzz_process_vars()?;
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let f = external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), timeout).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?;
+    suts::Subject::external(o, f).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))
+}
+
+/// A fuzz target's external static analysis: `RACEFUZZ_ANALYSIS_CMD`, persistent if
+/// `RACEFUZZ_DETECTOR_PERSISTENT=1`, with `RACEFUZZ_DETECTOR_TIMEOUT`, as `--analysis-cmd`
+/// and the flags it shares with `--detector-cmd`.
+fn fuzz_analysis(o: &race_oracles::theorems::Oracle, cmd: &str, mutant: Option<&str>) -> Result<suts::Subject, String> {
+    if mutant.is_some_and(|m| !m.is_empty()) {
+        return Err("RACEFUZZ_ANALYSIS_CMD is the SUT; unset RACEFUZZ_MUTANT".into());
+    }
+    let (persistent, timeout) = fuzz_process_vars()?;
+    let a = external::ExternalAnalysis::new(cmd, persistent, timeout).map_err(|e| format!("RACEFUZZ_ANALYSIS_CMD: {e}"))?;
+    suts::Subject::external_analysis(o, a).map_err(|e| format!("RACEFUZZ_ANALYSIS_CMD: {e}"))
+}
+
+/// `RACEFUZZ_DETECTOR_PERSISTENT` and `RACEFUZZ_DETECTOR_TIMEOUT` (seconds, default 10).
+fn fuzz_process_vars() -> Result<(bool, std::time::Duration), String> {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let persistent = var("RACEFUZZ_DETECTOR_PERSISTENT").is_some_and(|v| v == "1");
     let secs: Option<u64> = var("RACEFUZZ_DETECTOR_TIMEOUT").map(|t| t.parse().map_err(|_| format!("RACEFUZZ_DETECTOR_TIMEOUT: `{t}` is not a number of seconds"))).transpose()?;
-    let timeout = secs.map_or(external::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
-    let f = external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), timeout).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?;
-    suts::Subject::external(o, f).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))
+    Ok((persistent, secs.map_or(external::DEFAULT_TIMEOUT, std::time::Duration::from_secs)))
 }
 
 #[cfg(test)]
@@ -137,5 +159,17 @@ mod tests {
         assert_eq!(fuzz_detector(&ft, "hb {}", Some("ft-no-join-edge")).err(), Some("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into()));
         assert!(fuzz_detector(&ft, "hb", None).err().is_some_and(|e| e.contains("has no `{}`")));
         assert!(fuzz_detector(&tp, "hb {}", None).err().is_some_and(|e| e.contains("applies to fasttrack-precise")));
+    }
+
+    #[test]
+    fn a_fuzz_target_takes_an_external_analysis_only_where_it_can_judge_one() {
+        let reg = race_oracles::theorems::Registry::builtin();
+        let (ft, tp, complete) = (*reg.find("fasttrack-precise").unwrap(), *reg.find("racerdx-tp").unwrap(), *reg.find("racerdx-complete").unwrap());
+        assert_eq!(fuzz_analysis(&tp, "naive {}", None).map(|s| s.external_cmd().map(str::to_string)), Ok(Some("naive {}".into())));
+        assert_eq!(fuzz_analysis(&tp, "naive {}", Some("no-stability-filter")).err(), Some("RACEFUZZ_ANALYSIS_CMD is the SUT; unset RACEFUZZ_MUTANT".into()));
+        assert!(fuzz_analysis(&tp, "naive", None).err().is_some_and(|e| e.contains("has no `{}`")));
+        for o in [ft, complete] {
+            assert!(fuzz_analysis(&o, "naive {}", None).err().is_some_and(|e| e.contains("--analysis-cmd applies to racerdx-tp, racerdx-reports")), "{}", o.id);
+        }
     }
 }
