@@ -32,7 +32,7 @@ use std::time::Duration;
 use race_oracles::lang::{parse, print, walk_block, AccessKind, Place, Program, Stmt, StmtKind};
 use race_oracles::theorems::{AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis};
 
-use super::process::{run_on_file, Persistent, PROTOCOL_VERSION};
+use super::process::{run_on_file, Failure, Persistent, PROTOCOL_VERSION};
 
 /// How the analysis process is run.
 #[derive(Clone)]
@@ -88,21 +88,21 @@ impl ExternalAnalysis {
     }
 
     /// The process's answer for the program text `text`.
-    fn answer(&self, text: &str) -> Result<Answer, String> {
+    fn answer(&self, text: &str) -> Result<Answer, Failure> {
         match &self.mode {
             Mode::PerProgram { timeout, scratch } => {
                 let n = PROGRAM_FILES.fetch_add(1, Ordering::Relaxed);
-                let out = run_on_file(&self.command, *timeout, &scratch.join(format!("program-{}-{n}.race", std::process::id())), text).map_err(|f| f.to_string())?;
-                let answer: Answer =
-                    serde_json::from_str(out.trim()).map_err(|e| format!("output that does not parse: {e}: `{}`", out.trim().chars().take(2_000).collect::<String>()))?;
+                let out = run_on_file(&self.command, *timeout, &scratch.join(format!("program-{}-{n}.race", std::process::id())), text)?;
+                let garbage = |why: String| Failure::Garbage { line: out.trim().chars().take(2_000).collect(), why };
+                let answer: Answer = serde_json::from_str(out.trim()).map_err(|e| garbage(e.to_string()))?;
                 if answer.version != PROTOCOL_VERSION {
-                    return Err(format!("protocol version {} (racefuzz speaks {PROTOCOL_VERSION})", answer.version));
+                    return Err(garbage(format!("protocol version {} (racefuzz speaks {PROTOCOL_VERSION})", answer.version)));
                 }
                 Ok(answer)
             }
             Mode::Persistent(p) => {
-                let mut p = p.lock().map_err(|_| "racefuzz internal bug: a worker panicked holding the analysis".to_string())?;
-                p.ask(|id| Request { version: PROTOCOL_VERSION, id, program: text }).map_err(|f| f.to_string())
+                let mut p = p.lock().map_err(|_| Failure::Spawn { command: self.command.clone(), why: "racefuzz internal bug: a worker panicked holding the analysis".into() })?;
+                p.ask(|id| Request { version: PROTOCOL_VERSION, id, program: text })
             }
         }
     }
@@ -156,7 +156,7 @@ impl StaticRaceAnalysis for ExternalAnalysis {
         let text = print(p);
         let shown = parse(&text).map_err(|e| AnalysisFailure(format!("racefuzz internal bug: a printed program does not parse back: {e}")))?;
         let lines = LineMap::new(p, &shown)?;
-        let answer = self.answer(&text).map_err(AnalysisFailure)?;
+        let answer = self.answer(&text).map_err(|f| AnalysisFailure(f.to_string()))?;
         let mut out = BTreeSet::new();
         for (i, r) in answer.reports.iter().enumerate() {
             let [a, b] = &r.sides;
