@@ -167,6 +167,15 @@ fn an_external_analysis_is_judged_and_its_failures_are_findings() {
     let (code, out, _) = racefuzz(&[&["check", "racerdx-tp", burble][..], &persistent].concat());
     assert_eq!(code, 1, "{out}");
     assert_eq!(out.matches("FALSE POSITIVE").count(), 3, "{out}");
+    // The README's example answer is the true race it says, through a call.
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let section = &readme[readme.find("#### A static analyzer").expect("the README's section")..];
+    let example = section.split("```json\n").nth(1).and_then(|b| b.split("```").next()).expect("a JSON example");
+    let file = temp_dir("analysis-example").join("answer.json");
+    std::fs::write(&file, example).unwrap();
+    let cat = format!("cat '{}' # {{}}", file.display());
+    let (code, out, _) = racefuzz(&["check", "racerdx-tp", "corpus/paper/racerdx/fig3_wurble_variant_b_stable.race", "--analysis-cmd", &cat]);
+    assert!(code == 0 && out.contains("report 1: qwop: W arg1.x.g.f at lock level 0 (line 9 via 7)  ∥  gwap: R arg1.x.g.f at lock level 1 (line 8)\n  true positive"), "{out}");
     let bad_line = r#"echo '{"version":1,"reports":[{"sides":[{"method":"zup","kind":"w","path":"arg1.dee","level":0,"lines":[5]},{"method":"zup","kind":"w","path":"arg1.dee","level":0,"lines":[8]}]}]}' # {}"#;
     for (flags, says) in [
         (vec!["--analysis-cmd", "exit 7 # {}"], "ANALYSIS FAILED: exited with exit status: 7"),

@@ -299,8 +299,8 @@ fn every_json_output_matches_its_schema() {
     let scratch = std::env::temp_dir().join(format!("racefuzz-json-analysis-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let mut answers = vec![serde_json::json!({"version": 1, "reports": [{"sides": [
-        {"method": "qwop", "kind": "w", "path": "arg1.x.g.f", "level": 0, "sites": [[9, 14]]},
-        {"method": "gwap", "kind": "r", "path": "arg1.x.g.f", "level": 1, "lines": [11]}]}]})];
+        {"method": "qwop", "kind": "w", "path": "arg1.x.g.f", "level": 0, "sites": [[3, 15]]},
+        {"method": "gwap", "kind": "r", "path": "arg1.x.g.f", "level": 1, "lines": [7]}]}]})];
     for f in corpus.iter().filter(|f| f.to_string_lossy().contains("/racerdx/")) {
         let Ok(p) = race_oracles::lang::parse(&std::fs::read_to_string(f).unwrap()) else { continue };
         let file = scratch.join("p.race");

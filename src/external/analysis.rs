@@ -8,15 +8,15 @@
 //!
 //! ```json
 //! {"version":1,"reports":[{"sides":[
-//!   {"method":"zap","kind":"r","path":"arg1.dee","level":1,"lines":[3]},
-//!   {"method":"zup","kind":"w","path":"arg1.dee","level":0,"sites":[[7,5]]}]}]}
+//!   {"method":"qwop","kind":"w","path":"arg1.x.g.f","level":0,"sites":[[3,15]]},
+//!   {"method":"gwap","kind":"r","path":"arg1.x.g.f","level":1,"lines":[7]}]}]}
 //! ```
 //!
 //! A side names the method run by its thread, the access's kind (`r`, `w`), its access
 //! path (rooted at one of the method's formals), its abstract lock level, and where the
 //! access is: `lines`, access statements in the method's own body, and `sites`, chains of
-//! call lines from the method's body down to an access line (`[7,5]`: the call at line 7
-//! reaches the access at line 5). Lines are those of the text the analysis was given; they
+//! call lines from the method's body down to an access line (`[3,15]`: the call at line 3
+//! reaches the access at line 15). Lines are those of the text the analysis was given; they
 //! are mapped back to the program's own lines here.
 //!
 //! An answer that does not parse, or names a method the program does not have, a path not
