@@ -45,6 +45,7 @@ pub mod external;
 pub mod mutants;
 pub mod render;
 pub mod rule_coverage;
+pub mod score;
 pub mod signature;
 pub mod std_trace;
 pub mod suts;

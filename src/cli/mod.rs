@@ -19,6 +19,7 @@ pub mod fuzz_cmd;
 mod gen_cmd;
 mod ldrf_cmd;
 mod replay_cmd;
+mod score_cmd;
 pub mod trace_cmd;
 
 const EXIT_CODES: &str =
@@ -254,6 +255,29 @@ enum Cmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Score a dynamic detector: TP/FP/FN, precision, recall and F1 per program, per racy
+    /// location and per racy event of every trace, over a fixed generated corpus, with the
+    /// most frequent false positive and false negative shrunk (README, "Score a detector").
+    Score {
+        /// The detector: `fasttrack`, or a check placer with its detector (`per-access`,
+        /// `bigfoot`); default fasttrack (or the --detector-cmd).
+        #[arg(long)]
+        sut: Option<String>,
+        /// A seeded bug of that SUT (`racefuzz mutants`).
+        #[arg(long)]
+        mutant: Option<String>,
+        /// How many programs.
+        #[arg(long, default_value_t = 1_000)]
+        programs: u64,
+        /// The corpus's seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print the scorecard as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        detector: DetectorArgs,
     },
     /// List the seeded bugs with their oracle and the spec's prediction.
     Mutants {
@@ -572,6 +596,7 @@ pub fn main() -> ExitCode {
         }
         Cmd::Races { trace, names, json } => trace_cmd::races(&trace, names.as_deref(), json),
         Cmd::Mutants { json } => check_cmd::list(json),
+        Cmd::Score { sut, mutant, programs, seed, json, detector } => score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, programs, seed, json),
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
         Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, detector } => {
