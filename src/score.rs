@@ -55,8 +55,9 @@ pub const BUDGET: u64 = 20_000;
 /// How many candidate programs the shrinker may try for one example.
 pub const SHRINK_ATTEMPTS: usize = 400;
 
-/// True positives, false positives and false negatives at one granularity.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+/// True positives, false positives and false negatives at one granularity (in JSON with
+/// its precision, recall and F1, `null` where undefined).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Reported and racy.
     pub tp: u64,
@@ -92,6 +93,20 @@ impl Counts {
     fn of<T: Ord>(truth: &BTreeSet<T>, reported: &BTreeSet<T>) -> Counts {
         let tp = truth.intersection(reported).count() as u64;
         Counts { tp, fp: reported.len() as u64 - tp, fn_: truth.len() as u64 - tp }
+    }
+}
+
+impl serde::Serialize for Counts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("Counts", 6)?;
+        o.serialize_field("tp", &self.tp)?;
+        o.serialize_field("fp", &self.fp)?;
+        o.serialize_field("fn", &self.fn_)?;
+        o.serialize_field("precision", &self.precision())?;
+        o.serialize_field("recall", &self.recall())?;
+        o.serialize_field("f1", &self.f1())?;
+        o.end()
     }
 }
 
@@ -482,6 +497,26 @@ impl std::fmt::Display for Scorecard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use race_oracles::machine::{Addr, FieldId, LockId, ObjId, ThreadId};
+
+    /// The category of the last event of `trace` as a false positive.
+    fn category(kinds: &[(u32, EventKind)]) -> String {
+        let trace: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect();
+        Orders::new(&trace).false_positive(&trace, &trace[trace.len() - 1])
+    }
+
+    #[test]
+    fn a_false_alarm_is_put_down_to_what_orders_it() {
+        let x = Addr::Field(ObjId(0), FieldId(0));
+        let (w, r) = (EventKind::Access(AccessKind::Write, x), EventKind::Access(AccessKind::Read, x));
+        let (acq, rel) = (EventKind::Acquire(LockId::Global), EventKind::Release(LockId::Global));
+        assert_eq!(category(&[(0, w), (0, EventKind::Fork(ThreadId(1))), (1, w)]), "a write ordered after every conflicting access by fork/join");
+        assert_eq!(category(&[(0, acq), (0, w), (0, rel), (1, acq), (1, r)]), "a read ordered after a conflicting access by a lock");
+        assert_eq!(category(&[(0, r), (1, r)]), "a read with no conflicting access of another thread before it");
+        assert_eq!(category(&[(0, w), (0, w)]), "a write with no conflicting access of another thread before it");
+        assert_eq!(category(&[(0, acq)]), "a report on a synchronization event");
+    }
 
     #[test]
     fn counts_give_precision_recall_and_f1() {

@@ -18,6 +18,7 @@ mod oracles;
 mod readme;
 mod regress;
 mod rules;
+mod score;
 mod trace;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
