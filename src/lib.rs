@@ -49,6 +49,7 @@ pub mod score;
 pub mod signature;
 pub mod std_trace;
 pub mod suts;
+pub mod tsan;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then
 /// the oracle against its SUT (with the mutant named by the environment variable
