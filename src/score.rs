@@ -40,7 +40,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
-use race_oracles::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Schedule};
+use race_oracles::explore::{Config, Execution, ExplorerKind, Outcome, Schedule};
 use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::lang::{print, AccessKind, Program, Relax};
 use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
@@ -164,6 +164,9 @@ pub struct Scorecard {
     pub seed: u64,
     /// Programs generated.
     pub programs: u64,
+    /// Whether each program's traces are one per Mazurkiewicz class (else every
+    /// interleaving).
+    pub classes: bool,
     /// Programs whose exploration was cut by [`BUDGET`].
     pub cut_programs: u64,
     /// Programs the ground truth or the placer could not run (no initial state, placement
@@ -223,13 +226,35 @@ struct ProgramScore {
     fn_: BTreeMap<String, (String, String)>,
 }
 
+/// The programs and traces a scorecard counts over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Corpus {
+    /// How many programs.
+    pub programs: u64,
+    /// The seed they are drawn with.
+    pub seed: u64,
+    /// One trace per Mazurkiewicz class (the DPOR explorer's representatives) instead of
+    /// every interleaving: for a detector that runs each trace slowly (ThreadSanitizer
+    /// compiles and starts a process), at the price of the traces where a detector's answer
+    /// depends on the order of independent events.
+    pub classes: bool,
+}
+
+impl Corpus {
+    /// `programs` programs drawn with `seed`, every interleaving of each.
+    pub fn new(programs: u64, seed: u64) -> Corpus {
+        Corpus { programs, seed, classes: false }
+    }
+}
+
 /// The scorecard of the detector `sut` (a detector, or a check placer with its detector)
-/// on `programs` programs drawn with `seed`, generated and checked under `relax`; `tick` is
-/// called after each program (for a progress bar).
+/// on `corpus`, generated and checked under `relax`; `tick` is called after each program
+/// (for a progress bar).
 ///
 /// # Errors
 /// A SUT that is no detector.
-pub fn score(sut: Sut<'_>, relax: Relax, programs: u64, seed: u64, tick: &dyn Fn()) -> Result<Scorecard, ScoreError> {
+pub fn score(sut: Sut<'_>, relax: Relax, corpus: Corpus, tick: &dyn Fn()) -> Result<Scorecard, ScoreError> {
+    let Corpus { programs, seed, classes } = corpus;
     let (runner, factory, oracle_id) = match sut {
         Sut::Detector(f) => (Runner::Detector(f), f, "fasttrack-precise"),
         Sut::Placer(p, f) => (Runner::Placer(p, f), f, "bigfoot-precise"),
@@ -238,7 +263,8 @@ pub fn score(sut: Sut<'_>, relax: Relax, programs: u64, seed: u64, tick: &dyn Fn
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
     let claim = factory.claim();
     let at = if matches!(runner, Runner::Detector(_)) { Granularity::of(claim) } else { Granularity::Location };
-    let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..crate::suts::campaign_bounds() };
+    let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
+    let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(BUDGET), explorer, ..crate::suts::campaign_bounds() };
     let mut rng = StdRng::seed_from_u64(seed);
     let mut card = Scorecard {
         detector: match runner {
@@ -249,6 +275,7 @@ pub fn score(sut: Sut<'_>, relax: Relax, programs: u64, seed: u64, tick: &dyn Fn
         generator: oracle.id,
         seed,
         programs,
+        classes,
         cut_programs: 0,
         skipped_programs: 0,
         traces: 0,
@@ -318,7 +345,7 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config, at: Granularity)
     let init = m.initial_state().ok()?;
     let factory = factory.for_program(&program);
     let mut s = ProgramScore::default();
-    let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+    let stats = cfg.explorer.get().explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         if ended_only && !matches!(ex.outcome, Outcome::Terminated | Outcome::Deadlock { .. }) {
             return ControlFlow::Continue(());
         }
@@ -462,8 +489,12 @@ impl std::fmt::Display for Scorecard {
         writeln!(f, "{} (claim: {}) on {} programs of {}'s generator, seed {}", self.detector, self.claim, self.programs, self.generator, self.seed)?;
         writeln!(
             f,
-            "{} trace(s); {} program(s) cut at {BUDGET} executions (counted per trace, not per program); {} program(s) skipped; {} trace(s) without an answer",
-            self.traces, self.cut_programs, self.skipped_programs, self.failed_traces
+            "{} trace(s){}; {} program(s) cut at {BUDGET} executions (counted per trace, not per program); {} program(s) skipped; {} trace(s) without an answer",
+            self.traces,
+            if self.classes { " (one per Mazurkiewicz class)" } else { "" },
+            self.cut_programs,
+            self.skipped_programs,
+            self.failed_traces
         )?;
         writeln!(f)?;
         writeln!(f, "{:<12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6}", "granularity", "TP", "FP", "FN", "precision", "recall", "F1")?;

@@ -6,7 +6,7 @@
 use race_oracles::lang::{parse, Relax};
 use race_oracles::machine::{Event, EventKind};
 use race_oracles::theorems::{DynamicDetector, Reported, Sut};
-use racefuzz::score::{score, Granularity, Scorecard};
+use racefuzz::score::{score, Corpus, Granularity, Scorecard};
 use racefuzz::suts::Subject;
 
 use super::cli::racefuzz;
@@ -30,22 +30,22 @@ impl DynamicDetector for Flags {
 
 fn card_of(flags: bool, programs: u64) -> Scorecard {
     let factory = move || Box::new(Flags(flags)) as Box<dyn DynamicDetector>;
-    score(Sut::Detector(&factory), Relax::default(), programs, 3, &|| {}).unwrap()
+    score(Sut::Detector(&factory), Relax::default(), Corpus::new(programs, 3), &|| {}).unwrap()
 }
 
 #[test]
 fn fasttrack_is_exact_at_locations_and_the_card_is_deterministic() {
     let o = race_oracles::theorems::Registry::builtin().find("fasttrack-precise").copied().unwrap();
     let ft = Subject::for_oracle(&o, None).unwrap();
-    let card = score(ft.sut(), ft.relax(), 300, 1, &|| {}).unwrap();
+    let card = score(ft.sut(), ft.relax(), Corpus::new(300, 1), &|| {}).unwrap();
     assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
     assert_eq!((card.location.precision(), card.location.recall()), (Some(1.0), Some(1.0)));
     // Not vacuous: racy programs, many racy locations, and every trace read.
     assert!(card.program.tp >= 50 && card.location.tp >= 1_000 && card.traces >= 10_000 && card.failed_traces == 0, "{card}");
     assert_eq!((card.false_positive.clone(), card.false_negative.clone()), (None, None));
     // The same seed draws the same corpus; another seed another one.
-    assert_eq!(score(ft.sut(), ft.relax(), 300, 1, &|| {}).unwrap(), card);
-    assert_ne!(score(ft.sut(), ft.relax(), 300, 2, &|| {}).unwrap().traces, card.traces);
+    assert_eq!(score(ft.sut(), ft.relax(), Corpus::new(300, 1), &|| {}).unwrap(), card);
+    assert_ne!(score(ft.sut(), ft.relax(), Corpus::new(300, 2), &|| {}).unwrap().traces, card.traces);
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn the_command_scores_detectors_only_and_prints_the_card() {
     assert!(out.starts_with("FastTrack (claim: locations) on 20 programs of fasttrack-precise's generator, seed 1\n") && out.contains("\nlocation "), "{out}");
     let (code, _, err) = racefuzz(&["score", "--sut", "racerdx"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("score judges dynamic detectors; `racerdx` is not one (detectors: fasttrack, bigfoot, per-access)"), "{err}");
+    assert!(err.contains("score judges dynamic detectors; `racerdx` is not one (detectors: fasttrack, tsan, bigfoot, per-access)"), "{err}");
     let (code, _, err) = racefuzz(&["score", "--mutant", "nope"]);
     assert_eq!(code, 2, "{err}");
     let (code, out, err) = racefuzz(&["score", "--sut", "bigfoot", "--programs", "10"]);

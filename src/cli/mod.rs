@@ -260,8 +260,9 @@ enum Cmd {
     /// location and per racy event of every trace, over a fixed generated corpus, with the
     /// most frequent false positive and false negative shrunk (README, "Score a detector").
     Score {
-        /// The detector: `fasttrack`, or a check placer with its detector (`per-access`,
-        /// `bigfoot`); default fasttrack (or the --detector-cmd).
+        /// The detector: `fasttrack`, `tsan` (ThreadSanitizer, through `$CC`), or a check
+        /// placer with its detector (`per-access`, `bigfoot`); default fasttrack (or the
+        /// --detector-cmd).
         #[arg(long)]
         sut: Option<String>,
         /// A seeded bug of that SUT (`racefuzz mutants`).
@@ -273,6 +274,10 @@ enum Cmd {
         /// The corpus's seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// One trace per Mazurkiewicz class (DPOR) instead of every interleaving: for slow
+        /// detectors (`--sut tsan`).
+        #[arg(long)]
+        classes: bool,
         /// Print the scorecard as JSON.
         #[arg(long)]
         json: bool,
@@ -596,7 +601,9 @@ pub fn main() -> ExitCode {
         }
         Cmd::Races { trace, names, json } => trace_cmd::races(&trace, names.as_deref(), json),
         Cmd::Mutants { json } => check_cmd::list(json),
-        Cmd::Score { sut, mutant, programs, seed, json, detector } => score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, programs, seed, json),
+        Cmd::Score { sut, mutant, programs, seed, classes, json, detector } => {
+            score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, json)
+        }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
         Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, detector } => {

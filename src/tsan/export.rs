@@ -152,8 +152,8 @@ static pthread_mutex_t global_lock;
 static long nobjects;
 static _Atomic unsigned long *handles; /* pthread_t of each thread */
 static atomic_int *joined;
-static atomic_long turn;       /* the index of the event whose turn it is */
-static volatile long sink;
+static atomic_long turn = -1;  /* the index of the event whose turn it is; -1 while main starts the threads */
+static _Thread_local volatile long sink; /* a read's value goes here: one per thread, so no race of its own */
 
 static long *cell(const struct event *e) { return &objects[e->a][e->b]; }
 static pthread_mutex_t *mutex(const struct event *e) { return e->a < 0 ? &global_lock : locks[e->a]; }
@@ -247,8 +247,11 @@ int main(int argc, char **argv) {
     seen[events[k].thread] = 1;
     if (events[k].op == 'f') forked[events[k].a] = 1;
   }
+  /* Every thread main starts exists before the first event, so that ThreadSanitizer numbers
+   * them in this order (T1, T2, ...), and forked ones after them in the trace's order. */
   for (long t = 0; t < threads; t++)
     if (seen[t] && !forked[t]) start(t);
+  atomic_store_explicit(&turn, 0, memory_order_relaxed);
   while (atomic_load_explicit(&turn, memory_order_relaxed) != nevents) sched_yield();
   for (long t = 0; t < threads; t++)
     if ((seen[t] || forked[t]) && !atomic_load_explicit(&joined[t], memory_order_relaxed))
