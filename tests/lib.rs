@@ -20,6 +20,7 @@ mod regress;
 mod rules;
 mod score;
 mod trace;
+mod tsan;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

@@ -15,6 +15,7 @@ use race_oracles::lang::{self, Dialect, Program};
 
 mod check_cmd;
 mod corpus_cmd;
+mod export_cmd;
 pub mod fuzz_cmd;
 mod gen_cmd;
 mod ldrf_cmd;
@@ -284,6 +285,27 @@ enum Cmd {
         #[command(flatten)]
         detector: DetectorArgs,
     },
+    /// Write one execution of a thread program as a C program that replays it, event by
+    /// event, under ThreadSanitizer (`racefuzz export c FILE --schedule S -o replay.c`).
+    Export {
+        /// The format: `c`.
+        #[arg(value_enum)]
+        format: ExportFormat,
+        /// A `.race` file (bfj, bfj2, simplejava or capjava).
+        file: PathBuf,
+        /// The execution (as `racefuzz replay` takes it); default: the first racy one.
+        #[arg(long)]
+        schedule: Option<String>,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Print only the trace argument the program's replay takes (one compiled program
+        /// replays every trace of its `.race` program).
+        #[arg(long)]
+        trace_arg: bool,
+        #[command(flatten)]
+        bounds: BoundArgs,
+    },
     /// List the seeded bugs with their oracle and the spec's prediction.
     Mutants {
         /// Print JSON instead of text.
@@ -423,6 +445,13 @@ impl BoundArgs {
             ..Config::default()
         }
     }
+}
+
+/// What `racefuzz export` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ExportFormat {
+    /// A C11 program that replays the execution under ThreadSanitizer.
+    C,
 }
 
 #[derive(Args, Debug)]
@@ -601,6 +630,9 @@ pub fn main() -> ExitCode {
         }
         Cmd::Races { trace, names, json } => trace_cmd::races(&trace, names.as_deref(), json),
         Cmd::Mutants { json } => check_cmd::list(json),
+        Cmd::Export { format: ExportFormat::C, file, schedule, output, trace_arg, bounds } => {
+            export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
+        }
         Cmd::Score { sut, mutant, programs, seed, classes, json, detector } => {
             score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, json)
         }

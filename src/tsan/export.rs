@@ -117,7 +117,7 @@ pub fn creation_order(trace: &[Event]) -> Vec<ThreadId> {
 
 /// The C program for `p` with the trace of one witness as its default argument, and a
 /// comment that lists the witness's events, marking the racing ones (`events[i]` is the
-/// description of event `i`).
+/// description of event `i`, which names it).
 ///
 /// # Errors
 /// An access to a negative array index.
@@ -126,7 +126,7 @@ pub fn reproducer(p: &Program, source: &str, file: &str, schedule: &str, trace: 
     let mut head = format!("/* The execution of schedule {schedule} of {file}, event by event (>> marks a racing access):\n");
     for (i, d) in events.iter().enumerate() {
         let mark = if racing.contains(&i) { ">>" } else { "  " };
-        let _ = writeln!(head, " * {mark} {i:>3}  T{}  {d}", trace.get(i).map_or(0, |e| e.thread.0 + 1));
+        let _ = writeln!(head, " * {mark} {d}");
     }
     head.push_str(" */\n");
     Ok(format!("{head}{}", c_program(p, source, file, Some(&arg))))
