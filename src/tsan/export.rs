@@ -150,8 +150,7 @@ static long **objects;         /* object a: its fields or cells, one long each *
 static pthread_mutex_t **locks; /* object a's lock */
 static pthread_mutex_t global_lock;
 static long nobjects;
-static _Atomic unsigned long *handles; /* pthread_t of each thread */
-static atomic_int *joined;
+static _Atomic unsigned long *handles; /* pthread_t of each thread, 0 until it is started */
 static atomic_long turn = -1;  /* the index of the event whose turn it is; -1 while main starts the threads */
 static _Thread_local volatile long sink; /* a read's value goes here: one per thread, so no race of its own */
 
@@ -160,7 +159,9 @@ static pthread_mutex_t *mutex(const struct event *e) { return e->a < 0 ? &global
 
 /* Waits for event k's turn. The counter is relaxed: no happens-before for ThreadSanitizer.
  * The signal fences keep the compiler from moving the event across the wait. */
+static int free_run; /* RACEFUZZ_FREE_RUN set: no turns, the threads run as the OS schedules them */
 static void wait_turn(long k) {
+  if (free_run) return;
   while (atomic_load_explicit(&turn, memory_order_relaxed) != k) sched_yield();
   atomic_signal_fence(memory_order_seq_cst);
 }
@@ -186,8 +187,9 @@ static void other(long k, const struct event *e) {
   if (e->op == 'l') pthread_mutex_unlock(mutex(e));
   if (e->op == 'f') start(e->a);
   if (e->op == 'j') {
-    pthread_join((pthread_t)atomic_load_explicit(&handles[e->a], memory_order_relaxed), NULL);
-    atomic_store_explicit(&joined[e->a], 1, memory_order_relaxed);
+    unsigned long h;
+    while (!(h = atomic_load_explicit(&handles[e->a], memory_order_relaxed))) sched_yield(); /* free runs only */
+    pthread_join((pthread_t)h, NULL);
   }
 }
 "#;
@@ -209,6 +211,7 @@ static const char *default_trace = DEFAULT_TRACE;
 
 int main(int argc, char **argv) {
   const char *text = argc > 1 ? argv[1] : default_trace;
+  free_run = getenv("RACEFUZZ_FREE_RUN") != NULL;
   if (!text) { fprintf(stderr, "usage: %s TRACE\n", argv[0]); return 2; }
   char *s = strdup(text), *save = NULL;
   long threads = atol(strtok_r(s, " ", &save));
@@ -240,22 +243,27 @@ int main(int argc, char **argv) {
   }
   fflush(stdout);
   handles = calloc(threads + 1, sizeof *handles);
-  joined = calloc(threads + 1, sizeof *joined);
-  char *forked = calloc(threads + 1, 1);
-  char *seen = calloc(threads + 1, 1);
+  char *forked = calloc(threads + 1, 1), *seen = calloc(threads + 1, 1), *joined = calloc(threads + 1, 1);
   for (long k = 0; k < nevents; k++) {
     seen[events[k].thread] = 1;
     if (events[k].op == 'f') forked[events[k].a] = 1;
+    if (events[k].op == 'j') joined[events[k].a] = 1;
   }
   /* Every thread main starts exists before the first event, so that ThreadSanitizer numbers
    * them in this order (T1, T2, ...), and forked ones after them in the trace's order. */
   for (long t = 0; t < threads; t++)
     if (seen[t] && !forked[t]) start(t);
   atomic_store_explicit(&turn, 0, memory_order_relaxed);
-  while (atomic_load_explicit(&turn, memory_order_relaxed) != nevents) sched_yield();
-  for (long t = 0; t < threads; t++)
-    if ((seen[t] || forked[t]) && !atomic_load_explicit(&joined[t], memory_order_relaxed))
-      pthread_join((pthread_t)atomic_load_explicit(&handles[t], memory_order_relaxed), NULL);
+  while (!free_run && atomic_load_explicit(&turn, memory_order_relaxed) != nevents) sched_yield();
+  /* The threads no event joins: the top-level ones first (main started them), then the
+   * forked ones, once their parent has started them. */
+  for (int pass = 0; pass < 2; pass++)
+    for (long t = 0; t < threads; t++)
+      if ((seen[t] || forked[t]) && !joined[t] && forked[t] == pass) {
+        unsigned long h;
+        while (!(h = atomic_load_explicit(&handles[t], memory_order_relaxed))) sched_yield();
+        pthread_join((pthread_t)h, NULL);
+      }
   return 0;
 }
 "#;

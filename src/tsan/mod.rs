@@ -91,7 +91,7 @@ impl DynamicDetector for Replay {
     fn on_trace(&mut self, trace: &[Event]) -> Result<Vec<Option<EventIdx>>, DetectorFailure> {
         let binary = self.0.as_ref().map_err(|e| DetectorFailure(e.clone()))?;
         let arg = export::encode(trace).map_err(|e| DetectorFailure(e.to_string()))?;
-        let out = run::run(binary, &arg, TIMEOUT).map_err(DetectorFailure)?;
+        let out = run::run(binary, &arg, TIMEOUT, false).map_err(DetectorFailure)?;
         run::reported_events(trace, &out).map_err(DetectorFailure)
     }
 }

@@ -81,12 +81,17 @@ pub struct Run {
     pub reports: Vec<Report>,
 }
 
-/// Runs `binary` on the trace argument `arg` with [`TSAN_OPTIONS`], killed after `timeout`.
+/// Runs `binary` on the trace argument `arg` with [`TSAN_OPTIONS`], killed after `timeout`;
+/// with `free`, without turns (`RACEFUZZ_FREE_RUN`: the OS schedules the threads).
 ///
 /// # Errors
 /// A run that cannot start, fails, outlives the timeout, or prints what does not parse.
-pub fn run(binary: &Path, arg: &str, timeout: Duration) -> Result<Run, String> {
-    let mut child = Command::new(binary)
+pub fn run(binary: &Path, arg: &str, timeout: Duration, free: bool) -> Result<Run, String> {
+    let mut command = Command::new(binary);
+    if free {
+        command.env("RACEFUZZ_FREE_RUN", "1");
+    }
+    let mut child = command
         .arg(arg)
         .env("TSAN_OPTIONS", TSAN_OPTIONS)
         .stdin(Stdio::null())
