@@ -46,9 +46,11 @@ pub mod external;
 pub mod mutants;
 pub mod render;
 pub mod rule_coverage;
+pub mod score;
 pub mod signature;
 pub mod std_trace;
 pub mod suts;
+pub mod tsan;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then
 /// the oracle against its SUT (with the mutant named by the environment variable
@@ -115,15 +117,17 @@ pub fn fuzz_subject(oracle: &str, mutant: Option<&str>) -> Result<(race_oracles:
 }
 
 /// A fuzz target's external detector: `RACEFUZZ_DETECTOR_CMD`, persistent if
-/// `RACEFUZZ_DETECTOR_PERSISTENT=1`, with `RACEFUZZ_DETECTOR_TIMEOUT` (seconds, default 10)
-/// and `RACEFUZZ_REPORT_PATTERN`, as `--detector-cmd` and its flags.
+/// `RACEFUZZ_DETECTOR_PERSISTENT=1`, with `RACEFUZZ_DETECTOR_TIMEOUT` (seconds, default 10),
+/// `RACEFUZZ_REPORT_PATTERN` and `RACEFUZZ_CLAIM` (default `locations`), as `--detector-cmd`
+/// and its flags.
 fn fuzz_detector(o: &race_oracles::theorems::Oracle, cmd: &str, mutant: Option<&str>) -> Result<suts::Subject, String> {
     if mutant.is_some_and(|m| !m.is_empty()) {
         return Err("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into());
     }
     let (persistent, timeout) = fuzz_process_vars()?;
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let f = external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), timeout).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?;
+    let claim = claim_of(var("RACEFUZZ_CLAIM").as_deref())?;
+    let f = external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), timeout).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?.claiming(claim);
     suts::Subject::external(o, f).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))
 }
 
@@ -147,9 +151,24 @@ fn fuzz_process_vars() -> Result<(bool, std::time::Duration), String> {
     Ok((persistent, secs.map_or(external::DEFAULT_TIMEOUT, std::time::Duration::from_secs)))
 }
 
+/// The claim `RACEFUZZ_CLAIM` names (`None`: the default).
+fn claim_of(name: Option<&str>) -> Result<race_oracles::theorems::Claim, String> {
+    use race_oracles::theorems::Claim;
+    let Some(c) = name else { return Ok(Claim::default()) };
+    Claim::parse(c).ok_or_else(|| format!("RACEFUZZ_CLAIM: `{c}` is not a claim (one of {})", Claim::ALL.map(Claim::name).join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fuzz_target_reads_the_claim_by_its_flag_name() {
+        use race_oracles::theorems::Claim;
+        assert_eq!(claim_of(None), Ok(Claim::Locations));
+        assert_eq!(claim_of(Some("first-race")), Ok(Claim::FirstRace));
+        assert_eq!(claim_of(Some("all")).err().as_deref(), Some("RACEFUZZ_CLAIM: `all` is not a claim (one of locations, events, first-race, no-false-alarm, no-missed-race)"));
+    }
 
     #[test]
     fn a_fuzz_target_takes_an_external_detector_only_where_it_can_judge_one() {

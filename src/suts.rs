@@ -110,6 +110,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[&RACERDX_RULES, &RACERDX_REPORT_RULES] },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
+    SutEntry { name: "tsan", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_tsan, rules: &[] },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES] },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
     SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES] },
@@ -141,6 +142,11 @@ fn build_explorers(names: &[&str]) -> Built {
 fn build_fasttrack(names: &[&str]) -> Built {
     let bug = mutants::one(crate::analyses::fasttrack::SEEDED, names)?;
     Some((lend(FastTrackFactory { bug, on_checks: false }, |f| Sut::Detector(f)), Relax::default()))
+}
+
+/// ThreadSanitizer (`crate::tsan`): no seeded bugs, the compiler from `$CC`.
+fn build_tsan(names: &[&str]) -> Built {
+    names.is_empty().then(|| (lend(crate::tsan::Tsan::default(), |f| Sut::Detector(f)), Relax::default()))
 }
 
 fn build_bigfoot(names: &[&str]) -> Built {

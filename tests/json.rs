@@ -251,6 +251,11 @@ fn every_json_output_matches_its_schema() {
     );
     assert!(hunt["signatures"].as_array().is_some_and(|s| s.iter().any(|g| g["shrunk"].is_string())), "the hunt found and shrank nothing: {hunt}");
     let _ = std::fs::remove_dir_all(out);
+    // Scorecards: a detector, a placer with its detector, and a mutant with mistakes to show.
+    check(&mut v, "score.schema.json", &["score", "--programs", "20", "--json"]);
+    check(&mut v, "score.schema.json", &["score", "--sut", "per-access", "--programs", "20", "--json"]);
+    let card = check(&mut v, "score.schema.json", &["score", "--mutant", "ft-join-no-join", "--programs", "60", "--json"]);
+    assert!(card["false_positive"].is_object() || card["false_negative"].is_object(), "the mutant's scorecard shows no mistake: {card}");
     // Each analysis on the paper programs of its dialect.
     let analyses = [
         ("racerdx", &["racerdx", "racerd"][..]),
@@ -331,6 +336,7 @@ fn every_json_output_matches_its_schema() {
         ("trace.schema.json", 30),
         ("races.schema.json", 60),
         ("analysis.schema.json", 8),
+        ("score.schema.json", 3),
     ] {
         assert!(validated.get(name).copied().unwrap_or(0) >= floor, "{name}: {validated:?}");
     }

@@ -18,7 +18,9 @@ mod oracles;
 mod readme;
 mod regress;
 mod rules;
+mod score;
 mod trace;
+mod tsan;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

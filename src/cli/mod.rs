@@ -15,10 +15,12 @@ use race_oracles::lang::{self, Dialect, Program};
 
 mod check_cmd;
 mod corpus_cmd;
+mod export_cmd;
 pub mod fuzz_cmd;
 mod gen_cmd;
 mod ldrf_cmd;
 mod replay_cmd;
+mod score_cmd;
 pub mod trace_cmd;
 
 const EXIT_CODES: &str =
@@ -255,6 +257,55 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Score a dynamic detector: TP/FP/FN, precision, recall and F1 per program, per racy
+    /// location and per racy event of every trace, over a fixed generated corpus, with the
+    /// most frequent false positive and false negative shrunk (README, "Score a detector").
+    Score {
+        /// The detector: `fasttrack`, `tsan` (ThreadSanitizer, through `$CC`), or a check
+        /// placer with its detector (`per-access`, `bigfoot`); default fasttrack (or the
+        /// --detector-cmd).
+        #[arg(long)]
+        sut: Option<String>,
+        /// A seeded bug of that SUT (`racefuzz mutants`).
+        #[arg(long)]
+        mutant: Option<String>,
+        /// How many programs.
+        #[arg(long, default_value_t = 1_000)]
+        programs: u64,
+        /// The corpus's seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// One trace per Mazurkiewicz class (DPOR) instead of every interleaving: for slow
+        /// detectors (`--sut tsan`).
+        #[arg(long)]
+        classes: bool,
+        /// Print the scorecard as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        detector: DetectorArgs,
+    },
+    /// Write one execution of a thread program as a C program that replays it, event by
+    /// event, under ThreadSanitizer (`racefuzz export c FILE --schedule S -o replay.c`).
+    Export {
+        /// The format: `c`.
+        #[arg(value_enum)]
+        format: ExportFormat,
+        /// A `.race` file (bfj, bfj2, simplejava or capjava).
+        file: PathBuf,
+        /// The execution (as `racefuzz replay` takes it); default: the first racy one.
+        #[arg(long)]
+        schedule: Option<String>,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Print only the trace argument the program's replay takes (one compiled program
+        /// replays every trace of its `.race` program).
+        #[arg(long)]
+        trace_arg: bool,
+        #[command(flatten)]
+        bounds: BoundArgs,
+    },
     /// List the seeded bugs with their oracle and the spec's prediction.
     Mutants {
         /// Print JSON instead of text.
@@ -414,6 +465,13 @@ impl BoundArgs {
             ..Config::default()
         }
     }
+}
+
+/// What `racefuzz export` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ExportFormat {
+    /// A C11 program that replays the execution under ThreadSanitizer.
+    C,
 }
 
 #[derive(Args, Debug)]
@@ -592,6 +650,12 @@ pub fn main() -> ExitCode {
         }
         Cmd::Races { trace, names, json } => trace_cmd::races(&trace, names.as_deref(), json),
         Cmd::Mutants { json } => check_cmd::list(json),
+        Cmd::Export { format: ExportFormat::C, file, schedule, output, trace_arg, bounds } => {
+            export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
+        }
+        Cmd::Score { sut, mutant, programs, seed, classes, json, detector } => {
+            score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, json)
+        }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
         Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, detector } => {

@@ -171,10 +171,10 @@ pub fn trace(a: &TraceArgs<'_>) -> Result<Exit, CliError> {
     Ok(Exit::Inconclusive)
 }
 
-type Visit<'v> = dyn FnMut(&Machine<'_>, &Execution<'_, '_>) -> Result<(), CliError> + 'v;
+pub(super) type Visit<'v> = dyn FnMut(&Machine<'_>, &Execution<'_, '_>) -> Result<(), CliError> + 'v;
 
 /// Calls `visit` on each trace `which` names; whether the enumeration was complete.
-fn each_trace(prog: &Program, cfg: &Config, which: &Which, visit: &mut Visit<'_>) -> Result<bool, CliError> {
+pub(super) fn each_trace(prog: &Program, cfg: &Config, which: &Which, visit: &mut Visit<'_>) -> Result<bool, CliError> {
     let m = Machine::new(prog, cfg.loop_bound);
     let init = m.initial_state().map_err(|e| CliError::input(format!("error: {e}")))?;
     let mut failed = None;

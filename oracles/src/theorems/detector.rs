@@ -160,6 +160,9 @@ impl<F: DetectorFactory + ?Sized> DetectorFactory for SameFactory<'_, F> {
 pub struct DetectorRun {
     /// Each reported location (named), with the detector's explanation of its first report.
     pub locations: BTreeMap<String, String>,
+    /// Every reported event, in order (`None` for a report at the end), as [`reported`]
+    /// gives them.
+    pub events: Vec<Option<EventIdx>>,
     /// The detector's shadow-location operations over the trace, if it counts them
     /// ([`DynamicDetector::shadow_operations`]).
     pub shadow_operations: Option<u64>,
@@ -174,9 +177,11 @@ pub struct DetectorRun {
 pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> Result<DetectorRun, DetectorFailure> {
     let mut d = factory.fresh();
     let mut out = BTreeMap::new();
+    let mut events = vec![];
     // Every report is explained (the cold path), since only the explanation names the
     // locations of a report on a shadow that stands for several.
     let mut record = |d: &dyn DynamicDetector, i: usize| {
+        events.push(trace.get(i).map(|e| e.idx));
         // OK since the explorer numbered this trace's events with `EventIdx` (a u32), so i fits.
         let r = d.explain(&trace[..i.saturating_add(1).min(trace.len())], EventIdx(u32::try_from(i).unwrap_or(u32::MAX)));
         let own = match trace.get(i).map(|e| e.kind) {
@@ -207,7 +212,7 @@ pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: 
             record(d.as_ref(), trace.len());
         }
     }
-    Ok(DetectorRun { locations: out, shadow_operations: d.shadow_operations() })
+    Ok(DetectorRun { locations: out, events, shadow_operations: d.shadow_operations() })
 }
 
 /// How a detector's reported locations ([`reported_locations`]) differ from the racy ones:
@@ -318,7 +323,7 @@ mod tests {
         let factory = || Box::new(AtEnd::default()) as Box<dyn DynamicDetector>;
         let run = reported_locations(&factory, &trace, &|a| format!("{a:?}")).unwrap();
         let expected: BTreeMap<String, String> = [("event 1, which is no access".to_string(), "at 1".to_string()), (format!("{x:?}"), "at 2".to_string())].into();
-        assert_eq!(run, DetectorRun { locations: expected, shadow_operations: Some(2) });
+        assert_eq!(run, DetectorRun { locations: expected, events: vec![Some(EventIdx(1)), None], shadow_operations: Some(2) });
         assert_eq!(reported(&factory, &trace), Ok(vec![Some(EventIdx(1)), None]));
         // The default per-program factory makes the same detectors.
         assert_eq!(reported(factory.for_program(&crate::lang::parse("dialect bfj\nthread { }\n").unwrap()).as_ref(), &trace), Ok(vec![Some(EventIdx(1)), None]));

@@ -1,0 +1,43 @@
+//! `racefuzz score`: a detector's scorecard ([`crate::score`]).
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::check_cmd::subject_or_external;
+use super::{oracle, CliError, DetectorArgs, Exit};
+use crate::outln;
+use crate::score::{score, Corpus};
+use crate::suts::SUTS;
+use race_oracles::theorems::SutKind;
+
+/// Scores the detector that `sut`, `mutant` or `detector` name on `corpus`.
+///
+/// # Errors
+/// A SUT that is no detector, a mutant of another SUT, a bad detector command.
+pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, json: bool) -> Result<Exit, CliError> {
+    // The oracle whose SUTs include the one named: it fixes the generator (its dialect).
+    let name = sut.or_else(|| mutant.and_then(|m| m.split('+').next()).and_then(crate::mutants::find).map(|m| m.sut)).unwrap_or("fasttrack");
+    let kind = SUTS.iter().find(|e| e.name == name).map(|e| e.kind);
+    let id = match kind {
+        Some(SutKind::CheckPlacer) => "bigfoot-precise",
+        Some(SutKind::DynamicDetector) => "fasttrack-precise",
+        _ => {
+            let fitting: Vec<&str> = SUTS.iter().filter(|e| matches!(e.kind, SutKind::DynamicDetector | SutKind::CheckPlacer)).map(|e| e.name).collect();
+            return Err(CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", "))));
+        }
+    };
+    let subject = subject_or_external(&oracle(id)?, sut, mutant, detector)?;
+    let bar = ProgressBar::new(corpus.programs);
+    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    let mut card = score(subject.sut(), subject.relax(), corpus, &|| bar.inc(1)).map_err(|e| CliError::internal(e.to_string()))?;
+    if let Some(m) = subject.mutant() {
+        card.detector = format!("{} (mutant {m})", card.detector);
+    }
+    bar.finish_and_clear();
+    if json {
+        let text = serde_json::to_string_pretty(&card).map_err(CliError::internal)?;
+        outln!("{text}");
+    } else {
+        super::emit(&card.to_string());
+    }
+    Ok(Exit::Ok)
+}

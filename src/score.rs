@@ -1,0 +1,562 @@
+//! The scorecard of a dynamic race detector: how often it is right, not only whether it is
+//! always right. Data-race benchmark suites score detectors by precision, recall and F1 at
+//! program level and, more harshly, per location and per event; with the exhaustive ground
+//! truth racefuzz can count exactly, on as many generated programs as one likes.
+//!
+//! Over a fixed generated corpus (the generator of the oracle that judges the detector,
+//! drawn from a seeded stream: `fasttrack-precise`'s BFJ tier-2 programs for a detector,
+//! `bigfoot-precise`'s BFJ programs for a check placer with its detector), every
+//! interleaving of every program is a test case (the naive explorer, as `fasttrack-precise`
+//! runs it, since a detector's answer depends on the order of independent events). A fresh
+//! detector reads each trace; its reports are compared with the trace's happens-before data
+//! races ([`race_oracles::race::data_races`]) at three granularities:
+//!
+//! - **location** (per trace, FastTrack's claim `FT(α) = DR(α)`, docs/spec/bigfoot.md
+//!   §1.6, §9.1 O0): a reported location is a true positive when the trace races on it, a
+//!   false positive otherwise (a report that names no location is one too); a racy location
+//!   not reported is a false negative;
+//! - **event** (per trace): the racy events are the accesses that complete a race with an
+//!   earlier access (each race's `second`); a flagged event that completes none (or a
+//!   report at the end of the trace) is a false positive;
+//! - **program**: a program is racy when some trace of it races, and flagged when the
+//!   detector reports something on some trace. A program whose exploration was cut by the
+//!   budget counts at location and event granularity (each trace's truth is exact) but not
+//!   here, where one more trace could change its truth.
+//!
+//! A placed program is judged on the traces that end (terminate or deadlock), where the
+//! placer promises its checks were made (docs/spec/bigfoot.md §9.1 O1, O4); a detector
+//! alone on every trace. A trace on which the detector gives no answer (an external
+//! detector that crashed or timed out) counts in no row; the card counts them.
+//!
+//! Each mistake has a **category** that says what kind of situation fooled the detector,
+//! computed from the trace: for a false positive, what orders the flagged access after
+//! every conflicting access of another thread (fork/join alone, or a lock too), or that
+//! there is none; for a false negative, the kinds of the missed race. The card shows the
+//! most frequent category of each (at the granularity of the detector's claim: events for
+//! `events` and `first-race`, locations otherwise), counted in programs, with the
+//! smallest program that shows it shrunk ([`race_oracles::gen::shrink`]) so that it still
+//! does.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
+
+use race_oracles::explore::{Config, Execution, ExplorerKind, Outcome, Schedule};
+use race_oracles::gen::shrink::{shrink, size};
+use race_oracles::lang::{print, AccessKind, Program, Relax};
+use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
+use race_oracles::race::{data_races, Hb, Race};
+use race_oracles::theorems::{detector::reported_locations, CheckPlacer, Claim, DetectorFactory, Oracle, Registry, Sut, SutKind};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// The most executions explored per program (`fasttrack-precise`'s budget).
+pub const BUDGET: u64 = 20_000;
+
+/// How many candidate programs the shrinker may try for one example.
+pub const SHRINK_ATTEMPTS: usize = 400;
+
+/// True positives, false positives and false negatives at one granularity (in JSON with
+/// its precision, recall and F1, `null` where undefined).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Reported and racy.
+    pub tp: u64,
+    /// Reported, not racy.
+    pub fp: u64,
+    /// Racy, not reported.
+    pub fn_: u64,
+}
+
+impl Counts {
+    /// TP / (TP + FP); `None` when nothing was reported.
+    pub fn precision(self) -> Option<f64> {
+        ratio(self.tp, self.tp + self.fp)
+    }
+
+    /// TP / (TP + FN); `None` when nothing was racy.
+    pub fn recall(self) -> Option<f64> {
+        ratio(self.tp, self.tp + self.fn_)
+    }
+
+    /// The harmonic mean of precision and recall: 2·TP / (2·TP + FP + FN).
+    pub fn f1(self) -> Option<f64> {
+        ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn_)
+    }
+
+    fn add(&mut self, o: Counts) {
+        self.tp += o.tp;
+        self.fp += o.fp;
+        self.fn_ += o.fn_;
+    }
+
+    /// The counts of `reported` against `truth`.
+    fn of<T: Ord>(truth: &BTreeSet<T>, reported: &BTreeSet<T>) -> Counts {
+        let tp = truth.intersection(reported).count() as u64;
+        Counts { tp, fp: reported.len() as u64 - tp, fn_: truth.len() as u64 - tp }
+    }
+}
+
+impl serde::Serialize for Counts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("Counts", 6)?;
+        o.serialize_field("tp", &self.tp)?;
+        o.serialize_field("fp", &self.fp)?;
+        o.serialize_field("fn", &self.fn_)?;
+        o.serialize_field("precision", &self.precision())?;
+        o.serialize_field("recall", &self.recall())?;
+        o.serialize_field("f1", &self.f1())?;
+        o.end()
+    }
+}
+
+fn ratio(a: u64, b: u64) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+/// The granularity a claim is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Granularity {
+    /// Racy locations of a trace.
+    Location,
+    /// Racy events of a trace.
+    Event,
+}
+
+impl Granularity {
+    /// Events for the claims about events (`events`, `first-race`), locations otherwise.
+    pub fn of(claim: Claim) -> Granularity {
+        match claim {
+            Claim::Events | Claim::FirstRace => Granularity::Event,
+            _ => Granularity::Location,
+        }
+    }
+}
+
+/// The most frequent mistake of one kind, with the smallest program that shows it, shrunk.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Example {
+    /// What fooled the detector (see the module docs).
+    pub category: String,
+    /// How many programs show it.
+    pub programs: u64,
+    /// The program's number in the corpus (1-based) before shrinking.
+    pub program: u64,
+    /// The shrunk program's text.
+    pub shrunk: String,
+    /// A trace of the shrunk program that shows it.
+    pub schedule: String,
+    /// The mistake on that trace (`o1.f`, or the event).
+    pub at: String,
+}
+
+/// A scorecard ([`score`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Scorecard {
+    /// The detector's name.
+    pub detector: String,
+    /// What the detector claims.
+    pub claim: &'static str,
+    /// The oracle whose generator drew the programs.
+    pub generator: &'static str,
+    /// The seed of the corpus.
+    pub seed: u64,
+    /// Programs generated.
+    pub programs: u64,
+    /// Whether each program's traces are one per Mazurkiewicz class (else every
+    /// interleaving).
+    pub classes: bool,
+    /// Programs whose exploration was cut by [`BUDGET`].
+    pub cut_programs: u64,
+    /// Programs the ground truth or the placer could not run (no initial state, placement
+    /// declined): counted in no row.
+    pub skipped_programs: u64,
+    /// Traces the detector read.
+    pub traces: u64,
+    /// Traces on which the detector gave no answer.
+    pub failed_traces: u64,
+    /// Program granularity.
+    pub program: Counts,
+    /// Location granularity.
+    pub location: Counts,
+    /// Event granularity; `None` for a check placer, whose detector reports checks, which
+    /// a placer moves away from the accesses they cover.
+    pub event: Option<Counts>,
+    /// The granularity of the examples.
+    pub examples_at: Granularity,
+    /// The most frequent false positive.
+    pub false_positive: Option<Example>,
+    /// The most frequent false negative.
+    pub false_negative: Option<Example>,
+}
+
+/// Why a scorecard cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScoreError {
+    /// The subject is no detector.
+    #[error("score judges dynamic detectors (a detector, or a check placer with its detector); a {0:?} is not one")]
+    NotADetector(SutKind),
+    /// A built-in oracle is missing.
+    #[error("racefuzz internal bug: no built-in oracle {0}")]
+    Internal(&'static str),
+}
+
+/// What runs on a program: a detector on the program itself, or a placer's program with
+/// its detector.
+#[derive(Clone, Copy)]
+enum Runner<'a> {
+    Detector(&'a dyn DetectorFactory),
+    Placer(&'a dyn CheckPlacer, &'a dyn DetectorFactory),
+}
+
+/// One program's score.
+#[derive(Default)]
+struct ProgramScore {
+    cut: bool,
+    traces: u64,
+    failed: u64,
+    racy: bool,
+    flagged: bool,
+    location: Counts,
+    event: Counts,
+    /// Categories of false positives and false negatives at the claim's granularity, each
+    /// with its first trace's schedule and the mistake.
+    fp: BTreeMap<String, (String, String)>,
+    fn_: BTreeMap<String, (String, String)>,
+}
+
+/// The programs and traces a scorecard counts over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Corpus {
+    /// How many programs.
+    pub programs: u64,
+    /// The seed they are drawn with.
+    pub seed: u64,
+    /// One trace per Mazurkiewicz class (the DPOR explorer's representatives) instead of
+    /// every interleaving: for a detector that runs each trace slowly (ThreadSanitizer
+    /// compiles and starts a process), at the price of the traces where a detector's answer
+    /// depends on the order of independent events.
+    pub classes: bool,
+}
+
+impl Corpus {
+    /// `programs` programs drawn with `seed`, every interleaving of each.
+    pub fn new(programs: u64, seed: u64) -> Corpus {
+        Corpus { programs, seed, classes: false }
+    }
+}
+
+/// The scorecard of the detector `sut` (a detector, or a check placer with its detector)
+/// on `corpus`, generated and checked under `relax`; `tick` is called after each program
+/// (for a progress bar).
+///
+/// # Errors
+/// A SUT that is no detector.
+pub fn score(sut: Sut<'_>, relax: Relax, corpus: Corpus, tick: &dyn Fn()) -> Result<Scorecard, ScoreError> {
+    let Corpus { programs, seed, classes } = corpus;
+    let (runner, factory, oracle_id) = match sut {
+        Sut::Detector(f) => (Runner::Detector(f), f, "fasttrack-precise"),
+        Sut::Placer(p, f) => (Runner::Placer(p, f), f, "bigfoot-precise"),
+        other => return Err(ScoreError::NotADetector(other.kind())),
+    };
+    let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
+    let claim = factory.claim();
+    let at = if matches!(runner, Runner::Detector(_)) { Granularity::of(claim) } else { Granularity::Location };
+    let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
+    let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(BUDGET), explorer, ..crate::suts::campaign_bounds() };
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut card = Scorecard {
+        detector: match runner {
+            Runner::Detector(f) => f.fresh().name(),
+            Runner::Placer(p, f) => format!("{} + {}", p.name(), f.fresh().name()),
+        },
+        claim: claim.name(),
+        generator: oracle.id,
+        seed,
+        programs,
+        classes,
+        cut_programs: 0,
+        skipped_programs: 0,
+        traces: 0,
+        failed_traces: 0,
+        program: Counts::default(),
+        location: Counts::default(),
+        event: matches!(runner, Runner::Detector(_)).then(Counts::default),
+        examples_at: at,
+        false_positive: None,
+        false_negative: None,
+    };
+    // Per category: how many programs show it, and the smallest (size, number, program).
+    let mut fps: BTreeMap<String, (u64, (usize, u64, Program))> = BTreeMap::new();
+    let mut fns: BTreeMap<String, (u64, (usize, u64, Program))> = BTreeMap::new();
+    for n in 1..=programs {
+        let p = crate::campaign::generate_with(oracle.generate, relax, &mut rng);
+        let Some(s) = score_program(runner, &p, &cfg, at) else {
+            card.skipped_programs += 1;
+            tick();
+            continue;
+        };
+        card.traces += s.traces;
+        card.failed_traces += s.failed;
+        card.location.add(s.location);
+        if let Some(e) = &mut card.event {
+            e.add(s.event);
+        }
+        if s.cut {
+            card.cut_programs += 1;
+        } else {
+            card.program.add(Counts { tp: u64::from(s.racy && s.flagged), fp: u64::from(!s.racy && s.flagged), fn_: u64::from(s.racy && !s.flagged) });
+        }
+        for (found, seen) in [(&s.fp, &mut fps), (&s.fn_, &mut fns)] {
+            for c in found.keys() {
+                let e = seen.entry(c.clone()).or_insert((0, (usize::MAX, 0, p.clone())));
+                e.0 += 1;
+                if size(&p) < e.1 .0 {
+                    e.1 = (size(&p), n, p.clone());
+                }
+            }
+        }
+        tick();
+    }
+    card.false_positive = example(&fps, |q| score_program(runner, q, &cfg, at).map(|s| s.fp), relax);
+    card.false_negative = example(&fns, |q| score_program(runner, q, &cfg, at).map(|s| s.fn_), relax);
+    Ok(card)
+}
+
+/// The most frequent category of `seen` (ties: the first by name), with its smallest
+/// program shrunk so that `found` still shows the category.
+fn example(seen: &BTreeMap<String, (u64, (usize, u64, Program))>, found: impl Fn(&Program) -> Option<BTreeMap<String, (String, String)>>, relax: Relax) -> Option<Example> {
+    let (category, (count, (_, n, p))) = seen.iter().max_by_key(|(c, (count, _))| (*count, std::cmp::Reverse(*c)))?;
+    let shows = |q: &Program| found(q).is_some_and(|m| m.contains_key(category));
+    let small = shrink(p, relax, SHRINK_ATTEMPTS, shows).program;
+    let (schedule, at) = found(&small).and_then(|mut m| m.remove(category)).unwrap_or_default();
+    Some(Example { category: category.clone(), programs: *count, program: *n, shrunk: print(&small), schedule, at })
+}
+
+/// Scores one program; `None` when it cannot run (no initial state, placement declined).
+fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config, at: Granularity) -> Option<ProgramScore> {
+    let (program, factory, ended_only, cfg) = match runner {
+        Runner::Detector(f) => (p.clone(), f, false, *cfg),
+        // As bigfoot-precise runs a placer: its own checks only, made eagerly (spec §10.4).
+        Runner::Placer(placer, f) => (placer.place(&p.without_checks()).ok()?, f, true, Config { eager_checks: cfg.eager_local, ..*cfg }),
+    };
+    let m = Machine::new(&program, cfg.loop_bound);
+    let init = m.initial_state().ok()?;
+    let factory = factory.for_program(&program);
+    let mut s = ProgramScore::default();
+    let stats = cfg.explorer.get().explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+        if ended_only && !matches!(ex.outcome, Outcome::Terminated | Outcome::Deadlock { .. }) {
+            return ControlFlow::Continue(());
+        }
+        s.traces += 1;
+        let name = |a| ex.state.addr_name(&m, a);
+        let Ok(run) = reported_locations(factory.as_ref(), ex.trace, &name) else {
+            s.failed += 1;
+            return ControlFlow::Continue(());
+        };
+        let races = data_races(ex.trace);
+        s.racy |= !races.is_empty();
+        s.flagged |= !run.events.is_empty();
+        let truth: BTreeSet<String> = races.iter().map(|r| name(r.addr)).collect();
+        let flagged: BTreeSet<String> = run.locations.keys().cloned().collect();
+        s.location.add(Counts::of(&truth, &flagged));
+        // A report at the end of the trace is an event of its own, one past the last.
+        let end = EventIdx(u32::try_from(ex.trace.len()).unwrap_or(u32::MAX));
+        let racy_events: BTreeSet<EventIdx> = races.iter().map(|r| r.second).collect();
+        let flagged_events: BTreeSet<EventIdx> = run.events.iter().map(|e| e.unwrap_or(end)).collect();
+        s.event.add(Counts::of(&racy_events, &flagged_events));
+        let schedule = || Schedule(ex.schedule.to_vec()).to_string();
+        let note = |into: &mut BTreeMap<String, (String, String)>, category: String, what: String| {
+            into.entry(category).or_insert_with(|| (schedule(), what));
+        };
+        let hb = std::cell::OnceCell::new();
+        let hb = || hb.get_or_init(|| Orders::new(ex.trace));
+        match at {
+            Granularity::Location => {
+                for l in flagged.difference(&truth) {
+                    let e = run.events.iter().flatten().map(|i| &ex.trace[i.0 as usize]).find(|e| addr_of(e).is_some_and(|a| name(a) == *l));
+                    note(&mut s.fp, e.map_or_else(|| "a report that names no access".into(), |e| hb().false_positive(ex.trace, e)), l.clone());
+                }
+                for l in truth.difference(&flagged) {
+                    let r = races.iter().find(|r| name(r.addr) == *l);
+                    note(&mut s.fn_, r.map_or_else(String::new, |r| missed(ex.trace, r)), l.clone());
+                }
+            }
+            Granularity::Event => {
+                for i in flagged_events.difference(&racy_events) {
+                    let (cat, what) = match ex.trace.get(i.0 as usize) {
+                        Some(e) => (hb().false_positive(ex.trace, e), format!("event {} (line {})", i.0, e.line)),
+                        None => ("a report at the end of the trace".into(), "the end of the trace".into()),
+                    };
+                    note(&mut s.fp, cat, what);
+                }
+                for i in racy_events.difference(&flagged_events) {
+                    let r = races.iter().find(|r| r.second == *i);
+                    note(&mut s.fn_, r.map_or_else(String::new, |r| missed(ex.trace, r)), format!("event {} (line {})", i.0, ex.trace[i.0 as usize].line));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    s.cut = !stats.complete;
+    Some(s)
+}
+
+/// The location an access or a check touches.
+fn addr_of(e: &Event) -> Option<race_oracles::machine::Addr> {
+    match e.kind {
+        EventKind::Access(_, a) | EventKind::Check(_, a) => Some(a),
+        _ => None,
+    }
+}
+
+fn kind_word(e: &Event) -> &'static str {
+    match e.kind {
+        EventKind::Access(AccessKind::Read, _) => "read",
+        EventKind::Access(AccessKind::Write, _) => "write",
+        EventKind::Check(AccessKind::Read, _) => "read check",
+        EventKind::Check(AccessKind::Write, _) => "write check",
+        _ => "synchronization event",
+    }
+}
+
+/// The category of a missed race: the kinds of its two accesses.
+fn missed(trace: &[Event], r: &Race) -> String {
+    format!("a {}-{} race", kind_word(&trace[r.first.0 as usize]), kind_word(&trace[r.second.0 as usize]))
+}
+
+/// Happens-before of a trace, with and without its lock edges: whether fork/join alone
+/// orders two events.
+struct Orders {
+    all: Hb,
+    /// Happens-before of the trace without acquires and releases, and each event's
+    /// position there (`None` for a lock event).
+    no_locks: Hb,
+    position: Vec<Option<usize>>,
+}
+
+impl Orders {
+    fn new(trace: &[Event]) -> Orders {
+        let kept: Vec<Event> = trace.iter().filter(|e| !matches!(e.kind, EventKind::Acquire(_) | EventKind::Release(_))).cloned().collect();
+        let mut next = 0;
+        let position = trace
+            .iter()
+            .map(|e| {
+                (!matches!(e.kind, EventKind::Acquire(_) | EventKind::Release(_))).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        Orders { all: Hb::new(trace), no_locks: Hb::new(&kept), position }
+    }
+
+    /// What fooled a detector that flagged `e`, which completes no race: the conflicting
+    /// accesses of other threads before it, and what orders them all before it.
+    fn false_positive(&self, trace: &[Event], e: &Event) -> String {
+        let Some(a) = addr_of(e) else { return format!("a report on a {}", kind_word(e)) };
+        let j = e.idx.0 as usize;
+        let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _));
+        let conflicting: Vec<usize> = trace[..j]
+            .iter()
+            .filter(|f| f.thread != e.thread && matches!(f.kind, EventKind::Access(k, b) if b == a && (write || k == AccessKind::Write)))
+            .map(|f| f.idx.0 as usize)
+            .collect();
+        let word = kind_word(e);
+        if conflicting.is_empty() {
+            return format!("a {word} with no conflicting access of another thread before it");
+        }
+        if !conflicting.iter().all(|&i| self.all.ordered(i, j)) {
+            // Only a check, which completes no data race of its own, gets here.
+            return format!("a {word} after an unordered conflicting access");
+        }
+        let by_fork_join = conflicting.iter().all(|&i| matches!((self.position[i], self.position[j]), (Some(x), Some(y)) if self.no_locks.ordered(x, y)));
+        if by_fork_join {
+            format!("a {word} ordered after every conflicting access by fork/join")
+        } else {
+            format!("a {word} ordered after a conflicting access by a lock")
+        }
+    }
+}
+
+fn decimal(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |x| format!("{x:.3}"))
+}
+
+impl std::fmt::Display for Scorecard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{} (claim: {}) on {} programs of {}'s generator, seed {}", self.detector, self.claim, self.programs, self.generator, self.seed)?;
+        writeln!(
+            f,
+            "{} trace(s){}; {} program(s) cut at {BUDGET} executions (counted per trace, not per program); {} program(s) skipped; {} trace(s) without an answer",
+            self.traces,
+            if self.classes { " (one per Mazurkiewicz class)" } else { "" },
+            self.cut_programs,
+            self.skipped_programs,
+            self.failed_traces
+        )?;
+        writeln!(f)?;
+        writeln!(f, "{:<12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6}", "granularity", "TP", "FP", "FN", "precision", "recall", "F1")?;
+        for (name, c) in [("program", Some(self.program)), ("location", Some(self.location)), ("event", self.event)] {
+            let Some(c) = c else {
+                writeln!(f, "{name:<12} (none: the detector reports the placed checks, not the accesses)")?;
+                continue;
+            };
+            writeln!(f, "{name:<12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6}", c.tp, c.fp, c.fn_, decimal(c.precision()), decimal(c.recall()), decimal(c.f1()))?;
+        }
+        let at = match self.examples_at {
+            Granularity::Location => "location",
+            Granularity::Event => "event",
+        };
+        for (what, e) in [("false positive", &self.false_positive), ("false negative", &self.false_negative)] {
+            writeln!(f)?;
+            let Some(e) = e else {
+                writeln!(f, "no {what} ({at})")?;
+                continue;
+            };
+            writeln!(f, "most frequent {what} ({at}): {} (in {} program(s))", e.category, e.programs)?;
+            writeln!(f, "smallest: program {}, shrunk; on schedule {}: {}", e.program, e.schedule, e.at)?;
+            for l in e.shrunk.lines() {
+                writeln!(f, "  {l}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use race_oracles::machine::{Addr, FieldId, LockId, ObjId, ThreadId};
+
+    /// The category of the last event of `trace` as a false positive.
+    fn category(kinds: &[(u32, EventKind)]) -> String {
+        let trace: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect();
+        Orders::new(&trace).false_positive(&trace, &trace[trace.len() - 1])
+    }
+
+    #[test]
+    fn a_false_alarm_is_put_down_to_what_orders_it() {
+        let x = Addr::Field(ObjId(0), FieldId(0));
+        let (w, r) = (EventKind::Access(AccessKind::Write, x), EventKind::Access(AccessKind::Read, x));
+        let (acq, rel) = (EventKind::Acquire(LockId::Global), EventKind::Release(LockId::Global));
+        assert_eq!(category(&[(0, w), (0, EventKind::Fork(ThreadId(1))), (1, w)]), "a write ordered after every conflicting access by fork/join");
+        assert_eq!(category(&[(0, acq), (0, w), (0, rel), (1, acq), (1, r)]), "a read ordered after a conflicting access by a lock");
+        assert_eq!(category(&[(0, r), (1, r)]), "a read with no conflicting access of another thread before it");
+        assert_eq!(category(&[(0, w), (0, w)]), "a write with no conflicting access of another thread before it");
+        assert_eq!(category(&[(0, acq)]), "a report on a synchronization event");
+    }
+
+    #[test]
+    fn counts_give_precision_recall_and_f1() {
+        let c = Counts { tp: 6, fp: 2, fn_: 4 };
+        assert_eq!(c.precision(), Some(0.75));
+        assert_eq!(c.recall(), Some(0.6));
+        assert_eq!(c.f1(), Some(12.0 / 18.0));
+        assert_eq!(Counts::default().precision(), None);
+        let truth: BTreeSet<u8> = [1, 2, 3].into();
+        assert_eq!(Counts::of(&truth, &[2, 3, 4, 5].into()), Counts { tp: 2, fp: 2, fn_: 1 });
+    }
+}

@@ -1,0 +1,93 @@
+//! `racefuzz score` (`racefuzz::score`): the scorecard counts what the ground truth says.
+//! FastTrack is exact at location granularity (its claim, docs/spec/bigfoot.md §1.6), a
+//! detector that flags every access has full recall and imperfect precision, one that flags
+//! nothing has no precision and no recall, and each shows its mistakes shrunk.
+
+use race_oracles::lang::{parse, Relax};
+use race_oracles::machine::{Event, EventKind};
+use race_oracles::theorems::{DynamicDetector, Reported, Sut};
+use racefuzz::score::{score, Corpus, Granularity, Scorecard};
+use racefuzz::suts::Subject;
+
+use super::cli::racefuzz;
+
+/// Flags every access (`true`) or nothing (`false`).
+struct Flags(bool);
+
+impl DynamicDetector for Flags {
+    fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
+        if self.0 && matches!(e.kind, EventKind::Access(..)) {
+            Err(Reported)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn name(&self) -> String {
+        format!("flags-{}", if self.0 { "every-access" } else { "nothing" })
+    }
+}
+
+fn card_of(flags: bool, programs: u64) -> Scorecard {
+    let factory = move || Box::new(Flags(flags)) as Box<dyn DynamicDetector>;
+    score(Sut::Detector(&factory), Relax::default(), Corpus::new(programs, 3), &|| {}).unwrap()
+}
+
+#[test]
+fn fasttrack_is_exact_at_locations_and_the_card_is_deterministic() {
+    let o = race_oracles::theorems::Registry::builtin().find("fasttrack-precise").copied().unwrap();
+    let ft = Subject::for_oracle(&o, None).unwrap();
+    let card = score(ft.sut(), ft.relax(), Corpus::new(300, 1), &|| {}).unwrap();
+    assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
+    assert_eq!((card.location.precision(), card.location.recall()), (Some(1.0), Some(1.0)));
+    // Not vacuous: racy programs, many racy locations, and every trace read.
+    assert!(card.program.tp >= 50 && card.location.tp >= 1_000 && card.traces >= 10_000 && card.failed_traces == 0, "{card}");
+    assert_eq!((card.false_positive.clone(), card.false_negative.clone()), (None, None));
+    // The same seed draws the same corpus; another seed another one.
+    assert_eq!(score(ft.sut(), ft.relax(), Corpus::new(300, 1), &|| {}).unwrap(), card);
+    assert_ne!(score(ft.sut(), ft.relax(), Corpus::new(300, 2), &|| {}).unwrap().traces, card.traces);
+}
+
+#[test]
+fn flagging_every_access_has_full_recall_and_shows_a_shrunk_false_alarm() {
+    let card = card_of(true, 150);
+    for c in [card.program, card.location, card.event.unwrap()] {
+        assert_eq!(c.fn_, 0, "{card}");
+        assert!(c.tp > 0 && c.fp > 0 && c.precision().is_some_and(|p| p < 1.0), "{card}");
+    }
+    assert_eq!(card.false_negative, None);
+    let fp = card.false_positive.clone().unwrap();
+    // The example still shows its category after shrinking: a smallest program with a
+    // schedule and a location, small enough to read.
+    let p = parse(&fp.shrunk).unwrap();
+    assert!(race_oracles::gen::shrink::size(&p) <= 6 && !fp.schedule.is_empty() && !fp.at.is_empty(), "{card}");
+    assert!(fp.programs >= 1 && fp.programs <= card.program.fp + card.program.tp, "{card}");
+    assert_eq!(card.examples_at, Granularity::Location);
+}
+
+#[test]
+fn flagging_nothing_has_no_precision_and_no_recall_and_shows_a_shrunk_missed_race() {
+    let card = card_of(false, 150);
+    assert_eq!((card.location.tp, card.location.fp, card.location.precision(), card.location.recall()), (0, 0, None, Some(0.0)), "{card}");
+    assert!(card.location.fn_ > 0 && card.program.fn_ > 0, "{card}");
+    let missed = card.false_negative.clone().unwrap();
+    assert!(missed.category.ends_with(" race"), "{card}");
+    // A missed race needs two threads and two accesses, and the shrinker gets there.
+    let p = parse(&missed.shrunk).unwrap();
+    assert!(p.threads.len() == 2 && race_oracles::gen::shrink::size(&p) <= 6, "{card}");
+}
+
+#[test]
+fn the_command_scores_detectors_only_and_prints_the_card() {
+    let (code, out, err) = racefuzz(&["score", "--programs", "20"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("FastTrack (claim: locations) on 20 programs of fasttrack-precise's generator, seed 1\n") && out.contains("\nlocation "), "{out}");
+    let (code, _, err) = racefuzz(&["score", "--sut", "racerdx"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("score judges dynamic detectors; `racerdx` is not one (detectors: fasttrack, tsan, bigfoot, per-access)"), "{err}");
+    let (code, _, err) = racefuzz(&["score", "--mutant", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, out, err) = racefuzz(&["score", "--sut", "bigfoot", "--programs", "10"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("event        (none: the detector reports the placed checks, not the accesses)"), "{out}");
+}
