@@ -81,3 +81,22 @@ fn tsan_reports_exactly_the_racy_locations_of_every_class() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("10 trace(s), 10 racy; racy locations: o.g"), "{out}");
 }
+
+#[test]
+fn a_failing_check_writes_its_witness_as_a_reproducer_that_tsan_confirms() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race");
+    let scratch = std::env::temp_dir().join(format!("racefuzz-reproducer-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz"))
+        .args(["check", "fasttrack-precise", file.to_str().unwrap(), "--mutant", "ft-release-no-tick", "--reproducer", "c"])
+        .current_dir(&scratch)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("wrote .racefuzz/reproducers/ordered_and_not.c (schedule 1,1,1,1,2,2,2,2)"), "{err}");
+    let c = std::fs::read_to_string(scratch.join(".racefuzz/reproducers/ordered_and_not.c")).unwrap();
+    // The mutant missed the race on o.g; TSan reports it, at lines 19 and 13.
+    assert_eq!(reported_lines(&build_and_run(&c, "reproducer")), vec![vec!["19_w".to_string(), "13_r".to_string()]]);
+    let _ = std::fs::remove_dir_all(&scratch);
+}

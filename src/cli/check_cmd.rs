@@ -230,7 +230,17 @@ fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: 
     Ok(Exit::Ok)
 }
 
-pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, json: bool, bounds: &BoundArgs) -> Result<Exit, CliError> {
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check(
+    id: &str,
+    file: &Path,
+    sut: Option<&str>,
+    mutant: Option<&str>,
+    detector: &DetectorArgs,
+    json: bool,
+    bounds: &BoundArgs,
+    reproducer: bool,
+) -> Result<Exit, CliError> {
     let o = oracle(id)?;
     let s = subject_or_external(&o, sut, mutant, detector)?;
     // A file may declare that it breaks an assumption (`// outside:`) so that it loads; the
@@ -239,15 +249,15 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
     // A cargo-fuzz artifact (a crash, a slow unit, a timeout) is the generator's bytes, not
     // `.race` text: the program it stands for is printed first, since no file shows it.
     let artifact = file.extension().is_none_or(|e| e != "race");
-    let prog = if artifact {
+    let (src, prog) = if artifact {
         let bytes = std::fs::read(file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", file.display())))?;
         let p = super::fuzz_cmd::load_input(file, &bytes, &o, &s)?;
         if !json {
             outln!("// the program {}'s generator makes of {}:\n{}", o.id, file.display(), race_oracles::lang::print(&p));
         }
-        p
+        (String::new(), p)
     } else {
-        load_with(file, s.relax())?.1
+        load_with(file, s.relax())?
     };
     if !o.dialect.contains(prog.dialect) {
         return Err(CliError::input(format!("error: {} judges {} programs; {} is {}", o.id, o.dialect, file.display(), prog.dialect)));
@@ -258,6 +268,17 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
         print_json(&crate::render::result_json(&r, &name))?;
     } else {
         emit(&crate::render::result_full(&r, &name));
+    }
+    if reproducer {
+        let witness = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref());
+        match witness {
+            None => eprintln!("no reproducer: no violated item has a witness execution"),
+            Some(w) => {
+                let stem = file.file_stem().map_or_else(|| "witness".into(), |s| s.to_string_lossy().into_owned());
+                let path = Path::new(crate::campaign::DEFAULT_OUT).parent().unwrap_or(Path::new(".")).join("reproducers").join(format!("{stem}.c"));
+                super::export_cmd::write_reproducer(&prog, &src, file, &w.schedule.to_string(), &path, bounds)?;
+            }
+        }
     }
     Ok(Exit::of(r.verdict))
 }

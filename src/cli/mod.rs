@@ -109,6 +109,10 @@ enum Cmd {
         /// run goes on (the oracle `capsule-first-race-operational`).
         #[arg(long)]
         operational: bool,
+        /// When the check fails with a witness of a thread program: write the witness as a C
+        /// program that replays it under ThreadSanitizer, into .racefuzz/reproducers/.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        reproducer: Option<ExportFormat>,
         #[command(flatten)]
         detector: DetectorArgs,
         #[command(flatten)]
@@ -636,9 +640,9 @@ pub fn main() -> ExitCode {
         Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
         Cmd::Corpus(a) => corpus_cmd::run(&a.paths.iter().map(PathBuf::from).collect::<Vec<_>>(), &a.bounds),
         Cmd::Analyze { analysis, file, mutant, json, schedule, operational } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json, schedule.as_deref(), operational),
-        Cmd::Check { oracle, file, mutant, sut, json, operational, detector, bounds } => {
+        Cmd::Check { oracle, file, mutant, sut, json, operational, reproducer, detector, bounds } => {
             let oracle = if operational { check_cmd::operational(&oracle) } else { Ok(oracle) };
-            oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), &detector, json, &bounds))
+            oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), &detector, json, &bounds, reproducer.is_some()))
         }
         Cmd::Trace(a) => {
             let which = match (a.schedule, a.classes) {
