@@ -34,21 +34,29 @@ use race_oracles::theorems::{DetectorFactory, DynamicDetector, Reported};
 /// How long one replay may run.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
-/// ThreadSanitizer as a detector factory: per program, its replay compiled once.
-#[derive(Clone, Debug)]
+/// ThreadSanitizer as a detector factory: per program, its replay compiled once, into a
+/// scratch folder of its own that goes when it does.
+#[derive(Debug)]
 pub struct Tsan {
     /// The C compiler.
     pub cc: String,
-    /// Where compiled replays go (a scratch folder of this process).
+    /// Where compiled replays go.
     pub dir: PathBuf,
 }
 
 impl Default for Tsan {
     fn default() -> Tsan {
-        Tsan {
-            cc: std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into()),
-            dir: std::env::temp_dir().join(format!("racefuzz-tsan-{}", std::process::id())),
-        }
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("racefuzz-tsan-{}-{n}", std::process::id()));
+        Tsan { cc: std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into()), dir }
+    }
+}
+
+impl Drop for Tsan {
+    fn drop(&mut self) {
+        // Compiled replays are a cache for this run only.
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
