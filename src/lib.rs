@@ -44,6 +44,7 @@ pub mod cli;
 pub mod corpus;
 pub mod external;
 pub mod mutants;
+pub mod picture;
 pub mod render;
 pub mod rule_coverage;
 pub mod score;

@@ -105,7 +105,7 @@ pub fn witness(w: &Witness) -> String {
 
 /// The first line of a witness: the race it shows, or that its execution has none (an
 /// oracle's counterexample trace need not race: a detector's false alarm on it).
-fn witness_line(w: &Witness) -> String {
+pub fn witness_line(w: &Witness) -> String {
     match w.address {
         Some(_) => format!("witness: race on {} by {}", w.address_name(), definition_text(w.definition)),
         None => "witness: an execution with no data race".into(),

@@ -15,6 +15,7 @@ mod gen;
 mod json;
 mod lang;
 mod oracles;
+mod picture;
 mod readme;
 mod regress;
 mod rules;

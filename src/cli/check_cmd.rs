@@ -230,17 +230,16 @@ fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: 
     Ok(Exit::Ok)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn check(
-    id: &str,
-    file: &Path,
-    sut: Option<&str>,
-    mutant: Option<&str>,
-    detector: &DetectorArgs,
-    json: bool,
-    bounds: &BoundArgs,
-    reproducer: bool,
-) -> Result<Exit, CliError> {
+/// What `check` writes besides its result: JSON instead of text, a C reproducer of the
+/// witness, pictures of it.
+pub(super) struct Outputs<'a> {
+    pub json: bool,
+    pub reproducer: bool,
+    pub pictures: &'a super::PictureArgs,
+}
+
+pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, bounds: &BoundArgs, out: &Outputs<'_>) -> Result<Exit, CliError> {
+    let Outputs { json, reproducer, pictures } = *out;
     let o = oracle(id)?;
     let s = subject_or_external(&o, sut, mutant, detector)?;
     // A file may declare that it breaks an assumption (`// outside:`) so that it loads; the
@@ -268,6 +267,34 @@ pub(super) fn check(
         print_json(&crate::render::result_json(&r, &name))?;
     } else {
         emit(&crate::render::result_full(&r, &name));
+    }
+    if pictures.any() {
+        // The first violated item's witness, else the first witness there is.
+        let violated = |i: &&race_oracles::theorems::Item| i.status == race_oracles::theorems::ItemStatus::Violated;
+        let item = r.items.iter().filter(|i| i.witness.is_some()).find(violated).or_else(|| r.items.iter().find(|i| i.witness.is_some()));
+        match item.and_then(|i| i.witness.as_ref().map(|w| (i, w))) {
+            None => eprintln!("no picture: no item of the result has a witness execution"),
+            Some((i, w)) => {
+                let head = format!("{} on {} with {}: {}", r.oracle, name, r.sut, crate::render::verdict_text(r.verdict));
+                let verdict: Vec<String> = [
+                    head,
+                    format!(
+                        "{} {}: {}",
+                        r.item_kind,
+                        i.subject,
+                        match i.status {
+                            race_oracles::theorems::ItemStatus::Holds => "holds",
+                            race_oracles::theorems::ItemStatus::Violated => "violated",
+                            race_oracles::theorems::ItemStatus::Unknown => "unknown",
+                        }
+                    ),
+                ]
+                .into_iter()
+                .chain(i.explanation.iter().cloned())
+                .collect();
+                pictures.write(&format!("racefuzz check {} {}", r.oracle, name), w, &src, &verdict)?;
+            }
+        }
     }
     if reproducer {
         let witness = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref());

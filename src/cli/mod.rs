@@ -114,6 +114,8 @@ enum Cmd {
         #[arg(long, value_enum, value_name = "FORMAT")]
         reproducer: Option<ExportFormat>,
         #[command(flatten)]
+        pictures: PictureArgs,
+        #[command(flatten)]
         detector: DetectorArgs,
         #[command(flatten)]
         bounds: BoundArgs,
@@ -318,6 +320,42 @@ enum Cmd {
     },
 }
 
+/// Pictures of a witness (`crate::picture`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PictureArgs {
+    /// Write the witness as a self-contained HTML page (SVG lanes, happens-before edges,
+    /// the racing pair, the program, the verdict).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write the witness as Graphviz DOT (`dot -Tsvg FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub dot: Option<PathBuf>,
+}
+
+impl PictureArgs {
+    /// Writes the pictures asked for of `w` (`title`, the program's text, the verdict's
+    /// lines), saying on stderr where they went.
+    ///
+    /// # Errors
+    /// A file that cannot be written.
+    pub fn write(&self, title: &str, w: &race_oracles::explore::Witness, program: &str, verdict: &[String]) -> Result<(), CliError> {
+        for (path, text) in
+            [(&self.html, self.html.as_ref().map(|_| crate::picture::html(title, w, program, verdict))), (&self.dot, self.dot.as_ref().map(|_| crate::picture::dot(w)))]
+        {
+            if let (Some(path), Some(text)) = (path, text) {
+                std::fs::write(path, text).map_err(|e| CliError::input(format!("error: cannot write {}: {e}", path.display())))?;
+                eprintln!("wrote {}", path.display());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether any picture was asked for.
+    pub fn any(&self) -> bool {
+        self.html.is_some() || self.dot.is_some()
+    }
+}
+
 /// An external dynamic detector as the SUT (`crate::external`).
 #[derive(Args, Debug, Clone)]
 pub struct DetectorArgs {
@@ -506,6 +544,8 @@ struct ReplayArgs {
     /// The schedule, as printed with a witness (`1,2/1,h0,…`).
     #[arg(long)]
     schedule: String,
+    #[command(flatten)]
+    pictures: PictureArgs,
     /// racerdx only: the two methods (`m1,m2`).
     #[arg(long, value_name = "M1,M2")]
     pair: Option<String>,
@@ -637,12 +677,22 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Explore(a) => explore_cmd(&a),
-        Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds),
+        Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds, &a.pictures),
         Cmd::Corpus(a) => corpus_cmd::run(&a.paths.iter().map(PathBuf::from).collect::<Vec<_>>(), &a.bounds),
         Cmd::Analyze { analysis, file, mutant, json, schedule, operational } => check_cmd::analyze(analysis, &file, mutant.as_deref(), json, schedule.as_deref(), operational),
-        Cmd::Check { oracle, file, mutant, sut, json, operational, reproducer, detector, bounds } => {
+        Cmd::Check { oracle, file, mutant, sut, json, operational, reproducer, pictures, detector, bounds } => {
             let oracle = if operational { check_cmd::operational(&oracle) } else { Ok(oracle) };
-            oracle.and_then(|o| check_cmd::check(&o, &file, sut.as_deref(), mutant.as_deref(), &detector, json, &bounds, reproducer.is_some()))
+            oracle.and_then(|o| {
+                check_cmd::check(
+                    &o,
+                    &file,
+                    sut.as_deref(),
+                    mutant.as_deref(),
+                    &detector,
+                    &bounds,
+                    &check_cmd::Outputs { json, reproducer: reproducer.is_some(), pictures: &pictures },
+                )
+            })
         }
         Cmd::Trace(a) => {
             let which = match (a.schedule, a.classes) {

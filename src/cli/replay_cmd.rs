@@ -8,8 +8,8 @@ use race_oracles::truth::{replay, ReplayError};
 
 use super::{load, parse_pair, print_json, BoundArgs, CliError, Exit};
 
-pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, bounds: &BoundArgs) -> Result<Exit, CliError> {
-    let (_, prog) = load(file)?;
+pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, bounds: &BoundArgs, pictures: &super::PictureArgs) -> Result<Exit, CliError> {
+    let (src, prog) = load(file)?;
     super::on_machine(file, &prog)?;
     let pair = parse_pair(&prog, pair)?;
     let sched: Schedule = schedule.parse().map_err(|e| CliError::input(format!("error: --schedule: {e}")))?;
@@ -17,6 +17,7 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
         ReplayError::Internal => CliError::internal(e),
         e => CliError::input(format!("error: {e}")),
     })?;
+    pictures.write(&format!("racefuzz replay {} --schedule {schedule}", file.display()), &r.witness, &src, &[])?;
     if json {
         print_json(&serde_json::json!({
             "schedule": r.witness.schedule.to_string(), "outcome": r.outcome, "initial_heap": r.witness.initial_heap,

@@ -1,0 +1,258 @@
+//! Witnesses as pictures: a self-contained HTML page with an SVG drawing, and Graphviz DOT.
+//!
+//! The drawing has one lane per thread and one row per event, in trace order, each event
+//! with its `.race` line. The happens-before edges that cross threads are drawn as arrows
+//! (docs/design.md, "happens-before": release → the next acquire of the same lock by another
+//! thread, fork → the child's first event, the child's last event → the join; program order
+//! is the lane itself), and the racing accesses are highlighted and joined by a dashed line
+//! (the race). The page adds the schedule (`racefuzz replay --schedule`), the program with
+//! the lines of the racing accesses marked, and, for a failing oracle, the verdict with
+//! the ground truth's and the SUT's sides (the item's explanation). No script, no network:
+//! a page is one file that any browser shows as it is.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use race_oracles::explore::{Witness, WitnessEvent};
+use race_oracles::lang::AccessKind;
+use race_oracles::machine::EventKind;
+
+use crate::render::{event_text, witness_line};
+
+/// A happens-before edge between two rows of a witness that crosses threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// The earlier row.
+    pub from: usize,
+    /// The later row.
+    pub to: usize,
+    /// `rel → acq m`, `fork`, `join`.
+    pub label: String,
+}
+
+/// The cross-thread happens-before edges of `w`'s rows (see the module docs).
+pub fn edges(w: &Witness) -> Vec<Edge> {
+    let ev = &w.events;
+    let mut out = vec![];
+    for (i, e) in ev.iter().enumerate() {
+        match e.kind {
+            EventKind::Release(l) => {
+                let next = ev.iter().enumerate().skip(i + 1).find(|(_, f)| matches!(f.kind, EventKind::Acquire(m) if m == l));
+                if let Some((j, f)) = next.filter(|(_, f)| f.thread != e.thread) {
+                    out.push(Edge { from: i, to: j, label: format!("{} → {}", event_text(&w.names, e.kind), event_text(&w.names, f.kind)) });
+                }
+            }
+            EventKind::Fork(t) => {
+                if let Some(j) = ev.iter().position(|f| f.thread == t) {
+                    out.push(Edge { from: i, to: j, label: "fork".into() });
+                }
+            }
+            EventKind::Join(t) => {
+                if let Some(j) = ev[..i].iter().rposition(|f| f.thread == t) {
+                    out.push(Edge { from: j, to: i, label: "join".into() });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A lane's width, and its box's (the rest is the gap the edges cross).
+/// The pairs of marked (racing) rows to draw a race between: each marked access with the
+/// latest earlier marked access of another thread to the same address, one of the two a
+/// write. (The witness marks accesses, not pairs; these are the pairs they make.)
+pub fn race_pairs(w: &Witness) -> Vec<(usize, usize)> {
+    let access = |e: &WitnessEvent| match e.kind {
+        EventKind::Access(k, a) => Some((k, a)),
+        _ => None,
+    };
+    let mut out = vec![];
+    for (j, b) in w.events.iter().enumerate().filter(|(_, e)| e.racing) {
+        let Some((kb, ab)) = access(b) else { continue };
+        let partner = w.events[..j]
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, a)| a.racing && a.thread != b.thread && access(a).is_some_and(|(ka, aa)| aa == ab && (ka == AccessKind::Write || kb == AccessKind::Write)));
+        out.extend(partner.map(|(i, _)| (i, j)));
+    }
+    out
+}
+
+fn access_name(w: &Witness, i: usize) -> String {
+    match w.events[i].kind {
+        EventKind::Access(_, a) => w.names.addr(a),
+        _ => w.address_name(),
+    }
+}
+
+const LANE: usize = 270;
+const BOX: usize = 200;
+const ROW: usize = 30;
+const TOP: usize = 36;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+fn lanes(w: &Witness) -> usize {
+    w.threads.len().max(w.events.iter().map(|e| e.thread.0 as usize + 1).max().unwrap_or(0))
+}
+
+fn label(w: &Witness, e: &WitnessEvent) -> String {
+    format!("{} (line {})", event_text(&w.names, e.kind), e.line)
+}
+
+/// The SVG drawing of `w` (see the module docs). Elements carry classes a test or a style
+/// sheet can find: `lane`, `event` (and `racing`), `hb`, `race`.
+pub fn svg(w: &Witness) -> String {
+    let n = lanes(w);
+    let (width, height) = (n * LANE + 20, TOP + w.events.len() * ROW + 20);
+    let mut s = String::new();
+    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">"#);
+    s.push_str(r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#2557a7"/></marker></defs>"##);
+    s.push('\n');
+    for t in 0..n {
+        let x = 10 + t * LANE;
+        let name = w.threads.get(t).cloned().unwrap_or_else(|| format!("T{}", t + 1));
+        let _ = writeln!(
+            s,
+            r##"<g class="lane" data-thread="{}"><rect x="{x}" y="4" width="{}" height="{}" fill="#f6f6f6" stroke="#ccc"/><text x="{}" y="24" text-anchor="middle" font-weight="bold">{}</text></g>"##,
+            t + 1,
+            BOX + 12,
+            height - 8,
+            x + (BOX + 12) / 2,
+            esc(&name)
+        );
+    }
+    // An edge leaves a box at its side facing the other box's lane, so it crosses no text.
+    let ends = |a: usize, b: usize| {
+        let (ta, tb) = (w.events[a].thread.0 as usize, w.events[b].thread.0 as usize);
+        let left = |t: usize| 16 + t * LANE;
+        let right = |t: usize| 16 + t * LANE + BOX;
+        let (xa, xb) = if ta <= tb { (right(ta), left(tb)) } else { (left(ta), right(tb)) };
+        ((xa, TOP + a * ROW + ROW / 2), (xb, TOP + b * ROW + ROW / 2))
+    };
+    for (i, e) in w.events.iter().enumerate() {
+        let x = 16 + e.thread.0 as usize * LANE;
+        let y = TOP + i * ROW + 3;
+        let (class, fill, stroke) = if e.racing { ("event racing", "#ffd6d6", "#c00") } else { ("event", "#ffffff", "#888") };
+        let idx = e.index.map_or_else(|| "·".to_string(), |k| k.0.to_string());
+        let _ = writeln!(
+            s,
+            r#"<g class="{class}" data-index="{idx}" data-line="{}"><rect x="{x}" y="{y}" width="{}" height="{}" rx="4" fill="{fill}" stroke="{stroke}"/><text x="{}" y="{}">{idx}: {}</text></g>"#,
+            e.line,
+            BOX,
+            ROW - 6,
+            x + 6,
+            y + 16,
+            esc(&label(w, e))
+        );
+    }
+    for edge in edges(w) {
+        let ((x1, y1), (x2, y2)) = ends(edge.from, edge.to);
+        let _ = writeln!(
+            s,
+            r##"<line class="hb" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#2557a7" stroke-width="1.5" marker-end="url(#arrow)"><title>{}</title></line>"##,
+            esc(&edge.label)
+        );
+    }
+    for (i, j) in race_pairs(w) {
+        let ((x1, y1), (x2, y2)) = ends(i, j);
+        let _ = writeln!(
+            s,
+            r##"<line class="race" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#c00" stroke-width="2" stroke-dasharray="6 4"><title>race on {}</title></line>"##,
+            esc(&access_name(w, j))
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A self-contained HTML page for `w`: `title`, the drawing, the schedule, `program` (its
+/// text) with the racing lines marked, and `verdict` (an oracle's lines: the SUT's answer
+/// beside the ground truth's), if any.
+pub fn html(title: &str, w: &Witness, program: &str, verdict: &[String]) -> String {
+    let marked: BTreeSet<u32> = w.events.iter().filter(|e| e.racing).map(|e| e.line).collect();
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{t}</title>
+<style>
+body {{ font-family: sans-serif; margin: 1.5em; color: #222; }}
+pre {{ background: #f6f6f6; padding: .6em; white-space: pre-wrap; }}
+.racing-line {{ background: #ffd6d6; }}
+.verdict {{ border-left: 4px solid #c00; padding-left: .8em; }}
+.legend span {{ margin-right: 1.5em; }}
+</style>
+</head>
+<body>
+<h1>{t}</h1>
+"#,
+        t = esc(title)
+    );
+    if !verdict.is_empty() {
+        s.push_str("<section class=\"verdict\" id=\"verdict\">\n<h2>Verdict</h2>\n<pre>");
+        for l in verdict {
+            let _ = writeln!(s, "{}", esc(l));
+        }
+        s.push_str("</pre>\n</section>\n");
+    }
+    let schedule = w.schedule.to_string();
+    let _ = writeln!(s, "<section id=\"witness\">\n<h2>Witness</h2>\n<p>{}</p>", esc(&witness_line(w).replace("witness: ", "")));
+    let _ = writeln!(s, "<p>schedule <code>{}</code> (<code>racefuzz replay FILE --schedule {}</code>)</p>", esc(&schedule), esc(&schedule));
+    if !w.initial_heap.is_empty() {
+        let _ = writeln!(s, "<p>initial heap: {}</p>", esc(&w.initial_heap.join(", ")));
+    }
+    s.push_str("<p class=\"legend\"><span>lanes: threads, top to bottom in trace order</span><span style=\"color:#2557a7\">→ happens-before across threads</span><span style=\"color:#c00\">- - the race</span></p>\n");
+    s.push_str(&svg(w));
+    s.push_str("</section>\n");
+    if !program.is_empty() {
+        s.push_str("<section id=\"program\">\n<h2>Program</h2>\n<pre>");
+        for (i, l) in program.lines().enumerate() {
+            let n = i as u32 + 1;
+            let text = format!("{n:>3}  {}", esc(l));
+            if marked.contains(&n) {
+                let _ = writeln!(s, "<span class=\"racing-line\">{text}</span>");
+            } else {
+                let _ = writeln!(s, "{text}");
+            }
+        }
+        s.push_str("</pre>\n</section>\n");
+    }
+    s.push_str("</body>\n</html>\n");
+    s
+}
+
+/// `w` in Graphviz DOT: a cluster per thread with its events in program order, the
+/// happens-before edges across threads, and the race as a dashed red edge.
+pub fn dot(w: &Witness) -> String {
+    let mut s = String::from("digraph witness {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+    for t in 0..lanes(w) {
+        let name = w.threads.get(t).cloned().unwrap_or_else(|| format!("T{}", t + 1));
+        let _ = writeln!(s, "  subgraph cluster_{t} {{\n    label=\"{}\";", name.replace('"', "'"));
+        let rows: Vec<usize> = w.events.iter().enumerate().filter(|(_, e)| e.thread.0 as usize == t).map(|(i, _)| i).collect();
+        for &i in &rows {
+            let e = &w.events[i];
+            let style = if e.racing { ", style=filled, fillcolor=\"#ffd6d6\", color=\"#cc0000\"" } else { "" };
+            let _ = writeln!(s, "    e{i} [label=\"{}\"{style}];", label(w, e).replace('"', "'"));
+        }
+        for pair in rows.windows(2) {
+            let _ = writeln!(s, "    e{} -> e{} [color=gray];", pair[0], pair[1]);
+        }
+        s.push_str("  }\n");
+    }
+    for edge in edges(w) {
+        let _ = writeln!(s, "  e{} -> e{} [color=\"#2557a7\", label=\"{}\"];", edge.from, edge.to, edge.label.replace('"', "'"));
+    }
+    for (i, j) in race_pairs(w) {
+        let _ = writeln!(s, "  e{i} -> e{j} [style=dashed, color=\"#cc0000\", dir=none, constraint=false, label=\"race\"];");
+    }
+    s.push_str("}\n");
+    s
+}

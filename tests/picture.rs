@@ -1,0 +1,84 @@
+//! Pictures of witnesses (`racefuzz::picture`): the SVG and DOT of a paper-sized witness
+//! are snapshots (a person reads them); Graphviz reads the DOT; and a real browser
+//! (headless Chromium) renders the HTML page of a failing check with its lanes, its racing
+//! pair and its happens-before edges, keeping a screenshot for review in
+//! `target/pictures/`. Graphviz and Chromium are installed by `.ci/run` when missing; here
+//! a missing one fails the test with what to install, rather than skip it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use race_oracles::explore::{Config, Schedule, Witness};
+
+/// The FastTrack walk-through witness: T1's read of o.g at line 13 races with T2's write at
+/// line 19, after a lock hand-off on m.
+fn witness() -> Witness {
+    let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race")).unwrap();
+    let p = race_oracles::lang::parse(&src).unwrap();
+    let s: Schedule = "1,1,1,1,2,2,2,2".parse().unwrap();
+    race_oracles::truth::replay(&p, &Config::default(), None, &s).unwrap().witness
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pictures").join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_witness_draws_its_lanes_edges_and_race() {
+    let w = witness();
+    let edges = racefuzz::picture::edges(&w);
+    assert_eq!(edges.iter().map(|e| (e.from, e.to, e.label.as_str())).collect::<Vec<_>>(), vec![(2, 4, "rel m → acq m")]);
+    insta::assert_snapshot!("ordered_and_not_svg", racefuzz::picture::svg(&w));
+    insta::assert_snapshot!("ordered_and_not_dot", racefuzz::picture::dot(&w));
+}
+
+#[test]
+fn graphviz_reads_the_dot() {
+    let dir = scratch("dot");
+    let (dot_file, svg_file) = (dir.join("w.dot"), dir.join("w.svg"));
+    std::fs::write(&dot_file, racefuzz::picture::dot(&witness())).unwrap();
+    let out = Command::new("dot").arg("-Tsvg").arg(&dot_file).arg("-o").arg(&svg_file).output();
+    let out = out.unwrap_or_else(|e| panic!("the DOT test needs Graphviz's `dot` (apt-get install graphviz; .ci/run installs it): {e}"));
+    assert!(out.status.success(), "dot rejected the witness: {}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(&svg_file).unwrap();
+    // Eight events, the race edge, the hand-off edge.
+    assert!(svg.matches("class=\"node\"").count() == 8 && svg.contains("race") && svg.contains("rel m → acq m"), "{svg}");
+}
+
+/// `chromium --headless` on `page`: its DOM after loading, and a screenshot beside it.
+fn browse(page: &Path) -> String {
+    let shot = page.with_extension("png");
+    let url = format!("file://{}", page.display());
+    let run = |extra: &[&str]| {
+        Command::new("chromium")
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1100,900"])
+            .args(extra)
+            .arg(&url)
+            .output()
+            .unwrap_or_else(|e| panic!("the browser test needs Chromium (apt-get install chromium; .ci/run installs it): {e}"))
+    };
+    let dom = run(&["--dump-dom"]);
+    assert!(dom.status.success(), "chromium failed on {url}: {}", String::from_utf8_lossy(&dom.stderr));
+    let shot_arg = format!("--screenshot={}", shot.display());
+    let s = run(&[&shot_arg]);
+    assert!(s.status.success() && shot.exists(), "no screenshot of {url}: {}", String::from_utf8_lossy(&s.stderr));
+    String::from_utf8_lossy(&dom.stdout).into_owned()
+}
+
+#[test]
+fn a_browser_renders_the_page_of_a_failing_check() {
+    let dir = scratch("html");
+    let page = dir.join("fasttrack-mutant.html");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race");
+    let (code, _, err) = super::cli::racefuzz(&["check", "fasttrack-precise", file.to_str().unwrap(), "--mutant", "ft-release-no-tick", "--html", page.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let dom = browse(&page);
+    // What the browser built, not what racefuzz wrote: the parsed DOM.
+    assert_eq!(dom.matches("class=\"lane\"").count(), 2, "{dom}");
+    assert_eq!(dom.matches("class=\"event racing\"").count(), 2, "{dom}");
+    assert_eq!(dom.matches("class=\"hb\"").count(), 1, "{dom}");
+    assert_eq!(dom.matches("class=\"race\"").count(), 1, "{dom}");
+    assert!(dom.contains("MISSED racy location(s): o.g") && dom.contains("class=\"racing-line\""), "{dom}");
+}
