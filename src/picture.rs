@@ -1,4 +1,5 @@
-//! Witnesses as pictures: a self-contained HTML page with an SVG drawing, and Graphviz DOT.
+//! Witnesses as pictures: a self-contained HTML page with an SVG drawing, Graphviz DOT,
+//! and the exchange formats of other viewers (a ShiViz log, SARIF).
 //!
 //! The drawing has one lane per thread and one row per event, in trace order, each event
 //! with its `.race` line. The happens-before edges that cross threads are drawn as arrows
@@ -255,4 +256,67 @@ pub fn dot(w: &Witness) -> String {
     }
     s.push_str("}\n");
     s
+}
+
+/// `w` as a ShiViz log: for each event, a line `THREAD {"THREAD":n, …}` with the event's
+/// vector clock (happens-before: program order and the cross-thread [`edges`]), then a
+/// line with the event. ShiViz's default parser reads it as it is:
+/// `(?<host>\S*) (?<clock>{.*})\n(?<event>.*)`.
+pub fn shiviz(w: &Witness) -> String {
+    let edges = edges(w);
+    let name = |t: usize| w.threads.get(t).and_then(|n| n.split_whitespace().next()).map_or_else(|| format!("T{}", t + 1), str::to_string);
+    let mut clocks: Vec<std::collections::BTreeMap<String, u64>> = vec![Default::default(); lanes(w)];
+    let mut at: Vec<std::collections::BTreeMap<String, u64>> = Vec::with_capacity(w.events.len());
+    let mut s = String::new();
+    for (i, e) in w.events.iter().enumerate() {
+        let t = e.thread.0 as usize;
+        for edge in edges.iter().filter(|x| x.to == i) {
+            for (k, v) in &at[edge.from] {
+                let c = clocks[t].entry(k.clone()).or_insert(0);
+                *c = (*c).max(*v);
+            }
+        }
+        *clocks[t].entry(name(t)).or_insert(0) += 1;
+        at.push(clocks[t].clone());
+        let clock: Vec<String> = clocks[t].iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+        let _ = writeln!(s, "{} {{{}}}", name(t), clock.join(", "));
+        let _ = writeln!(s, "{}{}", label(w, e), if e.racing { " [racing]" } else { "" });
+    }
+    s
+}
+
+/// `w` as SARIF 2.1.0 for the program file `uri`: one result per racing pair (the later
+/// access, with the earlier as a related location), with one thread flow per thread of
+/// the execution, so that code-scanning viewers show the race and each thread's steps.
+pub fn sarif(w: &Witness, uri: &str) -> serde_json::Value {
+    use serde_json::json;
+    let place = |line: u32, text: String| json!({ "physicalLocation": { "artifactLocation": { "uri": uri }, "region": { "startLine": line } }, "message": { "text": text } });
+    let flows: Vec<serde_json::Value> = (0..lanes(w))
+        .map(|t| {
+            let steps: Vec<serde_json::Value> = w.events.iter().filter(|e| e.thread.0 as usize == t).map(|e| json!({ "location": place(e.line, label(w, e)) })).collect();
+            json!({ "id": w.threads.get(t).cloned().unwrap_or_else(|| format!("T{}", t + 1)), "locations": steps })
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = race_pairs(w)
+        .into_iter()
+        .map(|(i, j)| {
+            let (a, b) = (&w.events[i], &w.events[j]);
+            json!({
+                "ruleId": "data-race",
+                "level": "error",
+                "message": { "text": format!("data race on {}: {} and {} are not ordered by happens-before (schedule {})", access_name(w, j), label(w, b), label(w, a), w.schedule) },
+                "locations": [place(b.line, label(w, b))],
+                "relatedLocations": [{ "id": 0, "physicalLocation": { "artifactLocation": { "uri": uri }, "region": { "startLine": a.line } }, "message": { "text": label(w, a) } }],
+                "codeFlows": [{ "threadFlows": flows }],
+            })
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": { "name": "racefuzz", "rules": [{ "id": "data-race", "shortDescription": { "text": "Two accesses to one location by different threads, at least one a write, not ordered by happens-before" } }] } },
+            "results": results,
+        }],
+    })
 }

@@ -82,3 +82,46 @@ fn a_browser_renders_the_page_of_a_failing_check() {
     assert_eq!(dom.matches("class=\"race\"").count(), 1, "{dom}");
     assert!(dom.contains("MISSED racy location(s): o.g") && dom.contains("class=\"racing-line\""), "{dom}");
 }
+
+/// A clock of a ShiViz log line `HOST {"T1":1, …}`.
+fn clock(line: &str) -> (String, std::collections::BTreeMap<String, u64>) {
+    let (host, json) = line.split_once(' ').unwrap();
+    (host.to_string(), serde_json::from_str(json).unwrap_or_else(|e| panic!("`{json}` is no clock: {e}")))
+}
+
+#[test]
+fn the_shiviz_log_has_a_vector_clock_per_event_and_the_race_is_concurrent() {
+    let w = witness();
+    let log = racefuzz::picture::shiviz(&w);
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 2 * w.events.len(), "{log}");
+    // ShiViz's default parser: `(?<host>\S*) (?<clock>{.*})\n(?<event>.*)`, each host's own
+    // entry counting its events.
+    let clocks: Vec<(String, std::collections::BTreeMap<String, u64>)> = lines.iter().step_by(2).map(|l| clock(l)).collect();
+    let mut seen = std::collections::BTreeMap::new();
+    for (host, c) in &clocks {
+        let n = seen.entry(host.clone()).or_insert(0u64);
+        *n += 1;
+        assert_eq!(c.get(host), Some(&*n), "{log}");
+    }
+    let leq = |a: &std::collections::BTreeMap<String, u64>, b: &std::collections::BTreeMap<String, u64>| a.iter().all(|(k, v)| b.get(k).is_some_and(|x| v <= x));
+    // The hand-off orders T1's release (row 2) before T2's acquire (row 4); the racing
+    // rows 3 and 7 are concurrent.
+    assert!(leq(&clocks[2].1, &clocks[4].1), "{log}");
+    assert!(!leq(&clocks[3].1, &clocks[7].1) && !leq(&clocks[7].1, &clocks[3].1), "{log}");
+    assert!(lines[7].ends_with("[racing]") && lines[15].ends_with("[racing]"), "{log}");
+}
+
+#[test]
+fn the_sarif_names_the_race_at_both_lines_with_a_flow_per_thread() {
+    let sarif = racefuzz::picture::sarif(&witness(), "examples/walkthrough/ordered_and_not.race");
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{sarif}");
+    let r = &results[0];
+    assert_eq!(r["ruleId"], "data-race");
+    assert_eq!(r["locations"][0]["physicalLocation"]["region"]["startLine"], 19, "{sarif}");
+    assert_eq!(r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 13, "{sarif}");
+    let flows = r["codeFlows"][0]["threadFlows"].as_array().unwrap();
+    assert_eq!(flows.iter().map(|f| f["locations"].as_array().unwrap().len()).collect::<Vec<_>>(), vec![4, 4], "{sarif}");
+}

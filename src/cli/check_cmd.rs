@@ -292,7 +292,7 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
                 .into_iter()
                 .chain(i.explanation.iter().cloned())
                 .collect();
-                pictures.write(&format!("racefuzz check {} {}", r.oracle, name), w, &src, &verdict)?;
+                pictures.write(&format!("racefuzz check {} {}", r.oracle, name), w, file, &src, &verdict)?;
             }
         }
     }

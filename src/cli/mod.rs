@@ -330,18 +330,29 @@ pub struct PictureArgs {
     /// Write the witness as Graphviz DOT (`dot -Tsvg FILE`).
     #[arg(long, value_name = "FILE")]
     pub dot: Option<PathBuf>,
+    /// Write the witness as a ShiViz log (events with vector clocks).
+    #[arg(long, value_name = "FILE")]
+    pub shiviz: Option<PathBuf>,
+    /// Write the witness as SARIF 2.1.0 (a result per racing pair, a thread flow per thread).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
 }
 
 impl PictureArgs {
-    /// Writes the pictures asked for of `w` (`title`, the program's text, the verdict's
-    /// lines), saying on stderr where they went.
+    /// Writes the pictures asked for of `w` (`title`, the program file and its text, the
+    /// verdict's lines), saying on stderr where they went.
     ///
     /// # Errors
     /// A file that cannot be written.
-    pub fn write(&self, title: &str, w: &race_oracles::explore::Witness, program: &str, verdict: &[String]) -> Result<(), CliError> {
-        for (path, text) in
-            [(&self.html, self.html.as_ref().map(|_| crate::picture::html(title, w, program, verdict))), (&self.dot, self.dot.as_ref().map(|_| crate::picture::dot(w)))]
-        {
+    pub fn write(&self, title: &str, w: &race_oracles::explore::Witness, file: &Path, program: &str, verdict: &[String]) -> Result<(), CliError> {
+        let sarif = || serde_json::to_string_pretty(&crate::picture::sarif(w, &file.display().to_string())).map(|t| t + "\n").unwrap_or_default();
+        let outputs = [
+            (&self.html, self.html.as_ref().map(|_| crate::picture::html(title, w, program, verdict))),
+            (&self.dot, self.dot.as_ref().map(|_| crate::picture::dot(w))),
+            (&self.shiviz, self.shiviz.as_ref().map(|_| crate::picture::shiviz(w))),
+            (&self.sarif, self.sarif.as_ref().map(|_| sarif())),
+        ];
+        for (path, text) in outputs {
             if let (Some(path), Some(text)) = (path, text) {
                 std::fs::write(path, text).map_err(|e| CliError::input(format!("error: cannot write {}: {e}", path.display())))?;
                 eprintln!("wrote {}", path.display());
@@ -352,7 +363,7 @@ impl PictureArgs {
 
     /// Whether any picture was asked for.
     pub fn any(&self) -> bool {
-        self.html.is_some() || self.dot.is_some()
+        self.html.is_some() || self.dot.is_some() || self.shiviz.is_some() || self.sarif.is_some()
     }
 }
 

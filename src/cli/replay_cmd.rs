@@ -17,7 +17,7 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
         ReplayError::Internal => CliError::internal(e),
         e => CliError::input(format!("error: {e}")),
     })?;
-    pictures.write(&format!("racefuzz replay {} --schedule {schedule}", file.display()), &r.witness, &src, &[])?;
+    pictures.write(&format!("racefuzz replay {} --schedule {schedule}", file.display()), &r.witness, file, &src, &[])?;
     if json {
         print_json(&serde_json::json!({
             "schedule": r.witness.schedule.to_string(), "outcome": r.outcome, "initial_heap": r.witness.initial_heap,
