@@ -320,3 +320,65 @@ pub fn sarif(w: &Witness, uri: &str) -> serde_json::Value {
         }],
     })
 }
+
+/// A campaign's report as one HTML page, from its JSON summary (`racefuzz fuzz --json`,
+/// docs/json/fuzz.schema.json): per oracle checked, pass, fail and inconclusive, programs
+/// per second, and each distinct failure with its count and links to its smallest finding,
+/// the finding's witness page (written beside it) and its shrunk program.
+pub fn campaign_report(summary: &serde_json::Value) -> String {
+    let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    let num = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+    let elapsed = summary["elapsed_s"].as_f64().unwrap_or(0.0);
+    let programs = num(&summary["programs"]);
+    let rate = if elapsed > 0.0 { format!("{:.0}", programs as f64 / elapsed) } else { "-".into() };
+    let mut s = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>racefuzz campaign</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #222; }\ntable { border-collapse: collapse; }\ntd, th { border: 1px solid #ccc; padding: .3em .7em; text-align: right; }\ntd.name, th.name { text-align: left; font-family: monospace; }\ntr.failing td { background: #ffd6d6; }\n</style>\n</head>\n<body>\n<h1>racefuzz campaign</h1>\n");
+    let _ = writeln!(
+        s,
+        "<p id=\"totals\">{programs} programs in {elapsed:.1} s ({rate} programs/s), seed {}, {} job(s){}{}; stopped by {}</p>",
+        text(&summary["seed"]),
+        text(&summary["jobs"]),
+        summary["mutant"].as_str().map(|m| format!(", mutant {}", esc(m))).unwrap_or_default(),
+        summary["sut"].as_str().map(|m| format!(", SUT {}", esc(m))).unwrap_or_default(),
+        esc(&text(&summary["stopped_by"]))
+    );
+    s.push_str("<table id=\"oracles\">\n<tr><th class=\"name\">oracle</th><th>checked</th><th>pass</th><th>fail</th><th>inconclusive</th></tr>\n");
+    for o in summary["per_oracle"].as_array().into_iter().flatten() {
+        let failing = num(&o["fail"]) > 0;
+        let _ = writeln!(
+            s,
+            "<tr class=\"oracle{}\"><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if failing { " failing" } else { "" },
+            esc(&text(&o["oracle"])),
+            num(&o["checked"]),
+            num(&o["pass"]),
+            num(&o["fail"]),
+            num(&o["inconclusive"])
+        );
+    }
+    s.push_str("</table>\n");
+    let sigs: Vec<&serde_json::Value> = summary["signatures"].as_array().into_iter().flatten().collect();
+    if sigs.is_empty() {
+        s.push_str("<p id=\"failures\">no counterexample</p>\n");
+    } else {
+        let _ = writeln!(s, "<h2>Distinct failures</h2>\n<table id=\"failures\">\n<tr><th>programs</th><th class=\"name\">signature</th><th class=\"name\">smallest</th><th class=\"name\">shrunk</th></tr>");
+        for g in sigs {
+            let link = |v: &serde_json::Value, what: &str| {
+                v.as_str().map_or_else(String::new, |p| {
+                    let page = std::path::Path::new(p).with_extension("html");
+                    format!("<a class=\"{what}\" href=\"{}\">{}</a> (<a href=\"{}\">witness</a>)", esc(p), esc(p), esc(&page.display().to_string()))
+                })
+            };
+            let _ = writeln!(
+                s,
+                "<tr class=\"failure\"><td>{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td></tr>",
+                num(&g["count"]),
+                esc(&text(&g["signature"])),
+                link(&g["smallest"], "smallest"),
+                g["shrunk"].as_str().map(|p| format!("<a class=\"shrunk\" href=\"{}\">{}</a>", esc(p), esc(p))).unwrap_or_default()
+            );
+        }
+        s.push_str("</table>\n");
+    }
+    s.push_str("</body>\n</html>\n");
+    s
+}
