@@ -382,3 +382,29 @@ pub fn campaign_report(summary: &serde_json::Value) -> String {
     s.push_str("</body>\n</html>\n");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_campaign_report_lists_every_oracle_and_links_each_failure() {
+        let summary = serde_json::json!({
+            "seed": 1, "jobs": 2, "mutant": "ft-release-no-tick", "sut": null, "stopped_by": "max-programs", "elapsed_s": 2.0, "programs": 300,
+            "per_oracle": [
+                { "oracle": "fasttrack-precise", "checked": 150, "pass": 149, "fail": 1, "inconclusive": 0 },
+                { "oracle": "bigfoot-precise", "checked": 150, "pass": 150, "fail": 0, "inconclusive": 0 },
+            ],
+            "signatures": [{ "signature": "fasttrack-precise [MISSED] @ load: racy locations of every trace", "count": 1, "smallest": "/f/a.race", "shrunk": "/f/a.shrunk.race" }],
+        });
+        let page = campaign_report(&summary);
+        assert!(page.contains("300 programs in 2.0 s (150 programs/s), seed 1, 2 job(s), mutant ft-release-no-tick; stopped by max-programs"), "{page}");
+        assert_eq!(page.matches("<tr class=\"oracle").count(), 2, "{page}");
+        assert_eq!(page.matches("<tr class=\"oracle failing\">").count(), 1, "{page}");
+        assert!(
+            page.contains("<a class=\"smallest\" href=\"/f/a.race\">/f/a.race</a> (<a href=\"/f/a.html\">witness</a>)") && page.contains("href=\"/f/a.shrunk.race\""),
+            "{page}"
+        );
+        assert!(campaign_report(&serde_json::json!({ "signatures": [] })).contains("no counterexample"));
+    }
+}
