@@ -86,7 +86,7 @@ impl DetectorFactory for Factory {
 
 fn main() {
     if std::env::args().any(|a| a == "score") {
-        match racefuzz::score::score(Sut::Detector(&Factory), Relax::default(), racefuzz::score::Corpus::new(1_000, 1), &|| {}) {
+        match racefuzz::score::score(&|| Sut::Detector(&Factory), Relax::default(), racefuzz::score::Corpus::new(1_000, 1), 1, &|| {}) {
             Ok(card) => print!("{card}"),
             Err(e) => eprintln!("{e}"),
         }

@@ -247,25 +247,47 @@ impl Corpus {
     }
 }
 
-/// The scorecard of the detector `sut` (a detector, or a check placer with its detector)
-/// on `corpus`, generated and checked under `relax`; `tick` is called after each program
-/// (for a progress bar).
+/// The scorecard of the detector `make` gives (a detector, or a check placer with its
+/// detector; each of `jobs` threads makes its own) on `corpus`, generated and checked under
+/// `relax`; `tick` is called after each program (for a progress bar). The programs are
+/// drawn first, in order, and each job scores every `jobs`-th one, so the card is the same
+/// for any number of jobs.
 ///
 /// # Errors
 /// A SUT that is no detector.
-pub fn score(sut: Sut<'_>, relax: Relax, corpus: Corpus, tick: &dyn Fn()) -> Result<Scorecard, ScoreError> {
+pub fn score<'s>(make: &(dyn Fn() -> Sut<'s> + Sync), relax: Relax, corpus: Corpus, jobs: usize, tick: &(dyn Fn() + Sync)) -> Result<Scorecard, ScoreError> {
     let Corpus { programs, seed, classes } = corpus;
-    let (runner, factory, oracle_id) = match sut {
-        Sut::Detector(f) => (Runner::Detector(f), f, "fasttrack-precise"),
-        Sut::Placer(p, f) => (Runner::Placer(p, f), f, "bigfoot-precise"),
-        other => return Err(ScoreError::NotADetector(other.kind())),
-    };
+    let (runner, factory, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
     let claim = factory.claim();
     let at = if matches!(runner, Runner::Detector(_)) { Granularity::of(claim) } else { Granularity::Location };
     let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
     let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(BUDGET), explorer, ..crate::suts::campaign_bounds() };
     let mut rng = StdRng::seed_from_u64(seed);
+    let ps: Vec<Program> = (0..programs).map(|_| crate::campaign::generate_with(oracle.generate, relax, &mut rng)).collect();
+    let jobs = jobs.max(1);
+    let mut scored: Vec<(usize, Option<ProgramScore>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|j| {
+                let ps = &ps;
+                let cfg = &cfg;
+                scope.spawn(move || {
+                    // Each job its own detector: factories need not be shared across threads.
+                    let Ok((runner, ..)) = runner_of(make()) else { return vec![] };
+                    (j..ps.len())
+                        .step_by(jobs)
+                        .map(|i| {
+                            let s = score_program(runner, &ps[i], cfg, at);
+                            tick();
+                            (i, s)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+    });
+    scored.sort_by_key(|(i, _)| *i);
     let mut card = Scorecard {
         detector: match runner {
             Runner::Detector(f) => f.fresh().name(),
@@ -290,11 +312,10 @@ pub fn score(sut: Sut<'_>, relax: Relax, corpus: Corpus, tick: &dyn Fn()) -> Res
     // Per category: how many programs show it, and the smallest (size, number, program).
     let mut fps: BTreeMap<String, (u64, (usize, u64, Program))> = BTreeMap::new();
     let mut fns: BTreeMap<String, (u64, (usize, u64, Program))> = BTreeMap::new();
-    for n in 1..=programs {
-        let p = crate::campaign::generate_with(oracle.generate, relax, &mut rng);
-        let Some(s) = score_program(runner, &p, &cfg, at) else {
+    for (i, s) in scored {
+        let (n, p) = (i as u64 + 1, &ps[i]);
+        let Some(s) = s else {
             card.skipped_programs += 1;
-            tick();
             continue;
         };
         card.traces += s.traces;
@@ -312,16 +333,24 @@ pub fn score(sut: Sut<'_>, relax: Relax, corpus: Corpus, tick: &dyn Fn()) -> Res
             for c in found.keys() {
                 let e = seen.entry(c.clone()).or_insert((0, (usize::MAX, 0, p.clone())));
                 e.0 += 1;
-                if size(&p) < e.1 .0 {
-                    e.1 = (size(&p), n, p.clone());
+                if size(p) < e.1 .0 {
+                    e.1 = (size(p), n, p.clone());
                 }
             }
         }
-        tick();
     }
     card.false_positive = example(&fps, |q| score_program(runner, q, &cfg, at).map(|s| s.fp), relax);
     card.false_negative = example(&fns, |q| score_program(runner, q, &cfg, at).map(|s| s.fn_), relax);
     Ok(card)
+}
+
+/// What runs on each program, the detector, and the oracle whose generator fits.
+fn runner_of(sut: Sut<'_>) -> Result<(Runner<'_>, &dyn DetectorFactory, &'static str), ScoreError> {
+    match sut {
+        Sut::Detector(f) => Ok((Runner::Detector(f), f, "fasttrack-precise")),
+        Sut::Placer(p, f) => Ok((Runner::Placer(p, f), f, "bigfoot-precise")),
+        other => Err(ScoreError::NotADetector(other.kind())),
+    }
 }
 
 /// The most frequent category of `seen` (ties: the first by name), with its smallest

@@ -30,22 +30,22 @@ impl DynamicDetector for Flags {
 
 fn card_of(flags: bool, programs: u64) -> Scorecard {
     let factory = move || Box::new(Flags(flags)) as Box<dyn DynamicDetector>;
-    score(Sut::Detector(&factory), Relax::default(), Corpus::new(programs, 3), &|| {}).unwrap()
+    score(&|| Sut::Detector(&factory), Relax::default(), Corpus::new(programs, 3), 1, &|| {}).unwrap()
 }
 
 #[test]
 fn fasttrack_is_exact_at_locations_and_the_card_is_deterministic() {
     let o = race_oracles::theorems::Registry::builtin().find("fasttrack-precise").copied().unwrap();
     let ft = Subject::for_oracle(&o, None).unwrap();
-    let card = score(ft.sut(), ft.relax(), Corpus::new(300, 1), &|| {}).unwrap();
+    let card = score(&|| ft.sut(), ft.relax(), Corpus::new(300, 1), 1, &|| {}).unwrap();
     assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
     assert_eq!((card.location.precision(), card.location.recall()), (Some(1.0), Some(1.0)));
     // Not vacuous: racy programs, many racy locations, and every trace read.
     assert!(card.program.tp >= 50 && card.location.tp >= 1_000 && card.traces >= 10_000 && card.failed_traces == 0, "{card}");
     assert_eq!((card.false_positive.clone(), card.false_negative.clone()), (None, None));
-    // The same seed draws the same corpus; another seed another one.
-    assert_eq!(score(ft.sut(), ft.relax(), Corpus::new(300, 1), &|| {}).unwrap(), card);
-    assert_ne!(score(ft.sut(), ft.relax(), Corpus::new(300, 2), &|| {}).unwrap().traces, card.traces);
+    // The same seed draws the same corpus, with any number of jobs; another seed another one.
+    assert_eq!(score(&|| ft.sut(), ft.relax(), Corpus::new(300, 1), 3, &|| {}).unwrap(), card);
+    assert_ne!(score(&|| ft.sut(), ft.relax(), Corpus::new(300, 2), 1, &|| {}).unwrap().traces, card.traces);
 }
 
 #[test]

@@ -285,6 +285,9 @@ enum Cmd {
         /// detectors (`--sut tsan`).
         #[arg(long)]
         classes: bool,
+        /// Parallel jobs (the card is the same for any number).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
         /// Print the scorecard as JSON.
         #[arg(long)]
         json: bool,
@@ -718,8 +721,8 @@ pub fn main() -> ExitCode {
         Cmd::Export { format: ExportFormat::C, file, schedule, output, trace_arg, bounds } => {
             export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
         }
-        Cmd::Score { sut, mutant, programs, seed, classes, json, detector } => {
-            score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, json)
+        Cmd::Score { sut, mutant, programs, seed, classes, jobs, json, detector } => {
+            score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, jobs, json)
         }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),

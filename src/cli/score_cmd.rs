@@ -13,7 +13,7 @@ use race_oracles::theorems::SutKind;
 ///
 /// # Errors
 /// A SUT that is no detector, a mutant of another SUT, a bad detector command.
-pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, json: bool) -> Result<Exit, CliError> {
+pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
     // The oracle whose SUTs include the one named: it fixes the generator (its dialect).
     let name = sut.or_else(|| mutant.and_then(|m| m.split('+').next()).and_then(crate::mutants::find).map(|m| m.sut)).unwrap_or("fasttrack");
     let kind = SUTS.iter().find(|e| e.name == name).map(|e| e.kind);
@@ -28,7 +28,7 @@ pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorAr
     let subject = subject_or_external(&oracle(id)?, sut, mutant, detector)?;
     let bar = ProgressBar::new(corpus.programs);
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
-    let mut card = score(subject.sut(), subject.relax(), corpus, &|| bar.inc(1)).map_err(|e| CliError::internal(e.to_string()))?;
+    let mut card = score(&|| subject.sut(), subject.relax(), corpus, jobs, &|| bar.inc(1)).map_err(|e| CliError::internal(e.to_string()))?;
     if let Some(m) = subject.mutant() {
         card.detector = format!("{} (mutant {m})", card.detector);
     }

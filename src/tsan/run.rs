@@ -56,8 +56,13 @@ pub fn compile(c: &str, cc: &str, dir: &Path) -> Result<PathBuf, String> {
         return Ok(binary);
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // Jobs may compile the same text at once: each writes files of its own, and the
+    // binary appears by a rename, complete.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let source = source.with_file_name(format!("{key:032x}-{n}.c"));
     std::fs::write(&source, c).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
-    let partial = dir.join(format!("{key:032x}.partial"));
+    let partial = dir.join(format!("{key:032x}-{n}.partial"));
     let out = Command::new(cc)
         .args(["-std=c11", "-fsanitize=thread", "-O1", "-g", "-pthread", "-o"])
         .arg(&partial)
