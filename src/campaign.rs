@@ -242,6 +242,17 @@ pub fn write_finding(dir: &Path, oracle: &str, p: &Program, text: &str) -> std::
     Ok(path)
 }
 
+/// Writes the witness page of a finding beside it (`HASH.html`, `crate::picture::html`):
+/// the first violated item's witness, with the finding's text as the program (its lines
+/// are the witness's) and the result as the verdict. Best effort: the finding itself is
+/// what must not be lost, and a result with no witness has no page.
+pub fn write_witness_page(finding: &Path, r: &OracleResult, text: &str) {
+    let Some(w) = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref()) else { return };
+    let verdict: Vec<String> = render::result_brief(r).lines().map(str::to_string).collect();
+    let title = format!("racefuzz finding {}", finding.display());
+    let _ = write_atomically(&finding.with_extension("html"), &crate::picture::html(&title, w, text, &verdict));
+}
+
 /// Writes `text` to `path` through a temporary file in the same folder, so that a reader
 /// never sees half a finding.
 ///
@@ -381,7 +392,8 @@ fn record(
     if g.written.len() >= s.keep.max(1) && !smaller {
         return Ok(None);
     }
-    let path = write_finding(&s.out, o.id, p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text })?;
+    let path = write_finding(&s.out, o.id, p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text: text.clone() })?;
+    write_witness_page(&path, &r, &text);
     counters.written.fetch_add(1, Ordering::Relaxed);
     let f = Finding { oracle: o.id, path, signature: sig, first, size };
     g.written.push(f.clone());

@@ -125,3 +125,18 @@ fn the_sarif_names_the_race_at_both_lines_with_a_flow_per_thread() {
     let flows = r["codeFlows"][0]["threadFlows"].as_array().unwrap();
     assert_eq!(flows.iter().map(|f| f["locations"].as_array().unwrap().len()).collect::<Vec<_>>(), vec![4, 4], "{sarif}");
 }
+
+#[test]
+fn every_campaign_finding_has_its_witness_page_beside_it() {
+    let out = scratch("campaign");
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, _, err) = super::cli::racefuzz(&["fuzz", "fasttrack-precise", "--mutant", "ft-join-no-join", "--max-programs", "60", "--seed", "1", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let findings: Vec<PathBuf> =
+        std::fs::read_dir(out.join("fasttrack-precise")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "race")).collect();
+    assert!(!findings.is_empty(), "{err}");
+    for f in &findings {
+        let page = std::fs::read_to_string(f.with_extension("html")).unwrap_or_else(|e| panic!("no page beside {}: {e}", f.display()));
+        assert!(page.contains("<svg") && page.contains("id=\"verdict\"") && page.contains("fasttrack-precise with FastTrack (mutant ft-join-no-join): fail"), "{page}");
+    }
+}
