@@ -19,6 +19,7 @@ mod readme;
 mod regress;
 mod rules;
 mod score;
+mod shard;
 mod trace;
 mod tsan;
 
