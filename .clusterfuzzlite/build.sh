@@ -8,6 +8,10 @@
 # racefuzz checkout, or RACEFUZZ_DIR to the checkout itself) and OUT; SANITIZER defaults to
 # none there, since the stable toolchain builds no ASan:
 #   SRC=/path/to/parent OUT=/tmp/out .clusterfuzzlite/build.sh
+#
+# The negative controls' targets (claims the papers show false) crash by design: they are
+# built but not copied, since ClusterFuzzLite would report their expected crash on every
+# pull request. fuzz/README.md's target table, generated from the registry, marks them.
 : "${OUT:?set OUT to the folder the fuzzers go to}"
 REPO="${RACEFUZZ_DIR:-${SRC:?set SRC to the folder holding the racefuzz checkout, or RACEFUZZ_DIR}/racefuzz}"
 mkdir -p "$OUT"
@@ -23,8 +27,13 @@ cargo fuzz build "${flags[@]}"
 triple=$(rustc -vV | sed -n 's/^host: //p')
 bin="target/$triple/release"
 targets=$(cargo fuzz list)
+controls=$(sed -n 's/^| `\([a-z0-9_]*\)` | .*NEGATIVE CONTROL.*/\1/p' README.md)
 count=0
 for t in $targets; do
+  if printf '%s\n' $controls | grep -qx "$t"; then
+    echo "build.sh: $t is a negative control (its crash is expected): not copied"
+    continue
+  fi
   cp "$bin/$t" "$OUT/$t"
   if [ -d "corpus/$t" ] && [ -n "$(ls -A "corpus/$t")" ]; then
     rm -f "$OUT/${t}_seed_corpus.zip"

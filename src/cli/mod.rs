@@ -1,5 +1,5 @@
 //! The command line: `explore`, `replay`, `trace`, `races`, `corpus`, `analyze`, `check`,
-//! `mutants`, `fuzz`, `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
+//! `mutants`, `fuzz`, `merge`, `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
 //! in `race-oracles` (ground truth, oracles), `suts` and `campaign`, and all text comes from
 //! `render`.
 //!
