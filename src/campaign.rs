@@ -98,7 +98,7 @@ impl Shard {
     }
 }
 
-/// The hash of a program's printed text ([`fnv`]), as campaign summaries add them up: the
+/// The hash of a program's printed text (FNV-1a, as finding file names), as campaign summaries add them up: the
 /// wrapping sum of the hashes of the programs an oracle checked is the same for one run and
 /// for the union of its shards.
 pub fn program_hash(p: &Program) -> u64 {
