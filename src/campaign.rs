@@ -49,6 +49,62 @@ pub fn generate_with(generate: fn(&[u8], Relax) -> Program, relax: Relax, rng: &
     generate(&bytes, relax)
 }
 
+/// Advances `rng` past one program, drawing exactly what [`generate_with`] draws without
+/// running the generator (a shard skipping the other shards' programs).
+fn skip_one(rng: &mut impl Rng) {
+    let mut bytes = vec![0u8; rng.random_range(16..88)];
+    rng.fill_bytes(&mut bytes);
+}
+
+/// Which part of the program space a campaign covers: shard `index` of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: u64,
+    /// How many shards the space is split into (at least 1).
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole space: one shard.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `K/N` (0 ≤ K < N).
+    ///
+    /// # Errors
+    /// A message naming what is wrong.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("expected K/N with 0 <= K < N (shard K of N, counted from 0), got `{text}`");
+        let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
+        let (index, count): (u64, u64) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether this shard checks program `position` (from 0) of a stream.
+    pub fn owns(self, position: u64) -> bool {
+        position % self.count.max(1) == self.index
+    }
+
+    /// How many of a stream's first `budget` programs this shard checks.
+    pub fn share_of(self, budget: u64) -> u64 {
+        if budget <= self.index {
+            0
+        } else {
+            (budget - self.index - 1) / self.count.max(1) + 1
+        }
+    }
+}
+
+/// The hash of a program's printed text (FNV-1a, as finding file names), as campaign summaries add them up: the
+/// wrapping sum of the hashes of the programs an oracle checked is the same for one run and
+/// for the union of its shards.
+pub fn program_hash(p: &Program) -> u64 {
+    fnv(&print(p))
+}
+
 /// Dialect features of a program, for coverage counts.
 pub const FEATURES: [&str; 5] = ["lock", "call", "loop", "branch", "fork"];
 
@@ -97,6 +153,8 @@ pub struct Settings {
     /// An external detector or analysis to judge instead of the catalogue's SUTs
     /// (`--detector-cmd`, `--analysis-cmd`).
     pub external: Option<crate::external::External>,
+    /// The part of each oracle's stream this campaign checks ([`Shard::WHOLE`]: all).
+    pub shard: Shard,
 }
 
 /// Counters of a campaign, per oracle.
@@ -108,6 +166,8 @@ pub struct Counters {
     pub verdicts: Vec<[AtomicU64; 3]>,
     /// Per oracle: programs on which it judged at least one item (a report, a method).
     pub judged: Vec<AtomicU64>,
+    /// Per oracle: the wrapping sum of the [`program_hash`]es of the programs checked.
+    pub hashes: Vec<AtomicU64>,
     /// Programs having each feature of [`FEATURES`].
     pub features: [AtomicU64; 5],
     /// Findings written.
@@ -119,7 +179,12 @@ pub struct Counters {
 impl Counters {
     /// Counters for `n` oracles.
     pub fn new(n: usize) -> Counters {
-        Counters { verdicts: (0..n).map(|_| Default::default()).collect(), judged: (0..n).map(|_| AtomicU64::new(0)).collect(), ..Counters::default() }
+        Counters {
+            verdicts: (0..n).map(|_| Default::default()).collect(),
+            judged: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            hashes: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            ..Counters::default()
+        }
     }
 
     /// Total failures over all oracles.
@@ -210,7 +275,7 @@ impl CampaignError {
 
 /// The text of a finding: a fixed header, the program, then the oracle's explanation as
 /// comments *after* it, computed on this very text, so that the lines it names are the
-/// file's lines.
+/// file's lines, and last the failure's [`signature`] (which `racefuzz merge` groups by).
 ///
 /// # Errors
 /// An internal bug if the printed program does not parse back.
@@ -225,6 +290,9 @@ pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program)
     text.push_str(&format!("// verdict: {}\n", r.verdict));
     for l in render::result_brief(&r).lines() {
         text.push_str(&format!("//   {l}\n"));
+    }
+    if r.verdict == Verdict::Fail {
+        text.push_str(&format!("// signature: {}\n", signature(&r, &reparsed)));
     }
     Ok((text, r, reparsed))
 }
@@ -305,11 +373,21 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
                     });
                     let Some(i) = next else { break };
                     let (o, subject) = (&s.oracles[i], &subjects[i]);
+                    // The other shards' programs are drawn and dropped, so that this shard's
+                    // are those an unsharded run draws at the same positions.
+                    while !s.shard.owns(done[i]) && s.max_programs.is_none_or(|m| done[i] < m) {
+                        skip_one(&mut rngs[i]);
+                        done[i] += 1;
+                    }
+                    if s.max_programs.is_some_and(|m| done[i] >= m) {
+                        continue;
+                    }
                     done[i] += 1;
                     let n = done[i];
                     counters.programs.fetch_add(1, Ordering::Relaxed);
                     let started = Instant::now();
                     let p = generate(o, subject, &mut rngs[i]);
+                    counters.hashes[i].fetch_add(program_hash(&p), Ordering::Relaxed);
                     for (k, on) in features(&p).into_iter().enumerate() {
                         if on {
                             counters.features[k].fetch_add(1, Ordering::Relaxed);

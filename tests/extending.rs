@@ -137,6 +137,7 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
         keep: 3,
         stop_after: None,
         external: None,
+        shard: campaign::Shard::WHOLE,
     };
     let counters = Counters::new(1);
     let found = campaign::run(&s, &counters, &AtomicBool::new(false), |_| {}).unwrap();

@@ -20,6 +20,7 @@ mod readme;
 mod regress;
 mod rules;
 mod score;
+mod shard;
 mod trace;
 mod tsan;
 

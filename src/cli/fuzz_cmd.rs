@@ -125,6 +125,8 @@ pub(super) struct FuzzArgs<'a> {
     pub status_interval: &'a str,
     pub json: bool,
     pub detector: &'a super::DetectorArgs,
+    /// `--shard K/N` (or `RACEFUZZ_SHARD`), unparsed.
+    pub shard: Option<&'a str>,
 }
 
 /// SIGINT and SIGTERM received so far: the first stops the campaign at the next program,
@@ -164,6 +166,10 @@ fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed
 
 pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let FuzzArgs { seed, jobs, mutant, sut, out, max_programs, json, .. } = *a;
+    let shard = match a.shard {
+        Some(t) => campaign::Shard::parse(t).map_err(|e| CliError::input(format!("error: --shard (or RACEFUZZ_SHARD): {e}")))?,
+        None => campaign::Shard::WHOLE,
+    };
     let external = a.detector.factory_alone(sut, mutant)?;
     let oracles = oracles(a.ids, mutant, external.as_ref())?;
     // --sut applies to the oracles it fits, and must fit one.
@@ -200,6 +206,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         keep: a.keep.max(1),
         stop_after: a.stop_after,
         external,
+        shard,
     };
     // With --json, stdout is the summary alone; what a person reads goes to stderr.
     let say = |line: &str| if json { eprintln!("{line}") } else { outln!("{line}") };
@@ -213,9 +220,10 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     // Before the header: a signal sent once the header is out is always caught.
     catch_signals();
     say(&format!(
-        "racefuzz fuzz: {}{budget}, seed {seed}, {} job(s){}{}; findings go to {}/<oracle>/ ({} per signature)",
+        "racefuzz fuzz: {}{budget}, seed {seed}, {} job(s){}{}{}; findings go to {}/<oracle>/ ({} per signature)",
         names.join(", "),
         s.jobs,
+        if shard == campaign::Shard::WHOLE { String::new() } else { format!(", shard {}/{}", shard.index, shard.count) },
         sut.map(|n| format!(", SUT {n}")).unwrap_or_default(),
         mutant.map(|m| format!(", mutant {m}")).unwrap_or_default(),
         out.display(),
@@ -225,7 +233,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let stop = AtomicBool::new(false);
     let bar = match time {
         Some(t) => ProgressBar::new(t.as_secs()),
-        None => ProgressBar::new(max_programs.unwrap_or(0).saturating_mul(oracles.len() as u64).saturating_mul(s.jobs as u64)),
+        None => ProgressBar::new(shard.share_of(max_programs.unwrap_or(0)).saturating_mul(oracles.len() as u64).saturating_mul(s.jobs as u64)),
     };
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
     let result = std::thread::scope(|scope| {
@@ -278,8 +286,15 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         }
     }
     let shrunk = if a.shrink { shrink_groups(&s, &oracles, &subjects, &found, a.max_attempts, &say) } else { vec![None; found.groups.len()] };
+    // The summary also goes into the output folder, for `racefuzz merge`.
+    let doc = json_summary(&s, &counters, &found, &shrunk, time, elapsed, why);
+    let path = out.join(summary_name(shard));
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| CliError::internal(format!("JSON output failed: {e}")))?;
+    std::fs::create_dir_all(out)
+        .and_then(|()| campaign::write_atomically(&path, &format!("{text}\n")))
+        .map_err(|e| CliError::input(format!("error: cannot write the summary {}: {e}; every finding is kept", path.display())))?;
     if json {
-        return print_json(&json_summary(&s, &counters, &found, &shrunk, time, elapsed, why)).map(|()| if found.groups.is_empty() { Exit::Ok } else { Exit::Fail });
+        return print_json(&doc).map(|()| if found.groups.is_empty() { Exit::Ok } else { Exit::Fail });
     }
     if found.groups.is_empty() {
         outln!("no counterexample");
@@ -288,6 +303,17 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     emit(&signatures(&counters, &found, &shrunk));
     outln!("shrink one with `racefuzz shrink FILE` (the file names its oracle and mutant){}", if a.shrink { "" } else { ", or run the campaign with --shrink" });
     Ok(Exit::Fail)
+}
+
+/// The summary file a campaign writes into its output folder: `summary.json`, or
+/// `summary-shard-K-of-N.json` for a shard (so that the shards of one campaign may share a
+/// folder).
+pub fn summary_name(shard: campaign::Shard) -> String {
+    if shard == campaign::Shard::WHOLE {
+        "summary.json".to_string()
+    } else {
+        format!("summary-shard-{}-of-{}.json", shard.index, shard.count)
+    }
 }
 
 /// A shrunk program, written next to the finding it comes from.
@@ -423,6 +449,8 @@ struct JsonSummary<'a> {
     sut: Option<&'a str>,
     time_limit_s: Option<u64>,
     max_programs: Option<u64>,
+    /// The shard of each stream this campaign checked, if not all of it.
+    shard: Option<JsonShard>,
     /// `time`, `max-programs`, `stop-after` or `signal`.
     stopped_by: &'a str,
     elapsed_s: f64,
@@ -434,12 +462,20 @@ struct JsonSummary<'a> {
 }
 
 #[derive(serde::Serialize)]
+struct JsonShard {
+    index: u64,
+    count: u64,
+}
+
+#[derive(serde::Serialize)]
 struct JsonOracle<'a> {
     oracle: &'a str,
     checked: u64,
     pass: u64,
     fail: u64,
     inconclusive: u64,
+    /// The wrapping sum of the hashes of the programs checked, 16 hex digits.
+    programs_hash: String,
 }
 
 #[derive(serde::Serialize)]
@@ -467,7 +503,15 @@ fn json_summary<'a>(
         .oracles
         .iter()
         .zip(&c.verdicts)
-        .map(|(o, [p, f, u])| JsonOracle { oracle: o.id, checked: load(p) + load(f) + load(u), pass: load(p), fail: load(f), inconclusive: load(u) })
+        .zip(&c.hashes)
+        .map(|((o, [p, f, u]), h)| JsonOracle {
+            oracle: o.id,
+            checked: load(p) + load(f) + load(u),
+            pass: load(p),
+            fail: load(f),
+            inconclusive: load(u),
+            programs_hash: format!("{:016x}", load(h)),
+        })
         .collect();
     let signatures = found
         .groups
@@ -492,6 +536,7 @@ fn json_summary<'a>(
         sut: s.sut.as_deref(),
         time_limit_s: time.map(|t| t.as_secs()),
         max_programs: s.max_programs,
+        shard: (s.shard != campaign::Shard::WHOLE).then_some(JsonShard { index: s.shard.index, count: s.shard.count }),
         stopped_by: why,
         elapsed_s: (elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
         programs: load(&c.programs),

@@ -1,5 +1,5 @@
 //! The command line: `explore`, `replay`, `trace`, `races`, `corpus`, `analyze`, `check`,
-//! `mutants`, `fuzz`, `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
+//! `mutants`, `fuzz`, `merge`, `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
 //! in `race-oracles` (ground truth, oracles), `suts` and `campaign`, and all text comes from
 //! `render`.
 //!
@@ -19,6 +19,7 @@ mod export_cmd;
 pub mod fuzz_cmd;
 mod gen_cmd;
 mod ldrf_cmd;
+mod merge_cmd;
 mod replay_cmd;
 mod score_cmd;
 pub mod trace_cmd;
@@ -180,8 +181,31 @@ enum Cmd {
         /// Print the summary as JSON on stdout (progress lines go to stderr).
         #[arg(long)]
         json: bool,
+        /// Check only shard K of N (from 0) of each oracle's program stream: program i goes
+        /// to shard i mod N, so N shards with one seed check the programs of one run (merge
+        /// them with `racefuzz merge`). A job array passes its index through the environment.
+        #[arg(long, value_name = "K/N", env = "RACEFUZZ_SHARD")]
+        shard: Option<String>,
         #[command(flatten)]
         detector: DetectorArgs,
+    },
+    /// Merge the findings and summaries of campaigns (shards, hosts, cargo fuzz) into one
+    /// summary: totals per oracle, and each distinct failure with its smallest program.
+    ///
+    /// Reads every `summary*.json` and every finding (`.race` with a `// racefuzz finding`
+    /// header) under each DIR. Findings of the same oracle, SUT, mutant and program count
+    /// once; failures group by signature. Writes the summary as JSON to --out. Exit 1 if
+    /// anything failed, 0 if not, 2 on a file that is neither (named).
+    Merge {
+        /// Output folders of `racefuzz fuzz` (or folders holding them).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged summary (JSON) is written.
+        #[arg(long, default_value = ".racefuzz/merged.json")]
+        out: PathBuf,
+        /// Print the merged summary as JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Shrink a failing program (a `.race` file or a cargo-fuzz artifact) and optionally
     /// turn it into a regression test.
@@ -726,7 +750,8 @@ pub fn main() -> ExitCode {
         }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, detector } => {
+        Cmd::Merge { dirs, out, json } => merge_cmd::run(&dirs, &out, json),
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, shard, detector } => {
             fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs {
                 ids: &oracles,
                 time: time.as_deref(),
@@ -743,6 +768,7 @@ pub fn main() -> ExitCode {
                 status_interval: &status_interval,
                 json,
                 detector: &detector,
+                shard: shard.as_deref(),
             })
         }
         Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts, detector } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
