@@ -127,11 +127,20 @@ fn the_sarif_names_the_race_at_both_lines_with_a_flow_per_thread() {
 }
 
 #[test]
-fn every_campaign_finding_has_its_witness_page_beside_it() {
+fn every_campaign_finding_has_its_witness_page_beside_it_and_the_report_links_them() {
     let out = scratch("campaign");
     let _ = std::fs::remove_dir_all(&out);
-    let (code, _, err) = super::cli::racefuzz(&["fuzz", "fasttrack-precise", "--mutant", "ft-join-no-join", "--max-programs", "60", "--seed", "1", "--out", out.to_str().unwrap()]);
+    let report = out.join("report.html");
+    let args =
+        ["fuzz", "fasttrack-precise", "--mutant", "ft-join-no-join", "--max-programs", "60", "--seed", "1", "--out", out.to_str().unwrap(), "--report", report.to_str().unwrap()];
+    let (code, _, err) = super::cli::racefuzz(&args);
     assert_eq!(code, 1, "{err}");
+    // The campaign's report, as a browser builds it: the oracle's row, failing, and the
+    // failure linked to its finding and that finding's witness page.
+    let dom = browse(&report);
+    assert_eq!(dom.matches("<tr class=\"oracle failing\">").count(), 1, "{dom}");
+    assert_eq!(dom.matches("<tr class=\"failure\">").count(), 1, "{dom}");
+    assert!(dom.contains("class=\"smallest\"") && dom.contains(".html\">witness</a>"), "{dom}");
     let findings: Vec<PathBuf> =
         std::fs::read_dir(out.join("fasttrack-precise")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "race")).collect();
     assert!(!findings.is_empty(), "{err}");

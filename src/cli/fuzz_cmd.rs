@@ -127,6 +127,8 @@ pub(super) struct FuzzArgs<'a> {
     pub detector: &'a super::DetectorArgs,
     /// `--shard K/N` (or `RACEFUZZ_SHARD`), unparsed.
     pub shard: Option<&'a str>,
+    /// `--report FILE`: the campaign as an HTML page.
+    pub report: Option<&'a Path>,
 }
 
 /// SIGINT and SIGTERM received so far: the first stops the campaign at the next program,
@@ -293,6 +295,9 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     std::fs::create_dir_all(out)
         .and_then(|()| campaign::write_atomically(&path, &format!("{text}\n")))
         .map_err(|e| CliError::input(format!("error: cannot write the summary {}: {e}; every finding is kept", path.display())))?;
+    if let Some(report) = a.report {
+        write_report(report, &doc)?;
+    }
     if json {
         return print_json(&doc).map(|()| if found.groups.is_empty() { Exit::Ok } else { Exit::Fail });
     }
@@ -303,6 +308,22 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     emit(&signatures(&counters, &found, &shrunk));
     outln!("shrink one with `racefuzz shrink FILE` (the file names its oracle and mutant){}", if a.shrink { "" } else { ", or run the campaign with --shrink" });
     Ok(Exit::Fail)
+}
+
+/// Writes the campaign report (`crate::picture::campaign_report`) of the summary `doc`,
+/// with the finding paths made absolute so that its links work wherever the page is.
+fn write_report(report: &Path, doc: &impl serde::Serialize) -> Result<(), CliError> {
+    let mut v = serde_json::to_value(doc).map_err(|e| CliError::internal(format!("JSON output failed: {e}")))?;
+    for g in v["signatures"].as_array_mut().into_iter().flatten() {
+        for key in ["smallest", "shrunk"] {
+            if let Some(p) = g[key].as_str().and_then(|p| std::fs::canonicalize(p).ok()) {
+                g[key] = p.display().to_string().into();
+            }
+        }
+    }
+    campaign::write_atomically(report, &crate::picture::campaign_report(&v)).map_err(|e| CliError::input(format!("error: cannot write {}: {e}", report.display())))?;
+    eprintln!("wrote {}", report.display());
+    Ok(())
 }
 
 /// The summary file a campaign writes into its output folder: `summary.json`, or

@@ -186,6 +186,11 @@ enum Cmd {
         /// them with `racefuzz merge`). A job array passes its index through the environment.
         #[arg(long, value_name = "K/N", env = "RACEFUZZ_SHARD")]
         shard: Option<String>,
+        /// Also write the campaign's report as one HTML page: per oracle checked, pass, fail
+        /// and inconclusive, programs/s, and each distinct failure linked to its smallest
+        /// finding, that finding's witness page and its shrunk program.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
         #[command(flatten)]
         detector: DetectorArgs,
     },
@@ -751,7 +756,7 @@ pub fn main() -> ExitCode {
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
         Cmd::Merge { dirs, out, json } => merge_cmd::run(&dirs, &out, json),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, shard, detector } => {
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, shard, report, detector } => {
             fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs {
                 ids: &oracles,
                 time: time.as_deref(),
@@ -769,6 +774,7 @@ pub fn main() -> ExitCode {
                 json,
                 detector: &detector,
                 shard: shard.as_deref(),
+                report: report.as_deref(),
             })
         }
         Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts, detector } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
