@@ -221,7 +221,7 @@ fn fuzz_and_shrink_an_external_analysis() {
     let (code, out, err) = racefuzz(&[&["fuzz", "racerdx-tp", "--max-programs", "20", "--seed", "1", "--out", &out_dir][..], &crashy].concat());
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("[ANALYSIS FAILED]"), "{out}");
-    let mut found: Vec<_> = std::fs::read_dir(dir.join("racerdx-tp")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut found: Vec<_> = std::fs::read_dir(dir.join("racerdx-tp")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "race")).collect();
     found.sort();
     assert!(!found.is_empty());
     let text = std::fs::read_to_string(&found[0]).unwrap();
@@ -243,7 +243,8 @@ fn fuzz_and_shrink_an_external_detector() {
     let (code, out, err) = racefuzz(&[&["fuzz", "--max-programs", "30", "--seed", "1", "--out", &out_dir][..], &lockset].concat());
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("fasttrack-precise") && out.contains("[MISSED]"), "{out}");
-    let mut found: Vec<_> = std::fs::read_dir(dir.join("fasttrack-precise")).unwrap().map(|e| e.unwrap().path()).collect();
+    // The findings, not the witness pages beside them.
+    let mut found: Vec<_> = std::fs::read_dir(dir.join("fasttrack-precise")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "race")).collect();
     found.sort();
     assert!(!found.is_empty());
     let file = found[0].display().to_string();
