@@ -38,7 +38,7 @@ use std::time::Duration;
 
 pub use analysis::ExternalAnalysis;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
-pub use process::{run_on_file, Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
+pub use process::{run_on_file, wait_with_timeout, Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
 
 /// A system under test in another process: a dynamic detector or a static analysis.
 #[derive(Clone, Debug)]

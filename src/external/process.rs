@@ -203,8 +203,13 @@ fn substitute(command: &str, path: &Path) -> String {
 }
 
 /// Waits for `child`, reading its output on threads (a full pipe must not block it), and
-/// kills it after `timeout`.
-fn wait_with_timeout(mut child: Child, timeout: Duration) -> Result<(ExitStatus, Vec<u8>, Vec<u8>), Failure> {
+/// kills it after `timeout`, with every process it started if it leads a process group
+/// (`process_group(0)` at spawn). Also how ThreadSanitizer's replays run (`crate::tsan`).
+///
+/// # Errors
+/// [`Failure::Timeout`] when it outlives `timeout`; [`Failure::Crash`] when its status
+/// cannot be read.
+pub fn wait_with_timeout(mut child: Child, timeout: Duration) -> Result<(ExitStatus, Vec<u8>, Vec<u8>), Failure> {
     let drain = |r: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut buf = vec![];
@@ -227,7 +232,9 @@ fn wait_with_timeout(mut child: Child, timeout: Duration) -> Result<(ExitStatus,
             }
             Ok(None) => {
                 std::thread::sleep(nap);
-                nap = (nap * 2).min(Duration::from_millis(20));
+                // Capped low: many runs take 10–20 ms (a TSan replay, a small per-trace
+                // detector), and a longer nap would add up to its length to each.
+                nap = (nap * 2).min(Duration::from_millis(2));
             }
             Err(e) => return Err(Failure::Crash { status: format!("an unknown status ({e})"), stderr: String::new() }),
         }

@@ -2,10 +2,10 @@
 //! reading the races it reports back as events of the trace.
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use race_oracles::lang::AccessKind;
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind};
@@ -96,39 +96,18 @@ pub fn run(binary: &Path, arg: &str, timeout: Duration, free: bool) -> Result<Ru
     if free {
         command.env("RACEFUZZ_FREE_RUN", "1");
     }
-    let mut child = command
+    // Its own process group, so that a timeout kills whatever it started too.
+    let child = command
         .arg(arg)
         .env("TSAN_OPTIONS", TSAN_OPTIONS)
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-    // Both pipes are read on their own threads, so that a full pipe never stalls the child.
-    let drain = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_string(&mut s);
-            }
-            s
-        })
-    };
-    let out = drain(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
-            break s;
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("the replay ran longer than {} ms", timeout.as_millis()));
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    let (out, err) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+    let (status, out, err) = crate::external::wait_with_timeout(child, timeout).map_err(|f| format!("the replay: {f}"))?;
+    let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
     if !status.success() {
         return Err(format!("the replay exited with {status}: {}", err.trim()));
     }
