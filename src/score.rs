@@ -344,11 +344,22 @@ pub fn score<'s>(make: &(dyn Fn() -> Sut<'s> + Sync), relax: Relax, corpus: Corp
     Ok(card)
 }
 
+/// The oracle whose generator draws the corpus of a SUT of `kind` (its dialect), and whose
+/// way of running the SUT a scorecard follows; `None` for a kind that is no detector.
+pub fn generator_of(kind: SutKind) -> Option<&'static str> {
+    match kind {
+        SutKind::DynamicDetector => Some("fasttrack-precise"),
+        SutKind::CheckPlacer => Some("bigfoot-precise"),
+        _ => None,
+    }
+}
+
 /// What runs on each program, the detector, and the oracle whose generator fits.
 fn runner_of(sut: Sut<'_>) -> Result<(Runner<'_>, &dyn DetectorFactory, &'static str), ScoreError> {
+    let oracle = generator_of(sut.kind()).ok_or(ScoreError::NotADetector(sut.kind()))?;
     match sut {
-        Sut::Detector(f) => Ok((Runner::Detector(f), f, "fasttrack-precise")),
-        Sut::Placer(p, f) => Ok((Runner::Placer(p, f), f, "bigfoot-precise")),
+        Sut::Detector(f) => Ok((Runner::Detector(f), f, oracle)),
+        Sut::Placer(p, f) => Ok((Runner::Placer(p, f), f, oracle)),
         other => Err(ScoreError::NotADetector(other.kind())),
     }
 }

@@ -5,9 +5,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::check_cmd::subject_or_external;
 use super::{oracle, CliError, DetectorArgs, Exit};
 use crate::outln;
-use crate::score::{score, Corpus};
+use crate::score::{generator_of, score, Corpus};
 use crate::suts::SUTS;
-use race_oracles::theorems::SutKind;
 
 /// Scores the detector that `sut`, `mutant` or `detector` name on `corpus`.
 ///
@@ -16,14 +15,9 @@ use race_oracles::theorems::SutKind;
 pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
     // The oracle whose SUTs include the one named: it fixes the generator (its dialect).
     let name = sut.or_else(|| mutant.and_then(|m| m.split('+').next()).and_then(crate::mutants::find).map(|m| m.sut)).unwrap_or("fasttrack");
-    let kind = SUTS.iter().find(|e| e.name == name).map(|e| e.kind);
-    let id = match kind {
-        Some(SutKind::CheckPlacer) => "bigfoot-precise",
-        Some(SutKind::DynamicDetector) => "fasttrack-precise",
-        _ => {
-            let fitting: Vec<&str> = SUTS.iter().filter(|e| matches!(e.kind, SutKind::DynamicDetector | SutKind::CheckPlacer)).map(|e| e.name).collect();
-            return Err(CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", "))));
-        }
+    let Some(id) = SUTS.iter().find(|e| e.name == name).and_then(|e| generator_of(e.kind)) else {
+        let fitting: Vec<&str> = SUTS.iter().filter(|e| generator_of(e.kind).is_some()).map(|e| e.name).collect();
+        return Err(CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", "))));
     };
     let subject = subject_or_external(&oracle(id)?, sut, mutant, detector)?;
     let bar = ProgressBar::new(corpus.programs);
