@@ -316,7 +316,7 @@ pub fn write_finding(dir: &Path, oracle: &str, p: &Program, text: &str) -> std::
 /// what must not be lost, and a result with no witness has no page.
 pub fn write_witness_page(finding: &Path, r: &OracleResult, text: &str) {
     let Some(w) = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref()) else { return };
-    let verdict: Vec<String> = render::result_brief(r).lines().map(str::to_string).collect();
+    let verdict = crate::picture::verdict_lines(r);
     let title = format!("racefuzz finding {}", finding.display());
     let _ = write_atomically(&finding.with_extension("html"), &crate::picture::html(&title, w, text, &verdict));
 }

@@ -230,6 +230,12 @@ pre {{ background: #f6f6f6; padding: .6em; white-space: pre-wrap; }}
     s
 }
 
+/// The verdict lines a page shows for an oracle's result: the result in brief, every item
+/// with its explanation (`render::result_brief`), as a finding's header has it.
+pub fn verdict_lines(r: &race_oracles::theorems::OracleResult) -> Vec<String> {
+    crate::render::result_brief(r).lines().map(str::to_string).collect()
+}
+
 /// `w` in Graphviz DOT: a cluster per thread with its events in program order, the
 /// happens-before edges across threads, and the race as a dashed red edge.
 pub fn dot(w: &Witness) -> String {

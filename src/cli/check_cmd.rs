@@ -268,37 +268,17 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
     } else {
         emit(&crate::render::result_full(&r, &name));
     }
+    // The first violated item's witness: what a reproducer replays and a picture draws
+    // (a picture of a passing check draws the first witness there is).
+    let violated = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref());
     if pictures.any() {
-        // The first violated item's witness, else the first witness there is.
-        let violated = |i: &&race_oracles::theorems::Item| i.status == race_oracles::theorems::ItemStatus::Violated;
-        let item = r.items.iter().filter(|i| i.witness.is_some()).find(violated).or_else(|| r.items.iter().find(|i| i.witness.is_some()));
-        match item.and_then(|i| i.witness.as_ref().map(|w| (i, w))) {
+        match violated.or_else(|| r.items.iter().find_map(|i| i.witness.as_ref())) {
             None => eprintln!("no picture: no item of the result has a witness execution"),
-            Some((i, w)) => {
-                let head = format!("{} on {} with {}: {}", r.oracle, name, r.sut, crate::render::verdict_text(r.verdict));
-                let verdict: Vec<String> = [
-                    head,
-                    format!(
-                        "{} {}: {}",
-                        r.item_kind,
-                        i.subject,
-                        match i.status {
-                            race_oracles::theorems::ItemStatus::Holds => "holds",
-                            race_oracles::theorems::ItemStatus::Violated => "violated",
-                            race_oracles::theorems::ItemStatus::Unknown => "unknown",
-                        }
-                    ),
-                ]
-                .into_iter()
-                .chain(i.explanation.iter().cloned())
-                .collect();
-                pictures.write(&format!("racefuzz check {} {}", r.oracle, name), w, file, &src, &verdict)?;
-            }
+            Some(w) => pictures.write(&format!("racefuzz check {} {}", r.oracle, name), w, file, &src, &crate::picture::verdict_lines(&r))?,
         }
     }
     if reproducer {
-        let witness = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref());
-        match witness {
+        match violated {
             None => eprintln!("no reproducer: no violated item has a witness execution"),
             Some(w) => {
                 let stem = file.file_stem().map_or_else(|| "witness".into(), |s| s.to_string_lossy().into_owned());
