@@ -92,8 +92,10 @@ pub fn encode(trace: &[Event]) -> Result<String, ExportError> {
             LockId::Obj(o) => i64::from(o.0),
         };
         let (op, a, b) = match e.kind {
-            EventKind::Access(AccessKind::Read, x) => ('r', cell(x)?.0, cell(x)?.1),
-            EventKind::Access(AccessKind::Write, x) => ('w', cell(x)?.0, cell(x)?.1),
+            EventKind::Access(k, x) => {
+                let (o, c) = cell(x)?;
+                (if k == AccessKind::Write { 'w' } else { 'r' }, o, c)
+            }
             EventKind::Acquire(l) => ('a', lock(l), 0),
             EventKind::Release(l) => ('l', lock(l), 0),
             EventKind::Fork(t) => ('f', i64::from(t.0), 0),
