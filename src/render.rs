@@ -161,7 +161,7 @@ pub fn witness_json(w: &Witness) -> serde_json::Value {
         .iter()
         .map(|e| serde_json::json!({ "index": e.index.map(|i| i.0), "thread": e.thread.0, "line": e.line, "text": event_text(&w.names, e.kind), "racing": e.racing, "kind": e.kind }))
         .collect();
-    serde_json::json!({
+    let mut out = serde_json::json!({
         "schedule": w.schedule.to_string(),
         "choices": w.schedule.0.iter().map(choice_json).collect::<Vec<_>>(),
         "threads": w.threads,
@@ -170,7 +170,11 @@ pub fn witness_json(w: &Witness) -> serde_json::Value {
         "address": w.address.map(|_| w.address_name()),
         "definition": w.definition,
         "names": w.names,
-    })
+    });
+    if let Some(view) = &w.sut {
+        out["sut"] = serde_json::json!(view);
+    }
+    out
 }
 
 /// One choice of a schedule as data: `{"thread": 2, "alt": 0}` (1-based, as in the schedule

@@ -83,6 +83,58 @@ fn a_browser_renders_the_page_of_a_failing_check() {
     assert!(dom.contains("MISSED racy location(s): o.g") && dom.contains("class=\"racing-line\""), "{dom}");
 }
 
+/// A failing check's page, as a browser builds it, and the page's panel on what the SUT
+/// did (its `<section id="sut">`, as racefuzz wrote it).
+fn failing_page(name: &str, oracle: &str, program: &str, mutant: &str) -> (String, String) {
+    let page = scratch("html").join(format!("{name}.html"));
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(program);
+    let (code, _, err) = super::cli::racefuzz(&["check", oracle, file.to_str().unwrap(), "--mutant", mutant, "--html", page.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let panel = html.split_once("<section class=\"sut\" id=\"sut\">").and_then(|(_, rest)| rest.split_once("</section>")).map(|(p, _)| p.to_string());
+    (browse(&page), panel.unwrap_or_else(|| panic!("no SUT panel: {html}")))
+}
+
+#[test]
+fn a_filter_page_shows_the_elided_events_and_what_the_detector_behind_it_missed() {
+    // Fig. 4.2 with per-site caching: the escape filter elides T1.1's write of p.o, the
+    // partner of α's first race, so FastTrack behind it reports nothing at all.
+    let (dom, panel) = failing_page("escape-per-site", "escape-trace-precise", "corpus/paper/escape/fig4_2_not_address_precise.race", "esc-per-site");
+    assert_eq!(dom.matches("class=\"event elided\"").count() + dom.matches("class=\"event racing elided\"").count(), 6, "{dom}");
+    assert_eq!(dom.matches("class=\"event racing elided\"").count(), 3, "{dom}");
+    assert!(dom.contains("<tr class=\"missed differs\"><th>missed (racy, not reported)</th><td>p@T1.o, r1@T1.1.f</td></tr>"), "{dom}");
+    assert!(!dom.contains("class=\"reported\"><title>"), "FastTrack reported nothing, yet a flag is drawn: {dom}");
+    insta::assert_snapshot!("escape_per_site_panel", panel);
+}
+
+#[test]
+fn a_bigfoot_page_shows_each_check_with_what_it_covers_and_where_the_detector_reported() {
+    // Fig. 3.3 with a release that keeps past accesses: BigFoot checks b.f again after each
+    // release, and DynamicBF reports a race on race-free b.f at T2's first check.
+    let (dom, panel) = failing_page("bigfoot-release-keeps", "bigfoot-precise", "corpus/paper/bigfoot/fig3_3_anticipation.race", "bf-release-keeps-accesses");
+    assert_eq!(dom.matches("class=\"event check\"").count(), 4, "{dom}");
+    assert_eq!(dom.matches("<tr class=\"check\">").count(), 4, "{dom}");
+    assert_eq!(dom.matches("<g class=\"reported\"><title>reported by DynamicBF</title>").count(), 1, "{dom}");
+    assert!(dom.contains("<tr class=\"invented differs\"><th>invented (reported, race-free)</th><td>b.f</td></tr>"), "{dom}");
+    insta::assert_snapshot!("bigfoot_release_keeps_panel", panel);
+}
+
+#[test]
+fn explore_draws_its_first_racing_execution_and_says_when_there_is_none() {
+    let dir = scratch("explore");
+    let page = dir.join("ordered_and_not.html");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race");
+    let (code, _, err) = super::cli::racefuzz(&["explore", file.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let dom = browse(&page);
+    assert_eq!((dom.matches("class=\"lane\"").count(), dom.matches("class=\"event racing\"").count()), (2, 2), "{dom}");
+    assert!(dom.contains("threads: races on o.g") && !dom.contains("id=\"sut\""), "{dom}");
+    let quiet = dir.join("locked.html");
+    let locked = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/paper/bigfoot/fig3_1_point_move_locked.race");
+    let (code, _, err) = super::cli::racefuzz(&["explore", locked.to_str().unwrap(), "--html", quiet.to_str().unwrap()]);
+    assert!(code == 0 && err.contains("no picture: no execution races") && !quiet.exists(), "{code} {err}");
+}
+
 /// A clock of a ShiViz log line `HOST {"T1":1, …}`.
 fn clock(line: &str) -> (String, std::collections::BTreeMap<String, u64>) {
     let (host, json) = line.split_once(' ').unwrap();

@@ -576,6 +576,9 @@ struct ExploreArgs {
     /// ldrf only: also show the size of the cartesian semantics E-CART (§5.1) per mix.
     #[arg(long)]
     cart: bool,
+    /// Pictures of the first racing execution (of the first run that races).
+    #[command(flatten)]
+    pictures: PictureArgs,
     #[command(flatten)]
     bounds: BoundArgs,
 }
@@ -870,8 +873,11 @@ pub fn on_machine(file: &Path, prog: &Program) -> Result<(), CliError> {
 }
 
 fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
-    let (_, prog) = load(&a.file)?;
+    let (src, prog) = load(&a.file)?;
     if prog.dialect == Dialect::Ldrf {
+        if a.pictures.any() {
+            return Err(CliError::input(format!("error: pictures are of machine executions; {} is an ldrf program (its races are in the text output)", a.file.display())));
+        }
         parse_pair(&prog, a.pair.as_deref())?;
         return ldrf_cmd::explore(&a.file, &prog, &a.bounds.config(), &ldrf_cmd::View { json: a.json, ldrf: a.ldrf, cart: a.cart });
     }
@@ -906,6 +912,15 @@ fn explore_cmd(a: &ExploreArgs) -> Result<Exit, CliError> {
         for r in &runs {
             crate::outln!();
             emit(&crate::render::run(r));
+        }
+    }
+    if a.pictures.any() {
+        match runs.iter().find_map(|r| r.witness.as_ref().map(|w| (r, w))) {
+            None => eprintln!("no picture: no execution races"),
+            Some((r, w)) => {
+                let brief = format!("{}: races on {}", r.setup, r.racy_addresses.join(", "));
+                a.pictures.write(&format!("racefuzz explore {}", a.file.display()), w, &a.file, &src, &[brief])?;
+            }
         }
     }
     Ok(if complete { Exit::Ok } else { Exit::Inconclusive })

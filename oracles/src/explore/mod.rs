@@ -20,4 +20,4 @@ pub use naive::Naive;
 pub use replay::{replay_filling_heap, search_thread, Reached, ThreadSearch};
 pub use run::Run;
 pub use schedule::{Choice, Schedule, ScheduleParseError};
-pub use witness::{Names, RaceDefinition, Witness, WitnessEvent};
+pub use witness::{CheckCover, DetectorView, FilterView, Names, RaceDefinition, SutView, Witness, WitnessEvent};

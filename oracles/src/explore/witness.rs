@@ -119,6 +119,79 @@ pub struct Witness {
     pub definition: RaceDefinition,
     /// Names of the ids in `events` and `address`.
     pub names: Names,
+    /// What the system under test did on this execution, when an oracle judged one on it
+    /// (boxed: most witnesses have none, and they travel inside results by value).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sut: Option<Box<SutView>>,
+}
+
+/// What the system under test did on a witness's execution, as the oracle that judged it
+/// saw it: the facts the item's explanation gives in words, as data, for a picture's panel
+/// (`racefuzz check --html`) and for JSON. Events are named by their trace index
+/// ([`WitnessEvent::index`]). Set only on the cold path, for a counterexample.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SutView {
+    /// A dynamic detector's run over the trace (behind a filter: over the filtered trace β,
+    /// whose events keep their indices in α; docs/spec/escape_capsule.md §3.1, A8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detector: Option<DetectorView>,
+    /// An access filter's decisions on the trace (docs/spec/escape_capsule.md §3.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<FilterView>,
+    /// Each check event of the trace (a placed program's) with the accesses it covers
+    /// (docs/spec/bigfoot.md §3.1), in trace order; empty when the trace has no check.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckCover>,
+}
+
+/// A detector's reports on one trace beside the ground truth's races of that trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DetectorView {
+    /// The detector, as it names itself.
+    pub name: String,
+    /// What the oracle holds it to on every trace (`racy locations of every trace`): the
+    /// missed and invented locations break the claim only where it is about them.
+    pub claim: String,
+    /// The events whose arrival completed a race it reports, in order (a report at the end
+    /// of the trace, DynamicBF's footprint commit, has no event and shows in `reported` only).
+    pub reported_events: Vec<EventIdx>,
+    /// The locations it reported, named, sorted.
+    pub reported: Vec<String>,
+    /// The racy locations of the trace (docs/spec/bigfoot.md §1.6 `DR(α)`), named, sorted.
+    pub racy: Vec<String>,
+}
+
+impl DetectorView {
+    /// The racy locations it did not report.
+    pub fn missed(&self) -> Vec<&str> {
+        self.racy.iter().filter(|l| !self.reported.contains(l)).map(String::as_str).collect()
+    }
+
+    /// The locations it reported that are not racy (false alarms).
+    pub fn invented(&self) -> Vec<&str> {
+        self.reported.iter().filter(|l| !self.racy.contains(l)).map(String::as_str).collect()
+    }
+}
+
+/// An access filter's decisions on one trace: the events it did not pass on as they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FilterView {
+    /// The filter, as it names itself.
+    pub name: String,
+    /// The events it elided (no-ops in β), in order.
+    pub elided: Vec<EventIdx>,
+    /// The events it reported as capsule violations (kept), in order.
+    pub violations: Vec<EventIdx>,
+}
+
+/// One check event and the accesses it covers.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CheckCover {
+    /// The check event.
+    pub check: EventIdx,
+    /// The accesses it covers (same thread and location, no release or acquire between
+    /// where the rule forbids one, a kind that fits), in order.
+    pub covers: Vec<EventIdx>,
 }
 
 fn as_text<S: serde::Serializer>(s: &Schedule, ser: S) -> Result<S::Ok, S::Error> {
@@ -126,6 +199,12 @@ fn as_text<S: serde::Serializer>(s: &Schedule, ser: S) -> Result<S::Ok, S::Error
 }
 
 impl Witness {
+    /// This witness with what the system under test did on it.
+    #[must_use]
+    pub fn with_sut(self, view: SutView) -> Witness {
+        Witness { sut: Some(Box::new(view)), ..self }
+    }
+
     /// The address raced on, by name (empty if none).
     pub fn address_name(&self) -> String {
         self.address.map(|a| self.names.addr(a)).unwrap_or_default()
@@ -146,6 +225,7 @@ impl Witness {
             address: races.first().map(|r| r.addr),
             definition: RaceDefinition::HappensBefore,
             names: Names::of(m, ex.state),
+            sut: None,
         }
     }
 }

@@ -28,13 +28,30 @@ pub enum Imprecision {
     Illegitimate(EventIdx),
 }
 
-/// Every imprecision of `trace`, in trace order (empty: the trace has precise checks).
-pub fn imprecisions(trace: &[Event]) -> Vec<Imprecision> {
-    let mut out = vec![];
-    let mut threads: Vec<ThreadId> = trace.iter().map(|e| e.thread).collect();
-    threads.sort_unstable();
-    threads.dedup();
-    for t in threads {
+/// An access or a check of one thread: its position among the thread's events, its kind
+/// and its location.
+type Site = (usize, AccessKind, Addr);
+
+/// One thread's events of a trace, with what the relations of §3.1 need: how many releases
+/// and acquires precede each event (forks count as releases, joins as acquires).
+struct Windows<'t> {
+    mine: Vec<&'t Event>,
+    rels: Vec<usize>,
+    acqs: Vec<usize>,
+    accesses: Vec<Site>,
+    checks: Vec<Site>,
+}
+
+impl<'t> Windows<'t> {
+    /// Every thread's windows of `trace`, by thread id.
+    fn of(trace: &'t [Event]) -> Vec<Windows<'t>> {
+        let mut threads: Vec<ThreadId> = trace.iter().map(|e| e.thread).collect();
+        threads.sort_unstable();
+        threads.dedup();
+        threads.into_iter().map(|t| Windows::of_thread(trace, t)).collect()
+    }
+
+    fn of_thread(trace: &'t [Event], t: ThreadId) -> Windows<'t> {
         let mine: Vec<&Event> = trace.iter().filter(|e| e.thread == t).collect();
         // Releases and acquires among the thread's first k events.
         let (mut rels, mut acqs) = (vec![0usize], vec![0usize]);
@@ -47,13 +64,8 @@ pub fn imprecisions(trace: &[Event]) -> Vec<Imprecision> {
             rels.push(rels[rels.len() - 1] + r);
             acqs.push(acqs[acqs.len() - 1] + a);
         }
-        // No release (acquire) strictly between the thread's events i and j.
-        let none_between = |count: &[usize], i: usize, j: usize| {
-            let (lo, hi) = if i < j { (i, j) } else { (j, i) };
-            count[hi] == count[lo + 1]
-        };
-        let accesses: Vec<(usize, AccessKind, Addr)> = mine.iter().enumerate().filter_map(|(i, e)| e.access().map(|(k, a)| (i, k, a))).collect();
-        let checks: Vec<(usize, AccessKind, Addr)> = mine
+        let accesses = mine.iter().enumerate().filter_map(|(i, e)| e.access().map(|(k, a)| (i, k, a))).collect();
+        let checks = mine
             .iter()
             .enumerate()
             .filter_map(|(i, e)| match e.kind {
@@ -61,26 +73,50 @@ pub fn imprecisions(trace: &[Event]) -> Vec<Imprecision> {
                 _ => None,
             })
             .collect();
-        let covers = |c: &(usize, AccessKind, Addr), a: &(usize, AccessKind, Addr)| {
-            c.2 == a.2 && (c.1 == AccessKind::Write || a.1 == AccessKind::Read) && if c.0 < a.0 { none_between(&rels, c.0, a.0) } else { none_between(&acqs, a.0, c.0) }
-        };
-        let legitimate = |c: &(usize, AccessKind, Addr), a: &(usize, AccessKind, Addr)| {
-            c.2 == a.2 && (c.1 == AccessKind::Read || a.1 == AccessKind::Write) && if c.0 < a.0 { none_between(&acqs, c.0, a.0) } else { none_between(&rels, a.0, c.0) }
-        };
-        for a in &accesses {
-            if !checks.iter().any(|c| covers(c, a)) {
-                out.push(Imprecision::Uncovered(mine[a.0].idx));
-            }
-        }
-        for c in &checks {
-            if !accesses.iter().any(|a| legitimate(c, a)) {
-                out.push(Imprecision::Illegitimate(mine[c.0].idx));
-            }
-        }
+        Windows { mine, rels, acqs, accesses, checks }
+    }
+
+    /// No release (`count` = rels) or acquire (acqs) strictly between the thread's events i and j.
+    fn none_between(count: &[usize], i: usize, j: usize) -> bool {
+        let (lo, hi) = if i < j { (i, j) } else { (j, i) };
+        count[hi] == count[lo + 1]
+    }
+
+    fn covers(&self, c: &Site, a: &Site) -> bool {
+        c.2 == a.2
+            && (c.1 == AccessKind::Write || a.1 == AccessKind::Read)
+            && if c.0 < a.0 { Self::none_between(&self.rels, c.0, a.0) } else { Self::none_between(&self.acqs, a.0, c.0) }
+    }
+
+    fn legitimate(&self, c: &Site, a: &Site) -> bool {
+        c.2 == a.2
+            && (c.1 == AccessKind::Read || a.1 == AccessKind::Write)
+            && if c.0 < a.0 { Self::none_between(&self.acqs, c.0, a.0) } else { Self::none_between(&self.rels, a.0, c.0) }
+    }
+
+    fn idx(&self, s: &Site) -> EventIdx {
+        self.mine[s.0].idx
+    }
+}
+
+/// Every imprecision of `trace`, in trace order (empty: the trace has precise checks).
+pub fn imprecisions(trace: &[Event]) -> Vec<Imprecision> {
+    let mut out = vec![];
+    for w in Windows::of(trace) {
+        out.extend(w.accesses.iter().filter(|a| !w.checks.iter().any(|c| w.covers(c, a))).map(|a| Imprecision::Uncovered(w.idx(a))));
+        out.extend(w.checks.iter().filter(|c| !w.accesses.iter().any(|a| w.legitimate(c, a))).map(|c| Imprecision::Illegitimate(w.idx(c))));
     }
     out.sort_by_key(|i| match i {
         Imprecision::Uncovered(e) | Imprecision::Illegitimate(e) => e.0,
     });
+    out
+}
+
+/// Each check event of `trace` with the accesses it covers, in trace order.
+pub fn coverage(trace: &[Event]) -> Vec<(EventIdx, Vec<EventIdx>)> {
+    let mut out: Vec<(EventIdx, Vec<EventIdx>)> =
+        Windows::of(trace).iter().flat_map(|w| w.checks.iter().map(move |c| (w.idx(c), w.accesses.iter().filter(|a| w.covers(c, a)).map(|a| w.idx(a)).collect()))).collect();
+    out.sort_by_key(|(c, _)| *c);
     out
 }
 
@@ -114,5 +150,18 @@ mod tests {
         // Rows 9 and 10: the kinds.
         assert_eq!(imprecisions(&trace(&[acc(R), chk(W)])), vec![Imprecision::Illegitimate(EventIdx(1))]);
         assert_eq!(imprecisions(&trace(&[acc(W), chk(R)])), vec![Imprecision::Uncovered(EventIdx(0))]);
+    }
+
+    #[test]
+    fn a_check_covers_the_accesses_of_its_window_whose_kind_fits() {
+        let (acc, chk) = (|k| EventKind::Access(k, X), |k| EventKind::Check(k, X));
+        let (acq, rel) = (EventKind::Acquire(M), EventKind::Release(M));
+        // The write check covers the read before it and the write after it up to the
+        // release; the read check at the end covers the reads only (kinds), across the
+        // release since a later check needs no acquire between.
+        let t = trace(&[acc(R), chk(W), acc(W), rel, acc(R), acc(W), chk(R)]);
+        assert_eq!(coverage(&t), vec![(EventIdx(1), vec![EventIdx(0), EventIdx(2)]), (EventIdx(6), vec![EventIdx(0), EventIdx(4)])]);
+        assert_eq!(imprecisions(&t), vec![Imprecision::Uncovered(EventIdx(5))]);
+        assert_eq!(coverage(&trace(&[acq, acc(W), rel])), vec![]);
     }
 }

@@ -29,14 +29,14 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::{location_differences, reported_locations};
+use super::detector::{detector_view, location_differences, reported_locations};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Witness};
+use crate::explore::{CheckCover, Config, Execution, Explorer, ExplorerKind, Naive, Outcome, SutView, Witness};
 use crate::gen;
 use crate::lang::{validate_relaxed, walk_block, Dialect, Expr, ForkTarget, Place, Program, StmtKind};
 use crate::machine::{Event, EventKind, Machine};
-use crate::race::precise_checks::{imprecisions, Imprecision};
+use crate::race::precise_checks::{coverage, imprecisions, Imprecision};
 use crate::race::{check_races, data_races};
 
 /// The most executions one check explores (the campaign's own budget if lower).
@@ -63,9 +63,10 @@ struct Property {
 }
 
 impl Property {
-    fn fail<'p>(&mut self, n: u64, m: &Machine<'p>, ex: &Execution<'_, 'p>, why: Vec<String>) {
+    /// Keeps the first counterexample, with what the SUT did on it (`view`, the cold path).
+    fn fail<'p>(&mut self, n: u64, m: &Machine<'p>, ex: &Execution<'_, 'p>, why: Vec<String>, view: &dyn Fn() -> SutView) {
         if self.first.is_none() {
-            self.first = Some((n, Witness::of_execution(m, ex), why));
+            self.first = Some((n, Witness::of_execution(m, ex).with_sut(view()), why));
         }
     }
 
@@ -121,6 +122,11 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         traces += 1;
         let name = |a| ex.state.addr_name(&m, a);
         let describe = |e: &Event| format!("{} at line {} ({})", kind_text(e.kind, &name), e.line, ex.state.threads.get(e.thread.0 as usize).map_or("?", |t| t.name.as_ref()));
+        let view = || SutView {
+            detector: detector_view(factory.as_ref(), super::Claim::Locations.property(), ex.trace, ex.trace, &name),
+            filter: None,
+            checks: coverage(ex.trace).into_iter().map(|(check, covers)| CheckCover { check, covers }).collect(),
+        };
         let trace_accesses = ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Access(..))).count() as u64;
         accesses += trace_accesses;
         checks += ex.trace.iter().filter(|e| matches!(e.kind, EventKind::Check(..))).count() as u64;
@@ -133,6 +139,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
                     &m,
                     ex,
                     vec![format!("check race on {} (events {} and {}) with no data race on it up to there: a false alarm", name(c.addr), c.first.0, c.second.0)],
+                    &view,
                 );
             }
         }
@@ -154,13 +161,13 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
                     Imprecision::Illegitimate(i) => format!("ILLEGITIMATE check: {}", describe(&ex.trace[i.0 as usize])),
                 })
                 .collect();
-            precise.fail(traces, &m, ex, why);
+            precise.fail(traces, &m, ex, why, &view);
         }
         let truth: BTreeSet<String> = data.iter().map(|r| name(r.addr)).collect();
         let run = match reported_locations(factory.as_ref(), ex.trace, &name) {
             Ok(run) => run,
             Err(failure) => {
-                exact.fail(traces, &m, ex, vec![format!("DETECTOR FAILED: {failure}")]);
+                exact.fail(traces, &m, ex, vec![format!("DETECTOR FAILED: {failure}")], &view);
                 return ControlFlow::Continue(());
             }
         };
@@ -171,7 +178,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         if !missed.is_empty() || !false_alarms.is_empty() {
             let mut why: Vec<String> = missed.iter().map(|l| format!("MISSED racy location {l}")).collect();
             why.extend(false_alarms.iter().map(|(l, w)| format!("FALSE ALARM on race-free location {l}: {w}")));
-            exact.fail(traces, &m, ex, why);
+            exact.fail(traces, &m, ex, why, &view);
         }
         racy.extend(truth);
         ControlFlow::Continue(())

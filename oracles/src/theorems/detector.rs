@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::explore::DetectorView;
 use crate::lang::Program;
 use crate::machine::{Addr, Event, EventIdx, EventKind};
 
@@ -222,6 +223,22 @@ pub fn location_differences<'a>(racy: &'a BTreeSet<String>, reported: &'a BTreeM
     let missed = racy.iter().filter(|l| !reported.contains_key(*l)).map(String::as_str).collect();
     let false_alarms = reported.iter().filter(|(l, _)| !racy.contains(*l)).map(|(l, w)| (l.as_str(), w.as_str())).collect();
     (missed, false_alarms)
+}
+
+/// A fresh detector's run over `seen` (a whole trace, or the events a filter kept of it)
+/// beside the racy locations of the whole trace `alpha`, for a counterexample's picture
+/// (the cold path: the detector runs once more), held to `claim` (a [`super::Claim`]'s
+/// property). `None` when the detector gave no answer.
+pub fn detector_view(factory: &dyn DetectorFactory, claim: &str, seen: &[Event], alpha: &[Event], name: &dyn Fn(Addr) -> String) -> Option<DetectorView> {
+    let run = reported_locations(factory, seen, name).ok()?;
+    let racy: BTreeSet<String> = crate::race::data_races(alpha).iter().map(|r| name(r.addr)).collect();
+    Some(DetectorView {
+        name: factory.fresh().name(),
+        claim: claim.into(),
+        reported_events: run.events.into_iter().flatten().collect(),
+        reported: run.locations.into_keys().collect(),
+        racy: racy.into_iter().collect(),
+    })
 }
 
 /// Runs a fresh detector over the events `trace` (a whole trace, or the events a filter

@@ -20,9 +20,10 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
+use super::detector::detector_view;
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut, SutKind};
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Names, Schedule, Witness};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Names, Schedule, SutView, Witness};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 use crate::machine::{EventIdx, Machine};
@@ -78,7 +79,8 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
             Err(failure) => Some(vec![format!("trace {traces} (schedule {}): DETECTOR FAILED: {failure}", schedule())]),
         };
         if let Some(explanation) = explanation {
-            mismatch = Some((explanation, Witness::of_execution(&m, ex)));
+            let detector = detector_view(factory.as_ref(), claim.property(), ex.trace, ex.trace, &|a| ex.state.addr_name(&m, a));
+            mismatch = Some((explanation, Witness::of_execution(&m, ex).with_sut(SutView { detector, ..SutView::default() })));
             return ControlFlow::Break(());
         }
         locations.extend(races.iter().map(|r| ex.state.addr_name(&m, r.addr)));

@@ -305,6 +305,7 @@ fn witness(m: &Machine<'_>, r: &Reached<'_>, pair: &EnabledPair, methods: &[&str
         address: Some(pair.0[0].addr),
         definition,
         names: Names::of(m, &r.state),
+        sut: None,
     }
 }
 

@@ -211,6 +211,7 @@ fn hb_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>, races: &[crate::race:
         address: Some(f.addr),
         definition: RaceDefinition::HappensBeforeFirstRace,
         names: Names::of(m, ex.state),
+        sut: None,
     })
 }
 
@@ -224,5 +225,6 @@ fn def36_witness<'p>(m: &Machine<'p>, ex: &Execution<'_, 'p>) -> Option<Witness>
         address: Some(d.pair.0[0].addr),
         definition: RaceDefinition::Def36,
         names: Names::of(m, ex.state),
+        sut: None,
     })
 }

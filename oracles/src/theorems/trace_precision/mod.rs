@@ -40,11 +40,12 @@ use beta::{address_precise, elided_race_free, trace_precise};
 use std::cell::LazyCell;
 use std::ops::ControlFlow;
 
-use super::filter::{Classes, Decision};
+use super::detector::detector_view;
+use super::filter::{filtered, Classes, Decision};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Sut};
 use crate::explore::witness::Names;
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Schedule, Witness};
+use crate::explore::{Config, Execution, Explorer, ExplorerKind, FilterView, Naive, Schedule, SutView, Witness};
 use crate::lang::Program;
 use crate::machine::{Event, EventIdx, Machine};
 use crate::race::data_races;
@@ -61,6 +62,17 @@ pub(super) enum Property {
     AddressPrecise,
     /// P-E9, a negative control: no elided access is part of any race of α (false: Fig. 4.2).
     ElidedRaceFree,
+}
+
+impl Property {
+    /// What it is about, for a result's subject.
+    fn what(self) -> &'static str {
+        match self {
+            Property::TracePrecise => "first race of every trace",
+            Property::AddressPrecise => "racy locations of every trace",
+            Property::ElidedRaceFree => "elided accesses of every trace",
+        }
+    }
 }
 
 /// Counts over one check, for its explanation (and the bench's filtered fraction).
@@ -117,25 +129,26 @@ pub(super) fn check(o: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget, operatio
                 lines.insert(0, format!("trace {} (schedule {}):", tally.traces, Schedule(ex.schedule.to_vec())));
                 // The decisions that matter to a reader: every elided or violating event, why.
                 let mut f = filter.fresh(Classes::of(p, &ex.state.objects));
+                let mut view = FilterView { name: f.name(), ..FilterView::default() };
                 for e in ex.trace {
                     let d = f.on_event(e);
                     if d != Decision::Keep {
                         lines.push(format!("  {:?}: {}: {}", d, names.event(e), f.explain(e, d)));
                     }
+                    match d {
+                        Decision::Keep => {}
+                        Decision::Elide => view.elided.push(e.idx),
+                        Decision::Violation => view.violations.push(e.idx),
+                    }
                 }
-                counterexample = Some((lines, Witness::of_execution(&m, ex)));
+                let beta = filtered(ex.trace, &decisions);
+                let detector = detector_view(detector.as_ref(), property.what(), &beta, ex.trace, &|a| ex.state.addr_name(&m, a));
+                counterexample = Some((lines, Witness::of_execution(&m, ex).with_sut(SutView { detector, filter: Some(view), checks: vec![] })));
                 ControlFlow::Break(())
             }
         }
     });
-    let subject = format!(
-        "{name}: {}",
-        match property {
-            Property::TracePrecise => "first race of every trace",
-            Property::AddressPrecise => "racy locations of every trace",
-            Property::ElidedRaceFree => "elided accesses of every trace",
-        }
-    );
+    let subject = format!("{name}: {}", property.what());
     if let Some((explanation, witness)) = counterexample {
         let item = Item { subject, status: ItemStatus::Violated, explanation, witness: Some(witness) };
         return OracleResult::from_items(o.id, name, o.item_kind, vec![item], None);
