@@ -295,10 +295,11 @@ pub fn shiviz(w: &Witness) -> String {
     s
 }
 
-/// `path` as a URI reference: the bytes a URI may hold as they are, every other byte
-/// percent-encoded (RFC 3986 §2), so that a path with a space is still a valid `uri`.
+/// `path` as a URI reference: the bytes a path segment may hold as they are, every other
+/// byte percent-encoded (RFC 3986 §2, §3.3), so that a path with a space is still a valid
+/// `uri`; a colon too, which in a relative reference's first segment would read as a scheme.
 fn uri_of(path: &str) -> String {
-    path.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~/:@!$&'()*+,;=".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+    path.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~/@!$&'()*+,;=".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
 }
 
 /// Where SARIF's `tool.driver.informationUri` points: the manifest's `repository`, else its
@@ -315,9 +316,11 @@ fn information_uri() -> String {
 /// `w` as SARIF 2.1.0 for the program file at `path`: one result per racing pair (the later
 /// access, with the earlier as a related location), with one thread flow per thread of
 /// the execution, so that code-scanning viewers show the race and each thread's steps.
-/// The driver carries racefuzz's version and [`information_uri`], as the SARIF multitool's
-/// rule SARIF2005 asks; tests/picture.rs validates the output with that multitool and with
-/// ajv against the OASIS schema.
+/// The driver carries racefuzz's version and an `informationUri` (the manifest's repository,
+/// else its homepage, else this source tree's README), as the SARIF multitool's rule
+/// SARIF2005 asks; a path is percent-encoded, and an absolute one is a `file:` URI (rule
+/// SARIF1004). tests/picture.rs validates the output with that multitool and with ajv
+/// against the OASIS schema.
 pub fn sarif(w: &Witness, path: &str) -> serde_json::Value {
     use serde_json::json;
     // A relative reference must not begin with a slash (the multitool's SARIF1004): an
