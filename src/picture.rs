@@ -403,16 +403,20 @@ pub fn dot(w: &Witness) -> String {
     s
 }
 
-/// `w` as a ShiViz log: for each event, a line `THREAD {"THREAD":n, …}` with the event's
-/// vector clock (happens-before: program order and the cross-thread [`edges`]), then a
-/// line with the event. ShiViz's default parser reads it as it is:
-/// `(?<host>\S*) (?<clock>{.*})\n(?<event>.*)`.
+/// ShiViz's default parser (its `js/shiviz.js`): an event's line, then its host and clock.
+pub const SHIVIZ_PARSER: &str = r"(?<event>.*)\n(?<host>\S*) (?<clock>{.*})";
+
+/// `w` as a ShiViz log: for each event, a line with the event, then a line
+/// `THREAD {"THREAD":n, …}` with its vector clock (happens-before: program order and the
+/// cross-thread [`edges`]). The file starts as ShiViz wants an uploaded log to: the parser
+/// ([`SHIVIZ_PARSER`], its default, so the log pasted without these lines parses too), then
+/// an empty line (one execution, no delimiter).
 pub fn shiviz(w: &Witness) -> String {
     let edges = edges(w);
     let name = |t: usize| w.threads.get(t).and_then(|n| n.split_whitespace().next()).map_or_else(|| format!("T{}", t + 1), str::to_string);
     let mut clocks: Vec<std::collections::BTreeMap<String, u64>> = vec![Default::default(); lanes(w)];
     let mut at: Vec<std::collections::BTreeMap<String, u64>> = Vec::with_capacity(w.events.len());
-    let mut s = String::new();
+    let mut s = format!("{SHIVIZ_PARSER}\n\n");
     for (i, e) in w.events.iter().enumerate() {
         let t = e.thread.0 as usize;
         for edge in edges.iter().filter(|x| x.to == i) {
@@ -424,17 +428,44 @@ pub fn shiviz(w: &Witness) -> String {
         *clocks[t].entry(name(t)).or_insert(0) += 1;
         at.push(clocks[t].clone());
         let clock: Vec<String> = clocks[t].iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-        let _ = writeln!(s, "{} {{{}}}", name(t), clock.join(", "));
         let _ = writeln!(s, "{}{}", label(w, e), if e.racing { " [racing]" } else { "" });
+        let _ = writeln!(s, "{} {{{}}}", name(t), clock.join(", "));
     }
     s
 }
 
-/// `w` as SARIF 2.1.0 for the program file `uri`: one result per racing pair (the later
+/// `path` as a URI reference: the bytes a path segment may hold as they are, every other
+/// byte percent-encoded (RFC 3986 §2, §3.3), so that a path with a space is still a valid
+/// `uri`; a colon too, which in a relative reference's first segment would read as a scheme.
+fn uri_of(path: &str) -> String {
+    path.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~/@!$&'()*+,;=".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
+/// Where SARIF's `tool.driver.informationUri` points: the manifest's `repository`, else its
+/// `homepage`; the manifest names neither today, so the README of the source tree this
+/// binary was built from (a `file:` URI: the one page that documents this version).
+fn information_uri() -> String {
+    match (env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_HOMEPAGE")) {
+        (r, _) if !r.is_empty() => r.to_string(),
+        (_, h) if !h.is_empty() => h.to_string(),
+        _ => format!("file://{}", uri_of(&format!("{}/README.md", env!("CARGO_MANIFEST_DIR")))),
+    }
+}
+
+/// `w` as SARIF 2.1.0 for the program file at `path`: one result per racing pair (the later
 /// access, with the earlier as a related location), with one thread flow per thread of
 /// the execution, so that code-scanning viewers show the race and each thread's steps.
-pub fn sarif(w: &Witness, uri: &str) -> serde_json::Value {
+/// The driver carries racefuzz's version and an `informationUri` (the manifest's repository,
+/// else its homepage, else this source tree's README), as the SARIF multitool's rule
+/// SARIF2005 asks; a path is percent-encoded, and an absolute one is a `file:` URI (rule
+/// SARIF1004). tests/picture.rs validates the output with that multitool and with ajv
+/// against the OASIS schema.
+pub fn sarif(w: &Witness, path: &str) -> serde_json::Value {
     use serde_json::json;
+    // A relative reference must not begin with a slash (the multitool's SARIF1004): an
+    // absolute path is a `file:` URI.
+    let uri = if path.starts_with('/') { format!("file://{}", uri_of(path)) } else { uri_of(path) };
+    let uri = uri.as_str();
     let place = |line: u32, text: String| json!({ "physicalLocation": { "artifactLocation": { "uri": uri }, "region": { "startLine": line } }, "message": { "text": text } });
     let flows: Vec<serde_json::Value> = (0..lanes(w))
         .map(|t| {
@@ -460,7 +491,7 @@ pub fn sarif(w: &Witness, uri: &str) -> serde_json::Value {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": { "driver": { "name": "racefuzz", "rules": [{ "id": "data-race", "shortDescription": { "text": "Two accesses to one location by different threads, at least one a write, not ordered by happens-before" } }] } },
+            "tool": { "driver": { "name": "racefuzz", "version": env!("CARGO_PKG_VERSION"), "semanticVersion": env!("CARGO_PKG_VERSION"), "informationUri": information_uri(), "rules": [{ "id": "data-race", "shortDescription": { "text": "Two accesses to one location by different threads, at least one a write, not ordered by happens-before" } }] } },
             "results": results,
         }],
     })

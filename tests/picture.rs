@@ -145,11 +145,13 @@ fn clock(line: &str) -> (String, std::collections::BTreeMap<String, u64>) {
 fn the_shiviz_log_has_a_vector_clock_per_event_and_the_race_is_concurrent() {
     let w = witness();
     let log = racefuzz::picture::shiviz(&w);
-    let lines: Vec<&str> = log.lines().collect();
+    // An uploaded log's first line is its parser, the second its delimiter (none).
+    let lines: Vec<&str> = log.lines().skip(2).collect();
+    assert!(log.starts_with(&format!("{}\n\n", racefuzz::picture::SHIVIZ_PARSER)), "{log}");
     assert_eq!(lines.len(), 2 * w.events.len(), "{log}");
-    // ShiViz's default parser: `(?<host>\S*) (?<clock>{.*})\n(?<event>.*)`, each host's own
+    // ShiViz's default parser: `(?<event>.*)\n(?<host>\S*) (?<clock>{.*})`, each host's own
     // entry counting its events.
-    let clocks: Vec<(String, std::collections::BTreeMap<String, u64>)> = lines.iter().step_by(2).map(|l| clock(l)).collect();
+    let clocks: Vec<(String, std::collections::BTreeMap<String, u64>)> = lines.iter().skip(1).step_by(2).map(|l| clock(l)).collect();
     let mut seen = std::collections::BTreeMap::new();
     for (host, c) in &clocks {
         let n = seen.entry(host.clone()).or_insert(0u64);
@@ -161,7 +163,7 @@ fn the_shiviz_log_has_a_vector_clock_per_event_and_the_race_is_concurrent() {
     // rows 3 and 7 are concurrent.
     assert!(leq(&clocks[2].1, &clocks[4].1), "{log}");
     assert!(!leq(&clocks[3].1, &clocks[7].1) && !leq(&clocks[7].1, &clocks[3].1), "{log}");
-    assert!(lines[7].ends_with("[racing]") && lines[15].ends_with("[racing]"), "{log}");
+    assert!(lines[6].ends_with("[racing]") && lines[14].ends_with("[racing]"), "{log}");
 }
 
 #[test]
@@ -200,4 +202,374 @@ fn every_campaign_finding_has_its_witness_page_beside_it_and_the_report_links_th
         let page = std::fs::read_to_string(f.with_extension("html")).unwrap_or_else(|e| panic!("no page beside {}: {e}", f.display()));
         assert!(page.contains("<svg") && page.contains("id=\"verdict\"") && page.contains("fasttrack-precise with FastTrack (mutant ft-join-no-join): fail"), "{page}");
     }
+}
+
+/// A witness the exchange-format tests validate, as `racefuzz replay|check --sarif --shiviz`
+/// wrote it.
+struct Exported {
+    name: String,
+    sarif: PathBuf,
+    shiviz: PathBuf,
+}
+
+/// `racefuzz ARGS --sarif DIR/NAME.sarif.json --shiviz DIR/NAME.log` (`.json`: ajv reads a
+/// file by its extension), expecting exit `code`.
+fn export(dir: &Path, name: &str, args: &[&str], code: i32) -> Exported {
+    let (sarif, shiviz) = (dir.join(format!("{name}.sarif.json")), dir.join(format!("{name}.log")));
+    let mut all = args.to_vec();
+    all.extend(["--sarif", sarif.to_str().unwrap(), "--shiviz", shiviz.to_str().unwrap()]);
+    let (got, _, err) = super::cli::racefuzz(&all);
+    assert_eq!(got, code, "racefuzz {all:?}: {err}");
+    Exported { name: name.to_string(), sarif, shiviz }
+}
+
+/// The shrunk findings of a campaign `racefuzz fuzz ARGS --shrink --out DIR/campaign-NAME`.
+fn shrunk_findings(dir: &Path, name: &str, args: &[&str]) -> Vec<PathBuf> {
+    let out = dir.join(format!("campaign-{name}"));
+    let mut all = args.to_vec();
+    all.extend(["--shrink", "--out", out.to_str().unwrap()]);
+    let (code, _, err) = super::cli::racefuzz(&all);
+    assert_eq!(code, 1, "racefuzz {all:?} found nothing: {err}");
+    let mut found: Vec<PathBuf> =
+        std::fs::read_dir(out.join("fasttrack-precise")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_str().is_some_and(|s| s.ends_with(".shrunk.race"))).collect();
+    found.sort();
+    assert!(!found.is_empty(), "racefuzz {all:?} shrank nothing: {err}");
+    found
+}
+
+/// The witnesses the SARIF and ShiViz validations read, written once per test run by the
+/// command line: the walk-through's, a paper figure's (BigFoot Fig. 3.3), the walk-through
+/// again from a path with a space (the SARIF `uri` must be percent-encoded), and the shrunk
+/// findings of two small campaigns, one hunting a seeded mutant of FastTrack (JOIN without
+/// its join: a fork and a join, no race) and one judging the LockSet example detector (races
+/// it misses).
+fn exported() -> &'static [Exported] {
+    static EXPORTED: std::sync::OnceLock<Vec<Exported>> = std::sync::OnceLock::new();
+    EXPORTED.get_or_init(|| {
+        let dir = scratch("exchange");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let walkthrough = "examples/walkthrough/ordered_and_not.race";
+        let mut all = vec![
+            export(&dir, "walkthrough", &["replay", walkthrough, "--schedule", "1,1,1,1,2,2,2,2"], 0),
+            export(&dir, "fig3_3", &["replay", "corpus/paper/bigfoot/fig3_3_anticipation.race", "--schedule", "1,1,1,1,1,2,2,2,2,1,1,1"], 0),
+        ];
+        let spaced = dir.join("with space").join("ordered_and_not.race");
+        std::fs::create_dir_all(spaced.parent().unwrap()).unwrap();
+        std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(walkthrough), &spaced).unwrap();
+        all.push(export(&dir, "with-space", &["replay", spaced.to_str().unwrap(), "--schedule", "1,1,1,1,2,2,2,2"], 0));
+        let mutant = ["--mutant", "ft-join-no-join"];
+        for f in shrunk_findings(&dir, "mutant", &[&["fuzz", "fasttrack-precise", "--max-programs", "60", "--seed", "1"][..], &mutant].concat()) {
+            let name = format!("mutant-{}", f.file_name().unwrap().to_str().unwrap());
+            all.push(export(&dir, &name, &[&["check", "fasttrack-precise", f.to_str().unwrap()][..], &mutant].concat(), 1));
+        }
+        let lockset = ["--persistent", "--detector-cmd", "python3 examples/detectors/lockset.py --persistent"];
+        for f in shrunk_findings(&dir, "lockset", &[&["fuzz", "fasttrack-precise", "--max-programs", "30", "--seed", "1"][..], &lockset].concat()) {
+            let name = format!("lockset-{}", f.file_name().unwrap().to_str().unwrap());
+            all.push(export(&dir, &name, &[&["check", "fasttrack-precise", f.to_str().unwrap()][..], &lockset].concat(), 1));
+        }
+        all
+    })
+}
+
+/// A file the npm packages of `tests/node` installed (`npm ci --prefix tests/node`; `.ci/run`
+/// runs it when they are missing): its path, or a failure that says how to install them.
+fn node_tool(rel: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/node_modules").join(rel);
+    assert!(p.exists(), "the SARIF test needs its validators: run `npm ci --prefix tests/node` (needs Node.js and npm; .ci/run runs it); missing {}", p.display());
+    p
+}
+
+/// The SARIF multitool's own binary and the SARIF 2.1.0 schema beside it (the package for
+/// this platform; the `sarif-multitool` script would run the binary through a shell, which
+/// splits a path with a space).
+fn multitool_and_schema() -> (PathBuf, PathBuf) {
+    let platform = match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        os => os,
+    };
+    let dir = node_tool(&format!("@microsoft/sarif-multitool-{platform}"));
+    (dir.join("Sarif.Multitool"), dir.join("sarif-2.1.0.json"))
+}
+
+/// `f(doc)` on a copy of the SARIF at `from`, written to `to`.
+fn broken_sarif(from: &Path, to: &Path, f: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(from).unwrap()).unwrap();
+    f(&mut doc);
+    std::fs::write(to, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    to.to_path_buf()
+}
+
+/// Two consumers of SARIF read every exported witness without a complaint: ajv checks it
+/// against the OASIS SARIF 2.1.0 schema (the copy in the multitool's package), and
+/// Microsoft's SARIF multitool (`validate`) applies the SDK's SARIF rules, errors and
+/// warnings. Each must also reject what it should: ajv four documents each with one schema
+/// error, and the multitool a canary per witness, the witness's document without the driver's
+/// `informationUri` (rule SARIF2005). The canaries matter twice: the multitool skips a
+/// document it cannot deserialize without a word (a `"level": "bad"` result passes), so a
+/// warning on each canary, a copy that differs only by that one property, shows that it read
+/// the witness itself too.
+#[test]
+fn sarif_validators_accept_every_witness_and_reject_broken_documents() {
+    let (multitool, schema) = multitool_and_schema();
+    let ajv = node_tool(".bin/ajv");
+    let exported = exported();
+    let dir = scratch("sarif-validate");
+    let first = &exported[0].sarif;
+    let broken = [
+        broken_sarif(first, &dir.join("bad-level.sarif.json"), |d| d["runs"][0]["results"][0]["level"] = "bad".into()),
+        broken_sarif(first, &dir.join("no-message.sarif.json"), |d| {
+            d["runs"][0]["results"][0].as_object_mut().unwrap().remove("message");
+        }),
+        broken_sarif(first, &dir.join("line-0.sarif.json"), |d| d["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0.into()),
+        broken_sarif(first, &dir.join("uri-with-space.sarif.json"), |d| {
+            d["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] = "a b.race".into()
+        }),
+    ];
+    let canaries: Vec<PathBuf> = exported
+        .iter()
+        .map(|e| {
+            broken_sarif(&e.sarif, &dir.join(format!("{}.canary.sarif.json", e.name)), |d| {
+                d["runs"][0]["tool"]["driver"].as_object_mut().unwrap().remove("informationUri");
+            })
+        })
+        .collect();
+
+    // ajv: one line `FILE valid` or `FILE invalid` (then its errors) per file.
+    let mut cmd = Command::new(&ajv);
+    cmd.args(["validate", "--spec=draft2020", "--strict=false", "-c", "ajv-formats", "--errors=line", "-s"]).arg(&schema);
+    for f in exported.iter().map(|e| &e.sarif).chain(&broken) {
+        cmd.arg("-d").arg(f);
+    }
+    let out = cmd.output().unwrap_or_else(|e| panic!("could not run {}: {e}", ajv.display()));
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let verdict = |f: &Path, word: &str| said.lines().any(|l| l == format!("{} {word}", f.display()));
+    let (mut valid, mut rejected) = (0, 0);
+    for e in exported {
+        assert!(verdict(&e.sarif, "valid"), "ajv: {} does not follow the SARIF 2.1.0 schema:\n{said}", e.sarif.display());
+        valid += 1;
+    }
+    for f in &broken {
+        assert!(verdict(f, "invalid"), "ajv accepted the broken {}:\n{said}", f.display());
+        rejected += 1;
+    }
+    assert_eq!(out.status.code(), Some(1), "ajv did not fail on the broken documents:\n{said}");
+
+    // The multitool: every file in one run, its findings as a SARIF log of its own.
+    let report = dir.join("multitool.sarif");
+    let mut cmd = Command::new(&multitool);
+    cmd.arg("validate");
+    cmd.args(exported.iter().map(|e| &e.sarif)).args(&canaries);
+    cmd.arg("-o").arg(&report).args(["--log", "ForceOverwrite"]);
+    let out = cmd.output().unwrap_or_else(|e| panic!("could not run {}: {e}", multitool.display()));
+    let console = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the SARIF multitool failed:\n{console}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let run = &report["runs"][0];
+    assert_eq!(run["invocations"][0]["executionSuccessful"], true, "{console}");
+    let mut by_file: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for r in run["results"].as_array().unwrap() {
+        let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap_or_default();
+        let file = uri.rsplit('/').next().unwrap_or_default().to_string();
+        by_file.entry(file).or_default().push(r["ruleId"].as_str().unwrap_or_default().to_string());
+    }
+    for e in exported {
+        let file = e.sarif.file_name().unwrap().to_str().unwrap();
+        assert_eq!(by_file.get(file), None, "the SARIF multitool on {}:\n{console}", e.sarif.display());
+        valid += 1;
+    }
+    for c in &canaries {
+        let file = c.file_name().unwrap().to_str().unwrap();
+        assert_eq!(by_file.get(file), Some(&vec!["SARIF2005".to_string()]), "the SARIF multitool on the canary {}:\n{console}", c.display());
+        rejected += 1;
+    }
+    assert_eq!(by_file.len(), canaries.len(), "results for files it was not given:\n{console}");
+
+    // Not vacuous: six witnesses or more (three campaign findings), races among them.
+    let races: usize = exported.iter().map(|e| sarif_results(&e.sarif)).sum();
+    assert!(exported.len() >= 6 && races >= 4, "{} witnesses, {races} races", exported.len());
+    assert_eq!((valid, rejected), (2 * exported.len(), broken.len() + canaries.len()));
+}
+
+fn sarif_results(f: &Path) -> usize {
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+    doc["runs"][0]["results"].as_array().map_or(0, Vec::len)
+}
+
+/// ShiViz's reading of uploaded log files, each as its web page reads one: the first line is
+/// the parser, taken as `^LINE$` (js/shiviz.js, the file input's handler), the second the
+/// delimiter of several executions, the log the rest, trimmed; the parser's matches, each
+/// clock through `JSON.parse` (js/model/parser.js, `ExecutionParser`). Run by Node, so that
+/// the regular expression and the JSON are read by the engines a browser has. For each
+/// file: `{parser, delimiter, lines, events: [{line, host, clock, event}]}` or `{error}`.
+const SHIVIZ_READ: &str = r#"
+const fs = require('fs');
+const read = (f) => {
+  const text = fs.readFileSync(f, 'utf8');
+  const lines = text.split('\n', 2);
+  if (lines.length < 2) return { error: 'no second line' };
+  const log = text.substr(text.indexOf('\n', text.indexOf('\n') + 1) + 1).trim();
+  let re;
+  try { re = new RegExp('^' + lines[0] + '$', 'gm'); } catch (e) { return { error: 'parser: ' + e }; }
+  const events = [];
+  let m;
+  while ((m = re.exec(log)) !== null) {
+    if (m[0].length === 0) { re.lastIndex++; continue; }
+    if (!m.groups || !['host', 'clock', 'event'].every((g) => g in m.groups)) return { error: 'the parser lacks host, clock or event' };
+    const line = log.slice(0, m.index).split('\n').length;
+    let clock;
+    try { clock = JSON.parse(m.groups.clock); } catch (e) { return { error: 'clock on line ' + line + ': ' + e }; }
+    events.push({ line, host: m.groups.host, clock, event: m.groups.event });
+  }
+  return { parser: lines[0], delimiter: lines[1], lines: log.split('\n').length, events };
+};
+process.stdout.write(JSON.stringify(process.argv.slice(1).map(read)));
+"#;
+
+/// [`SHIVIZ_READ`] on `files`.
+fn shiviz_read(files: &[PathBuf]) -> Vec<serde_json::Value> {
+    let out = Command::new("node")
+        .arg("-e")
+        .arg(SHIVIZ_READ)
+        .args(files)
+        .output()
+        .unwrap_or_else(|e| panic!("the ShiViz test needs Node.js (apt-get install nodejs npm; .ci/run installs it): {e}"));
+    assert!(out.status.success(), "node: {}", String::from_utf8_lossy(&out.stderr));
+    let read: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(read.len(), files.len());
+    read
+}
+
+/// The checks ShiViz makes on a parsed log before it draws it, restated, then those that
+/// make its drawing the witness's happens-before (ours): the number of events, or what is
+/// wrong. ShiViz's, from its source (DistributedClocks/shiviz at
+/// ea00d3d48b2e4a2adc3c87c27d2f0119100ce36a):
+/// - js/shiviz.js, `Shiviz` (its default parser) and the file input's handler: our parser
+///   line is ShiViz's default, so a log pasted without the first two lines parses alike; the
+///   second line is empty (one execution, no delimiter);
+/// - js/model/parser.js, `LogParser` and `ExecutionParser`: the parser has the groups
+///   host, clock and event; it finds at least one event; each clock is JSON;
+/// - js/model/vectorTimestamp.js, `VectorTimestamp`: a clock has an entry for its own host
+///   (entries of 0 are dropped);
+/// - js/model/modelGraph.js, `initPrevNext`: a host's own entries, in order, are 1, 2, 3, …;
+///   `initParentChild`: every host a clock names has events, and the clock's entry for it
+///   is between 1 and their number.
+///
+/// Ours: every line of the log is part of an event (ShiViz skips unmatched text without a
+/// word); a clock is an object of integers; a host's clock never goes back; an event's clock
+/// is at least the clock of every event it names (vector clocks; ShiViz's
+/// `stepThroughAndVerify` states this but is never called); and each racing event is
+/// concurrent with a racing event of another host.
+fn shiviz_check(read: &serde_json::Value) -> Result<usize, String> {
+    use std::collections::BTreeMap;
+    type Clock = BTreeMap<String, u64>;
+    if let Some(e) = read.get("error") {
+        return Err(format!("ShiViz cannot parse it: {e}"));
+    }
+    if read["parser"] != racefuzz::picture::SHIVIZ_PARSER || read["delimiter"].as_str().is_none_or(|d| !d.trim().is_empty()) {
+        return Err(format!("the header is not ShiViz's default parser and no delimiter: {} / {}", read["parser"], read["delimiter"]));
+    }
+    let events = read["events"].as_array().ok_or("no events")?;
+    if events.is_empty() || read["lines"].as_u64() != Some(2 * events.len() as u64) {
+        return Err(format!("{} event(s) parsed from {} line(s)", events.len(), read["lines"]));
+    }
+    let mut parsed: Vec<(String, Clock, String)> = Vec::new();
+    for e in events {
+        let host = e["host"].as_str().unwrap_or_default().to_string();
+        let obj = e["clock"].as_object().ok_or_else(|| format!("line {}: the clock is no object", e["line"]))?;
+        let mut clock = Clock::new();
+        for (k, v) in obj {
+            let v = v.as_u64().ok_or_else(|| format!("line {}: {k}'s entry is no count", e["line"]))?;
+            if v > 0 {
+                clock.insert(k.clone(), v);
+            }
+        }
+        if !obj.contains_key(&host) {
+            return Err(format!("line {}: host {host} is missing from its clock", e["line"]));
+        }
+        parsed.push((host, clock, e["event"].as_str().unwrap_or_default().to_string()));
+    }
+    let mut of_host: BTreeMap<&str, Vec<&Clock>> = BTreeMap::new();
+    for (host, clock, _) in &parsed {
+        of_host.entry(host).or_default().push(clock);
+    }
+    for (host, clocks) in &mut of_host {
+        clocks.sort_by_key(|c| c.get(*host).copied().unwrap_or(0));
+        for (i, c) in clocks.iter().enumerate() {
+            if c.get(*host).copied() != Some(i as u64 + 1) {
+                return Err(format!("host {host}'s event {} has its own entry {:?}, not {}", i + 1, c.get(*host), i + 1));
+            }
+        }
+    }
+    let leq = |a: &Clock, b: &Clock| a.iter().all(|(k, v)| b.get(k).is_some_and(|x| v <= x));
+    for (host, clock, event) in &parsed {
+        for (k, &v) in clock {
+            let of_k = of_host.get(k.as_str()).ok_or_else(|| format!("`{event}`'s clock names host {k}, which has no event"))?;
+            let named = of_k.get(v as usize - 1).ok_or_else(|| format!("`{event}`'s clock has {k}:{v}, but {k} has {} event(s)", of_k.len()))?;
+            if !leq(named, clock) {
+                return Err(format!("`{event}` ({host}) names {k}'s event {v} but does not know all it knows"));
+            }
+        }
+    }
+    for clocks in of_host.values() {
+        if clocks.windows(2).any(|w| !leq(w[0], w[1])) {
+            return Err("a host's clock goes back".into());
+        }
+    }
+    let racing: Vec<&(String, Clock, String)> = parsed.iter().filter(|e| e.2.ends_with("[racing]")).collect();
+    for a in &racing {
+        if !racing.iter().any(|b| b.0 != a.0 && !leq(&a.1, &b.1) && !leq(&b.1, &a.1)) {
+            return Err(format!("the racing `{}` is concurrent with no racing event of another host", a.2));
+        }
+    }
+    Ok(parsed.len())
+}
+
+/// No registry package reads ShiViz logs (ShiViz is a web page; npm and PyPI have no
+/// package of it or of its log format), so this test restates the checks of ShiViz's
+/// parser (see [`shiviz_check`] for the source files and functions, and the commit) over
+/// every exported witness, with the parser's regular expression and the clocks' JSON read
+/// by Node as in a browser. The checks must be able to fail: each of eight broken copies of
+/// the walk-through's log, one fault each, is rejected.
+#[test]
+fn every_shiviz_log_passes_shivizs_checks_and_broken_ones_do_not() {
+    let exported = exported();
+    let dir = scratch("shiviz-validate");
+    let log = std::fs::read_to_string(&exported[0].shiviz).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    // The walk-through: T1's four events, then T2's; T2's first clock knows T1's release.
+    let expect = [(3, r#"T1 {"T1":1}"#), (5, r#"T1 {"T1":2}"#), (11, r#"T2 {"T1":3, "T2":1}"#), (13, r#"T2 {"T1":3, "T2":2}"#), (17, r#"T2 {"T1":3, "T2":4}"#)];
+    for (i, l) in expect {
+        assert_eq!(lines[i], l, "{log}");
+    }
+    type Fault = (&'static str, Box<dyn Fn(&mut Vec<String>)>);
+    let faults: [Fault; 8] = [
+        ("no-header", Box::new(|l| drop(l.drain(0..2)))),
+        ("clock-not-json", Box::new(|l| l[3] = r#"T1 {"T1":1,}"#.into())),
+        ("own-entry-skips", Box::new(|l| l[5] = r#"T1 {"T1":3}"#.into())),
+        ("own-host-missing", Box::new(|l| l[11] = r#"T2 {"T1":3}"#.into())),
+        ("unknown-host", Box::new(|l| l[3] = r#"T1 {"T1":1, "T9":1}"#.into())),
+        ("clock-goes-back", Box::new(|l| l[13] = r#"T2 {"T1":2, "T2":2}"#.into())),
+        ("knows-too-little", Box::new(|l| l[5] = r#"T1 {"T1":2, "T2":2}"#.into())),
+        ("race-ordered", Box::new(|l| l[17] = r#"T2 {"T1":4, "T2":4}"#.into())),
+    ];
+    let mut files: Vec<PathBuf> = exported.iter().map(|e| e.shiviz.clone()).collect();
+    for (name, fault) in &faults {
+        let mut l: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        fault(&mut l);
+        let f = dir.join(format!("{name}.log"));
+        std::fs::write(&f, l.join("\n") + "\n").unwrap();
+        files.push(f);
+    }
+    let read = shiviz_read(&files);
+    let (mut events, mut racing) = (0, 0);
+    for (e, r) in exported.iter().zip(&read) {
+        events += shiviz_check(r).unwrap_or_else(|why| panic!("{}: {why}", e.shiviz.display()));
+        racing += r["events"].as_array().unwrap().iter().filter(|x| x["event"].as_str().is_some_and(|s| s.ends_with("[racing]"))).count();
+    }
+    for ((name, _), r) in faults.iter().zip(&read[exported.len()..]) {
+        assert!(shiviz_check(r).is_err(), "the broken log {name} passed: {r}");
+    }
+    assert!(exported.len() >= 6 && events >= 30 && racing >= 8, "{} logs, {events} events, {racing} racing", exported.len());
 }
