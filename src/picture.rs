@@ -442,13 +442,14 @@ fn uri_of(path: &str) -> String {
 }
 
 /// Where SARIF's `tool.driver.informationUri` points: the manifest's `repository`, else its
-/// `homepage`; the manifest names neither today, so the README of the source tree this
-/// binary was built from (a `file:` URI: the one page that documents this version).
+/// `homepage`; the manifest names neither today, so the placeholder the JSON schemas' `$id`s
+/// use (`racefuzz.invalid`, a reserved name): never a path of the machine that built the
+/// binary, so that the output does not depend on where it was built.
 fn information_uri() -> String {
     match (env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_HOMEPAGE")) {
         (r, _) if !r.is_empty() => r.to_string(),
         (_, h) if !h.is_empty() => h.to_string(),
-        _ => format!("file://{}", uri_of(&format!("{}/README.md", env!("CARGO_MANIFEST_DIR")))),
+        _ => "https://racefuzz.invalid/".to_string(),
     }
 }
 
@@ -456,7 +457,7 @@ fn information_uri() -> String {
 /// access, with the earlier as a related location), with one thread flow per thread of
 /// the execution, so that code-scanning viewers show the race and each thread's steps.
 /// The driver carries racefuzz's version and an `informationUri` (the manifest's repository,
-/// else its homepage, else this source tree's README), as the SARIF multitool's rule
+/// else its homepage, else a placeholder), as the SARIF multitool's rule
 /// SARIF2005 asks; a path is percent-encoded, and an absolute one is a `file:` URI (rule
 /// SARIF1004). tests/picture.rs validates the output with that multitool and with ajv
 /// against the OASIS schema.
