@@ -329,15 +329,22 @@ pub fn sarif(w: &Witness, uri: &str) -> serde_json::Value {
 
 /// A campaign's report as one HTML page, from its JSON summary (`racefuzz fuzz --json`,
 /// docs/json/fuzz.schema.json): per oracle checked, pass, fail and inconclusive, programs
-/// per second, and each distinct failure with its count and links to its smallest finding,
-/// the finding's witness page (written beside it) and its shrunk program.
+/// per second, the programs using each feature, the rule coverage of its SUT (each case of
+/// its spec rules with the programs on which it fired, marked when never reached or below
+/// the floor without a reason, `theorems::rules`), and each distinct failure with its count
+/// and links to its smallest finding, the finding's witness page (written beside it) and
+/// its shrunk program.
 pub fn campaign_report(summary: &serde_json::Value) -> String {
+    use race_oracles::theorems::rules::FLOOR_PERCENT;
+    fn percent(k: u64, n: u64) -> String {
+        format!("{:.1}%", 100.0 * k as f64 / n.max(1) as f64)
+    }
     let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
     let num = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
     let elapsed = summary["elapsed_s"].as_f64().unwrap_or(0.0);
     let programs = num(&summary["programs"]);
     let rate = if elapsed > 0.0 { format!("{:.0}", programs as f64 / elapsed) } else { "-".into() };
-    let mut s = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>racefuzz campaign</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #222; }\ntable { border-collapse: collapse; }\ntd, th { border: 1px solid #ccc; padding: .3em .7em; text-align: right; }\ntd.name, th.name { text-align: left; font-family: monospace; }\ntr.failing td { background: #ffd6d6; }\n</style>\n</head>\n<body>\n<h1>racefuzz campaign</h1>\n");
+    let mut s = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>racefuzz campaign</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #222; }\ntable { border-collapse: collapse; }\ntd, th { border: 1px solid #ccc; padding: .3em .7em; text-align: right; }\ntd.name, th.name { text-align: left; font-family: monospace; }\ntr.failing td { background: #ffd6d6; }\ntr.never td { background: #ffd6d6; }\ntr.below-floor td { background: #ffedc2; }\ntr.rare td { color: #666; }\ntd.note { text-align: left; }\n</style>\n</head>\n<body>\n<h1>racefuzz campaign</h1>\n");
     let _ = writeln!(
         s,
         "<p id=\"totals\">{programs} programs in {elapsed:.1} s ({rate} programs/s), seed {}, {} job(s){}{}; stopped by {}</p>",
@@ -362,6 +369,82 @@ pub fn campaign_report(summary: &serde_json::Value) -> String {
         );
     }
     s.push_str("</table>\n");
+    let per_oracle: Vec<&serde_json::Value> = summary["per_oracle"].as_array().into_iter().flatten().collect();
+    // Features: the names of the first oracle's counts, in campaign::FEATURES's order.
+    let features: Vec<&str> = crate::campaign::FEATURES.iter().copied().filter(|f| per_oracle.iter().any(|o| o["features"].get(*f).is_some())).collect();
+    if !features.is_empty() {
+        s.push_str("<h2>Feature coverage</h2>\n<p>Programs of each oracle that use a feature anywhere (a lock, acquire or sync block; a call; a loop; a branch; a fork).</p>\n<table id=\"features\">\n<tr><th class=\"name\">oracle</th>");
+        for f in &features {
+            let _ = write!(s, "<th>{}</th>", esc(f));
+        }
+        s.push_str("</tr>\n");
+        for o in &per_oracle {
+            let _ = write!(s, "<tr class=\"feature\"><td class=\"name\">{}</td>", esc(&text(&o["oracle"])));
+            for f in &features {
+                let k = num(&o["features"][*f]);
+                let _ = write!(s, "<td>{k} ({})</td>", percent(k, num(&o["checked"])));
+            }
+            s.push_str("</tr>\n");
+        }
+        s.push_str("</table>\n");
+    }
+    s.push_str("<h2>Rule coverage</h2>\n");
+    if per_oracle.iter().all(|o| o["rules"].is_null()) {
+        s.push_str("<p id=\"no-rules\">not recorded (run the campaign with --rules, or --report)</p>\n");
+    } else {
+        let _ = writeln!(
+            s,
+            "<p>Per oracle, the cases of its SUT's spec rules and the programs on whose check each fired, counted from the SUT's behaviour. A case that never fired, or fired in fewer than {FLOOR_PERCENT}% of the programs without a reason the rule table gives (rare), is marked.</p>"
+        );
+    }
+    for o in per_oracle.iter().filter(|o| o["rules"].is_object()) {
+        let (id, r) = (text(&o["oracle"]), &o["rules"]);
+        let n = num(&r["programs"]);
+        let mutant = r["mutant"].as_str().map(|m| format!(" with mutant <code>{}</code>", esc(m))).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "<section class=\"rules\" id=\"rules-{}\">\n<h3><code>{}</code>: rule cases of SUT <code>{}</code>{mutant}, over {n} program(s)</h3>",
+            esc(&id),
+            esc(&id),
+            esc(&text(&r["sut"]))
+        );
+        let tables: Vec<&serde_json::Value> = r["tables"].as_array().into_iter().flatten().collect();
+        if tables.is_empty() {
+            s.push_str("<p class=\"note\">this SUT declares no rule cases</p>\n");
+        }
+        for t in tables {
+            let _ = writeln!(
+                s,
+                "<table class=\"rule-table\">\n<caption>{} ({})</caption>\n<tr><th class=\"name\">case</th><th class=\"name\">spec</th><th>programs</th><th>percent</th><th class=\"note\"></th></tr>",
+                esc(&text(&t["sut"])),
+                esc(&text(&t["spec"]))
+            );
+            for c in t["cases"].as_array().into_iter().flatten() {
+                let k = num(&c["programs"]);
+                let below = c["below_floor"].as_bool() == Some(true);
+                let under = (100.0 * k as f64 / n.max(1) as f64) < FLOOR_PERCENT;
+                let (class, note) = match c["rare"].as_str() {
+                    _ if below && k == 0 => ("never", "never reached".to_string()),
+                    _ if below => ("below-floor", format!("below the floor of {FLOOR_PERCENT}%")),
+                    Some(why) if under => ("rare", format!("{}rare: {why}", if k == 0 { "never reached; " } else { "" })),
+                    _ => ("reached", String::new()),
+                };
+                let _ = writeln!(
+                    s,
+                    "<tr class=\"case {class}\"><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{k}</td><td>{}</td><td class=\"note\">{}</td></tr>",
+                    esc(&text(&c["case"])),
+                    esc(&text(&c["spec"])),
+                    percent(k, n),
+                    esc(&note)
+                );
+            }
+            s.push_str("</table>\n");
+        }
+        for note in r["not_exercised"].as_array().into_iter().flatten() {
+            let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(&text(note)));
+        }
+        s.push_str("</section>\n");
+    }
     let sigs: Vec<&serde_json::Value> = summary["signatures"].as_array().into_iter().flatten().collect();
     if sigs.is_empty() {
         s.push_str("<p id=\"failures\">no counterexample</p>\n");
