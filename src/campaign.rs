@@ -362,6 +362,13 @@ fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The seed of the program stream of the `oracle`-th oracle of a campaign in its job `job`
+/// (job j draws from `seed + j`): a campaign draws that oracle's programs as
+/// [`generate`] does from `StdRng::seed_from_u64` of it (`rule_coverage::measure` too).
+pub fn stream_seed(seed: u64, job: usize, oracle: usize) -> u64 {
+    seed.wrapping_add(job as u64) ^ (oracle as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// Runs a campaign; `on_finding` is called after each finding is on disk. Returns the
 /// findings and their groups.
 ///
@@ -379,10 +386,9 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
         for job in 0..s.jobs.max(1) {
             let (seen, groups, failure, on_finding, subjects) = (&seen, &groups, &failure, &on_finding, &subjects);
             scope.spawn(move || {
-                let seed = s.seed.wrapping_add(job as u64);
                 // One stream per oracle: its k-th program depends on the seed alone, however
                 // the scheduler interleaves the oracles.
-                let mut rngs: Vec<StdRng> = (0..s.oracles.len()).map(|i| StdRng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
+                let mut rngs: Vec<StdRng> = (0..s.oracles.len()).map(|i| StdRng::seed_from_u64(stream_seed(s.seed, job, i))).collect();
                 let mut spent = vec![0f64; s.oracles.len()];
                 let mut done = vec![0u64; s.oracles.len()];
                 while Instant::now() < s.deadline && !stop.load(Ordering::Relaxed) {

@@ -344,7 +344,7 @@ pub fn campaign_report(summary: &serde_json::Value) -> String {
     let elapsed = summary["elapsed_s"].as_f64().unwrap_or(0.0);
     let programs = num(&summary["programs"]);
     let rate = if elapsed > 0.0 { format!("{:.0}", programs as f64 / elapsed) } else { "-".into() };
-    let mut s = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>racefuzz campaign</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #222; }\ntable { border-collapse: collapse; }\ntd, th { border: 1px solid #ccc; padding: .3em .7em; text-align: right; }\ntd.name, th.name { text-align: left; font-family: monospace; }\ntr.failing td { background: #ffd6d6; }\ntr.never td { background: #ffd6d6; }\ntr.below-floor td { background: #ffedc2; }\ntr.rare td { color: #666; }\ntd.note { text-align: left; }\n</style>\n</head>\n<body>\n<h1>racefuzz campaign</h1>\n");
+    let mut s = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>racefuzz campaign</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #222; }\ntable { border-collapse: collapse; }\ntd, th { border: 1px solid #ccc; padding: .3em .7em; text-align: right; }\ntd.name, th.name { text-align: left; font-family: monospace; }\ntr.failing td { background: #ffd6d6; }\ntr.never td { background: #ffd6d6; }\ntr.below-floor td { background: #ffedc2; }\ntr.rare td { color: #666; }\ntd.note { text-align: left; }\ncaption { text-align: left; font-weight: bold; padding: .4em 0; }\n</style>\n</head>\n<body>\n<h1>racefuzz campaign</h1>\n");
     let _ = writeln!(
         s,
         "<p id=\"totals\">{programs} programs in {elapsed:.1} s ({rate} programs/s), seed {}, {} job(s){}{}; stopped by {}</p>",
@@ -481,8 +481,18 @@ mod tests {
         let summary = serde_json::json!({
             "seed": 1, "jobs": 2, "mutant": "ft-release-no-tick", "sut": null, "stopped_by": "max-programs", "elapsed_s": 2.0, "programs": 300,
             "per_oracle": [
-                { "oracle": "fasttrack-precise", "checked": 150, "pass": 149, "fail": 1, "inconclusive": 0 },
-                { "oracle": "bigfoot-precise", "checked": 150, "pass": 150, "fail": 0, "inconclusive": 0 },
+                { "oracle": "fasttrack-precise", "checked": 150, "pass": 149, "fail": 1, "inconclusive": 0,
+                  "features": { "branch": 75, "call": 0, "fork": 3, "lock": 150, "loop": 30 },
+                  "rules": { "sut": "fasttrack", "mutant": "ft-release-no-tick", "programs": 150, "not_exercised": [],
+                    "tables": [{ "sut": "FastTrack", "spec": "bigfoot.md §1.6", "cases": [
+                        { "case": "READ same epoch", "spec": "§1.6 READ line 1", "rare": null, "programs": 60, "below_floor": false },
+                        { "case": "READ shared", "spec": "§1.6 READ line 4", "rare": null, "programs": 1, "below_floor": true },
+                        { "case": "FORK", "spec": "§1.6 FORK", "rare": null, "programs": 0, "below_floor": true },
+                        { "case": "JOIN", "spec": "§1.6 JOIN", "rare": "needs <a fork>", "programs": 0, "below_floor": false },
+                    ] }] } },
+                { "oracle": "explorer-agree", "checked": 150, "pass": 150, "fail": 0, "inconclusive": 0,
+                  "features": { "branch": 0, "call": 0, "fork": 0, "lock": 0, "loop": 0 },
+                  "rules": { "sut": "explorers", "mutant": null, "programs": 150, "tables": [], "not_exercised": ["rule coverage: X not exercised"] } },
             ],
             "signatures": [{ "signature": "fasttrack-precise [MISSED] @ load: racy locations of every trace", "count": 1, "smallest": "/f/a.race", "shrunk": "/f/a.shrunk.race" }],
         });
@@ -494,6 +504,29 @@ mod tests {
             page.contains("<a class=\"smallest\" href=\"/f/a.race\">/f/a.race</a> (<a href=\"/f/a.html\">witness</a>)") && page.contains("href=\"/f/a.shrunk.race\""),
             "{page}"
         );
-        assert!(campaign_report(&serde_json::json!({ "signatures": [] })).contains("no counterexample"));
+        // Features: per oracle, count and share of its checked programs, in FEATURES's order.
+        assert!(page.contains("<tr><th class=\"name\">oracle</th><th>lock</th><th>call</th><th>loop</th><th>branch</th><th>fork</th></tr>"), "{page}");
+        assert!(
+            page.contains("<td class=\"name\">fasttrack-precise</td><td>150 (100.0%)</td><td>0 (0.0%)</td><td>30 (20.0%)</td><td>75 (50.0%)</td><td>3 (2.0%)</td></tr>"),
+            "{page}"
+        );
+        // Rules: which SUT (and mutant) the cases are of, each case's count and share, and
+        // the unreached and below-floor cases marked, a rare one with its (escaped) reason.
+        assert!(page.contains("rule cases of SUT <code>fasttrack</code> with mutant <code>ft-release-no-tick</code>, over 150 program(s)"), "{page}");
+        let rows: Vec<&str> = page.lines().filter(|l| l.starts_with("<tr class=\"case")).collect();
+        assert_eq!(
+            rows,
+            [
+                "<tr class=\"case reached\"><td class=\"name\">READ same epoch</td><td class=\"name\">§1.6 READ line 1</td><td>60</td><td>40.0%</td><td class=\"note\"></td></tr>",
+                "<tr class=\"case below-floor\"><td class=\"name\">READ shared</td><td class=\"name\">§1.6 READ line 4</td><td>1</td><td>0.7%</td><td class=\"note\">below the floor of 1%</td></tr>",
+                "<tr class=\"case never\"><td class=\"name\">FORK</td><td class=\"name\">§1.6 FORK</td><td>0</td><td>0.0%</td><td class=\"note\">never reached</td></tr>",
+                "<tr class=\"case rare\"><td class=\"name\">JOIN</td><td class=\"name\">§1.6 JOIN</td><td>0</td><td>0.0%</td><td class=\"note\">never reached; rare: needs &lt;a fork&gt;</td></tr>",
+            ],
+            "{page}"
+        );
+        assert!(page.contains("<caption>FastTrack (bigfoot.md §1.6)</caption>"), "{page}");
+        assert!(page.contains("rule cases of SUT <code>explorers</code>, over 150 program(s)</h3>\n<p class=\"note\">this SUT declares no rule cases</p>\n<p class=\"note\">rule coverage: X not exercised</p>"), "{page}");
+        let bare = campaign_report(&serde_json::json!({ "signatures": [], "per_oracle": [{ "oracle": "o", "rules": null }] }));
+        assert!(bare.contains("no counterexample") && bare.contains("<p id=\"no-rules\">not recorded") && !bare.contains("id=\"features\""), "{bare}");
     }
 }
