@@ -24,6 +24,7 @@ use std::time::Instant;
 use race_oracles::explore::Config;
 use race_oracles::gen::shrink::counts;
 use race_oracles::lang::{parse, print, walk_block, Program, Relax, StmtKind};
+use race_oracles::theorems::rules::{self, Tally};
 use race_oracles::theorems::{Oracle, OracleResult, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -155,6 +156,10 @@ pub struct Settings {
     pub external: Option<crate::external::External>,
     /// The part of each oracle's stream this campaign checks ([`Shard::WHOLE`]: all).
     pub shard: Shard,
+    /// Record the rule cases each check takes ([`rules::record`]) into [`Counters::rules`]
+    /// (`--rules`, implied by `--report`). Off by default: recording costs a set insertion
+    /// per case fired, and the SUTs that decide a case only for the record do that work.
+    pub rules: bool,
 }
 
 /// Counters of a campaign, per oracle.
@@ -168,8 +173,10 @@ pub struct Counters {
     pub judged: Vec<AtomicU64>,
     /// Per oracle: the wrapping sum of the [`program_hash`]es of the programs checked.
     pub hashes: Vec<AtomicU64>,
-    /// Programs having each feature of [`FEATURES`].
-    pub features: [AtomicU64; 5],
+    /// Per oracle: its programs having each feature of [`FEATURES`].
+    pub features: Vec<[AtomicU64; 5]>,
+    /// Per oracle, with [`Settings::rules`]: the rule cases its SUT took, one count per program.
+    pub rules: Vec<Mutex<Tally>>,
     /// Findings written.
     pub written: AtomicU64,
     /// Distinct signatures of failure.
@@ -183,8 +190,21 @@ impl Counters {
             verdicts: (0..n).map(|_| Default::default()).collect(),
             judged: (0..n).map(|_| AtomicU64::new(0)).collect(),
             hashes: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            features: (0..n).map(|_| Default::default()).collect(),
+            rules: (0..n).map(|_| Mutex::default()).collect(),
             ..Counters::default()
         }
+    }
+
+    /// Programs having each feature of [`FEATURES`], over all oracles.
+    pub fn features_total(&self) -> [u64; 5] {
+        let mut t = [0; 5];
+        for f in &self.features {
+            for (k, c) in f.iter().enumerate() {
+                t[k] += c.load(Ordering::Relaxed);
+            }
+        }
+        t
     }
 
     /// Total failures over all oracles.
@@ -342,6 +362,13 @@ fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The seed of the program stream of the `oracle`-th oracle of a campaign in its job `job`
+/// (job j draws from `seed + j`): a campaign draws that oracle's programs as
+/// [`generate`] does from `StdRng::seed_from_u64` of it (`rule_coverage::measure` too).
+pub fn stream_seed(seed: u64, job: usize, oracle: usize) -> u64 {
+    seed.wrapping_add(job as u64) ^ (oracle as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// Runs a campaign; `on_finding` is called after each finding is on disk. Returns the
 /// findings and their groups.
 ///
@@ -359,10 +386,9 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
         for job in 0..s.jobs.max(1) {
             let (seen, groups, failure, on_finding, subjects) = (&seen, &groups, &failure, &on_finding, &subjects);
             scope.spawn(move || {
-                let seed = s.seed.wrapping_add(job as u64);
                 // One stream per oracle: its k-th program depends on the seed alone, however
                 // the scheduler interleaves the oracles.
-                let mut rngs: Vec<StdRng> = (0..s.oracles.len()).map(|i| StdRng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
+                let mut rngs: Vec<StdRng> = (0..s.oracles.len()).map(|i| StdRng::seed_from_u64(stream_seed(s.seed, job, i))).collect();
                 let mut spent = vec![0f64; s.oracles.len()];
                 let mut done = vec![0u64; s.oracles.len()];
                 while Instant::now() < s.deadline && !stop.load(Ordering::Relaxed) {
@@ -390,12 +416,20 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
                     counters.hashes[i].fetch_add(program_hash(&p), Ordering::Relaxed);
                     for (k, on) in features(&p).into_iter().enumerate() {
                         if on {
-                            counters.features[k].fetch_add(1, Ordering::Relaxed);
+                            counters.features[i][k].fetch_add(1, Ordering::Relaxed);
                         }
                     }
                     // A panic is a racefuzz bug; the program that caused it must not be lost
                     // with the job, so the campaign stops with it (as for an unwritable finding).
-                    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| suts::check(o, &p, subject, explore)));
+                    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        if s.rules {
+                            let (r, fired) = rules::record(|| suts::check(o, &p, subject, explore));
+                            lock(&counters.rules[i]).add(&fired);
+                            r
+                        } else {
+                            suts::check(o, &p, subject, explore)
+                        }
+                    }));
                     let r = match checked {
                         Ok(r) => r,
                         Err(panic) => {

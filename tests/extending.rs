@@ -138,6 +138,7 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
         stop_after: None,
         external: None,
         shard: campaign::Shard::WHOLE,
+        rules: false,
     };
     let counters = Counters::new(1);
     let found = campaign::run(&s, &counters, &AtomicBool::new(false), |_| {}).unwrap();

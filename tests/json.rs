@@ -243,22 +243,25 @@ fn every_json_output_matches_its_schema() {
     // Campaigns: a passing one, and a hunt with findings, shrunk (into a scratch folder).
     let out = std::env::temp_dir().join(format!("racefuzz-json-{}", std::process::id()));
     let out = out.to_str().unwrap();
-    check(&mut v, "fuzz.schema.json", &["fuzz", "--max-programs", "5", "--seed", "1", "--json", "--out", out]);
+    let every = check(&mut v, "fuzz.schema.json", &["fuzz", "--max-programs", "5", "--seed", "1", "--rules", "--json", "--out", out]);
+    assert!(every["per_oracle"].as_array().is_some_and(|os| os.iter().all(|o| o["rules"].is_object())), "--rules recorded nothing: {every}");
     let hunt = check(
         &mut v,
         "fuzz.schema.json",
-        &["fuzz", "bigfoot-precise", "--mutant", "bf-release-keeps-accesses", "--max-programs", "30", "--seed", "1", "--shrink", "--json", "--out", out],
+        &["fuzz", "bigfoot-precise", "--mutant", "bf-release-keeps-accesses", "--max-programs", "30", "--seed", "1", "--shrink", "--rules", "--json", "--out", out],
     );
     assert!(hunt["signatures"].as_array().is_some_and(|s| s.iter().any(|g| g["shrunk"].is_string())), "the hunt found and shrank nothing: {hunt}");
     // A shard of the hunt beside it, and the two merged (its summary file has the --json shape).
     check(
         &mut v,
         "fuzz.schema.json",
-        &["fuzz", "bigfoot-precise", "--mutant", "bf-release-keeps-accesses", "--max-programs", "30", "--seed", "1", "--shard", "1/2", "--json", "--out", out],
+        &["fuzz", "bigfoot-precise", "--mutant", "bf-release-keeps-accesses", "--max-programs", "30", "--seed", "1", "--shard", "1/2", "--rules", "--json", "--out", out],
     );
     let merged_file = format!("{out}/merged.json");
     let merged = check(&mut v, "merge.schema.json", &["merge", out, "--json", "--out", &merged_file]);
     assert!(merged["signatures"].as_array().is_some_and(|s| !s.is_empty()), "the merge found no failure: {merged}");
+    // The hunt (30 programs) and its shard (15) both recorded rules: their coverage adds up.
+    assert_eq!(merged["per_oracle"][0]["rules"]["programs"], 45, "{merged}");
     let _ = std::fs::remove_dir_all(out);
     // Scorecards: a detector, a placer with its detector, and a mutant with mistakes to show.
     check(&mut v, "score.schema.json", &["score", "--programs", "20", "--json"]);

@@ -573,3 +573,61 @@ fn every_shiviz_log_passes_shivizs_checks_and_broken_ones_do_not() {
     }
     assert!(exported.len() >= 6 && events >= 30 && racing >= 8, "{} logs, {events} events, {racing} racing", exported.len());
 }
+
+/// The campaign report's rule coverage, read back from the page as a browser builds it:
+/// per oracle section, each case's (table SUT, case, programs).
+fn rule_rows(dom: &str) -> std::collections::BTreeMap<String, Vec<(String, String, usize)>> {
+    let unescape = |s: &str| s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+    let cells = |row: &str| -> Vec<String> { row.split("<td").skip(1).map(|c| unescape(&c[c.find('>').unwrap() + 1..c.find("</td>").unwrap()])).collect() };
+    let mut out = std::collections::BTreeMap::new();
+    for section in dom.split("<section class=\"rules\" id=\"rules-").skip(1) {
+        let section = &section[..section.find("</section>").unwrap()];
+        let oracle = section[..section.find('"').unwrap()].to_string();
+        let mut rows = vec![];
+        for table in section.split("<caption>").skip(1) {
+            let caption = unescape(&table[..table.find("</caption>").unwrap()]);
+            let sut = caption[..caption.rfind(" (").unwrap()].to_string();
+            for row in table.split("<tr class=\"case").skip(1) {
+                let c = cells(&row[..row.find("</tr>").unwrap()]);
+                rows.push((sut.clone(), c[0].clone(), c[2].parse().unwrap()));
+            }
+        }
+        out.insert(oracle, rows);
+    }
+    out
+}
+
+#[test]
+fn a_browser_renders_the_campaign_report_with_rule_counts_equal_to_a_measurement_of_the_same_programs() {
+    use racefuzz::suts::Subject;
+    let out = scratch("campaign-rules");
+    let _ = std::fs::remove_dir_all(&out);
+    let report = out.join("report.html");
+    let (oracles, programs, seed) = (["fasttrack-precise", "bigfoot-precise", "explorer-agree"], 40, 7);
+    let (n, seed_arg) = (programs.to_string(), seed.to_string());
+    let args = [&["fuzz"][..], &oracles[..], &["--max-programs", &n, "--seed", &seed_arg, "--out", out.to_str().unwrap(), "--report", report.to_str().unwrap()]].concat();
+    let (code, _, err) = super::cli::racefuzz(&args);
+    assert_eq!(code, 0, "{err}");
+    let dom = browse(&report);
+    assert_eq!(dom.matches("<tr class=\"oracle\">").count(), oracles.len(), "{dom}");
+    assert_eq!(dom.matches("<tr class=\"feature\">").count(), oracles.len(), "{dom}");
+    let pages = rule_rows(&dom);
+    assert_eq!(pages.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(), oracles.into_iter().collect(), "{dom}");
+    // The same programs (each oracle's stream of the campaign's one job), measured apart.
+    let reg = race_oracles::theorems::Registry::builtin();
+    let mut compared = 0;
+    for (i, id) in oracles.iter().enumerate() {
+        let o = *reg.find(id).unwrap();
+        let subject = Subject::for_oracle(&o, None).unwrap();
+        let tally = racefuzz::rule_coverage::measure(&o, &subject, programs, racefuzz::campaign::stream_seed(seed, 0, i));
+        let (tables, _) = racefuzz::suts::exercised_rules(subject.entry(), o.id);
+        let want: Vec<(String, String, usize)> = tally.rows(&tables).into_iter().map(|r| (r.sut.to_string(), r.case.name.to_string(), r.programs)).collect();
+        assert_eq!(pages[*id], want, "{id}: the page's counts are not a measurement's");
+        assert!(dom.contains(&format!("rule cases of SUT <code>{}</code>, over {programs} program(s)", subject.entry().name)), "{dom}");
+        compared += want.len();
+    }
+    // Not vacuous: FastTrack's and BigFoot's tables, most of their cases reached, and one
+    // SUT (the explorers) declaring none.
+    assert!(compared > 60 && pages.values().flatten().filter(|r| r.2 > 0).count() > 40, "{pages:?}");
+    assert!(pages["explorer-agree"].is_empty() && dom.contains("this SUT declares no rule cases"), "{dom}");
+}

@@ -90,6 +90,40 @@ fn added(shards: &[Value]) -> Vec<(String, u64, u64, u64, u64, String)> {
     sum.into_iter().map(|(o, c, p, f, u, h)| (o, c, p, f, u, format!("{h:016x}"))).collect()
 }
 
+/// The feature counts (`what` = "features") or rule-case counts ("rules") of a summary, by
+/// oracle and name; the rules' programs recorded count as the case "".
+fn coverage(doc: &Value, what: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    for o in doc["per_oracle"].as_array().unwrap() {
+        let id = o["oracle"].as_str().unwrap();
+        if what == "features" {
+            for (f, n) in o["features"].as_object().unwrap() {
+                out.insert(format!("{id} {f}"), n.as_u64().unwrap());
+            }
+            continue;
+        }
+        let r = &o["rules"];
+        out.insert(format!("{id} "), r["programs"].as_u64().unwrap());
+        for t in r["tables"].as_array().unwrap() {
+            for c in t["cases"].as_array().unwrap() {
+                out.insert(format!("{id} {}: {}", t["sut"].as_str().unwrap(), c["case"].as_str().unwrap()), c["programs"].as_u64().unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// [`coverage`] added up over the shards.
+fn added_coverage(shards: &[Value], what: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut sum = std::collections::BTreeMap::new();
+    for s in shards {
+        for (k, n) in coverage(s, what) {
+            *sum.entry(k).or_default() += n;
+        }
+    }
+    sum
+}
+
 fn merge(dir: &Path, folders: &[&str]) -> (i32, Value) {
     let args: Vec<&str> = ["merge"].into_iter().chain(folders.iter().copied()).chain(["--json", "--out", "merged.json"]).collect();
     let (code, out, err) = racefuzz(dir, &args, &[]);
@@ -102,7 +136,7 @@ fn merge(dir: &Path, folders: &[&str]) -> (i32, Value) {
 fn four_shards_check_the_programs_of_one_run_and_merge_to_its_totals() {
     let dir = scratch("union");
     // 22 programs per oracle: the shards get 6, 6, 5 and 5.
-    let (whole, shards) = whole_and_shards(&dir, &["fuzz", "racerdx-tp", "fasttrack-precise", "--max-programs", "22", "--seed", "3"]);
+    let (whole, shards) = whole_and_shards(&dir, &["fuzz", "racerdx-tp", "fasttrack-precise", "--max-programs", "22", "--seed", "3", "--rules"]);
     let want = totals(&whole);
     assert_eq!(want.iter().map(|t| t.1).collect::<Vec<_>>(), [22, 22], "{whole}");
     let checked: Vec<u64> = shards.iter().map(|s| totals(s)[0].1).collect();
@@ -111,10 +145,19 @@ fn four_shards_check_the_programs_of_one_run_and_merge_to_its_totals() {
     let hashes: std::collections::BTreeSet<String> = shards.iter().map(|s| totals(s)[0].5.clone()).collect();
     assert_eq!(hashes.len(), SHARDS as usize);
     assert_eq!(added(&shards), want, "the shards' union is not the whole run");
+    // Feature and rule counts add up too: the shards' sums are the whole run's, and not vacuously.
+    let (features, rules) = (coverage(&whole, "features"), coverage(&whole, "rules"));
+    assert!(features.values().filter(|&&n| n > 0).count() >= 4 && rules.values().filter(|&&n| n > 0).count() >= 20, "{features:?} {rules:?}");
+    assert_eq!(added_coverage(&shards, "features"), features);
+    assert_eq!(added_coverage(&shards, "rules"), rules);
     let (code, merged) = merge(&dir, &["shard-0", "shard-1", "shard-2", "shard-3"]);
     assert_eq!(code, 0, "{merged}");
     assert_eq!(totals(&merged), want);
     assert_eq!(merged["programs"], whole["programs"]);
+    assert_eq!((coverage(&merged, "features"), coverage(&merged, "rules")), (features, rules));
+    for (m, w) in merged["per_oracle"].as_array().unwrap().iter().zip(whole["per_oracle"].as_array().unwrap()) {
+        assert_eq!(m["rules"], w["rules"], "merged rule coverage (with its floor flags) differs from the whole run's");
+    }
     assert_eq!(merged["shards"][0]["missing"], serde_json::json!([]), "{merged}");
     // Three shards of four: said, and the totals fall short.
     let (_, part) = merge(&dir, &["shard-0", "shard-1", "shard-3"]);

@@ -1,6 +1,7 @@
 //! `racefuzz fuzz` (an in-process campaign with a progress bar and a summary) and
 //! `racefuzz shrink` (reduce a counterexample; `--into-test` makes it a CI test).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -8,6 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use race_oracles::gen::shrink::{counts, shrink};
 use race_oracles::lang::{parse, print, validate_relaxed, Program};
+use race_oracles::theorems::rules::{self, Tally};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 
 use super::check_cmd::{subject, subject_or_external};
@@ -129,6 +131,8 @@ pub(super) struct FuzzArgs<'a> {
     pub shard: Option<&'a str>,
     /// `--report FILE`: the campaign as an HTML page.
     pub report: Option<&'a Path>,
+    /// `--rules`: record rule coverage (also when `report` is given).
+    pub rules: bool,
 }
 
 /// SIGINT and SIGTERM received so far: the first stops the campaign at the next program,
@@ -209,6 +213,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         stop_after: a.stop_after,
         external,
         shard,
+        rules: a.rules || a.report.is_some(),
     };
     // With --json, stdout is the summary alone; what a person reads goes to stderr.
     let say = |line: &str| if json { eprintln!("{line}") } else { outln!("{line}") };
@@ -274,7 +279,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         Ok(Ok(f)) => f,
         Ok(Err(e)) => {
             if !json {
-                emit(&summary(&counters, &oracles, elapsed));
+                emit(&summary(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
             }
             return Err(super::campaign_error(&e));
         }
@@ -282,14 +287,14 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     };
     let why = stopped_by(&s, &counters, time, elapsed);
     if !json {
-        emit(&summary(&counters, &oracles, elapsed));
+        emit(&summary(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
         if why == "signal" {
             outln!("stopped by a signal after {:.1}s; every finding is kept", elapsed.as_secs_f64());
         }
     }
     let shrunk = if a.shrink { shrink_groups(&s, &oracles, &subjects, &found, a.max_attempts, &say) } else { vec![None; found.groups.len()] };
     // The summary also goes into the output folder, for `racefuzz merge`.
-    let doc = json_summary(&s, &counters, &found, &shrunk, time, elapsed, why);
+    let doc = json_summary(&s, &subjects, &counters, &found, &shrunk, time, elapsed, why);
     let path = out.join(summary_name(shard));
     let text = serde_json::to_string_pretty(&doc).map_err(|e| CliError::internal(format!("JSON output failed: {e}")))?;
     std::fs::create_dir_all(out)
@@ -414,6 +419,11 @@ fn clock(d: Duration) -> String {
     format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
 }
 
+/// A poisoned lock only means a job panicked, which the campaign reports; the tally is sound.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn load(c: &std::sync::atomic::AtomicU64) -> u64 {
     c.load(Ordering::Relaxed)
 }
@@ -429,7 +439,9 @@ fn status(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
     format!("{n} programs, {rate:.0}/s | pass/fail/inconclusive: {} | {} distinct failure(s), {} written", v.join(", "), load(&c.distinct), load(&c.written))
 }
 
-fn summary(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
+/// The text summary; with `rules` (the oracles' subjects, under `--rules`), a line per
+/// oracle on its SUT's rule coverage.
+fn summary(c: &Counters, oracles: &[Oracle], rules: Option<&[Subject]>, elapsed: Duration) -> String {
     let n = load(&c.programs);
     let mut out = format!("\n{n} programs in {:.1}s ({:.0} programs/s)\n", elapsed.as_secs_f64(), n as f64 / elapsed.as_secs_f64().max(0.001));
     out.push_str(&format!("{:<30} {:>9} {:>9} {:>6} {:>13}  {}\n", "oracle", "checked", "pass", "fail", "inconclusive", "judged something"));
@@ -439,8 +451,14 @@ fn summary(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
         let control = if o.negative_control { "; a negative control: failures expected" } else { "" };
         out.push_str(&format!("{:<30} {:>9} {:>9} {:>6} {:>13}  {:.0}% (≥ 1 {}){control}\n", o.id, p + f + u, p, f, u, pct(load(&c.judged[i]), p + f + u), o.item_kind));
     }
-    let cov: Vec<String> = FEATURES.iter().zip(&c.features).map(|(f, k)| format!("{f} {:.0}%", pct(load(k), n))).collect();
+    let cov: Vec<String> = FEATURES.iter().zip(c.features_total()).map(|(f, k)| format!("{f} {:.0}%", pct(k, n))).collect();
     out.push_str(&format!("feature coverage (programs with …): {}\n", cov.join(", ")));
+    if let Some(subjects) = rules {
+        for ((o, subject), tally) in oracles.iter().zip(subjects).zip(&c.rules) {
+            let r = JsonRules::of(o, subject, &lock(tally));
+            out.push_str(&format!("rule coverage of {} ({}): {}\n", o.id, r.whose(), r.brief()));
+        }
+    }
     out
 }
 
@@ -497,6 +515,81 @@ struct JsonOracle<'a> {
     inconclusive: u64,
     /// The wrapping sum of the hashes of the programs checked, 16 hex digits.
     programs_hash: String,
+    /// Programs checked that use each feature of [`FEATURES`].
+    features: BTreeMap<&'static str, u64>,
+    /// With `--rules`: the cases of its SUT's rules and the programs on which each fired.
+    rules: Option<JsonRules<'a>>,
+}
+
+/// The rule coverage of one oracle's SUT in a campaign.
+#[derive(serde::Serialize)]
+struct JsonRules<'a> {
+    /// The SUT whose rules these are (the catalogue's name), and its mutant: with a mutant
+    /// the counts are of the mutated code, which fires whatever cases it takes.
+    sut: &'static str,
+    mutant: Option<&'a str>,
+    /// Programs recorded (each check is one).
+    programs: u64,
+    /// The SUT's rule tables that this oracle exercises, in spec order.
+    tables: Vec<JsonTable>,
+    /// Why a table of the SUT is left out (the oracle never runs that part).
+    not_exercised: Vec<String>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonTable {
+    sut: &'static str,
+    spec: &'static str,
+    cases: Vec<JsonCase>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonCase {
+    case: &'static str,
+    spec: &'static str,
+    /// Why the generator seldom reaches it, if the table says.
+    rare: Option<&'static str>,
+    /// Programs on which it fired.
+    programs: u64,
+    /// Below [`rules::FLOOR_PERCENT`] of the programs and not justified as rare.
+    below_floor: bool,
+}
+
+impl<'a> JsonRules<'a> {
+    fn of(o: &Oracle, subject: &'a Subject, tally: &Tally) -> JsonRules<'a> {
+        let (tables, not_exercised) = suts::exercised_rules(subject.entry(), o.id);
+        let rows = tally.rows(&tables);
+        let tables = tables
+            .iter()
+            .map(|t| JsonTable {
+                sut: t.sut,
+                spec: t.spec,
+                cases: rows
+                    .iter()
+                    .filter(|r| r.sut == t.sut)
+                    .map(|r| JsonCase { case: r.case.name, spec: r.case.spec, rare: r.case.rare, programs: r.programs as u64, below_floor: r.below_floor() })
+                    .collect(),
+            })
+            .collect();
+        JsonRules { sut: subject.entry().name, mutant: subject.mutant(), programs: tally.programs() as u64, tables, not_exercised }
+    }
+
+    /// `SUT fasttrack`, `SUT fasttrack with mutant M`.
+    fn whose(&self) -> String {
+        format!("SUT {}{}", self.sut, self.mutant.map(|m| format!(" with mutant {m}")).unwrap_or_default())
+    }
+
+    /// `12 of 14 case(s) fired in ≥ 1 program; below the floor of 1%: A, B`.
+    fn brief(&self) -> String {
+        let cases: Vec<&JsonCase> = self.tables.iter().flat_map(|t| &t.cases).collect();
+        if cases.is_empty() {
+            return "it declares no rule cases".into();
+        }
+        let fired = cases.iter().filter(|c| c.programs > 0).count();
+        let below: Vec<&str> = cases.iter().filter(|c| c.below_floor).map(|c| c.case).collect();
+        let below = if below.is_empty() { String::new() } else { format!("; below the floor of {}%: {}", rules::FLOOR_PERCENT, below.join(", ")) };
+        format!("{fired} of {} case(s) fired in {} program(s){below}", cases.len(), self.programs)
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -511,8 +604,10 @@ struct JsonSignature<'a> {
     shrunk_statements: Option<usize>,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn json_summary<'a>(
     s: &'a Settings,
+    subjects: &'a [Subject],
     c: &Counters,
     found: &'a campaign::Found,
     shrunk: &'a [Option<Shrunk>],
@@ -525,13 +620,17 @@ fn json_summary<'a>(
         .iter()
         .zip(&c.verdicts)
         .zip(&c.hashes)
-        .map(|((o, [p, f, u]), h)| JsonOracle {
+        .zip(&c.features)
+        .zip(subjects.iter().zip(&c.rules))
+        .map(|((((o, [p, f, u]), h), feats), (subject, tally))| JsonOracle {
             oracle: o.id,
             checked: load(p) + load(f) + load(u),
             pass: load(p),
             fail: load(f),
             inconclusive: load(u),
             programs_hash: format!("{:016x}", load(h)),
+            features: FEATURES.iter().zip(feats).map(|(name, k)| (*name, load(k))).collect(),
+            rules: s.rules.then(|| JsonRules::of(o, subject, &lock(tally))),
         })
         .collect();
     let signatures = found

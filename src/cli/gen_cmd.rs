@@ -209,6 +209,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
                 stop_after: Some(1),
                 external: None,
                 shard: campaign::Shard::WHOLE,
+                rules: false,
             };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);

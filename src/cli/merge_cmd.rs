@@ -56,6 +56,68 @@ struct OracleJson {
     /// Absent in summaries of older versions.
     #[serde(default)]
     programs_hash: Option<String>,
+    /// Programs using each feature (`campaign::FEATURES`); absent in summaries of older
+    /// versions, and then absent from the merge too.
+    #[serde(default)]
+    features: Option<BTreeMap<String, u64>>,
+    /// Rule coverage (`racefuzz fuzz --rules`); null in a summary run without it. Merged, it
+    /// covers the programs of the summaries that have it (its `programs`).
+    #[serde(default)]
+    rules: Option<RulesJson>,
+}
+
+/// One oracle's rule coverage in a summary (fuzz_cmd's `JsonRules`).
+#[derive(serde::Deserialize, serde::Serialize, Clone, Default)]
+struct RulesJson {
+    sut: String,
+    mutant: Option<String>,
+    programs: u64,
+    tables: Vec<TableJson>,
+    not_exercised: Vec<String>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, Clone)]
+struct TableJson {
+    sut: String,
+    spec: String,
+    cases: Vec<CaseJson>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, Clone)]
+struct CaseJson {
+    case: String,
+    spec: String,
+    rare: Option<String>,
+    programs: u64,
+    below_floor: bool,
+}
+
+impl RulesJson {
+    /// Adds `other`'s counts, case by case (a table or case only one side has is kept).
+    fn add(&mut self, other: &RulesJson) {
+        self.programs += other.programs;
+        for t in &other.tables {
+            let Some(mine) = self.tables.iter_mut().find(|m| m.sut == t.sut) else {
+                self.tables.push(t.clone());
+                continue;
+            };
+            for c in &t.cases {
+                match mine.cases.iter_mut().find(|m| m.case == c.case) {
+                    Some(m) => m.programs += c.programs,
+                    None => mine.cases.push(c.clone()),
+                }
+            }
+        }
+        for n in &other.not_exercised {
+            if !self.not_exercised.contains(n) {
+                self.not_exercised.push(n.clone());
+            }
+        }
+        // As `theorems::rules::Row::below_floor`, over the programs added up.
+        for c in self.tables.iter_mut().flat_map(|t| &mut t.cases) {
+            c.below_floor = (100.0 * c.programs as f64 / self.programs.max(1) as f64) < race_oracles::theorems::rules::FLOOR_PERCENT && c.rare.is_none();
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -150,11 +212,14 @@ pub(super) fn run(dirs: &[PathBuf], out: &Path, json: bool) -> Result<Exit, CliE
     // Totals per oracle, in the order the oracles first appear.
     let mut per_oracle: Vec<OracleJson> = vec![];
     let mut hashes: Vec<Option<u64>> = vec![];
+    // Per oracle: rule coverage of one SUT and mutant only; `None` once two disagree.
+    let mut rules: Vec<Option<RulesJson>> = vec![];
     for (f, s) in &runs {
         for o in &s.per_oracle {
             let at = per_oracle.iter().position(|t| t.oracle == o.oracle).unwrap_or_else(|| {
-                per_oracle.push(OracleJson { oracle: o.oracle.clone(), ..OracleJson::default() });
+                per_oracle.push(OracleJson { oracle: o.oracle.clone(), features: Some(BTreeMap::new()), ..OracleJson::default() });
                 hashes.push(Some(0));
+                rules.push(Some(RulesJson::default()));
                 per_oracle.len() - 1
             });
             let t = &mut per_oracle[at];
@@ -168,10 +233,37 @@ pub(super) fn run(dirs: &[PathBuf], out: &Path, json: bool) -> Result<Exit, CliE
                 None => None,
             };
             hashes[at] = hashes[at].zip(h).map(|(a, b)| a.wrapping_add(b));
+            t.features = t.features.take().zip(o.features.as_ref()).map(|(mut sum, fs)| {
+                for (k, n) in fs {
+                    *sum.entry(k.clone()).or_default() += n;
+                }
+                sum
+            });
+            if let (Some(sum), Some(r)) = (&mut rules[at], &o.rules) {
+                if sum.programs > 0 && (&sum.sut, &sum.mutant) != (&r.sut, &r.mutant) {
+                    notes.push(format!(
+                        "{}: the rule coverage of {} is of SUT {} (mutant {}), another summary's of SUT {} (mutant {}); not added up",
+                        f.display(),
+                        o.oracle,
+                        r.sut,
+                        r.mutant.as_deref().unwrap_or("none"),
+                        sum.sut,
+                        sum.mutant.as_deref().unwrap_or("none")
+                    ));
+                    rules[at] = None;
+                } else {
+                    (sum.sut, sum.mutant) = (r.sut.clone(), r.mutant.clone());
+                    sum.add(r);
+                }
+            }
         }
     }
-    for (t, h) in per_oracle.iter_mut().zip(&hashes) {
+    for ((t, h), r) in per_oracle.iter_mut().zip(&hashes).zip(rules) {
         t.programs_hash = h.map(|h| format!("{h:016x}"));
+        t.rules = r.filter(|r| r.programs > 0);
+        if let Some(r) = t.rules.as_ref().filter(|r| r.programs < t.checked) {
+            notes.push(format!("the rule coverage of {} counts {} of its {} programs (the other summaries were run without --rules)", t.oracle, r.programs, t.checked));
+        }
     }
     // Findings: the same program for the same oracle, SUT and mutant counts once.
     let mut findings: Vec<Finding> = vec![];

@@ -187,10 +187,16 @@ enum Cmd {
         #[arg(long, value_name = "K/N", env = "RACEFUZZ_SHARD")]
         shard: Option<String>,
         /// Also write the campaign's report as one HTML page: per oracle checked, pass, fail
-        /// and inconclusive, programs/s, and each distinct failure linked to its smallest
-        /// finding, that finding's witness page and its shrunk program.
+        /// and inconclusive, programs/s, feature and rule coverage (implies --rules), and each
+        /// distinct failure linked to its smallest finding, that finding's witness page and
+        /// its shrunk program.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
+        /// Record which cases of each SUT's spec rules every check takes, and count per oracle
+        /// the programs on which each case fired (in the summary and its JSON). Costs time:
+        /// the summary says how much the run took.
+        #[arg(long)]
+        rules: bool,
         #[command(flatten)]
         detector: DetectorArgs,
     },
@@ -759,7 +765,7 @@ pub fn main() -> ExitCode {
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
         Cmd::Merge { dirs, out, json } => merge_cmd::run(&dirs, &out, json),
-        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, shard, report, detector } => {
+        Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, shard, report, rules, detector } => {
             fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs {
                 ids: &oracles,
                 time: time.as_deref(),
@@ -778,6 +784,7 @@ pub fn main() -> ExitCode {
                 detector: &detector,
                 shard: shard.as_deref(),
                 report: report.as_deref(),
+                rules,
             })
         }
         Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts, detector } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
