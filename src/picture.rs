@@ -516,15 +516,30 @@ pub fn campaign_report(summary: &serde_json::Value) -> String {
     let programs = num(&summary["programs"]);
     let rate = if elapsed > 0.0 { format!("{:.0}", programs as f64 / elapsed) } else { "-".into() };
     let mut s = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>racefuzz campaign</title>\n<style>\nbody { font-family: sans-serif; margin: 1.5em; color: #222; }\ntable { border-collapse: collapse; }\ntd, th { border: 1px solid #ccc; padding: .3em .7em; text-align: right; }\ntd.name, th.name { text-align: left; font-family: monospace; }\ntr.failing td { background: #ffd6d6; }\ntr.never td { background: #ffd6d6; }\ntr.below-floor td { background: #ffedc2; }\ntr.rare td { color: #666; }\ntd.note { text-align: left; }\ncaption { text-align: left; font-weight: bold; padding: .4em 0; }\n</style>\n</head>\n<body>\n<h1>racefuzz campaign</h1>\n");
-    let _ = writeln!(
-        s,
-        "<p id=\"totals\">{programs} programs in {elapsed:.1} s ({rate} programs/s), seed {}, {} job(s){}{}; stopped by {}</p>",
-        text(&summary["seed"]),
-        text(&summary["jobs"]),
-        summary["mutant"].as_str().map(|m| format!(", mutant {}", esc(m))).unwrap_or_default(),
-        summary["sut"].as_str().map(|m| format!(", SUT {}", esc(m))).unwrap_or_default(),
-        esc(&text(&summary["stopped_by"]))
-    );
+    if let Some(files) = summary["summaries"].as_array() {
+        // A merge (`racefuzz merge`, docs/json/merge.schema.json): its inputs, the shards
+        // present and missing, and its notes, instead of one run's settings.
+        let _ = writeln!(s, "<p id=\"totals\">{programs} programs, merged from {} summary file(s) and {} finding(s)</p>", files.len(), num(&summary["findings"]));
+        for sh in summary["shards"].as_array().into_iter().flatten() {
+            let list = |v: &serde_json::Value| v.as_array().into_iter().flatten().map(|k| k.to_string()).collect::<Vec<_>>().join(", ");
+            let missing = if sh["missing"].as_array().is_none_or(Vec::is_empty) { "all of them".to_string() } else { format!("missing: {}", list(&sh["missing"])) };
+            let mutant = sh["mutant"].as_str().map(|m| format!(", mutant {}", esc(m))).unwrap_or_default();
+            let _ = writeln!(s, "<p class=\"shards\">seed {}{mutant}: shard(s) {} of {} ({missing})</p>", text(&sh["seed"]), list(&sh["present"]), text(&sh["count"]));
+        }
+        for n in summary["notes"].as_array().into_iter().flatten() {
+            let _ = writeln!(s, "<p class=\"note\">note: {}</p>", esc(&text(n)));
+        }
+    } else {
+        let _ = writeln!(
+            s,
+            "<p id=\"totals\">{programs} programs in {elapsed:.1} s ({rate} programs/s), seed {}, {} job(s){}{}; stopped by {}</p>",
+            text(&summary["seed"]),
+            text(&summary["jobs"]),
+            summary["mutant"].as_str().map(|m| format!(", mutant {}", esc(m))).unwrap_or_default(),
+            summary["sut"].as_str().map(|m| format!(", SUT {}", esc(m))).unwrap_or_default(),
+            esc(&text(&summary["stopped_by"]))
+        );
+    }
     s.push_str("<table id=\"oracles\">\n<tr><th class=\"name\">oracle</th><th>checked</th><th>pass</th><th>fail</th><th>inconclusive</th></tr>\n");
     for o in summary["per_oracle"].as_array().into_iter().flatten() {
         let failing = num(&o["fail"]) > 0;

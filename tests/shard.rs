@@ -132,6 +132,14 @@ fn merge(dir: &Path, folders: &[&str]) -> (i32, Value) {
     (code, doc)
 }
 
+/// `racefuzz merge FOLDERS --report report.html`: the page.
+fn merge_report(dir: &Path, folders: &[&str]) -> String {
+    let args: Vec<&str> = ["merge"].into_iter().chain(folders.iter().copied()).chain(["--out", "merged.json", "--report", "report.html"]).collect();
+    let (code, out, err) = racefuzz(dir, &args, &[]);
+    assert!(code <= 1 && err.contains("wrote report.html"), "merge --report: exit {code}: {out}{err}");
+    std::fs::read_to_string(dir.join("report.html")).unwrap()
+}
+
 #[test]
 fn four_shards_check_the_programs_of_one_run_and_merge_to_its_totals() {
     let dir = scratch("union");
@@ -163,6 +171,11 @@ fn four_shards_check_the_programs_of_one_run_and_merge_to_its_totals() {
     let (_, part) = merge(&dir, &["shard-0", "shard-1", "shard-3"]);
     assert_eq!(part["shards"][0]["missing"], serde_json::json!([2]), "{part}");
     assert_ne!(totals(&part), want);
+    // The page of that merge says so, and adds up what the three shards checked.
+    let page = merge_report(&dir, &["shard-0", "shard-1", "shard-3"]);
+    let checked = totals(&part)[0].1;
+    assert!(page.contains(&format!("<p id=\"totals\">{} programs, merged from 3 summary file(s)", part["programs"])), "{page}");
+    assert!(page.contains("shard(s) 0, 1, 3 of 4 (missing: 2)") && page.contains(&format!("<td class=\"name\">racerdx-tp</td><td>{checked}</td>")), "{page}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -181,6 +194,15 @@ fn merge_deduplicates_the_findings_of_a_seeded_bug() {
     let (code, merged) = merge(&dir, &["shard-0", "shard-1", "shard-2", "shard-3"]);
     assert_eq!(code, 1, "a merge with failures exits 1: {merged}");
     assert_eq!(signatures(&merged), signatures(&whole));
+    // Its page: every shard, each distinct failure once, linked to its smallest finding
+    // (an absolute path, so the link works wherever the page goes) and that finding's page.
+    let page = merge_report(&dir, &["shard-0", "shard-1", "shard-2", "shard-3"]);
+    assert!(page.contains("shard(s) 0, 1, 2, 3 of 4 (all of them)"), "{page}");
+    assert_eq!(page.matches("<tr class=\"failure\">").count(), signatures(&merged).len(), "{page}");
+    for g in merged["signatures"].as_array().unwrap() {
+        let smallest = std::fs::canonicalize(dir.join(g["smallest"].as_str().unwrap())).unwrap();
+        assert!(page.contains(&format!("href=\"{}\"", smallest.display())) && smallest.with_extension("html").exists(), "{page}");
+    }
     assert_eq!(totals(&merged), totals(&whole));
     // The whole run's findings are the shards' programs again: each counts once, and the
     // smallest witness of each failure is one of the files read.

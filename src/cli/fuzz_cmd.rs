@@ -316,8 +316,9 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
 }
 
 /// Writes the campaign report (`crate::picture::campaign_report`) of the summary `doc`,
-/// with the finding paths made absolute so that its links work wherever the page is.
-fn write_report(report: &Path, doc: &impl serde::Serialize) -> Result<(), CliError> {
+/// with the finding paths made absolute so that its links work wherever the page is (a
+/// merge's summary too).
+pub(super) fn write_report(report: &Path, doc: &impl serde::Serialize) -> Result<(), CliError> {
     let mut v = serde_json::to_value(doc).map_err(|e| CliError::internal(format!("JSON output failed: {e}")))?;
     for g in v["signatures"].as_array_mut().into_iter().flatten() {
         for key in ["smallest", "shrunk"] {

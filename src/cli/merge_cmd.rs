@@ -180,7 +180,7 @@ struct Merged {
     notes: Vec<String>,
 }
 
-pub(super) fn run(dirs: &[PathBuf], out: &Path, json: bool) -> Result<Exit, CliError> {
+pub(super) fn run(dirs: &[PathBuf], out: &Path, json: bool, report: Option<&Path>) -> Result<Exit, CliError> {
     let mut summary_files = vec![];
     let mut race_files = vec![];
     for d in dirs {
@@ -302,6 +302,9 @@ pub(super) fn run(dirs: &[PathBuf], out: &Path, json: bool) -> Result<Exit, CliE
         emit(&render(&merged));
     }
     written?;
+    if let Some(report) = report {
+        super::fuzz_cmd::write_report(report, &merged)?;
+    }
     if !json {
         outln!("merged summary written to {}", out.display());
     }

@@ -217,6 +217,11 @@ enum Cmd {
         /// Print the merged summary as JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Also write the merged summary as one HTML page, as `fuzz --report` writes a
+        /// campaign's: per oracle counts, feature and rule coverage added up, the shards
+        /// present and missing, each distinct failure linked to its smallest finding.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
     },
     /// Shrink a failing program (a `.race` file or a cargo-fuzz artifact) and optionally
     /// turn it into a regression test.
@@ -764,7 +769,7 @@ pub fn main() -> ExitCode {
         }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),
-        Cmd::Merge { dirs, out, json } => merge_cmd::run(&dirs, &out, json),
+        Cmd::Merge { dirs, out, json, report } => merge_cmd::run(&dirs, &out, json, report.as_deref()),
         Cmd::Fuzz { oracles, time, seed, jobs, mutant, sut, out, max_programs, keep, stop_after, shrink, max_attempts, status_interval, json, shard, report, rules, detector } => {
             fuzz_cmd::fuzz(&fuzz_cmd::FuzzArgs {
                 ids: &oracles,
