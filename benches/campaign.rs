@@ -45,11 +45,37 @@ fn oracles(c: &mut Criterion) {
     g.finish();
 }
 
+/// What numbering a generated program as printed costs (`race_oracles::lang::as_printed`,
+/// which `campaign::generate` does): per oracle, the generator alone on the campaign's
+/// bytes, and the generator then the numbering, over the same fixed sequence; the
+/// difference set against the `campaign` group's time per program is the share of a
+/// campaign it takes.
+fn numbering(c: &mut Criterion) {
+    use rand::RngCore;
+    let mut g = c.benchmark_group("numbering");
+    g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(2));
+    g.throughput(Throughput::Elements(PROGRAMS));
+    for o in Registry::builtin().all() {
+        let relax = Subject::for_oracle(o, None).expect("every oracle has a default subject").relax();
+        let mut rng = StdRng::seed_from_u64(SEED);
+        let inputs: Vec<Vec<u8>> = (0..PROGRAMS)
+            .map(|_| {
+                let mut bytes = vec![0u8; 16 + (rng.next_u32() % 72) as usize];
+                rng.fill_bytes(&mut bytes);
+                bytes
+            })
+            .collect();
+        g.bench_function(BenchmarkId::new("generator", o.id), |b| b.iter(|| inputs.iter().map(|i| (o.generate)(i, relax).threads.len()).sum::<usize>()));
+        g.bench_function(BenchmarkId::new("generator+as_printed", o.id), |b| b.iter(|| inputs.iter().map(|i| o.program(i, relax).threads.len()).sum::<usize>()));
+    }
+    g.finish();
+}
+
 // The macro defines an undocumented `benches` function.
 #[allow(missing_docs)]
 mod group {
     use super::*;
-    criterion_group!(benches, oracles);
+    criterion_group!(benches, oracles, numbering);
 }
 use group::benches;
 criterion_main!(benches);

@@ -27,7 +27,7 @@ fn programs(o: &Oracle, s: &Subject, n: usize) -> Vec<Program> {
     (0..n)
         .map(|i| {
             let bytes: Vec<u8> = (0..16 + i % 40).map(|_| (next() >> 24) as u8).collect();
-            (o.generate)(&bytes, s.relax())
+            o.program(&bytes, s.relax())
         })
         .collect()
 }

@@ -43,11 +43,12 @@ pub fn generate(oracle: &Oracle, subject: &Subject, rng: &mut impl Rng) -> Progr
 }
 
 /// One program from a byte-driven generator, drawn as [`generate`] draws them (for the
-/// generators no registered oracle uses yet, `racefuzz gen naikaiken`).
+/// generators no registered oracle uses yet, `racefuzz gen naikaiken`), numbered as printed
+/// (`Oracle::program`).
 pub fn generate_with(generate: fn(&[u8], Relax) -> Program, relax: Relax, rng: &mut impl Rng) -> Program {
     let mut bytes = vec![0u8; rng.random_range(16..88)];
     rng.fill_bytes(&mut bytes);
-    generate(&bytes, relax)
+    race_oracles::lang::as_printed(&generate(&bytes, relax))
 }
 
 /// Advances `rng` past one program, drawing exactly what [`generate_with`] draws without

@@ -69,7 +69,7 @@ pub mod tsan;
 /// nothing.
 pub fn fuzz_one(oracle: &str, data: &[u8]) {
     let (o, s) = fuzz_init(oracle);
-    let p = (o.generate)(data, s.relax());
+    let p = o.program(data, s.relax());
     let r = suts::check(o, &p, s, suts::fuzz_bounds());
     if r.verdict == race_oracles::theorems::Verdict::Fail {
         // The artifact libFuzzer keeps is raw bytes that reproduce only under the same

@@ -169,7 +169,7 @@ impl StaticRaceAnalysis for Silent {
 fn a_toy_sut_is_lent_through_its_seam_and_every_kind_has_an_entry() {
     let lent = suts::lend(Silent, |a| Sut::Static(a));
     assert_eq!(lent.sut().kind(), SutKind::StaticRaceAnalysis);
-    let p = (TOY.generate)(&[7; 40], Default::default());
+    let p = TOY.program(&[7; 40], Default::default());
     assert_eq!(TOY.check(&p, &lent.sut(), &Budget::default()).verdict, Verdict::Pass);
     for kind in SutKind::ALL {
         assert!(SUTS.iter().any(|e| e.kind == *kind), "no SUT of kind {kind:?} in racefuzz::suts::SUTS");

@@ -677,7 +677,7 @@ pub(super) fn load_input(file: &Path, bytes: &[u8], o: &Oracle, s: &Subject) -> 
             Ok(p)
         }
         Some((text, Err(e))) if text.trim_start().starts_with("//") || text.contains("dialect") => Err(CliError::input(e.render(&file.display().to_string()))),
-        _ => Ok((o.generate)(bytes, s.relax())),
+        _ => Ok(o.program(bytes, s.relax())),
     }
 }
 

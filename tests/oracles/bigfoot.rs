@@ -70,7 +70,7 @@ fn quickcheck_bigfoot_precise() {
     fn prop(bytes: Vec<u8>) -> quickcheck::TestResult {
         let o = *Registry::builtin().find("bigfoot-precise").unwrap();
         let s = Subject::for_oracle(&o, None).unwrap();
-        super::quickcheck_result(suts::check(&o, &(o.generate)(&bytes, s.relax()), &s, suts::campaign_bounds()).verdict)
+        super::quickcheck_result(suts::check(&o, &o.program(&bytes, s.relax()), &s, suts::campaign_bounds()).verdict)
     }
     super::quickcheck(prop as fn(Vec<u8>) -> quickcheck::TestResult);
 }

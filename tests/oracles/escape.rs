@@ -230,7 +230,7 @@ fn proptest_capsule_first_race() {
 fn quickcheck_prop(id: &str, bytes: &[u8]) -> quickcheck::TestResult {
     let o = *Registry::builtin().find(id).unwrap();
     let s = Subject::for_oracle(&o, None).unwrap();
-    super::quickcheck_result(suts::check(&o, &(o.generate)(bytes, s.relax()), &s, suts::campaign_bounds()).verdict)
+    super::quickcheck_result(suts::check(&o, &o.program(bytes, s.relax()), &s, suts::campaign_bounds()).verdict)
 }
 
 /// The escape filter under quickcheck (seeded; the SimpleJava swarm generator): never a

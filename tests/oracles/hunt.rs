@@ -46,7 +46,7 @@ const HUNTS: &[Hunt] = &[
     Hunt { sut: "fasttrack", budget: 6_000, stream: (13, 8, 40), caught: Caught::AtLeast(0), columns: (22, 18), snapshot: "fasttrack__fasttrack_mutants_are_judged_as_predicted" },
     Hunt { sut: "per-access", budget: 600, stream: (13, 8, 40), caught: Caught::AtLeast(3), columns: (26, 16), snapshot: "bigfoot__per_access_mutants_are_caught_as_predicted" },
     Hunt { sut: "bigfoot", budget: 3000, stream: (17, 16, 48), caught: Caught::AtLeast(10), columns: (33, 16), snapshot: "bigfoot__bigfoot_mutants_are_caught_as_predicted" },
-    Hunt { sut: "escape", budget: 1500, stream: (21, 16, 48), caught: Caught::Exactly(7), columns: (29, 21), snapshot: "filters__escape_mutants_are_caught_as_predicted" },
+    Hunt { sut: "escape", budget: 8000, stream: (21, 16, 48), caught: Caught::Exactly(7), columns: (29, 21), snapshot: "filters__escape_mutants_are_caught_as_predicted" },
     // Three mutants break both oracles; the four of the violation checks break only the
     // operational one (formal traces have no violation to miss).
     Hunt { sut: "capsule", budget: 1500, stream: (23, 16, 48), caught: Caught::Exactly(10), columns: (30, 31), snapshot: "filters__capsule_mutants_are_caught_as_predicted" },

@@ -62,7 +62,7 @@ fn hunt(mutant: Option<&str>, id: &str, budget: usize, seed: u8, min_len: usize,
     (1..=budget).find_map(|i| {
         let mut bytes = vec![0u8; min_len + i % spread];
         rng.fill_bytes(&mut bytes);
-        let p = (o.generate)(&bytes, s.relax());
+        let p = o.program(&bytes, s.relax());
         (suts::check(&o, &p, &s, suts::campaign_bounds()).verdict == Verdict::Fail).then_some((i, p))
     })
 }

@@ -110,7 +110,7 @@ fn real_analysis_passes_generated_programs() {
         let (conclusive, judged) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
         let cases = 300;
         crate::runner(cases)
-            .run(&proptest::collection::vec(any::<u8>(), 0..168).prop_map(|b| (o.generate)(&b, Default::default())), |p| {
+            .run(&proptest::collection::vec(any::<u8>(), 0..168).prop_map(|b| o.program(&b, Default::default())), |p| {
                 let r = suts::check(o, &p, &s, suts::campaign_bounds());
                 proptest::prop_assert_ne!(r.verdict, Verdict::Fail, "{}\n{}", print(&p), render::result_brief(&r));
                 conclusive.set(conclusive.get() + usize::from(r.verdict == Verdict::Pass));

@@ -61,9 +61,12 @@ pub fn counts(p: &Program) -> (usize, usize) {
 }
 
 /// Shrinks `p`, which must fail (`fails(p)` is checked first; if it does not fail, `p` is
-/// returned unchanged). `relax` names the dialect assumptions candidates may break.
+/// returned unchanged but for its lines). Every program judged, and the result, is numbered
+/// as printed ([`crate::lang::as_printed`]). `relax` names the dialect assumptions candidates may break.
 pub fn shrink(p: &Program, relax: Relax, max_attempts: usize, mut fails: impl FnMut(&Program) -> bool) -> Shrunk {
-    let mut cur = p.clone();
+    // Every program judged is numbered as printed (`lang::as_printed`), so that the result
+    // fails from its file as it failed here, for a SUT that keys anything by line too.
+    let mut cur = crate::lang::as_printed(p);
     let mut attempts = 1;
     if !fails(&cur) {
         return Shrunk { program: cur, steps: 0, attempts, exhausted: false };
@@ -71,6 +74,7 @@ pub fn shrink(p: &Program, relax: Relax, max_attempts: usize, mut fails: impl Fn
     let mut steps = 0;
     'round: loop {
         for cand in candidates(&cur) {
+            let cand = crate::lang::as_printed(&cand);
             if cand == cur || size(&cand) > size(&cur) || validate_relaxed(&cand, relax).is_err() {
                 continue;
             }

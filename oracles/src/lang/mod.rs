@@ -10,4 +10,4 @@ pub mod print;
 pub use ast::*;
 pub use dialect::{validate, validate_relaxed, DialectError, Relax};
 pub use parse::{parse, ParseError, ParseErrorKind, Pos};
-pub use print::print;
+pub use print::{as_printed, print};

@@ -7,6 +7,19 @@ use std::fmt::Write;
 
 use super::ast::*;
 
+/// `p` with each statement's line the one it has in `print(p)`: the program a finding file
+/// holds and `racefuzz check` reads back. Generators build statements without lines (line
+/// 0) or with their own text's; a SUT that keys anything by line (an access site, a
+/// per-site cache) must see a generated program as it will see the file, or a campaign
+/// would judge a program no file reproduces.
+///
+/// # Panics
+/// If the printed text does not parse: the printer's bug ("racefuzz internal bug").
+pub fn as_printed(p: &Program) -> Program {
+    let text = print(p);
+    super::parse(&text).unwrap_or_else(|e| panic!("racefuzz internal bug: a printed program does not parse back ({e}):\n{text}"))
+}
+
 /// Prints `p` canonically.
 pub fn print(p: &Program) -> String {
     let mut out = String::new();

@@ -55,7 +55,8 @@ pub struct Oracle {
     /// campaigns over all oracles leave it out unless named.
     pub negative_control: bool,
     /// Its generator: a program of `dialect` from any bytes (swarm knobs first, then the
-    /// program), honouring the relaxed assumptions. Deterministic in its input.
+    /// program), honouring the relaxed assumptions. Deterministic in its input. Its lines
+    /// are not the printed text's: draw programs with [`Oracle::program`].
     pub generate: fn(&[u8], Relax) -> Program,
     /// The grammar of `dialect` that `generate` must cover: every production in at least
     /// 1% of programs at default settings (`crate::gen::grammar`, enforced by `tests/gen.rs`).
@@ -72,6 +73,13 @@ impl std::fmt::Debug for Oracle {
 }
 
 impl Oracle {
+    /// The program its generator makes of `bytes`, numbered as printed
+    /// ([`crate::lang::as_printed`]): what every campaign, fuzz target and property test
+    /// checks, so that a failure is the failure of the finding file it writes.
+    pub fn program(&self, bytes: &[u8], relax: Relax) -> Program {
+        crate::lang::as_printed(&(self.generate)(bytes, relax))
+    }
+
     /// Checks `p` with `sut`: the one dispatch.
     pub fn check(&self, p: &Program, sut: &Sut<'_>, budget: &Budget) -> OracleResult {
         (self.check)(p, sut, budget)

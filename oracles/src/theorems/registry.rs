@@ -87,7 +87,7 @@ mod tests {
         for o in r.all() {
             for seed in 0u8..20 {
                 let bytes: Vec<u8> = (0u8..40).map(|i| seed.wrapping_mul(31).wrapping_add(i.wrapping_mul(7))).collect();
-                let p = (o.generate)(&bytes, Relax::default());
+                let p = o.program(&bytes, Relax::default());
                 assert_eq!(p.dialect, o.dialect, "{}", o.id);
                 assert!(o.unmet(&p, Relax::default()).is_none(), "{}", o.id);
                 crate::lang::validate(&p).unwrap_or_else(|e| panic!("{}: {e}", o.id));

@@ -152,7 +152,10 @@ impl Builder<'_, '_> {
             0 | 1 if c.ops >= 1 => {
                 c.ops -= 1;
                 let v = self.val();
-                if s.calls && init == 1 {
+                // Through the setter whenever calls are on: one `set` line then writes both
+                // fresh (not escaped) and shared objects, the case a per-site cache gets
+                // wrong (M-E6), which needs the one site to see both.
+                if s.calls {
                     self.ref_calls.insert("set");
                     out.push(format!("{r}.set({v})"));
                 } else {
@@ -268,7 +271,7 @@ impl Builder<'_, '_> {
         let v = self.val();
         let y = self.name("y");
         out.push(match self.src.next() % 4 {
-            0 if self.s.calls => {
+            0 | 3 if self.s.calls => {
                 self.ref_calls.insert("set");
                 format!("o.set({v})")
             }
