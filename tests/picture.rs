@@ -133,6 +133,10 @@ fn explore_draws_its_first_racing_execution_and_says_when_there_is_none() {
     let locked = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/paper/bigfoot/fig3_1_point_move_locked.race");
     let (code, _, err) = super::cli::racefuzz(&["explore", locked.to_str().unwrap(), "--html", quiet.to_str().unwrap()]);
     assert!(code == 0 && err.contains("no picture: no execution races") && !quiet.exists(), "{code} {err}");
+    // An ldrf program has no machine execution to draw: bad input, named, exit 2.
+    let ldrf = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/paper/ldrf/fig1_regions.race");
+    let (code, _, err) = super::cli::racefuzz(&["explore", ldrf.to_str().unwrap(), "--html", dir.join("ldrf.html").to_str().unwrap()]);
+    assert!(code == 2 && err.contains("is an ldrf program") && !dir.join("ldrf.html").exists(), "{code} {err}");
 }
 
 /// A clock of a ShiViz log line `HOST {"T1":1, …}`.
