@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use race_oracles::gen::shrink::counts;
 use race_oracles::lang::{parse, print};
-use race_oracles::theorems::Verdict;
+use race_oracles::theorems::{rules, Verdict};
 
 use super::{emit, oracle, print_json, CliError, Exit};
 use crate::corpus::header;
@@ -113,9 +113,9 @@ impl RulesJson {
                 self.not_exercised.push(n.clone());
             }
         }
-        // As `theorems::rules::Row::below_floor`, over the programs added up.
+        // The floor, over the programs added up.
         for c in self.tables.iter_mut().flat_map(|t| &mut t.cases) {
-            c.below_floor = (100.0 * c.programs as f64 / self.programs.max(1) as f64) < race_oracles::theorems::rules::FLOOR_PERCENT && c.rare.is_none();
+            c.below_floor = rules::below_floor(rules::percent(c.programs, self.programs), c.rare.is_some());
         }
     }
 }

@@ -223,9 +223,9 @@ fn event_item(w: &Witness, i: race_oracles::machine::EventIdx) -> String {
     }
 }
 
-/// A list of locations (`, ` between them) or events (`; `), `none` if empty.
-fn list(items: &[String]) -> String {
-    let sep = if items.iter().any(|i| i.contains(' ')) { "; " } else { ", " };
+/// A list joined by `sep` (`, ` for locations, `; ` for events, whose text has spaces),
+/// `none` if empty.
+fn list(items: &[String], sep: &str) -> String {
     if items.is_empty() {
         "none".into()
     } else {
@@ -253,24 +253,24 @@ fn sut_panel(w: &Witness) -> String {
             // Whether a difference breaks the claim is the verdict's to say (a first-race
             // claim allows later races to go unreported): here it is only marked.
             let bad = if matches!(class, "missed" | "invented") && !items.is_empty() { " differs" } else { "" };
-            let _ = writeln!(s, "<tr class=\"{class}{bad}\"><th>{what}</th><td>{}</td></tr>", list(&items));
+            let _ = writeln!(s, "<tr class=\"{class}{bad}\"><th>{what}</th><td>{}</td></tr>", list(&items, ", "));
         }
         let events: Vec<String> = d.reported_events.iter().map(|&i| event_item(w, i)).collect();
-        let _ = writeln!(s, "<tr class=\"reported-events\"><th>reported when these events came</th><td>{}</td></tr>\n</table>", list(&events));
+        let _ = writeln!(s, "<tr class=\"reported-events\"><th>reported when these events came</th><td>{}</td></tr>\n</table>", list(&events, "; "));
     }
     if let Some(f) = &view.filter {
         let _ = writeln!(s, "<h3>Filter: {}</h3>\n<table class=\"filter\">", esc(&f.name));
         let elided: Vec<String> = f.elided.iter().map(|&i| event_item(w, i)).collect();
         let violations: Vec<String> = f.violations.iter().map(|&i| event_item(w, i)).collect();
-        let _ = writeln!(s, "<tr class=\"elided\"><th>elided (the detector never saw them)</th><td>{}</td></tr>", list(&elided));
-        let _ = writeln!(s, "<tr class=\"violations\"><th>capsule violations (kept, reported)</th><td>{}</td></tr>", list(&violations));
+        let _ = writeln!(s, "<tr class=\"elided\"><th>elided (the detector never saw them)</th><td>{}</td></tr>", list(&elided, "; "));
+        let _ = writeln!(s, "<tr class=\"violations\"><th>capsule violations (kept, reported)</th><td>{}</td></tr>", list(&violations, "; "));
         s.push_str("<tr><th>kept</th><td>every other event</td></tr>\n</table>\n");
     }
     if !view.checks.is_empty() {
         s.push_str("<h3>Checks of the placed program</h3>\n<table class=\"checks\">\n<tr><th>check</th><th>covers</th></tr>\n");
         for c in &view.checks {
             let covers: Vec<String> = c.covers.iter().map(|&i| event_item(w, i)).collect();
-            let _ = writeln!(s, "<tr class=\"check\"><td>{}</td><td>{}</td></tr>", esc(&event_item(w, c.check)), list(&covers));
+            let _ = writeln!(s, "<tr class=\"check\"><td>{}</td><td>{}</td></tr>", esc(&event_item(w, c.check)), list(&covers, "; "));
         }
         let covered: BTreeSet<_> = view.checks.iter().flat_map(|c| c.covers.iter().copied()).collect();
         let uncovered: Vec<String> =
@@ -279,7 +279,7 @@ fn sut_panel(w: &Witness) -> String {
             s,
             "<tr class=\"uncovered{}\"><th>accesses no check covers</th><td>{}</td></tr>\n</table>",
             if uncovered.is_empty() { "" } else { " differs" },
-            list(&uncovered)
+            list(&uncovered, "; ")
         );
     }
     s.push_str("</section>\n");

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use race_oracles::theorems::rules;
+
 use super::esc;
 
 /// A campaign's report as one HTML page, from its JSON summary (`racefuzz fuzz --json`,
@@ -15,9 +17,7 @@ use super::esc;
 /// its shrunk program.
 pub fn campaign_report(summary: &serde_json::Value) -> String {
     use race_oracles::theorems::rules::FLOOR_PERCENT;
-    fn percent(k: u64, n: u64) -> String {
-        format!("{:.1}%", 100.0 * k as f64 / n.max(1) as f64)
-    }
+    let percent = |k: u64, n: u64| format!("{:.1}%", rules::percent(k, n));
     let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
     let num = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
     let elapsed = summary["elapsed_s"].as_f64().unwrap_or(0.0);
@@ -116,7 +116,7 @@ pub fn campaign_report(summary: &serde_json::Value) -> String {
             for c in t["cases"].as_array().into_iter().flatten() {
                 let k = num(&c["programs"]);
                 let below = c["below_floor"].as_bool() == Some(true);
-                let under = (100.0 * k as f64 / n.max(1) as f64) < FLOOR_PERCENT;
+                let under = rules::percent(k, n) < FLOOR_PERCENT;
                 let (class, note) = match c["rare"].as_str() {
                     _ if below && k == 0 => ("never", "never reached".to_string()),
                     _ if below => ("below-floor", format!("below the floor of {FLOOR_PERCENT}%")),

@@ -180,8 +180,20 @@ pub struct Row {
 impl Row {
     /// Below the floor and not justified as rare.
     pub fn below_floor(&self) -> bool {
-        self.percent < FLOOR_PERCENT && self.case.rare.is_none()
+        below_floor(self.percent, self.case.rare.is_some())
     }
+}
+
+/// The share, in percent, of `programs` in `of` (0 when there are none).
+pub fn percent(programs: u64, of: u64) -> f64 {
+    100.0 * programs as f64 / of.max(1) as f64
+}
+
+/// Whether a case that fired in `percent` of the programs is below the floor and not
+/// justified as `rare`: the one test of [`Row::below_floor`] and of counts added up
+/// elsewhere (`racefuzz merge`).
+pub fn below_floor(percent: f64, rare: bool) -> bool {
+    percent < FLOOR_PERCENT && !rare
 }
 
 /// Per-case program counts over many recorded runs, one run per program.
@@ -207,13 +219,13 @@ impl Tally {
 
     /// One row per case of each table, in table order.
     pub fn rows(&self, tables: &[&'static Rules]) -> Vec<Row> {
-        let n = self.programs.max(1) as f64;
+        let n = self.programs as u64;
         tables
             .iter()
             .flat_map(|t| {
                 t.cases.iter().enumerate().map(|(i, case)| {
                     let programs = self.hits.get(&(t.sut, i)).copied().unwrap_or(0);
-                    Row { sut: t.sut, case: *case, programs, percent: 100.0 * programs as f64 / n }
+                    Row { sut: t.sut, case: *case, programs, percent: percent(programs as u64, n) }
                 })
             })
             .collect()
