@@ -44,32 +44,6 @@ pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
     }
 }
 
-pub(super) fn subject(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, CliError> {
-    Subject::for_oracle_on(o, sut, mutant).map_err(subject_error)
-}
-
-/// A [`suts::SubjectError`] in the CLI's two voices.
-pub(super) fn subject_error(e: suts::SubjectError) -> CliError {
-    match e {
-        suts::SubjectError::UnknownMutant { .. }
-        | suts::SubjectError::ForeignMutant { .. }
-        | suts::SubjectError::UnknownSut { .. }
-        | suts::SubjectError::NotADetector { .. }
-        | suts::SubjectError::NotAnAnalysis { .. } => CliError::input(format!("error: {e}")),
-        suts::SubjectError::NoSut { .. } => CliError::internal(e),
-    }
-}
-
-/// The subject of `check`/`fuzz`: an external detector or analysis when `--detector-cmd`
-/// or `--analysis-cmd` is given (with no `--sut` or `--mutant`, which name catalogued
-/// SUTs), else as [`subject`].
-pub(super) fn subject_or_external(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs) -> Result<Subject, CliError> {
-    match detector.factory_alone(sut, mutant)? {
-        None => subject(o, sut, mutant),
-        Some(x) => Subject::from_external(o, x).map_err(subject_error),
-    }
-}
-
 /// The catalogued SUT `sut` with `mutant` applied (an unknown mutant is bad input).
 fn named(sut: &str, mutant: Option<&str>) -> Result<Subject, CliError> {
     Subject::named(sut, mutant).ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?.map_err(|e| CliError::input(format!("error: {e}")))
@@ -86,7 +60,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
         AnalysisName::Racerdx | AnalysisName::Racerd => {}
     }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
-    subject(&race_oracles::theorems::racerdx_tp::ORACLE, None, mutant)?;
+    super::subject(&race_oracles::theorems::racerdx_tp::ORACLE, &super::catalogued(None, mutant)?)?;
     let (_, prog) = super::load(file)?;
     if prog.dialect != Dialect::RacerDx {
         return Err(CliError::input(format!("error: RacerDX analyzes racerdx programs; {} is {}", file.display(), prog.dialect)));
@@ -241,7 +215,7 @@ pub(super) struct Outputs<'a> {
 pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, bounds: &BoundArgs, out: &Outputs<'_>) -> Result<Exit, CliError> {
     let Outputs { json, reproducer, pictures } = *out;
     let o = oracle(id)?;
-    let s = subject_or_external(&o, sut, mutant, detector)?;
+    let s = super::subject(&o, &detector.spec(sut, mutant)?)?;
     // A file may declare that it breaks an assumption (`// outside:`) so that it loads; the
     // oracle still checks the theorem's hypotheses unless the mutant relaxes them, so such
     // a file is inconclusive for the real analysis.

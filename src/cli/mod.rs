@@ -12,6 +12,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use race_oracles::explore::{Config, ExplorerKind, Property, Run};
 use race_oracles::lang::{self, Dialect, Program};
+use race_oracles::theorems::Claim;
+
+use crate::sut_spec::{AnalysisSpec, DetectorSpec, SpecError, SutSpec};
+use crate::suts::{self, Subject};
 
 mod check_cmd;
 mod corpus_cmd;
@@ -447,43 +451,63 @@ pub struct DetectorArgs {
 }
 
 impl DetectorArgs {
-    /// The external detector, if one is given, refusing `--sut` and `--mutant` beside it
-    /// (they name catalogued SUTs).
+    /// The SUT these flags name with `--sut` and `--mutant` beside them: an external
+    /// detector or analysis if one is given (then `--sut` and `--mutant`, which name
+    /// catalogued SUTs, are refused), else the catalogued SUT.
     ///
     /// # Errors
-    /// A bad pattern or timeout, a per-trace command without `{}`, and `--sut` or `--mutant`
-    /// with `--detector-cmd`.
-    pub fn factory_alone(&self, sut: Option<&str>, mutant: Option<&str>) -> Result<Option<crate::external::External>, CliError> {
-        let flag = if self.analysis_cmd.is_some() { "--analysis-cmd" } else { "--detector-cmd" };
-        let f = match &self.analysis_cmd {
-            Some(cmd) => Some(crate::external::ExternalAnalysis::new(cmd, self.persistent, self.timeout()?).map_err(|e| CliError::input(format!("error: {e}")))?.into()),
-            None => self.factory()?.map(Into::into),
+    /// A bad pattern, timeout or SUT name, a per-trace command without `{}`, and `--sut` or
+    /// `--mutant` beside an external SUT.
+    pub fn spec(&self, sut: Option<&str>, mutant: Option<&str>) -> Result<SutSpec, CliError> {
+        let bad = |e: SpecError| CliError::input(format!("error: {e}"));
+        let spec = match (&self.detector_cmd, &self.analysis_cmd) {
+            (_, Some(command)) => SutSpec::analysis(AnalysisSpec { command: command.clone(), persistent: self.persistent, timeout: self.timeout()? }).map_err(bad)?,
+            (Some(command), None) => {
+                let claim = Claim::parse(&self.claim).ok_or_else(|| CliError::internal(format!("--claim {} passed clap's check", self.claim)))?;
+                let d = DetectorSpec { command: command.clone(), persistent: self.persistent, report_pattern: self.report_pattern.clone(), timeout: self.timeout()?, claim };
+                SutSpec::detector(d).map_err(bad)?
+            }
+            (None, None) => return SutSpec::catalogued(sut, mutant).map_err(|e| CliError::input(format!("error: --sut: {e}"))),
         };
-        if f.is_some() && (sut.is_some() || mutant.is_some()) {
-            return Err(CliError::input(format!("error: {flag} is the SUT; it takes no --sut or --mutant")));
+        if sut.is_some() || mutant.is_some() {
+            let flag = if self.analysis_cmd.is_some() { "--analysis-cmd" } else { "--detector-cmd" };
+            return Err(bad(SpecError::FlagsBesideExternal(flag)));
         }
-        Ok(f)
+        Ok(spec)
     }
 
     /// `--detector-timeout`.
     fn timeout(&self) -> Result<std::time::Duration, CliError> {
-        fuzz_cmd::parse_duration(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))
+        crate::duration::parse(&self.detector_timeout).map_err(|e| CliError::input(format!("error: --detector-timeout: {e}")))
     }
 
     /// Whether an external SUT is given.
     pub fn is_external(&self) -> bool {
         self.detector_cmd.is_some() || self.analysis_cmd.is_some()
     }
+}
 
-    /// The external detector, if one is given.
-    ///
-    /// # Errors
-    /// A bad pattern or timeout, or a per-trace command without `{}`.
-    fn factory(&self) -> Result<Option<crate::external::ExternalFactory>, CliError> {
-        let Some(cmd) = &self.detector_cmd else { return Ok(None) };
-        let timeout = self.timeout()?;
-        let claim = race_oracles::theorems::Claim::parse(&self.claim).ok_or_else(|| CliError::internal(format!("--claim {} passed clap's check", self.claim)))?;
-        crate::external::factory(cmd, self.persistent, self.report_pattern.as_deref(), timeout).map(|f| Some(f.claiming(claim))).map_err(|e| CliError::input(format!("error: {e}")))
+/// The SUT `spec` names, judged by `o`, with errors in the CLI's two voices.
+///
+/// # Errors
+/// Bad input, or an internal bug when the catalogue has no SUT for the oracle.
+pub fn subject(o: &race_oracles::theorems::Oracle, spec: &SutSpec) -> Result<Subject, CliError> {
+    Subject::new(o, spec).map_err(subject_error)
+}
+
+/// The catalogued SUT `sut` (`None`: the oracle's own) with `mutant`.
+///
+/// # Errors
+/// A SUT name that is not `NAME` or `NAME@VERSION`, as bad input.
+pub fn catalogued(sut: Option<&str>, mutant: Option<&str>) -> Result<SutSpec, CliError> {
+    SutSpec::catalogued(sut, mutant).map_err(|e| CliError::input(format!("error: --sut: {e}")))
+}
+
+/// A [`suts::SubjectError`] in the CLI's two voices.
+pub fn subject_error(e: suts::SubjectError) -> CliError {
+    match e {
+        suts::SubjectError::NoSut { .. } => CliError::internal(e),
+        _ => CliError::input(format!("error: {e}")),
     }
 }
 
