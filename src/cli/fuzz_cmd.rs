@@ -12,7 +12,7 @@ use race_oracles::lang::{parse, print, validate_relaxed, Program};
 use race_oracles::theorems::rules::{self, Tally};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 
-use super::{emit, oracle, print_json, CliError, Exit};
+use super::shared::{emit, oracle, print_json, CliError, Exit};
 use crate::campaign::{self, Counters, Settings, FEATURES};
 use crate::corpus::header;
 use crate::finding_header::FindingHeader;
@@ -103,7 +103,7 @@ pub(super) struct FuzzArgs<'a> {
     pub max_attempts: usize,
     pub status_interval: &'a str,
     pub json: bool,
-    pub detector: &'a super::DetectorArgs,
+    pub detector: &'a super::shared::DetectorArgs,
     /// `--shard K/N` (or `RACEFUZZ_SHARD`), unparsed.
     pub shard: Option<&'a str>,
     /// `--report FILE`: the campaign as an HTML page.
@@ -255,7 +255,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             if !json {
                 emit(&summary(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
             }
-            return Err(super::campaign_error(&e));
+            return Err(super::shared::campaign_error(&e));
         }
         Err(_) => return Err(CliError::internal("a campaign job panicked")),
     };
@@ -667,7 +667,7 @@ pub(super) struct ShrinkArgs<'a> {
     pub root_cause: Option<&'a str>,
     pub force: bool,
     pub max_attempts: usize,
-    pub detector: &'a super::DetectorArgs,
+    pub detector: &'a super::shared::DetectorArgs,
 }
 
 pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
@@ -683,7 +683,7 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     if spec.is_external() && a.into_test.is_some() {
         return Err(regression_error(RegressionError::External));
     }
-    let s = super::subject(&o, &spec)?;
+    let s = super::shared::subject(&o, &spec)?;
     if let Some(name) = a.into_test {
         regression::check_name(regress, name, a.root_cause, a.force).map_err(regression_error)?;
     }

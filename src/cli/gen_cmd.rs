@@ -16,7 +16,7 @@ use race_oracles::truth::ground_truth;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use super::{emit, CliError, Exit};
+use super::shared::{emit, CliError, Exit};
 use crate::campaign::{self, Counters, Settings};
 use crate::mutants::{Prediction, MUTANTS};
 use crate::outln;
@@ -210,7 +210,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
-            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::campaign_error(&e))?;
+            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::shared::campaign_error(&e))?;
             let took = start.elapsed();
             let n = counters.programs.load(Ordering::Relaxed);
             let (time, shrunk) = match found.findings.first() {

@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{oracle, subject, CliError, DetectorArgs, Exit};
+use super::shared::{oracle, subject, CliError, DetectorArgs, Exit};
 use crate::outln;
 use crate::score::{generator_of, score, Corpus};
 use crate::suts::SUTS;
@@ -30,7 +30,7 @@ pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorAr
         let text = serde_json::to_string_pretty(&card).map_err(CliError::internal)?;
         outln!("{text}");
     } else {
-        super::emit(&card.to_string());
+        super::shared::emit(&card.to_string());
     }
     Ok(Exit::Ok)
 }
