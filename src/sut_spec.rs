@@ -5,12 +5,13 @@
 //! - the command line (`--sut`, `--mutant`, `--detector-cmd` and its flags: the CLI's flag
 //!   group builds it with [`SutSpec::catalogued`], [`SutSpec::detector`], [`SutSpec::analysis`]);
 //! - the environment of a cargo-fuzz target ([`SutSpec::from_env`]);
-//! - a finding's header ([`crate::finding_header::FindingHeader`], through
-//!   [`SutSpec::from_header`]), which [`SutSpec::header`] writes.
+//! - a finding's header (the `finding_header` module, through [`SutSpec::from_header`]),
+//!   which [`SutSpec::header`] writes.
 //!
 //! Reading back what [`SutSpec::header`] wrote gives the same spec (tested), so that
 //! `racefuzz shrink FILE` judges a finding's program against the SUT that found it.
-//! [`crate::suts::Subject::new`] is the one place a spec becomes a runnable SUT.
+//! `suts::Subject::new`, in the module above this one, is the one place a spec becomes a
+//! runnable SUT.
 //!
 //! A catalogued SUT is named `NAME` or `NAME@VERSION` ([`SutName`]): real detectors come in
 //! versions (`tsan@clang-19`, `loom@0.7.3`); a SUT without versions refuses one.
@@ -87,7 +88,7 @@ pub struct AnalysisSpec {
 /// The SUT an oracle judges, as named by a person or a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SutSpec {
-    /// A SUT of racefuzz's catalogue (`crate::suts::SUTS`): the one named, or the oracle's
+    /// A SUT of racefuzz's catalogue (`suts::SUTS`): the one named, or the oracle's
     /// own when `sut` is `None`, with the mutants of `mutant` (`a+b` combines them) applied.
     Catalogued {
         /// `--sut`.

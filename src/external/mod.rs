@@ -62,7 +62,8 @@ impl From<ExternalAnalysis> for External {
 }
 
 /// Why an external SUT cannot be run as given: a value naming the flag at fault, so that
-/// each source of a [`crate::sut_spec::SutSpec`] (flags, environment, finding header) can
+/// each source of a SUT's description (flags, environment, finding header; the `sut_spec`
+/// module, above this one) can
 /// say where it came from.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {

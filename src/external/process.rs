@@ -214,7 +214,7 @@ fn substitute(command: &str, path: &Path) -> String {
 
 /// Waits for `child`, reading its output on threads (a full pipe must not block it), and
 /// kills it after `timeout`, with every process it started if it leads a process group
-/// (`process_group(0)` at spawn). Also how ThreadSanitizer's replays run (`crate::tsan`).
+/// (`process_group(0)` at spawn). Also how ThreadSanitizer's replays run (the `tsan` module, above this one).
 ///
 /// # Errors
 /// [`Failure::Timeout`] when it outlives `timeout`; [`Failure::Crash`] when its status

@@ -35,12 +35,17 @@ impl PictureArgs {
     /// # Errors
     /// A file that cannot be written.
     pub fn write(&self, title: &str, w: &race_oracles::explore::Witness, file: &Path, program: &str, verdict: &[String]) -> Result<(), CliError> {
-        let sarif = || serde_json::to_string_pretty(&crate::picture::sarif(w, &file.display().to_string())).map(|t| t + "\n").unwrap_or_default();
+        // A SARIF document that does not serialize is a bug, never an empty file.
+        let sarif = || {
+            serde_json::to_string_pretty(&crate::picture::sarif(w, &file.display().to_string()))
+                .map(|t| t + "\n")
+                .map_err(|e| CliError::internal(format!("SARIF output failed: {e}")))
+        };
         let outputs = [
             (&self.html, self.html.as_ref().map(|_| crate::picture::html(title, w, program, verdict))),
             (&self.dot, self.dot.as_ref().map(|_| crate::picture::dot(w))),
             (&self.shiviz, self.shiviz.as_ref().map(|_| crate::picture::shiviz(w))),
-            (&self.sarif, self.sarif.as_ref().map(|_| sarif())),
+            (&self.sarif, self.sarif.as_ref().map(|_| sarif()).transpose()?),
         ];
         for (path, text) in outputs {
             if let (Some(path), Some(text)) = (path, text) {
