@@ -27,7 +27,7 @@ pub mod trace_cmd;
 const EXIT_CODES: &str =
     "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit, or a hypothesis unmet), 4 racefuzz internal bug.";
 
-/// The exit codes of every subcommand (also in `--help` and the README).
+/// The exit codes of every subcommand (also in `--help` and the book's "Bounds and exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// Success: complete within the printed bounds; an oracle passed.
@@ -58,6 +58,13 @@ impl Exit {
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// The command line as clap defines it, every subcommand with its flags: what `--help`
+/// prints, and what the book's generated reference (`docs/book/src/reference/cli.md`,
+/// kept current by `tests/docs.rs`) renders.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 #[derive(Subcommand, Debug)]
@@ -305,7 +312,7 @@ enum Cmd {
     },
     /// Score a dynamic detector: TP/FP/FN, precision, recall and F1 per program, per racy
     /// location and per racy event of every trace, over a fixed generated corpus, with the
-    /// most frequent false positive and false negative shrunk (README, "Score a detector").
+    /// most frequent false positive and false negative shrunk (the book's "Scorecards").
     Score {
         /// The detector: `fasttrack`, `tsan` (ThreadSanitizer, through `$CC`), or a check
         /// placer with its detector (`per-access`, `bigfoot`); default fasttrack (or the
@@ -416,14 +423,14 @@ pub struct DetectorArgs {
     /// Judge a race detector that runs as a command (any language) instead of a catalogued
     /// SUT, for the oracles that judge a dynamic detector (fasttrack-precise). Per trace:
     /// `{}` stands for the path of the trace's STD file, and reported `loc`s are read from
-    /// stdout; with --persistent, one process speaks JSON Lines (README, "Check your own
+    /// stdout; with --persistent, one process speaks JSON Lines (the book's "Your own
     /// detector").
     #[arg(long, value_name = "CMD", group = "external")]
     pub detector_cmd: Option<String>,
     /// Judge a static race analysis that runs as a command (any language), for the oracles
     /// that judge an analysis's reports (racerdx-tp, racerdx-reports): `{}` stands for the
     /// path of the program's `.race` file, and the reports are read as JSON from stdout;
-    /// with --persistent, one process speaks JSON Lines (README, "A static analyzer").
+    /// with --persistent, one process speaks JSON Lines (the book's "A static analyzer").
     #[arg(long, value_name = "CMD", group = "external")]
     pub analysis_cmd: Option<String>,
     /// CMD is one long-lived process reading a request per trace (or program) on stdin.
