@@ -223,3 +223,30 @@ fn commands_are_found_in_code_blocks_only_and_cargo_test_is_not_run() {
     assert_eq!(found[0].expected, ["out"]);
     assert!(found.iter().filter(|s| shown_only(&s.command)).map(|s| s.line).eq([10]));
 }
+
+/// The README stays a front page: what racefuzz is for, the two commands, the table of
+/// papers, a picture and the way into the book, which holds everything else.
+#[test]
+fn the_readme_is_at_most_10_kb() {
+    let size = std::fs::metadata(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap().len();
+    assert!(size <= 10 * 1024, "README.md is {size} bytes; move the detail into a chapter of docs/book/");
+}
+
+/// A mismatch names its file and line; blessing rewrites that file's block and only a block
+/// without elisions.
+#[test]
+fn a_mismatch_names_its_file_and_line_and_blessing_rewrites_that_file() {
+    let dir = std::env::temp_dir().join(format!("racefuzz-readme-bless-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("chapter.md");
+    std::fs::write(&file, "# A chapter\n\n```text\n$ echo hi\nho\n$ echo one; echo two\none\n…\n```\n").unwrap();
+    let c = compare(&file, &dir, false);
+    assert_eq!(c.ran, 2);
+    assert_eq!(c.failures.len(), 1, "{:?}", c.failures);
+    assert!(c.failures[0].starts_with(&format!("{}:4: $ echo hi\n", file.display())), "{}", c.failures[0]);
+    let c = compare(&file, &dir, true);
+    assert!(c.failures.is_empty(), "{:?}", c.failures);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "# A chapter\n\n```text\n$ echo hi\nhi\n$ echo one; echo two\none\n…\n```\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
