@@ -14,7 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The text files a reader follows citations from: sources, tests, benches, examples, the
-/// fuzz targets, scripts and the docs (the specs included: they cite each other).
+/// fuzz targets, scripts and the docs (the specs and the book's chapters included; not the
+/// book mdbook builds into `docs/book/book/`).
 fn cited_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -22,7 +23,7 @@ fn cited_files() -> Vec<PathBuf> {
             let p = e.path();
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if p.is_dir() {
-                if name != "target" && name != "corpus" && name != "artifacts" && !name.starts_with('.') {
+                if name != "target" && name != "corpus" && name != "artifacts" && !name.starts_with('.') && !p.ends_with("docs/book/book") {
                     walk(&p, out);
                 }
             } else if ["rs", "md", "py", "txt", "toml"].iter().any(|x| name.ends_with(&format!(".{x}"))) || name == "sut-coverage" {
