@@ -29,8 +29,10 @@ use race_oracles::theorems::{Oracle, OracleResult, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use crate::finding_header::FindingHeader;
 use crate::render;
 use crate::signature::signature;
+use crate::sut_spec::SutSpec;
 use crate::suts::{self, Subject};
 
 /// Where findings go unless `--out` says otherwise: relative to the working directory,
@@ -138,11 +140,10 @@ pub struct Settings {
     pub seed: u64,
     /// Parallel jobs.
     pub jobs: usize,
-    /// A seeded bug to hunt.
-    pub mutant: Option<String>,
-    /// The SUT to judge, by name (`--sut`), for the oracles it fits; the others judge their
-    /// own (the first SUT of their kind and dialect).
-    pub sut: Option<String>,
+    /// The SUT to judge, with the seeded bug to hunt: a SUT named (`--sut`) is judged by the
+    /// oracles it fits, and the others judge their own (the first SUT of their kind and
+    /// dialect); an external detector or analysis replaces the catalogue's SUTs.
+    pub spec: SutSpec,
     /// Where findings go (one folder per oracle).
     pub out: PathBuf,
     /// Stop after this many programs per job and oracle, if set (tests use this instead of
@@ -152,9 +153,6 @@ pub struct Settings {
     pub keep: usize,
     /// Stop once this many distinct signatures have been found, if set.
     pub stop_after: Option<u64>,
-    /// An external detector or analysis to judge instead of the catalogue's SUTs
-    /// (`--detector-cmd`, `--analysis-cmd`).
-    pub external: Option<crate::external::External>,
     /// The part of each oracle's stream this campaign checks ([`Shard::WHOLE`]: all).
     pub shard: Shard,
     /// Record the rule cases each check takes ([`rules::record`]) into [`Counters::rules`]
@@ -299,13 +297,11 @@ impl CampaignError {
 /// file's lines, and last the failure's [`signature`] (which `racefuzz merge` groups by).
 ///
 /// # Errors
-/// An internal bug if the printed program does not parse back.
-pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult, Program), String> {
-    let sut = subject.chosen().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
-    let sut = format!("{sut}{}", subject.external_header().unwrap_or_default());
-    let header = format!("// racefuzz finding\n// oracle: {}\n{sut}// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
-    let body = format!("{header}{}", print(p));
-    let reparsed = parse(&body).map_err(|e| format!("racefuzz internal bug: a finding does not parse back: {e}"))?;
+/// [`CampaignError::Internal`] if the printed program does not parse back.
+pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult, Program), CampaignError> {
+    let header = FindingHeader::finding(oracle.id, subject.spec().clone(), seed);
+    let body = format!("{}{}", header.print(), print(p));
+    let reparsed = parse(&body).map_err(|e| CampaignError::Internal { message: format!("racefuzz internal bug: a finding does not parse back: {e}"), program: print(p) })?;
     let r = suts::check(oracle, &reparsed, subject, suts::campaign_bounds());
     let mut text = body;
     text.push_str(&format!("// verdict: {}\n", r.verdict));
@@ -313,7 +309,7 @@ pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program)
         text.push_str(&format!("//   {l}\n"));
     }
     if r.verdict == Verdict::Fail {
-        text.push_str(&format!("// signature: {}\n", signature(&r, &reparsed)));
+        text.push_str(&FindingHeader::signature_line(&signature(&r, &reparsed).to_string()));
     }
     Ok((text, r, reparsed))
 }
@@ -378,7 +374,7 @@ pub fn stream_seed(seed: u64, job: usize, oracle: usize) -> u64 {
 /// campaign stops at once; the error carries the finding).
 pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Found, CampaignError> {
     // Every oracle judges the mutant, if any (the command line chose them so).
-    let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.sut.as_deref(), s.mutant.as_deref(), s.external.as_ref())).collect::<Result<_, _>>()?;
+    let subjects: Vec<Subject> = s.oracles.iter().map(|o| Subject::where_it_fits(o, &s.spec)).collect::<Result<_, _>>()?;
     let seen: Mutex<HashSet<u64>> = Mutex::new(HashSet::new());
     let groups: Mutex<BTreeMap<String, Group>> = Mutex::new(BTreeMap::new());
     let failure: Mutex<Option<CampaignError>> = Mutex::new(None);
@@ -491,7 +487,7 @@ fn record(
     tag: &str,
     p: &Program,
 ) -> Result<Option<Finding>, CampaignError> {
-    let (text, r, reparsed) = finding_text(o, subject, tag, p).map_err(|message| CampaignError::Internal { message, program: print(p) })?;
+    let (text, r, reparsed) = finding_text(o, subject, tag, p)?;
     let sig = signature(&r, &reparsed);
     let size = counts(&reparsed);
     let mut groups = lock(groups);
@@ -523,23 +519,6 @@ fn share(o: &Oracle) -> f64 {
     } else {
         9.0
     }
-}
-
-/// The subject an oracle runs in a campaign on `sut` hunting `mutant`: the `external`
-/// detector or analysis if there is one, else the SUT named where it fits the oracle (its kind and
-/// dialect), the oracle's own otherwise, with the mutant applied. A mutant the oracle does
-/// not judge is refused, as `check` refuses it ([`suts::SubjectError::ForeignMutant`]):
-/// run, it would silently hunt nothing.
-///
-/// # Errors
-/// When the oracle does not judge the mutant, or the mutant is unknown, or the detector
-/// or analysis is given to an oracle that does not judge one.
-pub fn subject_for(o: &Oracle, sut: Option<&str>, mutant: Option<&str>, external: Option<&crate::external::External>) -> Result<Subject, suts::SubjectError> {
-    if let Some(x) = external {
-        return Subject::from_external(o, x.clone());
-    }
-    let sut = sut.filter(|name| suts::fitting(o).any(|e| e.name == *name));
-    Subject::for_oracle_on(o, sut, mutant)
 }
 
 fn slot(v: Verdict) -> usize {

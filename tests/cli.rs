@@ -723,9 +723,10 @@ fn a_mutant_that_cannot_run_is_refused() {
     let (code, stdout, err) = racefuzz(&["fuzz", "--mutant", "bf-check-after-acquire", "--time", "1h", "--max-programs", "2", "--out", &out.display().to_string()]);
     assert!(code == 0 || code == 1, "{stdout}{err}");
     assert!(stdout.starts_with("racefuzz fuzz: bigfoot-precise, 2 programs per oracle and job or 3600s") && stdout.contains("mutant bf-check-after-acquire"), "{stdout}");
-    let e = racefuzz::fuzz_subject("racerdx-tp", Some("bf-check-after-acquire")).err().unwrap_or_default();
+    let mutant = |m: &'static str| move |k: &str| (k == "RACEFUZZ_MUTANT").then(|| m.to_string());
+    let e = racefuzz::fuzz_subject("racerdx-tp", &mutant("bf-check-after-acquire")).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.starts_with("RACEFUZZ_MUTANT: mutant `bf-check-after-acquire` breaks bigfoot"), "{e}");
-    assert!(racefuzz::fuzz_subject("racerdx-tp", Some("")).is_ok() && racefuzz::fuzz_subject("racerdx-tp", Some("no-stability-filter")).is_ok());
+    assert!(racefuzz::fuzz_subject("racerdx-tp", &mutant("")).is_ok() && racefuzz::fuzz_subject("racerdx-tp", &mutant("no-stability-filter")).is_ok());
 }
 
 /// `shrink` reads its file before anything else; `--into-test` refuses a name a regression

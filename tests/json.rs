@@ -291,7 +291,7 @@ fn every_json_output_matches_its_schema() {
     std::fs::create_dir_all(&scratch).unwrap();
     for f in race_files("corpus").into_iter().chain(race_files("tests/regress")) {
         let dialect = race_oracles::lang::parse(&std::fs::read_to_string(&f).unwrap()).map(|p| p.dialect);
-        if !dialect.is_ok_and(|d| racefuzz::cli::trace_cmd::DIALECTS.contains(&d)) {
+        if !dialect.is_ok_and(|d| racefuzz::cli::shared::DIALECTS.contains(&d)) {
             continue;
         }
         let doc = check(&mut v, "trace.schema.json", &["trace", f.to_str().unwrap(), "--classes", "--format", "json"]);

@@ -12,38 +12,15 @@ use race_oracles::lang::{parse, print, validate_relaxed, Program};
 use race_oracles::theorems::rules::{self, Tally};
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 
-use super::check_cmd::{subject, subject_or_external};
-use super::{emit, oracle, print_json, CliError, Exit};
+use super::shared::{emit, oracle, print_json, CliError, Exit};
 use crate::campaign::{self, Counters, Settings, FEATURES};
 use crate::corpus::header;
+use crate::finding_header::FindingHeader;
 use crate::outln;
+use crate::regression::{self, RegressionError};
 use crate::render;
+use crate::sut_spec::SutSpec;
 use crate::suts::{self, Subject};
-
-/// The longest budget a campaign accepts: a year.
-pub const MAX_DURATION: Duration = Duration::from_secs(366 * 24 * 3600);
-
-/// Parses `500ms`, `90s`, `10m`, `2h` or a bare number of seconds, up to [`MAX_DURATION`].
-///
-/// # Errors
-/// A message naming the problem (bad number, bad unit, too long).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-    let n: u64 = num.parse().map_err(|_| format!("bad duration `{s}` (examples: 60s, 10m, 2h)"))?;
-    let scale_ms = match unit {
-        "ms" => 1,
-        "" | "s" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        _ => return Err(format!("bad duration unit in `{s}` (ms, s, m or h)")),
-    };
-    let ms = n
-        .checked_mul(scale_ms)
-        .filter(|&x| x <= MAX_DURATION.as_secs() * 1_000)
-        .ok_or_else(|| format!("duration `{s}` is longer than a year; campaigns that long belong to cargo fuzz"))?;
-    Ok(Duration::from_millis(ms))
-}
 
 /// When the next status line is due, for runs without a terminal (`fuzz`, `gen --stats`):
 /// every `--status-interval` of wall time, at least a second apart; a line missed while
@@ -59,7 +36,7 @@ impl StatusClock {
     /// # Errors
     /// A bad duration, as input error naming the flag.
     pub(super) fn new(flag: &str) -> Result<StatusClock, CliError> {
-        let every = parse_duration(flag).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
+        let every = crate::duration::parse(flag).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
         Ok(StatusClock { every, next: every })
     }
 
@@ -80,20 +57,20 @@ impl StatusClock {
 /// them that judge it, so that `racefuzz fuzz --mutant M` hunts M wherever it can be seen.
 /// A named oracle that does not judge the mutant is refused later, by its subject. With an
 /// external SUT, the oracles that judge one of its kind.
-fn oracles(ids: &[String], mutant: Option<&str>, external: Option<&crate::external::External>) -> Result<Vec<Oracle>, CliError> {
+fn oracles(ids: &[String], spec: &SutSpec) -> Result<Vec<Oracle>, CliError> {
     if !ids.is_empty() {
         return ids.iter().map(|id| oracle(id)).collect();
     }
     let reg = Registry::builtin();
-    match external {
-        Some(crate::external::External::Detector(_)) => {
+    match spec {
+        SutSpec::Detector(_) => {
             return Ok(reg.all().iter().filter(|o| !o.negative_control && o.sut == race_oracles::theorems::SutKind::DynamicDetector).copied().collect());
         }
-        Some(crate::external::External::Analysis(_)) => return Ok(reg.all().iter().filter(|o| suts::analysis_oracles().contains(&o.id)).copied().collect()),
-        None => {}
+        SutSpec::Analysis(_) => return Ok(reg.all().iter().filter(|o| suts::analysis_oracles().contains(&o.id)).copied().collect()),
+        SutSpec::Catalogued { .. } => {}
     }
     let defaults = reg.all().iter().filter(|o| !o.negative_control).copied();
-    let Some(m) = mutant else { return Ok(defaults.collect()) };
+    let Some(m) = spec.mutant() else { return Ok(defaults.collect()) };
     let judging: Vec<Oracle> = defaults.filter(|o| suts::judges(o, m)).collect();
     if !judging.is_empty() {
         return Ok(judging);
@@ -126,7 +103,7 @@ pub(super) struct FuzzArgs<'a> {
     pub max_attempts: usize,
     pub status_interval: &'a str,
     pub json: bool,
-    pub detector: &'a super::DetectorArgs,
+    pub detector: &'a super::shared::DetectorArgs,
     /// `--shard K/N` (or `RACEFUZZ_SHARD`), unparsed.
     pub shard: Option<&'a str>,
     /// `--report FILE`: the campaign as an HTML page.
@@ -176,8 +153,8 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         Some(t) => campaign::Shard::parse(t).map_err(|e| CliError::input(format!("error: --shard (or RACEFUZZ_SHARD): {e}")))?,
         None => campaign::Shard::WHOLE,
     };
-    let external = a.detector.factory_alone(sut, mutant)?;
-    let oracles = oracles(a.ids, mutant, external.as_ref())?;
+    let spec = a.detector.spec(sut, mutant)?;
+    let oracles = oracles(a.ids, &spec)?;
     // --sut applies to the oracles it fits, and must fit one.
     if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
         let fitting: std::collections::BTreeSet<&str> = oracles.iter().flat_map(|o| suts::fitting(o).map(|e| e.name)).collect();
@@ -189,29 +166,26 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             every.join(", ")
         )));
     }
-    let subjects: Vec<Subject> =
-        oracles.iter().map(|o| campaign::subject_for(o, sut, mutant, external.as_ref())).collect::<Result<_, _>>().map_err(|e| CliError::input(format!("error: {e}")))?;
+    let subjects: Vec<Subject> = oracles.iter().map(|o| Subject::where_it_fits(o, &spec)).collect::<Result<_, _>>().map_err(|e| CliError::input(format!("error: {e}")))?;
     // --max-programs alone is a budget of its own; --time alone or neither is 60s.
     let time = match (a.time, max_programs) {
-        (Some(t), _) => Some(parse_duration(t).map_err(|e| CliError::input(format!("error: --time: {e}")))?),
+        (Some(t), _) => Some(crate::duration::parse(t).map_err(|e| CliError::input(format!("error: --time: {e}")))?),
         (None, Some(_)) => None,
         (None, None) => Some(Duration::from_secs(60)),
     };
     let mut status_clock = StatusClock::new(a.status_interval)?;
     let start = Instant::now();
-    let deadline = start.checked_add(time.unwrap_or(MAX_DURATION)).ok_or_else(|| CliError::input("error: --time is too long for this machine's clock"))?;
+    let deadline = start.checked_add(time.unwrap_or(crate::duration::MAX_DURATION)).ok_or_else(|| CliError::input("error: --time is too long for this machine's clock"))?;
     let s = Settings {
         oracles: oracles.clone(),
         deadline,
         seed,
         jobs: jobs.max(1),
-        mutant: mutant.map(str::to_string),
-        sut: sut.map(str::to_string),
+        spec,
         out: out.to_path_buf(),
         max_programs,
         keep: a.keep.max(1),
         stop_after: a.stop_after,
-        external,
         shard,
         rules: a.rules || a.report.is_some(),
     };
@@ -281,7 +255,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             if !json {
                 emit(&summary(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
             }
-            return Err(super::campaign_error(&e));
+            return Err(super::shared::campaign_error(&e));
         }
         Err(_) => return Err(CliError::internal("a campaign job panicked")),
     };
@@ -408,7 +382,7 @@ fn shrink_one(o: &Oracle, subject: &Subject, g: &campaign::Group, max_attempts: 
     let r = shrink(&p, subject.relax(), max_attempts, same);
     let interrupted = signals() >= 2;
     let tag = format!("{} (shrunk from {})", header(&text, "seed").unwrap_or("?"), first.path.display());
-    let (text, _, reparsed) = campaign::finding_text(o, subject, &tag, &r.program)?;
+    let (text, _, reparsed) = campaign::finding_text(o, subject, &tag, &r.program).map_err(|e| e.to_string())?;
     let name = first.path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let path = first.path.with_file_name(format!("{name}.shrunk.race"));
     campaign::write_atomically(&path, &text).map_err(|e| format!("cannot write {}: {e}; the shrunk program:\n{text}", path.display()))?;
@@ -486,7 +460,7 @@ struct JsonSummary<'a> {
     seed: u64,
     jobs: usize,
     mutant: Option<&'a str>,
-    sut: Option<&'a str>,
+    sut: Option<String>,
     time_limit_s: Option<u64>,
     max_programs: Option<u64>,
     /// The shard of each stream this campaign checked, if not all of it.
@@ -653,8 +627,11 @@ fn json_summary<'a>(
         oracles: s.oracles.iter().map(|o| o.id).collect(),
         seed: s.seed,
         jobs: s.jobs,
-        mutant: s.mutant.as_deref(),
-        sut: s.sut.as_deref(),
+        mutant: s.spec.mutant(),
+        sut: match &s.spec {
+            SutSpec::Catalogued { sut, .. } => sut.as_ref().map(ToString::to_string),
+            SutSpec::Detector(_) | SutSpec::Analysis(_) => None,
+        },
         time_limit_s: time.map(|t| t.as_secs()),
         max_programs: s.max_programs,
         shard: (s.shard != campaign::Shard::WHOLE).then_some(JsonShard { index: s.shard.index, count: s.shard.count }),
@@ -690,42 +667,27 @@ pub(super) struct ShrinkArgs<'a> {
     pub root_cause: Option<&'a str>,
     pub force: bool,
     pub max_attempts: usize,
-    pub detector: &'a super::DetectorArgs,
+    pub detector: &'a super::shared::DetectorArgs,
 }
 
 pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
-    // A finding names its oracle and mutant; flags override. An unreadable file is said
+    // A finding names its oracle and SUT; flags override. An unreadable file is said
     // first, before anything it would have told.
     let bytes = std::fs::read(a.file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", a.file.display())))?;
     let head = String::from_utf8_lossy(&bytes);
-    let id =
-        a.oracle.or_else(|| header(&head, "oracle")).ok_or_else(|| CliError::input(format!("error: say which oracle fails: --oracle {}", Registry::builtin().ids().join("|"))))?;
+    let found = FindingHeader::parse(&head).map_err(|e| CliError::input(format!("error: {}: {e}", a.file.display())))?;
+    let id = a.oracle.or(found.oracle.as_deref()).ok_or_else(|| CliError::input(format!("error: say which oracle fails: --oracle {}", Registry::builtin().ids().join("|"))))?;
     let o = oracle(id)?;
-    let mutant = a.mutant.or_else(|| header(&head, "mutant").filter(|m| *m != "none"));
-    let sut = a.sut.or_else(|| header(&head, "sut"));
-    // An external detector or analysis, by flags or by the finding's header.
-    let external_sut = sut == Some(suts::EXTERNAL.name) || sut == Some(suts::EXTERNAL_ANALYSIS.name);
-    if (a.detector.is_external() || external_sut) && a.into_test.is_some() {
-        return Err(CliError::input("error: --into-test keeps regressions of racefuzz's own SUTs; keep an external SUT's shrunk program in its own tests"));
+    let spec = found.sut.overridden_by(a.detector.spec(a.sut, a.mutant)?);
+    let regress = Path::new(regression::DIR);
+    if spec.is_external() && a.into_test.is_some() {
+        return Err(regression_error(RegressionError::External));
     }
-    let s = if a.detector.is_external() {
-        subject_or_external(&o, a.sut, a.mutant, a.detector)?
-    } else if sut == Some(suts::EXTERNAL_ANALYSIS.name) {
-        let x = crate::external::analysis_from_header(&|k| header(&head, k).map(str::to_string), crate::external::DEFAULT_TIMEOUT)
-            .ok_or_else(|| CliError::input(format!("error: {} names the SUT `{}` but no analysis-cmd: pass --analysis-cmd", a.file.display(), suts::EXTERNAL_ANALYSIS.name)))?
-            .map_err(|e| CliError::input(format!("error: {}: {e}", a.file.display())))?;
-        Subject::external_analysis(&o, x).map_err(super::check_cmd::subject_error)?
-    } else if sut == Some(suts::EXTERNAL.name) {
-        let f = crate::external::from_header(&|k| header(&head, k).map(str::to_string), crate::external::DEFAULT_TIMEOUT)
-            .ok_or_else(|| CliError::input(format!("error: {} names the SUT `external` but no detector-cmd: pass --detector-cmd", a.file.display())))?
-            .map_err(|e| CliError::input(format!("error: {}: {e}", a.file.display())))?;
-        Subject::external(&o, f).map_err(super::check_cmd::subject_error)?
-    } else {
-        subject(&o, sut, mutant)?
-    };
+    let s = super::shared::subject(&o, &spec)?;
     if let Some(name) = a.into_test {
-        check_test_name(name, a.root_cause, a.force)?;
+        regression::check_name(regress, name, a.root_cause, a.force).map_err(regression_error)?;
     }
+    let mutant = spec.mutant();
     let p = load_input(a.file, &bytes, &o, &s)?;
     let fails = |q: &Program| suts::check(&o, q, &s, suts::campaign_bounds()).verdict == Verdict::Fail;
     let before = suts::check(&o, &p, &s, suts::campaign_bounds());
@@ -750,80 +712,21 @@ pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
     emit(&render::result_brief(&after));
     // A regression that already holds this program: said, and not written twice for the
     // same oracle, SUT and mutant.
-    let same = same_regressions(&program);
+    let same = regression::same_as(regress, &program);
     for (path, key) in &same {
         outln!("\nthe shrunk program is the program of {} ({key})", path.display());
     }
-    let key = regression_key(o.id, s.chosen(), mutant);
+    let key = regression::key(o.id, s.spec());
     if let (Some(name), Some(cause)) = (a.into_test, a.root_cause) {
         if let Some((path, _)) = same.iter().find(|(_, k)| *k == key).filter(|_| !a.force) {
             return Err(CliError::input(format!("error: --into-test {name}: {} already is this regression ({key}); pass --force to write it again", path.display())));
         }
-        let race = into_test(name, cause, &o, s.chosen(), mutant, &program)?;
+        let race = regression::write(regress, name, cause, o.id, s.spec(), &program).map_err(regression_error)?;
         outln!("\nwrote {}; record its snapshot with `cargo insta test --review` (or `cargo test`, then `cargo insta review`)", race.display());
     }
     Ok(Exit::Ok)
 }
 
-/// Where `--into-test` writes, relative to the working directory (the repository root).
-const REGRESS: &str = "tests/regress";
-
-/// The insta snapshot `tests/regress.rs` records for the regression `name`.
-fn snapshot_of(name: &str) -> PathBuf {
-    Path::new("tests/snapshots").join(format!("integration__regress__{name}.snap"))
-}
-
-fn check_test_name(name: &str, cause: Option<&str>, force: bool) -> Result<(), CliError> {
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return Err(CliError::input("error: --into-test NAME must be letters, digits, `_` or `-`"));
-    }
-    match cause.map(str::trim) {
-        Some(c) if !c.is_empty() && !c.contains('\n') => {}
-        _ => return Err(CliError::input("error: --into-test needs --root-cause \"…\": one line saying why the SUT fails here")),
-    }
-    // Checked before shrinking, so that a taken name costs no wait.
-    let race = Path::new(REGRESS).join(format!("{name}.race"));
-    if let Some(taken) = [race, snapshot_of(name)].into_iter().find(|p| p.exists()).filter(|_| !force) {
-        return Err(CliError::input(format!(
-            "error: --into-test {name}: {} already exists; choose another NAME, or pass --force to replace the regression (its snapshot then differs, for review)",
-            taken.display()
-        )));
-    }
-    Ok(())
-}
-
-/// What makes two regressions of one program the same test: oracle, SUT and mutant.
-fn regression_key(oracle: &str, sut: Option<&str>, mutant: Option<&str>) -> String {
-    format!("oracle {oracle}{}, mutant {}", sut.map(|n| format!(", SUT {n}")).unwrap_or_default(), mutant.unwrap_or("none"))
-}
-
-/// The regressions under [`REGRESS`] whose program prints as `p` does, with their keys,
-/// sorted by path (a file that does not parse is not one).
-fn same_regressions(p: &Program) -> Vec<(PathBuf, String)> {
-    let want = print(p);
-    crate::corpus::race_files(Path::new(REGRESS))
-        .into_iter()
-        .filter_map(|f| {
-            let src = std::fs::read_to_string(&f).ok()?;
-            let q = parse(&src).ok()?;
-            (print(&q) == want).then(|| {
-                let key = regression_key(header(&src, "oracle").unwrap_or("?"), header(&src, "sut"), header(&src, "mutant").filter(|m| *m != "none"));
-                (f, key)
-            })
-        })
-        .collect()
-}
-
-/// The regression file: a header (the oracle, mutant, expected verdict and root cause),
-/// then the program. `tests/regress.rs` replays it and snapshots the oracle's explanation
-/// through insta, computed on this very file, so the lines it names are the file's lines.
-fn into_test(name: &str, cause: &str, o: &Oracle, sut: Option<&str>, mutant: Option<&str>, p: &Program) -> Result<PathBuf, CliError> {
-    let io = |e: std::io::Error| CliError::input(format!("error: cannot write the test: {e}"));
-    let dir = Path::new(REGRESS);
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let sut = sut.map(|n| format!("// sut: {n}\n")).unwrap_or_default();
-    let text = format!("// regression: {name}\n// oracle: {}\n{sut}// mutant: {}\n// verdict: fail\n// root cause: {}\n{}", o.id, mutant.unwrap_or("none"), cause.trim(), print(p));
-    let race = dir.join(format!("{name}.race"));
-    std::fs::write(&race, &text).map_err(io)?;
-    Ok(race)
+fn regression_error(e: RegressionError) -> CliError {
+    CliError::input(format!("error: {e}"))
 }

@@ -20,7 +20,7 @@ use race_oracles::gen::shrink::counts;
 use race_oracles::lang::{parse, print};
 use race_oracles::theorems::{rules, Verdict};
 
-use super::{emit, oracle, print_json, CliError, Exit};
+use super::shared::{emit, oracle, print_json, CliError, Exit};
 use crate::corpus::header;
 use crate::outln;
 use crate::suts;
@@ -372,7 +372,8 @@ fn read_finding(f: &Path, notes: &mut Vec<String>) -> Result<Option<(Finding, St
                     f.display()
                 )));
             }
-            let subject = super::check_cmd::subject(&o, sut.as_deref(), mutant.as_deref()).map_err(|e| CliError::input(format!("error: {}: {}", f.display(), e.message)))?;
+            let spec = super::shared::catalogued(sut.as_deref(), mutant.as_deref()).and_then(|spec| super::shared::subject(&o, &spec));
+            let subject = spec.map_err(|e| CliError::input(format!("error: {}: {}", f.display(), e.message)))?;
             let r = suts::check(&o, &p, &subject, suts::campaign_bounds());
             if r.verdict != Verdict::Fail {
                 notes.push(format!("{} does not fail now ({}); left out", f.display(), r.verdict));
