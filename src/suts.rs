@@ -9,7 +9,7 @@
 //! An entry's build lends its value to oracles as the [`Sut`] of its seam ([`lend`]), so the
 //! seams are listed once, in `race_oracles::theorems::sut`. Adding an oracle over an
 //! existing SUT touches nothing here; adding a SUT is its module under `analyses/` (with its
-//! `SEEDED` table) plus one entry in [`SUTS`] (the README's "Adding an oracle / a SUT kind").
+//! `SEEDED` table) plus one entry in [`SUTS`] (the book's "Adding an oracle / a SUT kind").
 
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};

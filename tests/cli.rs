@@ -167,9 +167,8 @@ fn an_external_analysis_is_judged_and_its_failures_are_findings() {
     let (code, out, _) = racefuzz(&[&["check", "racerdx-tp", burble][..], &persistent].concat());
     assert_eq!(code, 1, "{out}");
     assert_eq!(out.matches("FALSE POSITIVE").count(), 3, "{out}");
-    // The README's example answer is the true race it says, through a call.
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    let section = &readme[readme.find("#### A static analyzer").expect("the README's section")..];
+    // The book's example answer is the true race it says, through a call.
+    let section = std::fs::read_to_string("docs/book/src/own-tool/analyzers.md").expect("the book's chapter \"A static analyzer\"");
     let example = section.split("```json\n").nth(1).and_then(|b| b.split("```").next()).expect("a JSON example");
     let file = temp_dir("analysis-example").join("answer.json");
     std::fs::write(&file, example).unwrap();
@@ -484,7 +483,7 @@ fn unwritable_output_fails_loudly_and_keeps_the_finding() {
     assert!(err.contains("cannot write a finding") && err.contains("// oracle: racerdx-tp") && err.contains("FALSE POSITIVE"), "{err}");
 }
 
-/// The README's first hour: a campaign with the default output folder writes nowhere the
+/// The first hour (the book's "Fuzz"): a campaign with the default output folder writes nowhere the
 /// tests read, and git ignores it.
 #[test]
 fn default_findings_stay_out_of_the_tests() {

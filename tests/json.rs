@@ -312,7 +312,7 @@ fn every_json_output_matches_its_schema() {
     let _ = std::fs::remove_dir_all(&scratch);
     // The answers of an external static analysis (what racefuzz reads, not prints): the
     // naive example's on every racerdx program of the corpus, as `--analysis-cmd` gives it
-    // (printed canonically), and the README's example with a site through a call.
+    // (printed canonically), and the book's example with a site through a call.
     let scratch = std::env::temp_dir().join(format!("racefuzz-json-analysis-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let mut answers = vec![serde_json::json!({"version": 1, "reports": [{"sides": [

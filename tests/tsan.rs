@@ -41,7 +41,7 @@ fn reported_lines(stderr: &str) -> Vec<Vec<String>> {
 #[test]
 fn a_witness_exported_as_c_makes_tsan_report_its_race_at_its_lines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // The README's dynamic-detector witness: o.g read at line 13, written at line 19.
+    // The book's FastTrack witness: o.g read at line 13, written at line 19.
     let file = root.join("examples/walkthrough/ordered_and_not.race");
     let (code, c, err) = racefuzz(&["export", "c", file.to_str().unwrap(), "--schedule", "1,1,1,1,2,2,2,2"]);
     assert_eq!(code, 0, "{err}");

@@ -33,6 +33,13 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// The command line as clap defines it, every subcommand with its flags: what `--help`
+/// prints, and what the book's generated reference (`docs/book/src/reference/cli.md`,
+/// kept current by `tests/docs.rs`) renders.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Explore every interleaving and choice of a program; report races with a witness.
@@ -278,7 +285,7 @@ enum Cmd {
     },
     /// Score a dynamic detector: TP/FP/FN, precision, recall and F1 per program, per racy
     /// location and per racy event of every trace, over a fixed generated corpus, with the
-    /// most frequent false positive and false negative shrunk (README, "Score a detector").
+    /// most frequent false positive and false negative shrunk (the book's "Scorecards").
     Score {
         /// The detector: `fasttrack`, `tsan` (ThreadSanitizer, through `$CC`), or a check
         /// placer with its detector (`per-access`, `bigfoot`); default fasttrack (or the

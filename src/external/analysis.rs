@@ -3,7 +3,7 @@
 //! RacerDX.
 //!
 //! The analysis is given the program as `.race` text, printed canonically (one statement
-//! per line), and answers with one JSON object (the README's "A static analyzer";
+//! per line), and answers with one JSON object (the book's "A static analyzer";
 //! `docs/json/analysis.schema.json`):
 //!
 //! ```json

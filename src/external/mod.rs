@@ -17,8 +17,8 @@
 //!   (`Race detected at event 2 : T1|w(V1)|2`), as STD-reading tools print their reports.
 //! - **Persistent**: one long-lived process reads requests and writes responses, one JSON
 //!   object per line: `{"version":1,"id":7,"std":"T0|w(V1)|1\n…"}` in,
-//!   `{"version":1,"id":7,"races":[2]}` out ([`PROTOCOL_VERSION`]; the README's "Check your
-//!   own detector"). No process start per trace.
+//!   `{"version":1,"id":7,"races":[2]}` out ([`PROTOCOL_VERSION`]; the book's "Your own
+//!   detector"). No process start per trace.
 //!
 //! Either way the process is untrusted: a run that exits with a failure status, outlives
 //! its timeout, or prints what does not parse (a response that is not the protocol's, a

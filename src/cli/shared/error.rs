@@ -5,7 +5,7 @@
 pub(in crate::cli) const EXIT_CODES: &str =
     "Exit codes: 0 success, 1 a property failed, 2 bad input (syntax error, dialect violation, bad flag), 3 inconclusive (a budget was hit, or a hypothesis unmet), 4 racefuzz internal bug.";
 
-/// The exit codes of every subcommand (also in `--help` and the README).
+/// The exit codes of every subcommand (also in `--help` and the book's "Bounds and exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// Success: complete within the printed bounds; an oracle passed.

@@ -68,14 +68,14 @@ pub struct DetectorArgs {
     /// Judge a race detector that runs as a command (any language) instead of a catalogued
     /// SUT, for the oracles that judge a dynamic detector (fasttrack-precise). Per trace:
     /// `{}` stands for the path of the trace's STD file, and reported `loc`s are read from
-    /// stdout; with --persistent, one process speaks JSON Lines (README, "Check your own
+    /// stdout; with --persistent, one process speaks JSON Lines (the book's "Your own
     /// detector").
     #[arg(long, value_name = "CMD", group = "external")]
     pub detector_cmd: Option<String>,
     /// Judge a static race analysis that runs as a command (any language), for the oracles
     /// that judge an analysis's reports (racerdx-tp, racerdx-reports): `{}` stands for the
     /// path of the program's `.race` file, and the reports are read as JSON from stdout;
-    /// with --persistent, one process speaks JSON Lines (README, "A static analyzer").
+    /// with --persistent, one process speaks JSON Lines (the book's "A static analyzer").
     #[arg(long, value_name = "CMD", group = "external")]
     pub analysis_cmd: Option<String>,
     /// CMD is one long-lived process reading a request per trace (or program) on stdin.
