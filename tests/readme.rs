@@ -122,6 +122,7 @@ fn run(command: &str, dir: &Path) -> String {
 
 #[test]
 fn every_readme_command_prints_what_the_readme_shows() {
+    needs!(Python3, Tsan);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     let blocks = shown(&readme);
