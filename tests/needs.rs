@@ -1,10 +1,10 @@
 //! What a test needs beyond Rust and a C compiler, in the manner of compiletest's `needs-*`
-//! directives: a test that runs Chromium, Graphviz, Node, Python or ThreadSanitizer starts
-//! with one line, `needs!(Dot);`, and on a machine without the tool it passes after one
-//! line on standard error that names the test, the tool and how to install it. So `cargo
-//! test` passes on a fresh clone (issue 40), and the run ends with the list of what it
-//! skipped (an `atexit` handler: libtest has no end-of-run hook, and what a process writes
-//! to stderr at exit is not captured).
+//! directives: a test that runs Chromium, Graphviz, Node, Python or the C compiler's
+//! ThreadSanitizer starts with one line, `needs!(Dot);`, and on a machine without the tool
+//! it passes after one line on standard error that names the test, the tool and how to
+//! install it. So `cargo test` passes on a fresh clone (issue 40), and the run ends with
+//! the list of what it skipped (an `atexit` handler: libtest has no end-of-run hook, and
+//! what a process writes to stderr at exit is not captured).
 //!
 //! `RACEFUZZ_REQUIRE_TOOLS=1` turns a missing tool into a failure with the same message:
 //! `.ci/run` sets it, so that CI skips nothing, and [`ci_installs_every_tool_a_test_needs`]
@@ -148,7 +148,14 @@ fn tsan_links() -> bool {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let linked = std::fs::create_dir_all(&dir).is_ok()
         && std::fs::write(&source, "int main(void) { return 0; }\n").is_ok()
-        && Command::new(&cc).args(["-fsanitize=thread", "-pthread", "-o"]).arg(&binary).arg(&source).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+        && Command::new(&cc)
+            .args(["-fsanitize=thread", "-pthread", "-o"])
+            .arg(&binary)
+            .arg(&source)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
     let _ = std::fs::remove_dir_all(&dir);
     linked
 }
@@ -192,7 +199,8 @@ static SKIPPED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// What `needs!` calls: whether every one of `tools` is installed. If one is not, this
 /// panics under `RACEFUZZ_REQUIRE_TOOLS=1`; otherwise it writes the skip line to standard
 /// error, past libtest's capture, so that a passing run shows it too, and records it for
-/// the list at exit.
+/// the list at exit. A failure points at the test's `needs!` line.
+#[track_caller]
 pub fn needs(site: &str, tools: &[Tool]) -> bool {
     let missing: Vec<&Row> = tools.iter().filter(|t| !installed(**t)).map(|t| &TOOLS[row_index(*t)]).collect();
     if missing.is_empty() {
@@ -263,10 +271,7 @@ fn a_skip_line_names_the_test_the_tool_and_its_install_line() {
     let dot = &TOOLS[row_index(Tool::Dot)];
     assert_eq!(lacks("picture::graphviz_reads_the_dot", &[dot]), "picture::graphviz_reads_the_dot: needs dot (Graphviz): apt-get install graphviz");
     let (node, ajv) = (&TOOLS[row_index(Tool::Node)], &TOOLS[row_index(Tool::Ajv)]);
-    assert_eq!(
-        lacks("t", &[node, ajv]),
-        "t: needs node (Node.js): apt-get install nodejs; needs ajv (ajv-cli in tests/node): apt-get install npm && npm ci --prefix tests/node"
-    );
+    assert_eq!(lacks("t", &[node, ajv]), "t: needs node (Node.js): apt-get install nodejs; needs ajv (ajv-cli in tests/node): apt-get install npm && npm ci --prefix tests/node");
 }
 
 /// The tools the tests declare: each `needs!(..)` line under `tests/`, but this file's.
@@ -300,7 +305,8 @@ fn declared() -> Vec<(String, Tool)> {
 
 /// CI must run every test: `.ci/run` sets `RACEFUZZ_REQUIRE_TOOLS=1` for `cargo test` and
 /// installs every tool a test declares with `needs!`, as its row's install line says (each
-/// Debian package in an `apt-get install` line of `.ci/run`, every other command verbatim).
+/// Debian package in an `apt-get install` line of `.ci/run`, every other command at the
+/// start of a line, not in a message).
 /// A tool no test uses yet must be marked `Usage::Later`, and a `Later` tool must stay
 /// unused: its first test must bring its install into `.ci/run`.
 #[test]
@@ -332,7 +338,7 @@ fn ci_installs_every_tool_a_test_needs() {
                     }
                 }
                 None => {
-                    assert!(run.contains(command), ".ci/run does not run `{command}` (for {:?})", row.tool);
+                    assert!(lines.iter().any(|l| l.starts_with(command)), ".ci/run does not run `{command}` (for {:?}) on a line of its own", row.tool);
                     checked += 1;
                 }
             }
