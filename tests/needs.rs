@@ -2,9 +2,9 @@
 //! directives: a test that runs Chromium, Graphviz, Node, Python or the C compiler's
 //! ThreadSanitizer starts with one line, `needs!(Dot);`, and on a machine without the tool
 //! it passes after one line on standard error that names the test, the tool and how to
-//! install it. So `cargo test` passes on a fresh clone (issue 40), and the run ends with
-//! the list of what it skipped (an `atexit` handler: libtest has no end-of-run hook, and
-//! what a process writes to stderr at exit is not captured).
+//! install it. So `cargo test` passes on a fresh clone with only Rust and a C compiler,
+//! and the run ends with the list of what it skipped (an `atexit` handler: libtest has no
+//! end-of-run hook, and what a process writes to stderr at exit is not captured).
 //!
 //! `RACEFUZZ_REQUIRE_TOOLS=1` turns a missing tool into a failure with the same message:
 //! `.ci/run` sets it, so that CI skips nothing, and [`ci_installs_every_tool_a_test_needs`]
