@@ -105,6 +105,7 @@ fn check_reads_a_cargo_fuzz_artifact_and_prints_its_program() {
 
 #[test]
 fn an_external_detector_is_judged_and_its_failures_are_findings() {
+    needs!(Python3);
     let p = "tests/regress/dpor_fork_renumbers.race";
     // The happens-before example answers like FastTrack, through the persistent protocol.
     let (code, out, err) = racefuzz(&["check", "fasttrack-precise", p, "--persistent", "--detector-cmd", "python3 examples/detectors/hb.py --persistent"]);
@@ -154,6 +155,7 @@ fn an_external_detector_is_judged_and_its_failures_are_findings() {
 /// an answer naming a line that is no access are findings of their own (exit 1).
 #[test]
 fn an_external_analysis_is_judged_and_its_failures_are_findings() {
+    needs!(Python3);
     let (dodo, burble) = ("corpus/paper/racerdx/fig1_dodo.race", "corpus/paper/racerdx/fig2_burble.race");
     let naive = ["--analysis-cmd", "python3 examples/analyzers/naive.py {}"];
     let persistent = ["--persistent", "--analysis-cmd", "python3 examples/analyzers/naive.py --persistent"];
@@ -236,6 +238,7 @@ fn fuzz_and_shrink_an_external_analysis() {
 /// race; its finding names the command, and shrinks to two threads only when given it again.
 #[test]
 fn fuzz_and_shrink_an_external_detector() {
+    needs!(Python3);
     let dir = temp_dir("external-fuzz");
     let lockset = ["--persistent", "--detector-cmd", "python3 examples/detectors/lockset.py --persistent"];
     let out_dir = dir.display().to_string();
