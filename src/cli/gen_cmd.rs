@@ -213,7 +213,13 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
-            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::campaign_error(&e))?;
+            let found = campaign::run(&s, &counters, &stop, |f| {
+                if let Some(why) = &f.page_failure {
+                    eprintln!("note: {why}; the finding {} is kept", f.path.display());
+                }
+                stop.store(true, Ordering::Relaxed);
+            })
+            .map_err(|e| super::campaign_error(&e))?;
             let took = start.elapsed();
             let n = counters.programs.load(Ordering::Relaxed);
             let (time, shrunk) = match found.findings.first() {
