@@ -506,7 +506,10 @@ fn an_unwritable_witness_page_is_a_note_and_the_finding_is_kept() {
     assert_eq!(code, 1, "{again}{err}");
     for p in &pages {
         let finding = p.with_extension("race");
-        assert!(again.contains(&format!("note: cannot write the witness page {}: ", p.display())) && again.contains(&format!("; the finding {} is kept", finding.display())), "{again}");
+        assert!(
+            again.contains(&format!("note: cannot write the witness page {}: ", p.display())) && again.contains(&format!("; the finding {} is kept", finding.display())),
+            "{again}"
+        );
         assert!(finding.is_file() && p.is_dir(), "{}", finding.display());
     }
     let _ = std::fs::remove_dir_all(&dir);
