@@ -194,7 +194,10 @@ fn failures_table(s: &mut String, failures: &[(u64, &str, Option<&std::path::Pat
             let (page, p) = (p.with_extension("html"), p.display().to_string());
             format!("<a class=\"smallest\" href=\"{}\">{}</a> (<a href=\"{}\">witness</a>)", esc(&p), esc(&p), esc(&page.display().to_string()))
         });
-        let shrunk = shrunk.map(|p| p.display().to_string()).map(|p| format!("<a class=\"shrunk\" href=\"{}\">{}</a>", esc(&p), esc(&p))).unwrap_or_default();
+        let shrunk = shrunk.map_or_else(String::new, |p| {
+            let p = p.display().to_string();
+            format!("<a class=\"shrunk\" href=\"{}\">{}</a>", esc(&p), esc(&p))
+        });
         let _ =
             writeln!(s, "<tr class=\"failure\"><td>{count}</td><td class=\"name\">{}</td><td class=\"name\">{smallest}</td><td class=\"name\">{shrunk}</td></tr>", esc(signature));
     }
