@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use race_oracles::explore::Config;
 use race_oracles::gen::shrink::counts;
-use race_oracles::lang::{parse, print, walk_block, Program, Relax, StmtKind};
+use race_oracles::lang::{parse, print, Program, Relax};
 use race_oracles::theorems::rules::{self, Tally};
 use race_oracles::theorems::{Oracle, OracleResult, Verdict};
 use rand::rngs::StdRng;
@@ -32,6 +32,7 @@ use rand::{Rng, SeedableRng};
 use crate::finding_header::FindingHeader;
 use crate::render;
 use crate::signature::signature;
+use crate::summary::features;
 use crate::sut_spec::SutSpec;
 use crate::suts::{self, Subject};
 
@@ -109,26 +110,6 @@ pub fn program_hash(p: &Program) -> u64 {
     fnv(&print(p))
 }
 
-/// Dialect features of a program, for coverage counts.
-pub const FEATURES: [&str; 5] = ["lock", "call", "loop", "branch", "fork"];
-
-/// Which [`FEATURES`] a program uses, over every body it has.
-pub fn features(p: &Program) -> [bool; 5] {
-    let mut f = [false; 5];
-    let bodies = p.methods.iter().map(|m| &m.body).chain(p.classes.iter().flat_map(|c| c.methods.iter().map(|m| &m.body))).chain(p.threads.iter());
-    for b in bodies {
-        walk_block(b, &mut |s| match s.kind {
-            StmtKind::Lock | StmtKind::Acq(_) | StmtKind::Sync { .. } => f[0] = true,
-            StmtKind::Call { .. } => f[1] = true,
-            StmtKind::While { .. } | StmtKind::Loop { .. } => f[2] = true,
-            StmtKind::If { .. } => f[3] = true,
-            StmtKind::Fork { .. } => f[4] = true,
-            _ => {}
-        });
-    }
-    f
-}
-
 /// Campaign settings.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -172,7 +153,7 @@ pub struct Counters {
     pub judged: Vec<AtomicU64>,
     /// Per oracle: the wrapping sum of the [`program_hash`]es of the programs checked.
     pub hashes: Vec<AtomicU64>,
-    /// Per oracle: its programs having each feature of [`FEATURES`].
+    /// Per oracle: its programs having each feature of [`FEATURES`](crate::summary::FEATURES).
     pub features: Vec<[AtomicU64; 5]>,
     /// Per oracle, with [`Settings::rules`]: the rule cases its SUT took, one count per program.
     pub rules: Vec<Mutex<Tally>>,
@@ -195,7 +176,7 @@ impl Counters {
         }
     }
 
-    /// Programs having each feature of [`FEATURES`], over all oracles.
+    /// Programs having each feature of [`FEATURES`](crate::summary::FEATURES), over all oracles.
     pub fn features_total(&self) -> [u64; 5] {
         let mut t = [0; 5];
         for f in &self.features {
@@ -225,6 +206,9 @@ pub struct Finding {
     pub first: bool,
     /// Its size: statements, then methods ([`counts`]).
     pub size: (usize, usize),
+    /// Why its witness page ([`write_witness_page`]) could not be written, if it could not;
+    /// the finding itself is on disk.
+    pub page_failure: Option<String>,
 }
 
 /// The failures of one signature.
@@ -329,13 +313,19 @@ pub fn write_finding(dir: &Path, oracle: &str, p: &Program, text: &str) -> std::
 
 /// Writes the witness page of a finding beside it (`HASH.html`, `crate::picture::html`):
 /// the first violated item's witness, with the finding's text as the program (its lines
-/// are the witness's) and the result as the verdict. Best effort: the finding itself is
-/// what must not be lost, and a result with no witness has no page.
-pub fn write_witness_page(finding: &Path, r: &OracleResult, text: &str) {
-    let Some(w) = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref()) else { return };
+/// are the witness's) and the result as the verdict. Returns the page written, or `None`
+/// for a result with no witness (which has no page).
+///
+/// # Errors
+/// I/O errors writing the page; the finding itself is already on disk, so a campaign notes
+/// them ([`Finding::page_failure`]) and goes on.
+pub fn write_witness_page(finding: &Path, r: &OracleResult, text: &str) -> std::io::Result<Option<PathBuf>> {
+    let Some(w) = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref()) else { return Ok(None) };
     let verdict = crate::picture::verdict_lines(r);
     let title = format!("racefuzz finding {}", finding.display());
-    let _ = write_atomically(&finding.with_extension("html"), &crate::picture::html(&title, w, text, &verdict));
+    let page = finding.with_extension("html");
+    write_atomically(&page, &crate::picture::html(&title, w, text, &verdict))?;
+    Ok(Some(page))
 }
 
 /// Writes `text` to `path` through a temporary file in the same folder, so that a reader
@@ -502,9 +492,9 @@ fn record(
         return Ok(None);
     }
     let path = write_finding(&s.out, o.id, p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text: text.clone() })?;
-    write_witness_page(&path, &r, &text);
+    let page_failure = write_witness_page(&path, &r, &text).err().map(|e| format!("cannot write the witness page {}: {e}", path.with_extension("html").display()));
     counters.written.fetch_add(1, Ordering::Relaxed);
-    let f = Finding { oracle: o.id, path, signature: sig, first, size };
+    let f = Finding { oracle: o.id, path, signature: sig, first, size, page_failure };
     g.written.push(f.clone());
     Ok(Some(f))
 }

@@ -15,6 +15,9 @@
 //!   (`race_oracles::theorems::Registry`) meets a SUT.
 //! - [`campaign`]: fuzz campaigns; findings go outside the source tree, a few per
 //!   [`signature`] of failure.
+//! - [`summary`]: a campaign's summary as data (`fuzz --json`, the file `merge` reads, a
+//!   merge's own), which the campaign's page draws; the dialect features it counts.
+//! - [`merge`]: many campaigns' summaries and findings as one (shards, hosts, cargo-fuzz).
 //! - [`signature`]: a failure's signature, alike for failures that are likely one bug.
 //! - [`std_trace`]: traces in STD, the text format of race-prediction tools (`thread|op(decor)|loc`):
 //!   a writer with stable names, a strict reader, the ground truth's races on a trace.
@@ -45,6 +48,7 @@ pub mod corpus;
 pub mod duration;
 pub mod external;
 pub mod finding_header;
+pub mod merge;
 pub mod mutants;
 pub mod picture;
 pub mod regression;
@@ -53,6 +57,7 @@ pub mod rule_coverage;
 pub mod score;
 pub mod signature;
 pub mod std_trace;
+pub mod summary;
 pub mod sut_spec;
 pub mod suts;
 pub mod tsan;

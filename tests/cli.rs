@@ -486,8 +486,39 @@ fn unwritable_output_fails_loudly_and_keeps_the_finding() {
     assert!(err.contains("cannot write a finding") && err.contains("// oracle: racerdx-tp") && err.contains("FALSE POSITIVE"), "{err}");
 }
 
-/// The first hour (the book's "Fuzz"): a campaign with the default output folder writes nowhere the
-/// tests read, and git ignores it.
+/// A finding's witness page that cannot be written is said (a note on the output), and the
+/// finding is kept: the same campaign run again, with a folder standing where each page
+/// went, writes its findings and notes each page.
+#[test]
+fn an_unwritable_witness_page_is_a_note_and_the_finding_is_kept() {
+    let dir = temp_dir("page");
+    let out = dir.display().to_string();
+    let args = ["fuzz", "fasttrack-precise", "--mutant", "ft-join-no-join", "--max-programs", "60", "--seed", "1", "--jobs", "1", "--out", &out];
+    let (code, first, err) = racefuzz(&args);
+    assert_eq!(code, 1, "{first}{err}");
+    assert!(!first.contains("note: cannot write the witness page"), "{first}");
+    let found = dir.join("fasttrack-precise");
+    let pages: Vec<std::path::PathBuf> = std::fs::read_dir(&found).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "html")).collect();
+    assert!(!pages.is_empty(), "no witness page in {}", found.display());
+    for p in &pages {
+        std::fs::remove_file(p).unwrap();
+        std::fs::create_dir(p).unwrap();
+    }
+    let (code, again, err) = racefuzz(&args);
+    assert_eq!(code, 1, "{again}{err}");
+    for p in &pages {
+        let finding = p.with_extension("race");
+        assert!(
+            again.contains(&format!("note: cannot write the witness page {}: ", p.display())) && again.contains(&format!("; the finding {} is kept", finding.display())),
+            "{again}"
+        );
+        assert!(finding.is_file() && p.is_dir(), "{}", finding.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The first hour (the book's "Fuzz"): a campaign with the default output folder writes
+/// nowhere the tests read, and git ignores it.
 #[test]
 fn default_findings_stay_out_of_the_tests() {
     let out = racefuzz::campaign::DEFAULT_OUT;

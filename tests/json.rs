@@ -384,3 +384,44 @@ fn the_validator_rejects_what_the_schemas_forbid() {
         assert!(!v.errors.is_empty(), "{what} passed validation");
     }
 }
+
+/// A campaign's summary read as the type `fuzz` writes it with and `merge` reads it with
+/// (`racefuzz::summary::Summary`): the type writes back exactly the document it read
+/// (serialize → deserialize → serialize, the same bytes), what it writes matches the schema,
+/// and the file in the output folder is the document printed. The same for the merge of
+/// that campaign with a shard of it. The campaign finds, shrinks and records rules, so that
+/// every key has a value.
+#[test]
+fn a_campaign_summary_reads_back_as_its_type_and_matches_its_schema() {
+    use racefuzz::summary::Summary;
+    let schemas = schemas();
+    let out = std::env::temp_dir().join(format!("racefuzz-json-summary-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let dir = out.to_str().unwrap();
+    let typed = |schema: &str, args: &[&str]| -> (Summary, String) {
+        let (code, text, err) = super::cli::racefuzz(args);
+        assert!(code <= 1, "racefuzz {}: exit {code}: {err}", args.join(" "));
+        let summary: Summary = serde_json::from_str(&text).unwrap_or_else(|e| panic!("racefuzz {}: not a summary ({e}): {text}", args.join(" ")));
+        let again = format!("{}\n", serde_json::to_string_pretty(&summary).unwrap());
+        assert_eq!(again, text, "racefuzz {}: the summary does not write back as it was read", args.join(" "));
+        assert_eq!(serde_json::from_str::<Summary>(&again).unwrap(), summary);
+        let mut v = Validator { schemas: &schemas, errors: vec![] };
+        v.check(schema, &schemas[schema], &serde_json::to_value(&summary).unwrap(), "$");
+        assert!(v.errors.is_empty(), "racefuzz {}: {:?}", args.join(" "), v.errors);
+        (summary, text)
+    };
+    let hunt = ["fuzz", "bigfoot-precise", "--mutant", "bf-release-keeps-accesses", "--max-programs", "30", "--seed", "1", "--rules", "--json", "--out", dir];
+    let (run, text) = typed("fuzz.schema.json", &[&hunt[..], &["--shrink"]].concat());
+    let Summary::Run(r) = &run else { panic!("a campaign's summary reads as a merge's: {text}") };
+    assert!(r.signatures.iter().any(|g| g.shrunk.is_some()) && r.per_oracle.iter().all(|o| o.rules.is_some() && o.features.is_some()), "{text}");
+    assert_eq!(std::fs::read_to_string(out.join("summary.json")).unwrap(), text, "the summary file is not the summary printed");
+    let (shard, text) = typed("fuzz.schema.json", &[&hunt[..], &["--shard", "1/2"]].concat());
+    assert!(matches!(&shard, Summary::Run(r) if r.shard.is_some_and(|s| (s.index, s.count) == (1, 2))), "{text}");
+    assert_eq!(std::fs::read_to_string(out.join("summary-shard-1-of-2.json")).unwrap(), text);
+    let merged_file = out.join("merged.json");
+    let (merged, text) = typed("merge.schema.json", &["merge", dir, "--json", "--out", merged_file.to_str().unwrap()]);
+    let Summary::Merged(m) = &merged else { panic!("a merge's summary reads as a campaign's: {text}") };
+    assert_eq!((m.summaries.len(), m.per_oracle[0].checked), (2, 45), "{text}");
+    assert_eq!(std::fs::read_to_string(&merged_file).unwrap(), text, "the merged file is not the summary printed");
+    let _ = std::fs::remove_dir_all(&out);
+}

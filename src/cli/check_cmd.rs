@@ -224,7 +224,7 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
     let artifact = file.extension().is_none_or(|e| e != "race");
     let (src, prog) = if artifact {
         let bytes = std::fs::read(file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", file.display())))?;
-        let p = super::fuzz_cmd::load_input(file, &bytes, &o, &s)?;
+        let p = super::shared::load_input(file, &bytes, &o, &s)?;
         if !json {
             outln!("// the program {}'s generator makes of {}:\n{}", o.id, file.display(), race_oracles::lang::print(&p));
         }

@@ -1,56 +1,23 @@
 //! `racefuzz fuzz` (an in-process campaign with a progress bar and a summary) and
 //! `racefuzz shrink` (reduce a counterexample; `--into-test` makes it a CI test).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use race_oracles::gen::shrink::{counts, shrink};
-use race_oracles::lang::{parse, print, validate_relaxed, Program};
-use race_oracles::theorems::rules::{self, Tally};
+use race_oracles::lang::{parse, print, Program};
+use race_oracles::theorems::rules::Tally;
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 
-use super::shared::{emit, oracle, print_json, CliError, Exit};
-use crate::campaign::{self, Counters, Settings, FEATURES};
+use super::shared::{emit, oracle, print_json, write_report, CliError, Exit, StatusClock};
+use crate::campaign::{self, Counters, Settings};
 use crate::corpus::header;
-use crate::finding_header::FindingHeader;
 use crate::outln;
-use crate::regression::{self, RegressionError};
-use crate::render;
+use crate::summary::{self, StopReason, Summary, FEATURES};
 use crate::sut_spec::SutSpec;
 use crate::suts::{self, Subject};
-
-/// When the next status line is due, for runs without a terminal (`fuzz`, `gen --stats`):
-/// every `--status-interval` of wall time, at least a second apart; a line missed while
-/// the run was busy is skipped, not caught up.
-pub(super) struct StatusClock {
-    every: Duration,
-    next: Duration,
-}
-
-impl StatusClock {
-    /// From the `--status-interval` flag.
-    ///
-    /// # Errors
-    /// A bad duration, as input error naming the flag.
-    pub(super) fn new(flag: &str) -> Result<StatusClock, CliError> {
-        let every = crate::duration::parse(flag).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
-        Ok(StatusClock { every, next: every })
-    }
-
-    /// Whether a line is due at `elapsed`; if so, the next one is scheduled.
-    pub(super) fn due(&mut self, elapsed: Duration) -> bool {
-        if elapsed < self.next {
-            return false;
-        }
-        while self.next <= elapsed {
-            self.next += self.every;
-        }
-        true
-    }
-}
 
 /// The oracles named on the command line; when none is, all but the negative controls
 /// (which are expected to fail and run only when named), and with `--mutant` only those of
@@ -133,17 +100,17 @@ fn catch_signals() {
 }
 
 /// Why a campaign ended.
-fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed: Duration) -> &'static str {
+fn stopped_by(s: &Settings, counters: &Counters, time: Option<Duration>, elapsed: Duration) -> StopReason {
     if signals() > 0 {
-        "signal"
+        StopReason::Signal
     } else if s.stop_after.is_some_and(|n| load(&counters.distinct) >= n) {
-        "stop-after"
+        StopReason::StopAfter
     } else if time.is_some_and(|t| elapsed >= t) {
-        "time"
+        StopReason::Time
     } else if s.max_programs.is_some() {
-        "max-programs"
+        StopReason::MaxPrograms
     } else {
-        "time"
+        StopReason::Time
     }
 }
 
@@ -220,15 +187,13 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let result = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
             campaign::run(&s, &counters, &stop, |f| {
-                if !f.first {
-                    return;
-                }
-                let line = format!("FAIL {}\n     {}", f.signature, f.path.display());
                 // Without a terminal the bar is hidden, and so would be its messages.
-                if bar.is_hidden() {
-                    say(&line);
-                } else {
-                    bar.println(line);
+                let show = |line: String| if bar.is_hidden() { say(&line) } else { bar.println(line) };
+                if let Some(why) = &f.page_failure {
+                    show(format!("note: {why}; the finding {} is kept", f.path.display()));
+                }
+                if f.first {
+                    show(format!("FAIL {}\n     {}", f.signature, f.path.display()));
                 }
             })
         });
@@ -253,7 +218,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         Ok(Ok(f)) => f,
         Ok(Err(e)) => {
             if !json {
-                emit(&summary(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
+                emit(&summary_text(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
             }
             return Err(super::shared::campaign_error(&e));
         }
@@ -261,14 +226,14 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     };
     let why = stopped_by(&s, &counters, time, elapsed);
     if !json {
-        emit(&summary(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
-        if why == "signal" {
+        emit(&summary_text(&counters, &oracles, s.rules.then_some(subjects.as_slice()), elapsed));
+        if why == StopReason::Signal {
             outln!("stopped by a signal after {:.1}s; every finding is kept", elapsed.as_secs_f64());
         }
     }
     let shrunk = if a.shrink { shrink_groups(&s, &oracles, &subjects, &found, a.max_attempts, &say) } else { vec![None; found.groups.len()] };
     // The summary also goes into the output folder, for `racefuzz merge`.
-    let doc = json_summary(&s, &subjects, &counters, &found, &shrunk, time, elapsed, why);
+    let doc = Summary::Run(run_summary(&s, &subjects, &counters, &found, &shrunk, time, elapsed, why));
     let path = out.join(summary_name(shard));
     let text = serde_json::to_string_pretty(&doc).map_err(|e| CliError::internal(format!("JSON output failed: {e}")))?;
     std::fs::create_dir_all(out)
@@ -287,23 +252,6 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     emit(&signatures(&counters, &found, &shrunk));
     outln!("shrink one with `racefuzz shrink FILE` (the file names its oracle and mutant){}", if a.shrink { "" } else { ", or run the campaign with --shrink" });
     Ok(Exit::Fail)
-}
-
-/// Writes the campaign report (`crate::picture::campaign_report`) of the summary `doc`,
-/// with the finding paths made absolute so that its links work wherever the page is (a
-/// merge's summary too).
-pub(super) fn write_report(report: &Path, doc: &impl serde::Serialize) -> Result<(), CliError> {
-    let mut v = serde_json::to_value(doc).map_err(|e| CliError::internal(format!("JSON output failed: {e}")))?;
-    for g in v["signatures"].as_array_mut().into_iter().flatten() {
-        for key in ["smallest", "shrunk"] {
-            if let Some(p) = g[key].as_str().and_then(|p| std::fs::canonicalize(p).ok()) {
-                g[key] = p.display().to_string().into();
-            }
-        }
-    }
-    campaign::write_atomically(report, &crate::picture::campaign_report(&v)).map_err(|e| CliError::input(format!("error: cannot write {}: {e}", report.display())))?;
-    eprintln!("wrote {}", report.display());
-    Ok(())
 }
 
 /// The summary file a campaign writes into its output folder: `summary.json`, or
@@ -416,7 +364,7 @@ fn status(c: &Counters, oracles: &[Oracle], elapsed: Duration) -> String {
 
 /// The text summary; with `rules` (the oracles' subjects, under `--rules`), a line per
 /// oracle on its SUT's rule coverage.
-fn summary(c: &Counters, oracles: &[Oracle], rules: Option<&[Subject]>, elapsed: Duration) -> String {
+fn summary_text(c: &Counters, oracles: &[Oracle], rules: Option<&[Subject]>, elapsed: Duration) -> String {
     let n = load(&c.programs);
     let mut out = format!("\n{n} programs in {:.1}s ({:.0} programs/s)\n", elapsed.as_secs_f64(), n as f64 / elapsed.as_secs_f64().max(0.001));
     out.push_str(&format!("{:<30} {:>9} {:>9} {:>6} {:>13}  {}\n", "oracle", "checked", "pass", "fail", "inconclusive", "judged something"));
@@ -430,7 +378,7 @@ fn summary(c: &Counters, oracles: &[Oracle], rules: Option<&[Subject]>, elapsed:
     out.push_str(&format!("feature coverage (programs with …): {}\n", cov.join(", ")));
     if let Some(subjects) = rules {
         for ((o, subject), tally) in oracles.iter().zip(subjects).zip(&c.rules) {
-            let r = JsonRules::of(o, subject, &lock(tally));
+            let r = rules_of(o, subject, &lock(tally));
             out.push_str(&format!("rule coverage of {} ({}): {}\n", o.id, r.whose(), r.brief()));
         }
     }
@@ -453,143 +401,44 @@ fn signatures(c: &Counters, found: &campaign::Found, shrunk: &[Option<Shrunk>]) 
     out
 }
 
-/// `fuzz --json`: the summary as data (keys in this order).
-#[derive(serde::Serialize)]
-struct JsonSummary<'a> {
-    oracles: Vec<&'a str>,
-    seed: u64,
-    jobs: usize,
-    mutant: Option<&'a str>,
-    sut: Option<String>,
-    time_limit_s: Option<u64>,
-    max_programs: Option<u64>,
-    /// The shard of each stream this campaign checked, if not all of it.
-    shard: Option<JsonShard>,
-    /// `time`, `max-programs`, `stop-after` or `signal`.
-    stopped_by: &'a str,
-    elapsed_s: f64,
-    programs: u64,
-    per_oracle: Vec<JsonOracle<'a>>,
-    failing_programs: u64,
-    written: u64,
-    signatures: Vec<JsonSignature<'a>>,
+/// The rule coverage of one oracle's SUT in a campaign: the cases of the SUT's rule tables
+/// that the oracle exercises, with the programs on which each fired.
+fn rules_of(o: &Oracle, subject: &Subject, tally: &Tally) -> summary::Rules {
+    let (tables, not_exercised) = suts::exercised_rules(subject.entry(), o.id);
+    let rows = tally.rows(&tables);
+    let tables = tables
+        .iter()
+        .map(|t| summary::RuleTable {
+            sut: t.sut.to_string(),
+            spec: t.spec.to_string(),
+            cases: rows
+                .iter()
+                .filter(|r| r.sut == t.sut)
+                .map(|r| summary::RuleCase {
+                    case: r.case.name.to_string(),
+                    spec: r.case.spec.to_string(),
+                    rare: r.case.rare.map(str::to_string),
+                    programs: r.programs as u64,
+                    below_floor: r.below_floor(),
+                })
+                .collect(),
+        })
+        .collect();
+    summary::Rules { sut: subject.entry().name.to_string(), mutant: subject.mutant().map(str::to_string), programs: tally.programs() as u64, tables, not_exercised }
 }
 
-#[derive(serde::Serialize)]
-struct JsonShard {
-    index: u64,
-    count: u64,
-}
-
-#[derive(serde::Serialize)]
-struct JsonOracle<'a> {
-    oracle: &'a str,
-    checked: u64,
-    pass: u64,
-    fail: u64,
-    inconclusive: u64,
-    /// The wrapping sum of the hashes of the programs checked, 16 hex digits.
-    programs_hash: String,
-    /// Programs checked that use each feature of [`FEATURES`].
-    features: BTreeMap<&'static str, u64>,
-    /// With `--rules`: the cases of its SUT's rules and the programs on which each fired.
-    rules: Option<JsonRules<'a>>,
-}
-
-/// The rule coverage of one oracle's SUT in a campaign.
-#[derive(serde::Serialize)]
-struct JsonRules<'a> {
-    /// The SUT whose rules these are (the catalogue's name), and its mutant: with a mutant
-    /// the counts are of the mutated code, which fires whatever cases it takes.
-    sut: &'static str,
-    mutant: Option<&'a str>,
-    /// Programs recorded (each check is one).
-    programs: u64,
-    /// The SUT's rule tables that this oracle exercises, in spec order.
-    tables: Vec<JsonTable>,
-    /// Why a table of the SUT is left out (the oracle never runs that part).
-    not_exercised: Vec<String>,
-}
-
-#[derive(serde::Serialize)]
-struct JsonTable {
-    sut: &'static str,
-    spec: &'static str,
-    cases: Vec<JsonCase>,
-}
-
-#[derive(serde::Serialize)]
-struct JsonCase {
-    case: &'static str,
-    spec: &'static str,
-    /// Why the generator seldom reaches it, if the table says.
-    rare: Option<&'static str>,
-    /// Programs on which it fired.
-    programs: u64,
-    /// Below [`rules::FLOOR_PERCENT`] of the programs and not justified as rare.
-    below_floor: bool,
-}
-
-impl<'a> JsonRules<'a> {
-    fn of(o: &Oracle, subject: &'a Subject, tally: &Tally) -> JsonRules<'a> {
-        let (tables, not_exercised) = suts::exercised_rules(subject.entry(), o.id);
-        let rows = tally.rows(&tables);
-        let tables = tables
-            .iter()
-            .map(|t| JsonTable {
-                sut: t.sut,
-                spec: t.spec,
-                cases: rows
-                    .iter()
-                    .filter(|r| r.sut == t.sut)
-                    .map(|r| JsonCase { case: r.case.name, spec: r.case.spec, rare: r.case.rare, programs: r.programs as u64, below_floor: r.below_floor() })
-                    .collect(),
-            })
-            .collect();
-        JsonRules { sut: subject.entry().name, mutant: subject.mutant(), programs: tally.programs() as u64, tables, not_exercised }
-    }
-
-    /// `SUT fasttrack`, `SUT fasttrack with mutant M`.
-    fn whose(&self) -> String {
-        format!("SUT {}{}", self.sut, self.mutant.map(|m| format!(" with mutant {m}")).unwrap_or_default())
-    }
-
-    /// `12 of 14 case(s) fired in ≥ 1 program; below the floor of 1%: A, B`.
-    fn brief(&self) -> String {
-        let cases: Vec<&JsonCase> = self.tables.iter().flat_map(|t| &t.cases).collect();
-        if cases.is_empty() {
-            return "it declares no rule cases".into();
-        }
-        let fired = cases.iter().filter(|c| c.programs > 0).count();
-        let below: Vec<&str> = cases.iter().filter(|c| c.below_floor).map(|c| c.case).collect();
-        let below = if below.is_empty() { String::new() } else { format!("; below the floor of {}%: {}", rules::FLOOR_PERCENT, below.join(", ")) };
-        format!("{fired} of {} case(s) fired in {} program(s){below}", cases.len(), self.programs)
-    }
-}
-
-#[derive(serde::Serialize)]
-struct JsonSignature<'a> {
-    signature: &'a str,
-    oracle: &'a str,
-    count: u64,
-    written: Vec<&'a Path>,
-    smallest: Option<&'a Path>,
-    smallest_statements: Option<usize>,
-    shrunk: Option<&'a Path>,
-    shrunk_statements: Option<usize>,
-}
-
+/// The campaign's summary (`fuzz --json`, and the file `racefuzz merge` reads).
 #[allow(clippy::too_many_arguments)]
-fn json_summary<'a>(
-    s: &'a Settings,
-    subjects: &'a [Subject],
+fn run_summary(
+    s: &Settings,
+    subjects: &[Subject],
     c: &Counters,
-    found: &'a campaign::Found,
-    shrunk: &'a [Option<Shrunk>],
+    found: &campaign::Found,
+    shrunk: &[Option<Shrunk>],
     time: Option<Duration>,
     elapsed: Duration,
-    why: &'a str,
-) -> JsonSummary<'a> {
+    why: StopReason,
+) -> summary::Run {
     let per_oracle = s
         .oracles
         .iter()
@@ -597,44 +446,44 @@ fn json_summary<'a>(
         .zip(&c.hashes)
         .zip(&c.features)
         .zip(subjects.iter().zip(&c.rules))
-        .map(|((((o, [p, f, u]), h), feats), (subject, tally))| JsonOracle {
-            oracle: o.id,
+        .map(|((((o, [p, f, u]), h), feats), (subject, tally))| summary::OracleTotals {
+            oracle: o.id.to_string(),
             checked: load(p) + load(f) + load(u),
             pass: load(p),
             fail: load(f),
             inconclusive: load(u),
-            programs_hash: format!("{:016x}", load(h)),
-            features: FEATURES.iter().zip(feats).map(|(name, k)| (*name, load(k))).collect(),
-            rules: s.rules.then(|| JsonRules::of(o, subject, &lock(tally))),
+            programs_hash: Some(format!("{:016x}", load(h))),
+            features: Some(summary::Features::from_counts(feats.each_ref().map(load))),
+            rules: s.rules.then(|| rules_of(o, subject, &lock(tally))),
         })
         .collect();
     let signatures = found
         .groups
         .iter()
         .zip(shrunk)
-        .map(|(g, sh)| JsonSignature {
-            signature: &g.signature,
-            oracle: g.oracle,
+        .map(|(g, sh)| summary::Failure {
+            signature: g.signature.clone(),
+            oracle: g.oracle.to_string(),
             count: g.count,
-            written: g.written.iter().map(|f| f.path.as_path()).collect(),
-            smallest: g.smallest().map(|f| f.path.as_path()),
+            written: g.written.iter().map(|f| f.path.clone()).collect(),
+            smallest: g.smallest().map(|f| f.path.clone()),
             smallest_statements: g.smallest().map(|f| f.size.0),
-            shrunk: sh.as_ref().map(|x| x.path.as_path()),
+            shrunk: sh.as_ref().map(|x| x.path.clone()),
             shrunk_statements: sh.as_ref().map(|x| x.size.0),
         })
         .collect();
-    JsonSummary {
-        oracles: s.oracles.iter().map(|o| o.id).collect(),
+    summary::Run {
+        oracles: s.oracles.iter().map(|o| o.id.to_string()).collect(),
         seed: s.seed,
         jobs: s.jobs,
-        mutant: s.spec.mutant(),
+        mutant: s.spec.mutant().map(str::to_string),
         sut: match &s.spec {
             SutSpec::Catalogued { sut, .. } => sut.as_ref().map(ToString::to_string),
             SutSpec::Detector(_) | SutSpec::Analysis(_) => None,
         },
         time_limit_s: time.map(|t| t.as_secs()),
         max_programs: s.max_programs,
-        shard: (s.shard != campaign::Shard::WHOLE).then_some(JsonShard { index: s.shard.index, count: s.shard.count }),
+        shard: (s.shard != campaign::Shard::WHOLE).then_some(summary::Shard { index: s.shard.index, count: s.shard.count }),
         stopped_by: why,
         elapsed_s: (elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
         programs: load(&c.programs),
@@ -643,90 +492,4 @@ fn json_summary<'a>(
         written: load(&c.written),
         signatures,
     }
-}
-
-/// A program from a `.race` file's bytes, or from a cargo-fuzz artifact of the oracle's
-/// target (raw bytes for its generator).
-pub(super) fn load_input(file: &Path, bytes: &[u8], o: &Oracle, s: &Subject) -> Result<Program, CliError> {
-    match std::str::from_utf8(bytes).ok().map(|t| (t, parse(t))) {
-        Some((_, Ok(p))) => {
-            validate_relaxed(&p, s.relax()).map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;
-            Ok(p)
-        }
-        Some((text, Err(e))) if text.trim_start().starts_with("//") || text.contains("dialect") => Err(CliError::input(e.render(&file.display().to_string()))),
-        _ => Ok(o.program(bytes, s.relax())),
-    }
-}
-
-pub(super) struct ShrinkArgs<'a> {
-    pub file: &'a Path,
-    pub oracle: Option<&'a str>,
-    pub mutant: Option<&'a str>,
-    pub sut: Option<&'a str>,
-    pub into_test: Option<&'a str>,
-    pub root_cause: Option<&'a str>,
-    pub force: bool,
-    pub max_attempts: usize,
-    pub detector: &'a super::shared::DetectorArgs,
-}
-
-pub(super) fn shrink_cmd(a: &ShrinkArgs<'_>) -> Result<Exit, CliError> {
-    // A finding names its oracle and SUT; flags override. An unreadable file is said
-    // first, before anything it would have told.
-    let bytes = std::fs::read(a.file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", a.file.display())))?;
-    let head = String::from_utf8_lossy(&bytes);
-    let found = FindingHeader::parse(&head).map_err(|e| CliError::input(format!("error: {}: {e}", a.file.display())))?;
-    let id = a.oracle.or(found.oracle.as_deref()).ok_or_else(|| CliError::input(format!("error: say which oracle fails: --oracle {}", Registry::builtin().ids().join("|"))))?;
-    let o = oracle(id)?;
-    let spec = found.sut.overridden_by(a.detector.spec(a.sut, a.mutant)?);
-    let regress = Path::new(regression::DIR);
-    if spec.is_external() && a.into_test.is_some() {
-        return Err(regression_error(RegressionError::External));
-    }
-    let s = super::shared::subject(&o, &spec)?;
-    if let Some(name) = a.into_test {
-        regression::check_name(regress, name, a.root_cause, a.force).map_err(regression_error)?;
-    }
-    let mutant = spec.mutant();
-    let p = load_input(a.file, &bytes, &o, &s)?;
-    let fails = |q: &Program| suts::check(&o, q, &s, suts::campaign_bounds()).verdict == Verdict::Fail;
-    let before = suts::check(&o, &p, &s, suts::campaign_bounds());
-    if before.verdict != Verdict::Fail {
-        // A cargo-fuzz artifact records no mutant: the likeliest reason it passes.
-        let hint = if mutant.is_none() && parse(&head).is_err() { " (an artifact found under RACEFUZZ_MUTANT=M fails only with --mutant M)" } else { "" };
-        return Err(CliError::input(format!("error: {} does not fail {} on this program ({}); nothing to shrink{hint}", before.sut, o.id, before.verdict)));
-    }
-    let r = shrink(&p, s.relax(), a.max_attempts, fails);
-    // Re-read the printed program, so that the lines in the explanation are its own.
-    let program = parse(&print(&r.program)).map_err(|e| CliError::internal(format!("the shrunk program does not parse back: {e}")))?;
-    let after = suts::check(&o, &program, &s, suts::campaign_bounds());
-    let (s0, m0) = counts(&p);
-    let (s1, m1) = counts(&r.program);
-    outln!("shrunk {} failing {} from {m0} method(s), {s0} statement(s) to {m1} method(s), {s1} statement(s) in {} steps ({} oracle runs)", after.sut, o.id, r.steps, r.attempts);
-    if r.exhausted {
-        outln!("(stopped at the attempt budget; raise --max-attempts to shrink further)");
-    }
-    outln!();
-    emit(&print(&program));
-    outln!();
-    emit(&render::result_brief(&after));
-    // A regression that already holds this program: said, and not written twice for the
-    // same oracle, SUT and mutant.
-    let same = regression::same_as(regress, &program);
-    for (path, key) in &same {
-        outln!("\nthe shrunk program is the program of {} ({key})", path.display());
-    }
-    let key = regression::key(o.id, s.spec());
-    if let (Some(name), Some(cause)) = (a.into_test, a.root_cause) {
-        if let Some((path, _)) = same.iter().find(|(_, k)| *k == key).filter(|_| !a.force) {
-            return Err(CliError::input(format!("error: --into-test {name}: {} already is this regression ({key}); pass --force to write it again", path.display())));
-        }
-        let race = regression::write(regress, name, cause, o.id, s.spec(), &program).map_err(regression_error)?;
-        outln!("\nwrote {}; record its snapshot with `cargo insta test --review` (or `cargo test`, then `cargo insta review`)", race.display());
-    }
-    Ok(Exit::Ok)
-}
-
-fn regression_error(e: RegressionError) -> CliError {
-    CliError::input(format!("error: {e}"))
 }

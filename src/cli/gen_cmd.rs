@@ -70,7 +70,7 @@ fn truth(p: &Program, cfg: &Config) -> Option<bool> {
 }
 
 pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_interval: &str) -> Result<Exit, CliError> {
-    let mut status_clock = super::fuzz_cmd::StatusClock::new(status_interval)?;
+    let mut status_clock = super::shared::StatusClock::new(status_interval)?;
     let (o, subject) = generator(name)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
@@ -210,7 +210,13 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
-            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::shared::campaign_error(&e))?;
+            let found = campaign::run(&s, &counters, &stop, |f| {
+                if let Some(why) = &f.page_failure {
+                    eprintln!("note: {why}; the finding {} is kept", f.path.display());
+                }
+                stop.store(true, Ordering::Relaxed);
+            })
+            .map_err(|e| super::shared::campaign_error(&e))?;
             let took = start.elapsed();
             let n = counters.programs.load(Ordering::Relaxed);
             let (time, shrunk) = match found.findings.first() {

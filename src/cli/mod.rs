@@ -24,6 +24,7 @@ mod merge_cmd;
 mod replay_cmd;
 mod score_cmd;
 pub mod shared;
+mod shrink_cmd;
 pub mod trace_cmd;
 
 #[derive(Parser, Debug)]
@@ -468,7 +469,7 @@ pub fn main() -> ExitCode {
                 rules,
             })
         }
-        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts, detector } => fuzz_cmd::shrink_cmd(&fuzz_cmd::ShrinkArgs {
+        Cmd::Shrink { file, oracle, mutant, sut, into_test, root_cause, force, max_attempts, detector } => shrink_cmd::shrink(&shrink_cmd::ShrinkArgs {
             file: &file,
             oracle: oracle.as_deref(),
             mutant: mutant.as_deref(),

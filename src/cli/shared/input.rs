@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use race_oracles::explore::{Config, Run};
-use race_oracles::lang::{self, Dialect, Program};
+use race_oracles::lang::{self, parse, validate_relaxed, Dialect, Program};
+use race_oracles::theorems::Oracle;
 
 use super::{capped, CliError};
 use crate::sut_spec::SutSpec;
@@ -112,5 +113,18 @@ pub fn on_machine(file: &Path, prog: &Program) -> Result<(), CliError> {
             file.display()
         ))),
         _ => Ok(()),
+    }
+}
+
+/// A program from a `.race` file's bytes, or from a cargo-fuzz artifact of the oracle's
+/// target (raw bytes for its generator).
+pub fn load_input(file: &Path, bytes: &[u8], o: &Oracle, s: &Subject) -> Result<Program, CliError> {
+    match std::str::from_utf8(bytes).ok().map(|t| (t, parse(t))) {
+        Some((_, Ok(p))) => {
+            validate_relaxed(&p, s.relax()).map_err(|e| CliError::input(format!("error: {}: {e}", file.display())))?;
+            Ok(p)
+        }
+        Some((text, Err(e))) if text.trim_start().starts_with("//") || text.contains("dialect") => Err(CliError::input(e.render(&file.display().to_string()))),
+        _ => Ok(o.program(bytes, s.relax())),
     }
 }

@@ -1,6 +1,10 @@
 //! What the subcommands print: stdout that survives a closed pipe, JSON, capped lists.
 
+use std::path::Path;
+use std::time::Duration;
+
 use super::CliError;
+use crate::summary::Summary;
 
 /// Writes to stdout; a closed pipe (`racefuzz … | head`) ends the program quietly instead
 /// of panicking.
@@ -38,4 +42,49 @@ pub fn capped<T: std::fmt::Display>(items: &[T], max: usize) -> String {
     } else {
         shown.join(", ")
     }
+}
+
+/// When the next status line is due, for runs without a terminal (`fuzz`, `gen --stats`):
+/// every `--status-interval` of wall time, at least a second apart; a line missed while
+/// the run was busy is skipped, not caught up.
+pub struct StatusClock {
+    every: Duration,
+    next: Duration,
+}
+
+impl StatusClock {
+    /// From the `--status-interval` flag.
+    ///
+    /// # Errors
+    /// A bad duration, as input error naming the flag.
+    pub fn new(flag: &str) -> Result<StatusClock, CliError> {
+        let every = crate::duration::parse(flag).map_err(|e| CliError::input(format!("error: --status-interval: {e}")))?.max(Duration::from_secs(1));
+        Ok(StatusClock { every, next: every })
+    }
+
+    /// Whether a line is due at `elapsed`; if so, the next one is scheduled.
+    pub fn due(&mut self, elapsed: Duration) -> bool {
+        if elapsed < self.next {
+            return false;
+        }
+        while self.next <= elapsed {
+            self.next += self.every;
+        }
+        true
+    }
+}
+
+/// Writes the campaign report (`crate::picture::campaign_report`) of `summary`, with the
+/// finding paths made absolute so that its links work wherever the page is (a merge's
+/// summary too).
+pub fn write_report(report: &Path, summary: &Summary) -> Result<(), CliError> {
+    let mut page = summary.clone();
+    for p in page.finding_links_mut() {
+        if let Ok(absolute) = std::fs::canonicalize(&*p) {
+            *p = absolute;
+        }
+    }
+    crate::campaign::write_atomically(report, &crate::picture::campaign_report(&page)).map_err(|e| CliError::input(format!("error: cannot write {}: {e}", report.display())))?;
+    eprintln!("wrote {}", report.display());
+    Ok(())
 }
