@@ -1,0 +1,145 @@
+//! The layering of `racefuzz`'s `src/`, as `oracles/tests/layers.rs` is the ground truth's:
+//! its top-level modules form a DAG, bottom to top, and a module may use only the modules
+//! [`ALLOWED`] lists for it, all of them below it (the same scanner, included by path).
+//!
+//! Inside `cli/`, no subcommand module imports another: what they share lives in
+//! `cli/shared`, which imports no subcommand. `cli/mod.rs` (the clap tree and its dispatch)
+//! names them all.
+
+#[path = "../oracles/tests/layering/mod.rs"]
+mod layering;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use layering::{crate_edges, ident, rust_files};
+
+/// Each top-level module of `src/`, bottom to top, with the modules it may use. Every module
+/// it names comes earlier in the list (checked), so the allowed edges form a DAG. A new
+/// top-level module gets its line here; until it does, `every_module_has_a_layer` fails.
+///
+/// The leaves are formats and plain values (a `.race` header, a duration, a summary); then
+/// processes outside (external SUTs, TSan); then how a SUT is named and a finding headed;
+/// then the systems under test and their seeded bugs, the catalogue that builds them; then
+/// what runs them (campaigns, merges, scores) and draws them; the command line on top.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("corpus", &[]),
+    ("duration", &[]),
+    ("signature", &[]),
+    ("std_trace", &[]),
+    ("render", &[]),
+    ("summary", &[]),
+    ("external", &["std_trace"]),
+    ("tsan", &["external"]),
+    ("sut_spec", &["corpus", "external"]),
+    ("finding_header", &["corpus", "external", "signature", "sut_spec"]),
+    ("analyses", &["corpus"]),
+    ("mutants", &["analyses"]),
+    ("suts", &["analyses", "external", "mutants", "sut_spec", "tsan"]),
+    ("picture", &["render", "summary"]),
+    ("regression", &["corpus", "finding_header", "sut_spec"]),
+    ("campaign", &["finding_header", "picture", "render", "signature", "summary", "sut_spec", "suts"]),
+    ("merge", &["finding_header", "signature", "summary", "suts"]),
+    ("rule_coverage", &["campaign", "suts"]),
+    ("score", &["campaign", "suts"]),
+    (
+        "cli",
+        &[
+            "corpus",
+            "duration",
+            "signature",
+            "std_trace",
+            "render",
+            "summary",
+            "external",
+            "tsan",
+            "sut_spec",
+            "finding_header",
+            "analyses",
+            "mutants",
+            "suts",
+            "picture",
+            "regression",
+            "campaign",
+            "merge",
+            "rule_coverage",
+            "score",
+        ],
+    ),
+];
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn allowed_edges_point_down() {
+    let mut below: BTreeSet<&str> = BTreeSet::new();
+    for (m, uses) in ALLOWED {
+        for u in *uses {
+            assert!(below.contains(u), "ALLOWED: {m} uses {u}, which is not listed before it");
+        }
+        assert!(below.insert(m), "ALLOWED: {m} is listed twice");
+    }
+}
+
+#[test]
+fn every_module_has_a_layer() {
+    let (modules, _, _) = crate_edges(&repo(), "src");
+    let layered: BTreeSet<String> = ALLOWED.iter().map(|(m, _)| m.to_string()).collect();
+    assert_eq!(modules, layered, "every top-level module of racefuzz has its place in ALLOWED (and no other)");
+}
+
+#[test]
+fn modules_use_only_the_layers_below() {
+    let (_, files, edges) = crate_edges(&repo(), "src");
+    // The scan must see the crate: 75 files, 165 mentions and 57 distinct edges when this was written.
+    let distinct: BTreeSet<(&str, &str)> = edges.iter().map(|e| (e.from.as_str(), e.to.as_str())).collect();
+    assert!(files >= 60, "scanned only {files} files");
+    assert!(edges.len() >= 120 && distinct.len() >= 40, "found only {} mentions, {} edges", edges.len(), distinct.len());
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let bad: Vec<String> = edges
+        .iter()
+        .filter(|e| !allowed.get(e.from.as_str()).is_some_and(|u| u.contains(&e.to.as_str())))
+        .map(|e| format!("{}:{}: {} -> {}{}", e.file, e.line, e.from, e.to, if e.test { " (test)" } else { "" }))
+        .collect();
+    assert!(bad.is_empty(), "edges not in ALLOWED:\n{}", bad.join("\n"));
+}
+
+/// The modules directly under `src/cli/` (a file `x.rs` or a folder `x/`), but `mod.rs`.
+fn cli_children(cli: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(cli).unwrap().flatten().map(|e| e.file_name().to_string_lossy().trim_end_matches(".rs").to_string()).filter(|n| n != "mod").collect()
+}
+
+/// Inside `cli/`, a subcommand module (`*_cmd`) names no other subcommand module, and
+/// `shared` names none: what two subcommands share lives in `shared`.
+#[test]
+fn no_subcommand_imports_another() {
+    let cli = repo().join("src/cli");
+    let children = cli_children(&cli);
+    let commands: Vec<&String> = children.iter().filter(|c| c.ends_with("_cmd")).collect();
+    assert!(commands.len() >= 10 && children.contains("shared"), "src/cli has {children:?}");
+    let mut files = vec![];
+    rust_files(&cli, &mut files);
+    let mut bad = vec![];
+    let mut scanned = 0;
+    for f in &files {
+        let rel = f.strip_prefix(&cli).unwrap().to_string_lossy().replace('\\', "/");
+        let own = ident(&rel).to_string();
+        if rel == "mod.rs" {
+            continue;
+        }
+        assert!(own == "shared" || own.ends_with("_cmd"), "src/cli/{rel}: a module of cli/ is a subcommand (`*_cmd`) or `shared`");
+        scanned += 1;
+        let src = std::fs::read_to_string(f).unwrap();
+        for (n, line) in src.lines().enumerate() {
+            for c in commands.iter().filter(|c| ***c != own) {
+                if line.contains(&format!("{c}::")) {
+                    bad.push(format!("src/cli/{rel}:{}: {own} names {c}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(scanned >= 15, "scanned only {scanned} files of src/cli");
+    assert!(bad.is_empty(), "subcommands that import another (move what they share to cli/shared):\n{}", bad.join("\n"));
+}
