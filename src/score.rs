@@ -3,6 +3,9 @@
 //! program level and, more harshly, per location and per event; with the exhaustive ground
 //! truth racefuzz can count exactly, on as many generated programs as one likes.
 //!
+//! One concept, the scorecard (counts, granularities, the run over a corpus and its
+//! examples), in one file of a little over 600 lines.
+//!
 //! Over a fixed generated corpus (the generator of the oracle that judges the detector,
 //! drawn from a seeded stream: `fasttrack-precise`'s BFJ tier-2 programs for a detector,
 //! `bigfoot-precise`'s BFJ programs for a check placer with its detector), every

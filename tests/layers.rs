@@ -143,3 +143,23 @@ fn no_subcommand_imports_another() {
     assert!(scanned >= 15, "scanned only {scanned} files of src/cli");
     assert!(bad.is_empty(), "subcommands that import another (move what they share to cli/shared):\n{}", bad.join("\n"));
 }
+
+/// No file of `src/` is over 600 lines unless its module doc says it is one concept
+/// (`//! One concept, …`): a file that grows past it is split by concept, one per file.
+#[test]
+fn no_src_file_is_over_600_lines_unless_it_is_one_concept() {
+    const MAX_LINES: usize = 600;
+    let mut files = vec![];
+    rust_files(&repo().join("src"), &mut files);
+    assert!(files.len() >= 60, "found only {} files", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let src = std::fs::read_to_string(f).unwrap();
+            let n = src.lines().count();
+            let said = src.lines().take_while(|l| l.starts_with("//!")).any(|l| l.starts_with("//! One concept,"));
+            (n > MAX_LINES && !said).then(|| format!("{}: {n} lines", f.strip_prefix(repo()).unwrap_or(f).display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over {MAX_LINES} lines whose module doc does not say `//! One concept, …`:\n{}", long.join("\n"));
+}

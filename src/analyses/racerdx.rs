@@ -1,6 +1,9 @@
 //! RacerDX ([Gorogiannis et al. 2019] in docs/references.md), the system under test of the
 //! `racerdx-tp` and `racerdx-complete` oracles. Spec: docs/spec/racerdx.md §3.
 //!
+//! One concept, the RacerDX analysis of the paper, with its seeded bugs (over 600 lines: the
+//! transfer functions, the summaries and the report rules belong together).
+//!
 //! The abstract domain is `⟨W, L, A⟩` (Def. 4.2): wobbly expressions, the lock level capped
 //! at L̂, and the accesses with their lock levels. Transfer functions are Fig. 7 (rebuilt in
 //! spec §3.2); method summaries are computed bottom-up from ⊥ and applied at call sites with

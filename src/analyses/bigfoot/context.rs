@@ -1,6 +1,9 @@
 //! The analysis contexts `H • A` of BigFoot's check placement (docs/spec/bigfoot.md §4.1) and
 //! their entailment (§4.2, §10.3), decided symbolically and soundly.
 //!
+//! One concept, the contexts and their entailment (over 600 lines: the symbolic decision
+//! procedure and its unit tests).
+//!
 //! - A [`History`] `H` holds boolean facts (here: equalities `x = e` with `e` linear, recorded
 //!   by assignments to fresh variables, §4.6), past accesses `p◁` and past checks `p✓`, each
 //!   with a kind (§4.5.1: `W ⊢ R`).

@@ -3,6 +3,9 @@
 //! field compression through shadow proxies (§5.2) and dynamic array compression with
 //! per-thread footprints (§5.3, §5.3.1). It runs on checks only: heap accesses are ignored.
 //!
+//! One concept, DynamicBF's run-time checker (over 600 lines: its operations, the two
+//! compressions and their unit tests).
+//!
 //! - **Clocks**: FastTrack's thread and lock vector clocks and its READ/WRITE rules, reused
 //!   from [`crate::analyses::fasttrack`] (one copy of the rules).
 //! - **Fields** (§7.1): one shadow per (object, proxy group). A field check runs READ or

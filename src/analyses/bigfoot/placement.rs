@@ -2,6 +2,9 @@
 //! the read/write extension of §4.5.1 and the path coalescing of §5.1), as a
 //! [`CheckPlacer`] for BFJ programs in A-normal form.
 //!
+//! One concept, the check placement of §4 and §5.1 (over 600 lines: the fixpoint over the
+//! program's statements, the placement and the coalescing are one algorithm).
+//!
 //! Each thread body and each method body is analysed on its own (§4.1), from the empty
 //! history, in three passes over the same (normalized) body:
 //! 1. **anticipation, backward** ([`Anticipated`]): `A` before each statement from `A`
