@@ -11,7 +11,8 @@ use race_oracles::theorems::ldrf_agree::MODULUS;
 use race_oracles::theorems::must_not_alias::Counters;
 use race_oracles::theorems::{AccessFilter, Budget, Classes, Decision, Oracle, Registry, StaticRaceAnalysis, Sut, Verdict};
 use racefuzz::analyses::racerdx::RacerDx;
-use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::mutants::MUTANTS;
+use racefuzz::seeded::Prediction;
 use racefuzz::suts::{self, Subject};
 
 /// Fixed programs from the oracle's generator: a deterministic byte stream (xorshift),

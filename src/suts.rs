@@ -26,6 +26,7 @@ use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
 use crate::mutants::{self, MUTANTS};
+use crate::seeded;
 
 /// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
 /// the [`Sut`] of its seam. The catalogue holds no enum of seams of its own: each entry's
@@ -126,11 +127,11 @@ fn build_racerdx(names: &[&str]) -> Built {
 }
 
 fn build_ldrf(names: &[&str]) -> Built {
-    Some((lend(mutants::one(mutants::ldrf::SEEDED, names)?, |bug| Sut::ThreadLocal(*bug)), Relax::default()))
+    Some((lend(seeded::one(mutants::ldrf::SEEDED, names)?, |bug| Sut::ThreadLocal(*bug)), Relax::default()))
 }
 
 fn build_sync_cfg(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::ldrf::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::ldrf::SEEDED, names)?;
     Some((lend(crate::analyses::ldrf::suite(bug), |v| Sut::SyncCfg(v)), Relax::default()))
 }
 
@@ -140,7 +141,7 @@ fn build_explorers(names: &[&str]) -> Built {
 }
 
 fn build_fasttrack(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::fasttrack::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::fasttrack::SEEDED, names)?;
     Some((lend(FastTrackFactory { bug, on_checks: false }, |f| Sut::Detector(f)), Relax::default()))
 }
 
@@ -150,7 +151,7 @@ fn build_tsan(names: &[&str]) -> Built {
 }
 
 fn build_bigfoot(names: &[&str]) -> Built {
-    let (placement, dynamic) = match mutants::one(bigfoot::SEEDED, names)? {
+    let (placement, dynamic) = match seeded::one(bigfoot::SEEDED, names)? {
         Some(BigFootBug::Placement(b)) => (Some(b), None),
         Some(BigFootBug::Dynamic(b)) => (None, Some(b)),
         None => (None, None),
@@ -159,23 +160,23 @@ fn build_bigfoot(names: &[&str]) -> Built {
 }
 
 fn build_per_access(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::per_access::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::per_access::SEEDED, names)?;
     Some((lend((PerAccess { bug }, FastTrackFactory { bug: None, on_checks: true }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
 fn build_escape(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::escape::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::escape::SEEDED, names)?;
     Some((lend((EscapeFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
 fn build_capsule(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::capsule::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::capsule::SEEDED, names)?;
     Some((lend((CapsuleFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
 /// `na-reassigned-lock-held` needs programs that assign a sync variable in its body (A5).
 fn build_naikaiken(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::naik_aiken::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::naik_aiken::SEEDED, names)?;
     let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };
     Some((lend(NaikAiken { bug }, |a| Sut::MustNotAlias(a)), relax))
 }

@@ -32,7 +32,7 @@ use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 use super::fasttrack::{Clocks, Vc};
 use super::object_graph::ObjectGraph;
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of Fig. 5.6 (docs/spec/escape_capsule.md §8's CE-* table and steps 3–7), of the
@@ -108,7 +108,7 @@ pub enum CapsuleBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<CapsuleBug>] = &[
     Seeded {
         name: "cap-exit-enter-edge",

@@ -26,7 +26,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of Fig. 4.4 (docs/spec/escape_capsule.md §3.2's table, §3.3's two ways to
@@ -87,7 +87,7 @@ pub enum EscapeBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<EscapeBug>] = &[
     Seeded {
         name: "esc-non-transitive",

@@ -32,7 +32,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of FastTrack's rules (docs/spec/bigfoot.md §1.6), one per line of READ and WRITE
@@ -98,7 +98,7 @@ pub enum FastTrackBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<FastTrackBug>] = &[
     Seeded {
         name: "ft-shared-reads-kept",

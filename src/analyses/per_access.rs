@@ -22,7 +22,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{CheckPlacer, PlaceError};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of the per-access placement (docs/spec/bigfoot.md §1.8): one check per access
@@ -59,7 +59,7 @@ pub enum PerAccessBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<PerAccessBug>] = &[
     Seeded {
         name: "pa-write-checked-as-read",

@@ -22,7 +22,7 @@
 //! locals are already dropped by `fml`, so on IL the difference from RacerDX is exactly the
 //! stability filter (which is how RacerD reports the Burble false race, §6.1).
 //!
-//! The seeded bugs ([`SEEDED`], listed by `crate::mutants`) are changes to the [`Options`].
+//! The seeded bugs ([`SEEDED`], listed by the seeded-bug catalogue) are changes to the [`Options`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -31,7 +31,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of RacerDX's summary rules (docs/spec/racerdx.md §3.1–3.3): the Fig. 7 transfer
@@ -192,7 +192,7 @@ impl Options {
 pub type Tweak = fn(&mut Options, &mut Relax);
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<Tweak>] = &[
     Seeded {
         name: "no-stability-filter",
@@ -366,7 +366,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
 pub fn options(names: &[&str]) -> Option<(Options, Relax)> {
     let mut opts = Options::default();
     let mut relax = Relax::default();
-    for tweak in crate::mutants::select(SEEDED, names)? {
+    for tweak in crate::seeded::select(SEEDED, names)? {
         tweak(&mut opts, &mut relax);
     }
     Some((opts, relax))

@@ -19,8 +19,9 @@ use rand::SeedableRng;
 use super::fuzz_cmd::parse_duration;
 use super::{emit, CliError, Exit};
 use crate::campaign::{self, Counters, Settings};
-use crate::mutants::{Prediction, MUTANTS};
+use crate::mutants::MUTANTS;
 use crate::outln;
+use crate::seeded::Prediction;
 use crate::suts::{self, Subject};
 use crate::{render, rule_coverage};
 

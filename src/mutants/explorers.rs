@@ -6,7 +6,7 @@
 use race_oracles::explore::dpor::{Dpor, DporBug};
 use race_oracles::explore::stateful::{Stateful, StatefulBug};
 
-use super::{select, Prediction, Seeded};
+use crate::seeded::{select, Prediction, Seeded};
 
 /// A seeded bug of one of the fast explorers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,10 +4,10 @@
 
 use race_oracles::ldrf::local::LdrfBug;
 
-use super::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<LdrfBug>] = &[
     Seeded {
         name: "ldrf-whole-snapshot",

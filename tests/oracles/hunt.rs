@@ -8,7 +8,8 @@
 //! `RACEFUZZ_HUNT=racerdx,fasttrack` runs only the rows of those SUTs.
 
 use race_oracles::lang::print;
-use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::mutants::MUTANTS;
+use racefuzz::seeded::Prediction;
 
 /// How many theorem-breaking mutant × oracle pairs a hunt must catch (each one predicted to
 /// break must be caught anyway; this floor keeps a row from passing with its table emptied).

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use race_oracles::lang::{parse, Program};
 use race_oracles::theorems::{OracleResult, Registry, Verdict};
-use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::mutants::MUTANTS;
 use racefuzz::render;
+use racefuzz::seeded::Prediction;
 use racefuzz::suts::{self, Subject};
 
 fn programs() -> Vec<PathBuf> {

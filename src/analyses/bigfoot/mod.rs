@@ -8,7 +8,7 @@ pub mod placement;
 
 use self::dynamic::DynamicBfBug;
 use self::placement::PlacementBug;
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 /// A seeded bug of BigFoot: in its placement or in DynamicBF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub enum BigFootBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<BigFootBug>] = &[
     Seeded {
         name: "bf-check-after-acquire",

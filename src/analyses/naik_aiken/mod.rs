@@ -36,7 +36,7 @@ use self::pruning::Pruner;
 use self::rules::Typer;
 use self::types::Lattice;
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Prediction, Seeded};
 
 rule_cases! {
     /// The cases of Naik-Aiken's rules (docs/spec/naik_aiken.md §2.2–2.5, the inference whose
@@ -135,7 +135,7 @@ pub enum NaikAikenBug {
 const NA_PREDICTED: &[(&str, Prediction)] = &[("naik-aiken-sound", Prediction::BreaksTheorem)];
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
     Seeded {
         name: "na-shared-counter",
