@@ -13,7 +13,7 @@
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::theorems::rules::Rules;
-use race_oracles::theorems::{Budget, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis};
+use race_oracles::theorems::{Budget, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis};
 
 use crate::analyses::bigfoot::dynamic::{DynamicBfFactory, DYNAMIC_BF_RULES};
 use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
@@ -76,28 +76,19 @@ pub struct SutEntry {
     pub rules: &'static [&'static Rules],
 }
 
-/// Rule tables (by [`Rules::sut`]) that an oracle of their SUT never exercises, with why:
-/// `racefuzz gen --stats` prints the reason instead of the table, and the rule-coverage test
-/// does not hold the pair to the floor (every case would read 0% by construction).
-pub const UNEXERCISED_RULES: &[(&str, &str, &str)] = &[
-    ("racerdx-complete", "RacerDX reporting", "racerdx-complete judges the method summaries (spec/racerdx.md §4.2, Theorem 5.15) and never asks RacerDX for reports (§3.4)"),
-    (
-        "lock-elision-race-free",
-        "escape filter",
-        "lock-elision-race-free judges the lock-elision transform the spec defines (escape_capsule.md §5.3); the escape filter it is given takes no part",
-    ),
-];
-
-/// The rule tables of `entry` that `oracle` exercises, and the reasons for those it does not.
-pub fn exercised_rules(entry: &SutEntry, oracle: &str) -> (Vec<&'static Rules>, Vec<String>) {
+/// The rule tables of `entry` that `oracle` exercises, and the reasons for those it does not
+/// ([`Oracle::unexercised`]): `racefuzz gen --stats` prints the reason instead of the table,
+/// and the rule-coverage test does not hold the pair to the floor (every case would read 0%
+/// by construction).
+pub fn exercised_rules(entry: &SutEntry, oracle: &Oracle) -> (Vec<&'static Rules>, Vec<String>) {
     let mut notes = vec![];
     let tables = entry
         .rules
         .iter()
         .copied()
-        .filter(|t| match UNEXERCISED_RULES.iter().find(|(o, sut, _)| *o == oracle && *sut == t.sut) {
-            Some((_, _, why)) => {
-                notes.push(format!("rule coverage: {} ({}) not exercised under {oracle}: {why}", t.sut, t.spec));
+        .filter(|t| match oracle.unexercised.iter().find(|u| u.table == t.sut) {
+            Some(u) => {
+                notes.push(format!("rule coverage: {} ({}) not exercised under {}: {}", t.sut, t.spec, oracle.id, u.why));
                 false
             }
             None => true,
@@ -291,14 +282,11 @@ pub fn detector_oracles() -> Vec<&'static str> {
 /// [`Subject::external_analysis`] from its command.
 pub const EXTERNAL_ANALYSIS: SutEntry = SutEntry { name: "external-analysis", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_| None, rules: &[] };
 
-/// Static-analysis oracles that judge the method summaries only, never the reports, so an
-/// external analysis (which gives reports only) cannot be judged by them.
-const SUMMARY_ORACLES: &[&str] = &["racerdx-complete"];
-
 /// The oracles of the registry that judge a static analysis's reports (what
-/// `--analysis-cmd` applies to).
+/// `--analysis-cmd` applies to): not those that read its method summaries
+/// ([`Reads::Summaries`]), which an external analysis does not give.
 pub fn analysis_oracles() -> Vec<&'static str> {
-    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis && !SUMMARY_ORACLES.contains(&o.id)).map(|o| o.id).collect()
+    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis && o.reads == Reads::Answers).map(|o| o.id).collect()
 }
 
 /// The oracles of the registry that judge `mutant`, in registry order.
@@ -538,5 +526,16 @@ mod tests {
         assert_eq!(Subject::for_oracle_on(&bf, None, None).map(|s| s.entry().name).ok(), Some("bigfoot"));
         assert!(matches!(Subject::for_oracle_on(&bf, Some("fasttrack"), None), Err(SubjectError::UnknownSut { .. })));
         assert!(matches!(Subject::for_oracle_on(&bf, Some("per-access"), Some("bf-check-after-acquire")), Err(SubjectError::UnknownMutant { .. })));
+    }
+
+    /// A rule table an oracle declares it never exercises is a table of a SUT it judges: a
+    /// misspelt one would leave that table held to the floor.
+    #[test]
+    fn unexercised_tables_are_tables_of_the_oracles_suts() {
+        for o in Registry::builtin().all() {
+            for u in o.unexercised {
+                assert!(fitting(o).any(|e| e.rules.iter().any(|t| t.sut == u.table)), "{}: no SUT of it has a rule table `{}`", o.id, u.table);
+            }
+        }
     }
 }

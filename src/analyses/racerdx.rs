@@ -83,7 +83,7 @@ rule_cases! {
 rule_cases! {
     /// The cases of RacerDX's reporting step (docs/spec/racerdx.md §3.4) on a pair of accesses with
     /// the same field sequence: a table of its own because `racerdx-complete` judges
-    /// summaries only and never asks for reports (`crate::suts::UNEXERCISED_RULES`).
+    /// summaries only and never asks for reports (its `Oracle::unexercised`).
     pub enum RacerDxReportRule in RACERDX_REPORT_RULES = "RacerDX reporting", "racerdx.md §3.4" {
         /// A write/write pair reported.
         ReportWriteWrite => "report write/write", "§3.4 items 1-4";

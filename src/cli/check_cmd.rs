@@ -35,12 +35,18 @@ pub enum AnalysisName {
     Ldrf,
 }
 
-/// `--operational` names the operational variant of `capsule-first-race`; any other oracle
-/// with it is bad input.
+/// `--operational` names an oracle's operational variant
+/// ([`race_oracles::theorems::Oracle::operational`]:
+/// `capsule-first-race-operational` for `capsule-first-race`, and for itself); any other
+/// oracle with it is bad input.
 pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
-    match oracle {
-        "capsule-first-race" | "capsule-first-race-operational" => Ok("capsule-first-race-operational".into()),
-        other => Err(CliError::input(format!("error: --operational applies to capsule-first-race only, not {other}"))),
+    let reg = Registry::builtin();
+    match reg.find(oracle).and_then(|o| o.operational) {
+        Some(variant) => Ok(variant.into()),
+        None => {
+            let formal: Vec<&str> = reg.all().iter().filter(|o| o.operational.is_some_and(|v| v != o.id)).map(|o| o.id).collect();
+            Err(CliError::input(format!("error: --operational applies to {} only, not {oracle}", formal.join(", "))))
+        }
     }
 }
 

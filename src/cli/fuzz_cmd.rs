@@ -558,7 +558,7 @@ struct JsonCase {
 
 impl<'a> JsonRules<'a> {
     fn of(o: &Oracle, subject: &'a Subject, tally: &Tally) -> JsonRules<'a> {
-        let (tables, not_exercised) = suts::exercised_rules(subject.entry(), o.id);
+        let (tables, not_exercised) = suts::exercised_rules(subject.entry(), o);
         let rows = tally.rows(&tables);
         let tables = tables
             .iter()

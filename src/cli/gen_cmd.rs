@@ -141,7 +141,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_inter
             t.incomplete,
             100.0 * t.racy as f64 / judged.max(1) as f64
         );
-        let (tables, unexercised) = suts::exercised_rules(subject.entry(), o.id);
+        let (tables, unexercised) = suts::exercised_rules(subject.entry(), &o);
         emit(&render::rule_coverage(&rules.rows(&tables), &tables));
         for note in unexercised {
             outln!("{note}");
