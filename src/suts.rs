@@ -25,8 +25,8 @@ use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
-use crate::mutants::{self, MUTANTS};
-use crate::seeded;
+use crate::mutants::{self, Mutant, MUTANTS};
+use crate::seeded::{self, Prediction};
 
 /// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
 /// the [`Sut`] of its seam. The catalogue holds no enum of seams of its own: each entry's
@@ -256,11 +256,23 @@ pub fn judges(oracle: &Oracle, mutant: &str) -> bool {
     fitting(oracle).any(|e| names.iter().all(|n| mutants::find(n).is_some_and(|m| m.sut == e.name)))
 }
 
+/// The spec's prediction for `mutant` under `oracle`: `None` when the oracle does not judge it
+/// ([`judges`]) or makes no prediction about it ([`seeded::Predicted::under`]).
+pub fn prediction(oracle: &Oracle, mutant: &Mutant) -> Option<Prediction> {
+    judges(oracle, mutant.name).then(|| mutant.predicted.under(oracle)).flatten()
+}
+
+/// Every prediction for `mutant`, by id of the registry's oracles that make one, in
+/// registry order: what `racefuzz mutants` lists and the hunt checks.
+pub fn predictions(mutant: &Mutant) -> Vec<(&'static str, Prediction)> {
+    race_oracles::theorems::Registry::builtin().all().iter().filter_map(|o| prediction(o, mutant).map(|p| (o.id, p))).collect()
+}
+
 /// [`SubjectError::ForeignMutant`] if `mutant` is a catalogued mutant of one SUT that
 /// `oracle` does not judge (a name outside the catalogue is left to [`Subject::build`]).
 fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
     let Some(m) = mutant.filter(|m| !judges(oracle, m)) else { return Ok(()) };
-    let found: Option<Vec<&mutants::Mutant>> = m.split('+').map(mutants::find).collect();
+    let found: Option<Vec<&Mutant>> = m.split('+').map(mutants::find).collect();
     match found.as_deref() {
         Some([first, rest @ ..]) if rest.iter().all(|x| x.sut == first.sut) => {
             Err(SubjectError::ForeignMutant { given: m.to_string(), owner: first.sut, oracle: oracle.id, judges: judges_of(m) })
@@ -511,9 +523,13 @@ mod tests {
         for m in MUTANTS.iter() {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
             assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
-            for (oracle, _) in m.predicted {
+            let mut named: Vec<&str> = vec![];
+            for (oracle, said) in m.predicted.named() {
                 let o = Registry::builtin().find(oracle).copied();
-                assert!(o.is_some_and(|o| judges(&o, m.name)), "{}: no oracle {oracle} that judges it", m.name);
+                assert!(o.is_some_and(|o| judges(&o, m.name) && !o.negative_control), "{}: no oracle {oracle} that judges it and makes predictions", m.name);
+                assert_eq!(o.and_then(|o| prediction(&o, m)), said, "{}: {oracle} named twice", m.name);
+                assert!(!named.contains(&oracle), "{}: {oracle} named twice", m.name);
+                named.push(oracle);
             }
             assert!(!judges_of(m.name).is_empty(), "{}: no oracle judges it", m.name);
         }

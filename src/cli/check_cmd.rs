@@ -301,7 +301,11 @@ pub(super) fn list(json: bool) -> Result<Exit, CliError> {
     if json {
         let oracles: Vec<serde_json::Value> =
             reg.all().iter().map(|o| serde_json::json!({ "id": o.id, "claim": o.claim, "spec": o.spec, "dialect": o.dialect, "sut": o.sut })).collect();
-        print_json(&serde_json::json!({ "oracles": oracles, "mutants": *MUTANTS }))?;
+        let mutants: Vec<serde_json::Value> = MUTANTS
+            .iter()
+            .map(|m| serde_json::json!({ "name": m.name, "sut": m.sut, "oracle": m.oracle, "description": m.description, "predicted": suts::predictions(m), "spec": m.spec }))
+            .collect();
+        print_json(&serde_json::json!({ "oracles": oracles, "mutants": mutants }))?;
         return Ok(Exit::Ok);
     }
     outln!("oracles:");
@@ -310,7 +314,7 @@ pub(super) fn list(json: bool) -> Result<Exit, CliError> {
     }
     outln!("\nmutants (predictions per oracle):");
     for m in MUTANTS.iter() {
-        let preds: Vec<String> = m.predicted.iter().map(|(o, p)| format!("{o}: {}", p.name())).collect();
+        let preds: Vec<String> = suts::predictions(m).iter().map(|(o, p)| format!("{o}: {}", p.name())).collect();
         outln!("  {:<30} {} [{}]\n  {:<30} {}", m.name, m.description, m.spec, "", preds.join(", "));
     }
     Ok(Exit::Ok)

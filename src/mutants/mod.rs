@@ -1,6 +1,7 @@
 //! The seeded-bug catalogue: deliberately broken variants of the systems under test, each
-//! selectable by name (`--mutant NAME`), with what the spec predicts under each oracle (by
-//! oracle id, never by position). A mutant predicted to break a theorem must be caught by
+//! selectable by name (`--mutant NAME`), with what the spec predicts under the oracles that
+//! judge it ([`Predicted`]: by oracle id, stated by exception, so that an oracle added over
+//! an existing kind of SUT edits no row). A mutant predicted to break a theorem must be caught by
 //! that theorem's oracle within a fixed budget (`tests/oracles/hunt.rs`); that is how we
 //! know the fuzzer has teeth.
 //!
@@ -16,10 +17,10 @@ pub mod ldrf;
 use std::sync::LazyLock;
 
 use crate::analyses::{bigfoot, capsule, escape, fasttrack, ldrf as ldrf_analyses, naik_aiken, per_access, racerdx};
-use crate::seeded::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 /// One seeded bug in the catalogue.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Copy, Debug)]
 pub struct Mutant {
     /// Its name on the command line.
     pub name: &'static str,
@@ -29,8 +30,9 @@ pub struct Mutant {
     pub oracle: &'static str,
     /// What is broken.
     pub description: &'static str,
-    /// The spec's prediction under each oracle that judges its SUT, by oracle id.
-    pub predicted: &'static [(&'static str, Prediction)],
+    /// What the spec predicts under the oracles that judge it; which oracles those are (the
+    /// ones that judge its SUT) the SUT catalogue above decides.
+    pub predicted: Predicted,
     /// Where the spec discusses it.
     pub spec: &'static str,
 }
@@ -60,11 +62,4 @@ fn listed<B>(sut: &'static str, table: &[Seeded<B>]) -> Vec<Mutant> {
 /// Looks a mutant up by name.
 pub fn find(name: &str) -> Option<&'static Mutant> {
     MUTANTS.iter().find(|m| m.name == name)
-}
-
-impl Mutant {
-    /// The spec's prediction under `oracle` (`None`: the oracle does not judge this SUT).
-    pub fn prediction(&self, oracle: &str) -> Option<Prediction> {
-        self.predicted.iter().find(|(o, _)| *o == oracle).map(|(_, p)| *p)
-    }
 }
