@@ -23,14 +23,17 @@ use std::time::Instant;
 
 use race_oracles::explore::Config;
 use race_oracles::gen::shrink::counts;
-use race_oracles::lang::{parse, print, walk_block, Program, Relax, StmtKind};
+use race_oracles::lang::{parse, print, Program, Relax};
 use race_oracles::theorems::rules::{self, Tally};
 use race_oracles::theorems::{Oracle, OracleResult, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use crate::finding_header::FindingHeader;
 use crate::render;
 use crate::signature::signature;
+use crate::summary::features;
+use crate::sut_spec::SutSpec;
 use crate::suts::{self, Subject};
 
 /// Where findings go unless `--out` says otherwise: relative to the working directory,
@@ -107,26 +110,6 @@ pub fn program_hash(p: &Program) -> u64 {
     fnv(&print(p))
 }
 
-/// Dialect features of a program, for coverage counts.
-pub const FEATURES: [&str; 5] = ["lock", "call", "loop", "branch", "fork"];
-
-/// Which [`FEATURES`] a program uses, over every body it has.
-pub fn features(p: &Program) -> [bool; 5] {
-    let mut f = [false; 5];
-    let bodies = p.methods.iter().map(|m| &m.body).chain(p.classes.iter().flat_map(|c| c.methods.iter().map(|m| &m.body))).chain(p.threads.iter());
-    for b in bodies {
-        walk_block(b, &mut |s| match s.kind {
-            StmtKind::Lock | StmtKind::Acq(_) | StmtKind::Sync { .. } => f[0] = true,
-            StmtKind::Call { .. } => f[1] = true,
-            StmtKind::While { .. } | StmtKind::Loop { .. } => f[2] = true,
-            StmtKind::If { .. } => f[3] = true,
-            StmtKind::Fork { .. } => f[4] = true,
-            _ => {}
-        });
-    }
-    f
-}
-
 /// Campaign settings.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -138,11 +121,10 @@ pub struct Settings {
     pub seed: u64,
     /// Parallel jobs.
     pub jobs: usize,
-    /// A seeded bug to hunt.
-    pub mutant: Option<String>,
-    /// The SUT to judge, by name (`--sut`), for the oracles it fits; the others judge their
-    /// own (the first SUT of their kind and dialect).
-    pub sut: Option<String>,
+    /// The SUT to judge, with the seeded bug to hunt: a SUT named (`--sut`) is judged by the
+    /// oracles it fits, and the others judge their own (the first SUT of their kind and
+    /// dialect); an external detector or analysis replaces the catalogue's SUTs.
+    pub spec: SutSpec,
     /// Where findings go (one folder per oracle).
     pub out: PathBuf,
     /// Stop after this many programs per job and oracle, if set (tests use this instead of
@@ -152,9 +134,6 @@ pub struct Settings {
     pub keep: usize,
     /// Stop once this many distinct signatures have been found, if set.
     pub stop_after: Option<u64>,
-    /// An external detector or analysis to judge instead of the catalogue's SUTs
-    /// (`--detector-cmd`, `--analysis-cmd`).
-    pub external: Option<crate::external::External>,
     /// The part of each oracle's stream this campaign checks ([`Shard::WHOLE`]: all).
     pub shard: Shard,
     /// Record the rule cases each check takes ([`rules::record`]) into [`Counters::rules`]
@@ -174,7 +153,7 @@ pub struct Counters {
     pub judged: Vec<AtomicU64>,
     /// Per oracle: the wrapping sum of the [`program_hash`]es of the programs checked.
     pub hashes: Vec<AtomicU64>,
-    /// Per oracle: its programs having each feature of [`FEATURES`].
+    /// Per oracle: its programs having each feature of [`FEATURES`](crate::summary::FEATURES).
     pub features: Vec<[AtomicU64; 5]>,
     /// Per oracle, with [`Settings::rules`]: the rule cases its SUT took, one count per program.
     pub rules: Vec<Mutex<Tally>>,
@@ -197,7 +176,7 @@ impl Counters {
         }
     }
 
-    /// Programs having each feature of [`FEATURES`], over all oracles.
+    /// Programs having each feature of [`FEATURES`](crate::summary::FEATURES), over all oracles.
     pub fn features_total(&self) -> [u64; 5] {
         let mut t = [0; 5];
         for f in &self.features {
@@ -227,6 +206,9 @@ pub struct Finding {
     pub first: bool,
     /// Its size: statements, then methods ([`counts`]).
     pub size: (usize, usize),
+    /// Why its witness page ([`write_witness_page`]) could not be written, if it could not;
+    /// the finding itself is on disk.
+    pub page_failure: Option<String>,
 }
 
 /// The failures of one signature.
@@ -299,13 +281,11 @@ impl CampaignError {
 /// file's lines, and last the failure's [`signature`] (which `racefuzz merge` groups by).
 ///
 /// # Errors
-/// An internal bug if the printed program does not parse back.
-pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult, Program), String> {
-    let sut = subject.chosen().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
-    let sut = format!("{sut}{}", subject.external_header().unwrap_or_default());
-    let header = format!("// racefuzz finding\n// oracle: {}\n{sut}// mutant: {}\n// seed: {seed}\n", oracle.id, subject.mutant().unwrap_or("none"));
-    let body = format!("{header}{}", print(p));
-    let reparsed = parse(&body).map_err(|e| format!("racefuzz internal bug: a finding does not parse back: {e}"))?;
+/// [`CampaignError::Internal`] if the printed program does not parse back.
+pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program) -> Result<(String, OracleResult, Program), CampaignError> {
+    let header = FindingHeader::finding(oracle.id, subject.spec().clone(), seed);
+    let body = format!("{}{}", header.print(), print(p));
+    let reparsed = parse(&body).map_err(|e| CampaignError::Internal { message: format!("racefuzz internal bug: a finding does not parse back: {e}"), program: print(p) })?;
     let r = suts::check(oracle, &reparsed, subject, suts::campaign_bounds());
     let mut text = body;
     text.push_str(&format!("// verdict: {}\n", r.verdict));
@@ -313,7 +293,7 @@ pub fn finding_text(oracle: &Oracle, subject: &Subject, seed: &str, p: &Program)
         text.push_str(&format!("//   {l}\n"));
     }
     if r.verdict == Verdict::Fail {
-        text.push_str(&format!("// signature: {}\n", signature(&r, &reparsed)));
+        text.push_str(&FindingHeader::signature_line(&signature(&r, &reparsed).to_string()));
     }
     Ok((text, r, reparsed))
 }
@@ -333,13 +313,19 @@ pub fn write_finding(dir: &Path, oracle: &str, p: &Program, text: &str) -> std::
 
 /// Writes the witness page of a finding beside it (`HASH.html`, `crate::picture::html`):
 /// the first violated item's witness, with the finding's text as the program (its lines
-/// are the witness's) and the result as the verdict. Best effort: the finding itself is
-/// what must not be lost, and a result with no witness has no page.
-pub fn write_witness_page(finding: &Path, r: &OracleResult, text: &str) {
-    let Some(w) = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref()) else { return };
+/// are the witness's) and the result as the verdict. Returns the page written, or `None`
+/// for a result with no witness (which has no page).
+///
+/// # Errors
+/// I/O errors writing the page; the finding itself is already on disk, so a campaign notes
+/// them ([`Finding::page_failure`]) and goes on.
+pub fn write_witness_page(finding: &Path, r: &OracleResult, text: &str) -> std::io::Result<Option<PathBuf>> {
+    let Some(w) = r.items.iter().filter(|i| i.status == race_oracles::theorems::ItemStatus::Violated).find_map(|i| i.witness.as_ref()) else { return Ok(None) };
     let verdict = crate::picture::verdict_lines(r);
     let title = format!("racefuzz finding {}", finding.display());
-    let _ = write_atomically(&finding.with_extension("html"), &crate::picture::html(&title, w, text, &verdict));
+    let page = finding.with_extension("html");
+    write_atomically(&page, &crate::picture::html(&title, w, text, &verdict))?;
+    Ok(Some(page))
 }
 
 /// Writes `text` to `path` through a temporary file in the same folder, so that a reader
@@ -378,7 +364,7 @@ pub fn stream_seed(seed: u64, job: usize, oracle: usize) -> u64 {
 /// campaign stops at once; the error carries the finding).
 pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: impl Fn(&Finding) + Sync) -> Result<Found, CampaignError> {
     // Every oracle judges the mutant, if any (the command line chose them so).
-    let subjects: Vec<Subject> = s.oracles.iter().map(|o| subject_for(o, s.sut.as_deref(), s.mutant.as_deref(), s.external.as_ref())).collect::<Result<_, _>>()?;
+    let subjects: Vec<Subject> = s.oracles.iter().map(|o| Subject::where_it_fits(o, &s.spec)).collect::<Result<_, _>>()?;
     let seen: Mutex<HashSet<u64>> = Mutex::new(HashSet::new());
     let groups: Mutex<BTreeMap<String, Group>> = Mutex::new(BTreeMap::new());
     let failure: Mutex<Option<CampaignError>> = Mutex::new(None);
@@ -491,7 +477,7 @@ fn record(
     tag: &str,
     p: &Program,
 ) -> Result<Option<Finding>, CampaignError> {
-    let (text, r, reparsed) = finding_text(o, subject, tag, p).map_err(|message| CampaignError::Internal { message, program: print(p) })?;
+    let (text, r, reparsed) = finding_text(o, subject, tag, p)?;
     let sig = signature(&r, &reparsed);
     let size = counts(&reparsed);
     let mut groups = lock(groups);
@@ -506,9 +492,9 @@ fn record(
         return Ok(None);
     }
     let path = write_finding(&s.out, o.id, p, &text).map_err(|source| CampaignError::Write { dir: s.out.join(o.id), source, text: text.clone() })?;
-    write_witness_page(&path, &r, &text);
+    let page_failure = write_witness_page(&path, &r, &text).err().map(|e| format!("cannot write the witness page {}: {e}", path.with_extension("html").display()));
     counters.written.fetch_add(1, Ordering::Relaxed);
-    let f = Finding { oracle: o.id, path, signature: sig, first, size };
+    let f = Finding { oracle: o.id, path, signature: sig, first, size, page_failure };
     g.written.push(f.clone());
     Ok(Some(f))
 }
@@ -523,23 +509,6 @@ fn share(o: &Oracle) -> f64 {
     } else {
         9.0
     }
-}
-
-/// The subject an oracle runs in a campaign on `sut` hunting `mutant`: the `external`
-/// detector or analysis if there is one, else the SUT named where it fits the oracle (its kind and
-/// dialect), the oracle's own otherwise, with the mutant applied. A mutant the oracle does
-/// not judge is refused, as `check` refuses it ([`suts::SubjectError::ForeignMutant`]):
-/// run, it would silently hunt nothing.
-///
-/// # Errors
-/// When the oracle does not judge the mutant, or the mutant is unknown, or the detector
-/// or analysis is given to an oracle that does not judge one.
-pub fn subject_for(o: &Oracle, sut: Option<&str>, mutant: Option<&str>, external: Option<&crate::external::External>) -> Result<Subject, suts::SubjectError> {
-    if let Some(x) = external {
-        return Subject::from_external(o, x.clone());
-    }
-    let sut = sut.filter(|name| suts::fitting(o).any(|e| e.name == *name));
-    Subject::for_oracle_on(o, sut, mutant)
 }
 
 fn slot(v: Verdict) -> usize {

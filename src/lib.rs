@@ -17,6 +17,9 @@
 //!   (`race_oracles::theorems::Registry`) meets a SUT.
 //! - [`campaign`]: fuzz campaigns; findings go outside the source tree, a few per
 //!   [`signature`] of failure.
+//! - [`summary`]: a campaign's summary as data (`fuzz --json`, the file `merge` reads, a
+//!   merge's own), which the campaign's page draws; the dialect features it counts.
+//! - [`merge`]: many campaigns' summaries and findings as one (shards, hosts, cargo-fuzz).
 //! - [`signature`]: a failure's signature, alike for failures that are likely one bug.
 //! - [`std_trace`]: traces in STD, the text format of race-prediction tools (`thread|op(decor)|loc`):
 //!   a writer with stable names, a strict reader, the ground truth's races on a trace.
@@ -44,21 +47,26 @@ pub mod analyses;
 pub mod campaign;
 pub mod cli;
 pub mod corpus;
+pub mod duration;
 pub mod external;
+pub mod finding_header;
+pub mod merge;
 pub mod mutants;
 pub mod picture;
+pub mod regression;
 pub mod render;
 pub mod rule_coverage;
 pub mod score;
 pub mod seeded;
 pub mod signature;
 pub mod std_trace;
+pub mod summary;
+pub mod sut_spec;
 pub mod suts;
 pub mod tsan;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then
-/// the oracle against its SUT (with the mutant named by the environment variable
-/// `RACEFUZZ_MUTANT`, if set) under [`suts::fuzz_bounds`], a budget of counts (never wall
+/// the oracle against the SUT its environment names ([`fuzz_subject`]) under [`suts::fuzz_bounds`], a budget of counts (never wall
 /// time), so that a slow input is `inconclusive` the same way on every machine. Fails only
 /// on the oracle's `fail`, printing the program and the explanation, and then aborting:
 /// libFuzzer records the abort as a crash. Not a panic: under `RUST_BACKTRACE=1` the panic
@@ -66,8 +74,8 @@ pub mod tsan;
 /// machine, and libFuzzer's timeout handler then deadlocked in `malloc` (it is not
 /// async-signal-safe), leaving a `-fork` child hung for an hour.
 ///
-/// A misconfigured target (an unknown oracle, or a `RACEFUZZ_MUTANT` the oracle does not
-/// judge) says so on stderr and exits with status 2 in [`fuzz_init`], before any input: a
+/// A misconfigured target (an unknown oracle, or a SUT or `RACEFUZZ_MUTANT` the oracle does
+/// not judge) says so on stderr and exits with status 2 in [`fuzz_init`], before any input: a
 /// panic or exit inside an input would be recorded as a crash artifact that reproduces
 /// nothing.
 pub fn fuzz_one(oracle: &str, data: &[u8]) {
@@ -78,11 +86,14 @@ pub fn fuzz_one(oracle: &str, data: &[u8]) {
         // The artifact libFuzzer keeps is raw bytes that reproduce only under the same
         // mutant; the finding file records oracle and mutant, so `racefuzz shrink FILE`
         // needs no flags.
-        let saved = campaign::finding_text(o, s, "cargo-fuzz", &p)
-            .ok()
-            .and_then(|(text, ..)| campaign::write_finding(std::path::Path::new(campaign::DEFAULT_OUT), o.id, &p, &text).ok())
-            .map(|f| format!("written to {}; `racefuzz shrink {}` reduces it\n", f.display(), f.display()))
-            .unwrap_or_default();
+        // A finding that cannot be written is said, never dropped: the artifact remains.
+        let saved = match campaign::finding_text(o, s, "cargo-fuzz", &p) {
+            Ok((text, ..)) => match campaign::write_finding(std::path::Path::new(campaign::DEFAULT_OUT), o.id, &p, &text) {
+                Ok(f) => format!("written to {}; `racefuzz shrink {}` reduces it\n", f.display(), f.display()),
+                Err(e) => format!("the finding could not be written under {}: {e}\n", campaign::DEFAULT_OUT),
+            },
+            Err(e) => format!("the finding could not be written: {e}\n"),
+        };
         let mutant = s.mutant().map(|m| format!(" under RACEFUZZ_MUTANT={m} (shrink the artifact with --mutant {m})")).unwrap_or_default();
         eprintln!("{oracle} fails{mutant} on:\n{}\n{}{saved}", race_oracles::lang::print(&p), render::result_brief(&r));
         std::process::abort();
@@ -95,104 +106,90 @@ pub fn fuzz_one(oracle: &str, data: &[u8]) {
 pub fn fuzz_init(oracle: &str) -> &'static (race_oracles::theorems::Oracle, suts::Subject) {
     static SUBJECT: std::sync::OnceLock<(race_oracles::theorems::Oracle, suts::Subject)> = std::sync::OnceLock::new();
     SUBJECT.get_or_init(|| {
-        fuzz_subject(oracle, std::env::var("RACEFUZZ_MUTANT").ok().as_deref()).unwrap_or_else(|e| {
+        fuzz_subject(oracle, &|k| std::env::var(k).ok()).unwrap_or_else(|e| {
             eprintln!("racefuzz fuzz target {oracle}: {e}");
             std::process::exit(2)
         })
     })
 }
 
-/// The oracle a fuzz target runs and its subject, with `mutant` (the value of
-/// `RACEFUZZ_MUTANT`; empty is none) applied.
+/// The oracle a fuzz target runs and its subject: the SUT its environment names
+/// ([`sut_spec::SutSpec::from_env`]: `RACEFUZZ_SUT`, `RACEFUZZ_MUTANT`, or an external
+/// detector or analysis with `RACEFUZZ_DETECTOR_CMD` or `RACEFUZZ_ANALYSIS_CMD`), the
+/// oracle's own by default.
 ///
 /// # Errors
-/// A message for the person who started the target.
-pub fn fuzz_subject(oracle: &str, mutant: Option<&str>) -> Result<(race_oracles::theorems::Oracle, suts::Subject), String> {
-    let o = *race_oracles::theorems::Registry::builtin().find(oracle).ok_or_else(|| format!("racefuzz internal bug: no oracle {oracle}"))?;
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    match (var("RACEFUZZ_DETECTOR_CMD"), var("RACEFUZZ_ANALYSIS_CMD")) {
-        (Some(_), Some(_)) => return Err("RACEFUZZ_DETECTOR_CMD and RACEFUZZ_ANALYSIS_CMD name two SUTs; set one".into()),
-        (Some(cmd), None) => return fuzz_detector(&o, &cmd, mutant).map(|s| (o, s)),
-        (None, Some(cmd)) => return fuzz_analysis(&o, &cmd, mutant).map(|s| (o, s)),
-        (None, None) => {}
-    }
-    let s = suts::Subject::for_oracle(&o, mutant.filter(|m| !m.is_empty())).map_err(|e| format!("RACEFUZZ_MUTANT: {e}"))?;
+/// [`FuzzTargetError`], naming the variable at fault, for the person who started the target.
+pub fn fuzz_subject(oracle: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<(race_oracles::theorems::Oracle, suts::Subject), FuzzTargetError> {
+    let o = *race_oracles::theorems::Registry::builtin().find(oracle).ok_or_else(|| FuzzTargetError::NoOracle(oracle.to_string()))?;
+    let spec = sut_spec::SutSpec::from_env(var)?;
+    let at = match &spec {
+        sut_spec::SutSpec::Detector(_) => "RACEFUZZ_DETECTOR_CMD",
+        sut_spec::SutSpec::Analysis(_) => "RACEFUZZ_ANALYSIS_CMD",
+        sut_spec::SutSpec::Catalogued { sut: Some(_), .. } => "RACEFUZZ_SUT",
+        sut_spec::SutSpec::Catalogued { sut: None, .. } => "RACEFUZZ_MUTANT",
+    };
+    let s = suts::Subject::new(&o, &spec).map_err(|e| FuzzTargetError::Subject { at, source: e })?;
     Ok((o, s))
 }
 
-/// A fuzz target's external detector: `RACEFUZZ_DETECTOR_CMD`, persistent if
-/// `RACEFUZZ_DETECTOR_PERSISTENT=1`, with `RACEFUZZ_DETECTOR_TIMEOUT` (seconds, default 10),
-/// `RACEFUZZ_REPORT_PATTERN` and `RACEFUZZ_CLAIM` (default `locations`), as `--detector-cmd`
-/// and its flags.
-fn fuzz_detector(o: &race_oracles::theorems::Oracle, cmd: &str, mutant: Option<&str>) -> Result<suts::Subject, String> {
-    if mutant.is_some_and(|m| !m.is_empty()) {
-        return Err("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into());
-    }
-    let (persistent, timeout) = fuzz_process_vars()?;
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let claim = claim_of(var("RACEFUZZ_CLAIM").as_deref())?;
-    let f = external::factory(cmd, persistent, var("RACEFUZZ_REPORT_PATTERN").as_deref(), timeout).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))?.claiming(claim);
-    suts::Subject::external(o, f).map_err(|e| format!("RACEFUZZ_DETECTOR_CMD: {e}"))
-}
-
-/// A fuzz target's external static analysis: `RACEFUZZ_ANALYSIS_CMD`, persistent if
-/// `RACEFUZZ_DETECTOR_PERSISTENT=1`, with `RACEFUZZ_DETECTOR_TIMEOUT`, as `--analysis-cmd`
-/// and the flags it shares with `--detector-cmd`.
-fn fuzz_analysis(o: &race_oracles::theorems::Oracle, cmd: &str, mutant: Option<&str>) -> Result<suts::Subject, String> {
-    if mutant.is_some_and(|m| !m.is_empty()) {
-        return Err("RACEFUZZ_ANALYSIS_CMD is the SUT; unset RACEFUZZ_MUTANT".into());
-    }
-    let (persistent, timeout) = fuzz_process_vars()?;
-    let a = external::ExternalAnalysis::new(cmd, persistent, timeout).map_err(|e| format!("RACEFUZZ_ANALYSIS_CMD: {e}"))?;
-    suts::Subject::external_analysis(o, a).map_err(|e| format!("RACEFUZZ_ANALYSIS_CMD: {e}"))
-}
-
-/// `RACEFUZZ_DETECTOR_PERSISTENT` and `RACEFUZZ_DETECTOR_TIMEOUT` (seconds, default 10).
-fn fuzz_process_vars() -> Result<(bool, std::time::Duration), String> {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let persistent = var("RACEFUZZ_DETECTOR_PERSISTENT").is_some_and(|v| v == "1");
-    let secs: Option<u64> = var("RACEFUZZ_DETECTOR_TIMEOUT").map(|t| t.parse().map_err(|_| format!("RACEFUZZ_DETECTOR_TIMEOUT: `{t}` is not a number of seconds"))).transpose()?;
-    Ok((persistent, secs.map_or(external::DEFAULT_TIMEOUT, std::time::Duration::from_secs)))
-}
-
-/// The claim `RACEFUZZ_CLAIM` names (`None`: the default).
-fn claim_of(name: Option<&str>) -> Result<race_oracles::theorems::Claim, String> {
-    use race_oracles::theorems::Claim;
-    let Some(c) = name else { return Ok(Claim::default()) };
-    Claim::parse(c).ok_or_else(|| format!("RACEFUZZ_CLAIM: `{c}` is not a claim (one of {})", Claim::ALL.map(Claim::name).join(", ")))
+/// Why a fuzz target cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum FuzzTargetError {
+    /// A target named after no oracle (a bug of the target's file).
+    #[error("racefuzz internal bug: no oracle {0}")]
+    NoOracle(String),
+    /// The environment does not name a SUT.
+    #[error(transparent)]
+    Spec(#[from] sut_spec::SpecError),
+    /// The SUT named cannot be judged by the target's oracle.
+    #[error("{at}: {source}")]
+    Subject {
+        /// The variable that named it.
+        at: &'static str,
+        /// Why.
+        source: suts::SubjectError,
+    },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_fuzz_target_reads_the_claim_by_its_flag_name() {
-        use race_oracles::theorems::Claim;
-        assert_eq!(claim_of(None), Ok(Claim::Locations));
-        assert_eq!(claim_of(Some("first-race")), Ok(Claim::FirstRace));
-        assert_eq!(claim_of(Some("all")).err().as_deref(), Some("RACEFUZZ_CLAIM: `all` is not a claim (one of locations, events, first-race, no-false-alarm, no-missed-race)"));
+    fn target(oracle: &str, vars: &[(&str, &str)]) -> Result<Option<String>, String> {
+        let var = |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+        fuzz_subject(oracle, &var).map(|(_, s)| s.chosen()).map_err(|e| e.to_string())
     }
 
     #[test]
     fn a_fuzz_target_takes_an_external_detector_only_where_it_can_judge_one() {
-        let reg = race_oracles::theorems::Registry::builtin();
-        let (ft, tp) = (*reg.find("fasttrack-precise").unwrap(), *reg.find("racerdx-tp").unwrap());
-        assert_eq!(fuzz_detector(&ft, "hb {}", None).map(|s| s.external_cmd().map(str::to_string)), Ok(Some("hb {}".into())));
-        assert_eq!(fuzz_detector(&ft, "hb {}", Some("ft-no-join-edge")).err(), Some("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT".into()));
-        assert!(fuzz_detector(&ft, "hb", None).err().is_some_and(|e| e.contains("has no `{}`")));
-        assert!(fuzz_detector(&tp, "hb {}", None).err().is_some_and(|e| e.contains("applies to fasttrack-precise")));
+        assert_eq!(target("fasttrack-precise", &[("RACEFUZZ_DETECTOR_CMD", "hb {}")]), Ok(Some("external".into())));
+        assert_eq!(
+            target("fasttrack-precise", &[("RACEFUZZ_DETECTOR_CMD", "hb {}"), ("RACEFUZZ_MUTANT", "ft-no-join-edge")]),
+            Err("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT and RACEFUZZ_SUT".into())
+        );
+        assert!(target("fasttrack-precise", &[("RACEFUZZ_DETECTOR_CMD", "hb")]).is_err_and(|e| e.contains("has no `{}`")));
+        assert!(target("racerdx-tp", &[("RACEFUZZ_DETECTOR_CMD", "hb {}")]).is_err_and(|e| e.starts_with("RACEFUZZ_DETECTOR_CMD: ") && e.contains("applies to fasttrack-precise")));
     }
 
     #[test]
     fn a_fuzz_target_takes_an_external_analysis_only_where_it_can_judge_one() {
-        let reg = race_oracles::theorems::Registry::builtin();
-        let (ft, tp, complete) = (*reg.find("fasttrack-precise").unwrap(), *reg.find("racerdx-tp").unwrap(), *reg.find("racerdx-complete").unwrap());
-        assert_eq!(fuzz_analysis(&tp, "naive {}", None).map(|s| s.external_cmd().map(str::to_string)), Ok(Some("naive {}".into())));
-        assert_eq!(fuzz_analysis(&tp, "naive {}", Some("no-stability-filter")).err(), Some("RACEFUZZ_ANALYSIS_CMD is the SUT; unset RACEFUZZ_MUTANT".into()));
-        assert!(fuzz_analysis(&tp, "naive", None).err().is_some_and(|e| e.contains("has no `{}`")));
-        for o in [ft, complete] {
-            assert!(fuzz_analysis(&o, "naive {}", None).err().is_some_and(|e| e.contains("--analysis-cmd applies to racerdx-tp, racerdx-reports")), "{}", o.id);
+        assert_eq!(target("racerdx-tp", &[("RACEFUZZ_ANALYSIS_CMD", "naive {}")]), Ok(Some("external-analysis".into())));
+        assert_eq!(
+            target("racerdx-tp", &[("RACEFUZZ_ANALYSIS_CMD", "naive {}"), ("RACEFUZZ_MUTANT", "no-stability-filter")]),
+            Err("RACEFUZZ_ANALYSIS_CMD is the SUT; unset RACEFUZZ_MUTANT and RACEFUZZ_SUT".into())
+        );
+        assert!(target("racerdx-tp", &[("RACEFUZZ_ANALYSIS_CMD", "naive")]).is_err_and(|e| e.contains("has no `{}`")));
+        for o in ["fasttrack-precise", "racerdx-complete"] {
+            assert!(target(o, &[("RACEFUZZ_ANALYSIS_CMD", "naive {}")]).is_err_and(|e| e.contains("--analysis-cmd applies to racerdx-tp, racerdx-reports")), "{o}");
         }
+    }
+
+    #[test]
+    fn a_fuzz_target_judges_the_sut_and_mutant_its_environment_names() {
+        assert_eq!(target("bigfoot-precise", &[]), Ok(None));
+        assert_eq!(target("bigfoot-precise", &[("RACEFUZZ_SUT", "per-access")]), Ok(Some("per-access".into())));
+        assert!(target("bigfoot-precise", &[("RACEFUZZ_MUTANT", "nope")]).is_err_and(|e| e.starts_with("RACEFUZZ_MUTANT: no mutant `nope`")));
+        assert!(target("bigfoot-precise", &[("RACEFUZZ_SUT", "fasttrack")]).is_err_and(|e| e.starts_with("RACEFUZZ_SUT: no SUT `fasttrack`")));
     }
 }

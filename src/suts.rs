@@ -4,11 +4,12 @@
 //! An oracle ([`race_oracles::theorems::Oracle`]) names the kind of SUT it judges and its
 //! dialect; [`SUTS`] holds one entry per implementation, and [`Subject::for_oracle`] picks
 //! the entry of that kind and dialect and applies a mutant (`crate::mutants`);
-//! [`Subject::for_oracle_on`] takes another SUT of that kind and dialect by name (`--sut`).
+//! [`Subject::new`] builds the SUT a [`SutSpec`] names: another SUT of that kind and dialect
+//! by name (`--sut`), or an external detector or analysis.
 //! An entry's build lends its value to oracles as the [`Sut`] of its seam ([`lend`]), so the
 //! seams are listed once, in `race_oracles::theorems::sut`. Adding an oracle over an
 //! existing SUT touches nothing here; adding a SUT is its module under `analyses/` (with its
-//! `SEEDED` table) plus one entry in [`SUTS`] (the README's "Adding an oracle / a SUT kind").
+//! `SEEDED` table) plus one entry in [`SUTS`] (the book's "Adding an oracle / a SUT kind").
 
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
@@ -27,6 +28,7 @@ use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
 use crate::mutants::{self, Mutant, MUTANTS};
 use crate::seeded::{self, Prediction};
+use crate::sut_spec::SutSpec;
 
 /// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
 /// the [`Sut`] of its seam. The catalogue holds no enum of seams of its own: each entry's
@@ -227,6 +229,17 @@ pub enum SubjectError {
         /// What it judges instead.
         what: String,
     },
+    /// A version of a SUT that has none (`fasttrack@2`).
+    #[error("{sut} has no versions (given `{sut}@{given}`); name it without `@`")]
+    NoVersions {
+        /// The SUT.
+        sut: &'static str,
+        /// The version given.
+        given: String,
+    },
+    /// An external SUT that cannot be run as given.
+    #[error(transparent)]
+    External(#[from] crate::external::ConfigError),
     /// No SUT of the kind and dialect the oracle needs.
     #[error("racefuzz internal bug: no {kind:?} SUT for the {dialect} dialect (oracle {oracle})")]
     NoSut {
@@ -282,8 +295,9 @@ fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
 }
 
 /// The catalogue entry of an external detector (`--detector-cmd`): built by
-/// [`Subject::external`] from its command, never from mutant names.
-pub const EXTERNAL: SutEntry = SutEntry { name: "external", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_| None, rules: &[] };
+/// [`Subject::new`] from its command, never from mutant names.
+pub const EXTERNAL: SutEntry =
+    SutEntry { name: crate::sut_spec::EXTERNAL_DETECTOR, kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_| None, rules: &[] };
 
 /// The oracles of the registry that judge a dynamic detector (what `--detector-cmd` applies to).
 pub fn detector_oracles() -> Vec<&'static str> {
@@ -291,8 +305,9 @@ pub fn detector_oracles() -> Vec<&'static str> {
 }
 
 /// The catalogue entry of an external static analysis (`--analysis-cmd`): built by
-/// [`Subject::external_analysis`] from its command.
-pub const EXTERNAL_ANALYSIS: SutEntry = SutEntry { name: "external-analysis", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_| None, rules: &[] };
+/// [`Subject::new`] from its command.
+pub const EXTERNAL_ANALYSIS: SutEntry =
+    SutEntry { name: crate::sut_spec::EXTERNAL_ANALYSIS, kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_| None, rules: &[] };
 
 /// The oracles of the registry that judge a static analysis's reports (what
 /// `--analysis-cmd` applies to): not those that read its method summaries
@@ -310,11 +325,10 @@ pub fn judges_of(mutant: &str) -> Vec<&'static str> {
 pub struct Subject {
     entry: SutEntry,
     implementation: Box<dyn Implementation>,
-    mutant: Option<String>,
     relax: Relax,
-    chosen: bool,
-    /// An external SUT's command and finding-header lines.
-    external: Option<(String, String)>,
+    /// What names it: the SUT chosen by name (`--sut`, or an external one) if it was, the
+    /// mutant; findings print it as their header ([`SutSpec::header`]).
+    spec: SutSpec,
 }
 
 /// The SUTs of the catalogue that `oracle` can judge (its kind and dialect), in catalogue
@@ -324,6 +338,62 @@ pub fn fitting(oracle: &Oracle) -> impl Iterator<Item = &'static SutEntry> + '_ 
 }
 
 impl Subject {
+    /// The SUT `spec` names, judged by `oracle`: the one place a [`SutSpec`] becomes a
+    /// runnable SUT.
+    ///
+    /// # Errors
+    /// [`SubjectError`]: a SUT or mutant the oracle does not judge, an external SUT of a
+    /// kind the oracle does not judge.
+    pub fn new(oracle: &Oracle, spec: &SutSpec) -> Result<Subject, SubjectError> {
+        match spec {
+            SutSpec::Catalogued { sut: None, mutant } => Subject::for_oracle(oracle, mutant.as_deref()),
+            SutSpec::Catalogued { sut: Some(name), mutant } => {
+                foreign(oracle, mutant.as_deref())?;
+                let entry = *fitting(oracle).find(|e| e.name == name.name).ok_or_else(|| SubjectError::UnknownSut {
+                    given: name.to_string(),
+                    oracle: oracle.id,
+                    fitting: fitting(oracle).map(|e| e.name).collect::<Vec<_>>().join(", "),
+                    known: SUTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
+                })?;
+                if let Some(version) = &name.version {
+                    return Err(SubjectError::NoVersions { sut: entry.name, given: version.clone() });
+                }
+                Ok(Subject { spec: spec.clone(), ..Subject::build(entry, mutant.as_deref())? })
+            }
+            SutSpec::Detector(d) => {
+                if oracle.sut != SutKind::DynamicDetector {
+                    return Err(SubjectError::NotADetector { oracle: oracle.id, kind: oracle.sut });
+                }
+                Ok(Subject { entry: EXTERNAL, implementation: lend(d.factory()?, |f| Sut::Detector(f)), relax: Relax::default(), spec: spec.clone() })
+            }
+            SutSpec::Analysis(a) => {
+                if !analysis_oracles().contains(&oracle.id) {
+                    let what = if oracle.sut == SutKind::StaticRaceAnalysis {
+                        "a static analysis's method summaries, which an external analysis does not give".to_string()
+                    } else {
+                        format!("a {:?}, not a static race analysis", oracle.sut)
+                    };
+                    return Err(SubjectError::NotAnAnalysis { oracle: oracle.id, what });
+                }
+                Ok(Subject { entry: EXTERNAL_ANALYSIS, implementation: lend(a.analysis()?, |a| Sut::Static(a)), relax: Relax::default(), spec: spec.clone() })
+            }
+        }
+    }
+
+    /// The SUT `spec` names where it fits `oracle` (its kind and dialect), the oracle's own
+    /// otherwise: a campaign over several oracles applies `--sut` to those it fits.
+    ///
+    /// # Errors
+    /// As [`Subject::new`].
+    pub fn where_it_fits(oracle: &Oracle, spec: &SutSpec) -> Result<Subject, SubjectError> {
+        match spec {
+            SutSpec::Catalogued { sut: Some(name), mutant } if !fitting(oracle).any(|e| e.name == name.name) => {
+                Subject::new(oracle, &SutSpec::Catalogued { sut: None, mutant: mutant.clone() })
+            }
+            _ => Subject::new(oracle, spec),
+        }
+    }
+
     /// The SUT that `oracle` judges, with `mutant` (`a+b` combines mutants) applied.
     ///
     /// # Errors
@@ -335,66 +405,6 @@ impl Subject {
         let owner = first.and_then(|m| fitting(oracle).find(|e| e.name == m.sut));
         let entry = *owner.or_else(|| fitting(oracle).next()).ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
         Subject::build(entry, mutant)
-    }
-
-    /// The SUT `sut` (`--sut`; `None`: as [`Subject::for_oracle`]) judged by `oracle`, with
-    /// `mutant` applied.
-    ///
-    /// # Errors
-    /// [`SubjectError::UnknownSut`] when `sut` is not a SUT of the oracle's kind and dialect;
-    /// [`SubjectError::UnknownMutant`] when the mutant is not one of that SUT's.
-    pub fn for_oracle_on(oracle: &Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, SubjectError> {
-        foreign(oracle, mutant)?;
-        let Some(name) = sut else { return Subject::for_oracle(oracle, mutant) };
-        let entry = *fitting(oracle).find(|e| e.name == name).ok_or_else(|| SubjectError::UnknownSut {
-            given: name.to_string(),
-            oracle: oracle.id,
-            fitting: fitting(oracle).map(|e| e.name).collect::<Vec<_>>().join(", "),
-            known: SUTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
-        })?;
-        Ok(Subject { chosen: true, ..Subject::build(entry, mutant)? })
-    }
-
-    /// An external detector (`crate::external`) judged by `oracle`.
-    ///
-    /// # Errors
-    /// [`SubjectError::NotADetector`] when the oracle judges another kind of SUT.
-    pub fn external(oracle: &Oracle, factory: crate::external::ExternalFactory) -> Result<Subject, SubjectError> {
-        if oracle.sut != SutKind::DynamicDetector {
-            return Err(SubjectError::NotADetector { oracle: oracle.id, kind: oracle.sut });
-        }
-        let external = Some((factory.command.clone(), factory.header()));
-        Ok(Subject { entry: EXTERNAL, implementation: lend(factory, |f| Sut::Detector(f)), mutant: None, relax: Relax::default(), chosen: true, external })
-    }
-
-    /// An external static analysis (`crate::external::ExternalAnalysis`) judged by `oracle`.
-    ///
-    /// # Errors
-    /// [`SubjectError::NotAnAnalysis`] when the oracle does not judge a static analysis's
-    /// reports.
-    pub fn external_analysis(oracle: &Oracle, analysis: crate::external::ExternalAnalysis) -> Result<Subject, SubjectError> {
-        if !analysis_oracles().contains(&oracle.id) {
-            let what = if oracle.sut == SutKind::StaticRaceAnalysis {
-                "a static analysis's method summaries, which an external analysis does not give".to_string()
-            } else {
-                format!("a {:?}, not a static race analysis", oracle.sut)
-            };
-            return Err(SubjectError::NotAnAnalysis { oracle: oracle.id, what });
-        }
-        let external = Some((analysis.command.clone(), analysis.header()));
-        Ok(Subject { entry: EXTERNAL_ANALYSIS, implementation: lend(analysis, |a| Sut::Static(a)), mutant: None, relax: Relax::default(), chosen: true, external })
-    }
-
-    /// An external SUT of either kind judged by `oracle`.
-    ///
-    /// # Errors
-    /// [`SubjectError::NotADetector`] or [`SubjectError::NotAnAnalysis`] when the oracle
-    /// judges another kind of SUT.
-    pub fn from_external(oracle: &Oracle, external: crate::external::External) -> Result<Subject, SubjectError> {
-        match external {
-            crate::external::External::Detector(f) => Subject::external(oracle, f),
-            crate::external::External::Analysis(a) => Subject::external_analysis(oracle, a),
-        }
     }
 
     /// The SUT named `name` (`racefuzz analyze`), with `mutant` applied; `None` if there is
@@ -417,7 +427,7 @@ impl Subject {
             return Err(unknown());
         }
         let (implementation, relax) = (entry.build)(&names).ok_or_else(unknown)?;
-        Ok(Subject { entry, implementation, mutant: mutant.map(str::to_string), relax, chosen: false, external: None })
+        Ok(Subject { entry, implementation, relax, spec: SutSpec::Catalogued { sut: None, mutant: mutant.map(str::to_string) } })
     }
 
     /// The SUT, as the oracle receives it.
@@ -456,7 +466,7 @@ impl Subject {
 
     /// The mutant, if any.
     pub fn mutant(&self) -> Option<&str> {
-        self.mutant.as_deref()
+        self.spec.mutant()
     }
 
     /// The catalogue entry.
@@ -464,22 +474,15 @@ impl Subject {
         &self.entry
     }
 
-    /// The SUT's name if it was chosen by name ([`Subject::for_oracle_on`]) rather than by
+    /// The SUT's name if it was chosen by name (`--sut`, or an external SUT) rather than by
     /// the oracle (findings record it, so that `shrink` and regression tests pick it again).
-    pub fn chosen(&self) -> Option<&'static str> {
-        self.chosen.then_some(self.entry.name)
+    pub fn chosen(&self) -> Option<String> {
+        self.spec.sut_name()
     }
 
-    /// The command of an external detector or analysis ([`Subject::external`],
-    /// [`Subject::external_analysis`]).
-    pub fn external_cmd(&self) -> Option<&str> {
-        self.external.as_ref().map(|(c, _)| c.as_str())
-    }
-
-    /// The finding-header lines of an external detector or analysis, which rebuild it
-    /// (`crate::external::ExternalFactory::header`, `crate::external::ExternalAnalysis::header`).
-    pub fn external_header(&self) -> Option<&str> {
-        self.external.as_ref().map(|(_, h)| h.as_str())
+    /// What names this SUT, as a finding's header records it.
+    pub fn spec(&self) -> &SutSpec {
+        &self.spec
     }
 }
 
@@ -487,7 +490,7 @@ impl Subject {
 /// `sut` names the mutant too.
 pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -> OracleResult {
     let mut r = oracle.check(p, &subject.sut(), &Budget { explore, relax: subject.relax });
-    if let Some(m) = &subject.mutant {
+    if let Some(m) = subject.mutant() {
         r.sut = format!("{} (mutant {m})", r.sut);
     }
     r
@@ -538,10 +541,13 @@ mod tests {
         let foreign = Subject::for_oracle(&o, Some("bf-check-after-acquire")).err();
         assert_eq!(foreign, Some(SubjectError::ForeignMutant { given: "bf-check-after-acquire".into(), owner: "bigfoot", oracle: "racerdx-tp", judges: vec!["bigfoot-precise"] }));
         let bf = Registry::builtin().find("bigfoot-precise").copied().unwrap();
-        assert_eq!(Subject::for_oracle_on(&bf, Some("per-access"), None).map(|s| s.chosen()).ok(), Some(Some("per-access")));
-        assert_eq!(Subject::for_oracle_on(&bf, None, None).map(|s| s.entry().name).ok(), Some("bigfoot"));
-        assert!(matches!(Subject::for_oracle_on(&bf, Some("fasttrack"), None), Err(SubjectError::UnknownSut { .. })));
-        assert!(matches!(Subject::for_oracle_on(&bf, Some("per-access"), Some("bf-check-after-acquire")), Err(SubjectError::UnknownMutant { .. })));
+        let on = |sut: Option<&str>, mutant: Option<&str>| Subject::new(&bf, &SutSpec::catalogued(sut, mutant).unwrap());
+        assert_eq!(on(Some("per-access"), None).map(|s| s.chosen()).ok(), Some(Some("per-access".into())));
+        assert_eq!(on(None, None).map(|s| s.entry().name).ok(), Some("bigfoot"));
+        assert!(matches!(on(Some("fasttrack"), None), Err(SubjectError::UnknownSut { .. })));
+        assert!(matches!(on(Some("per-access"), Some("bf-check-after-acquire")), Err(SubjectError::UnknownMutant { .. })));
+        assert!(matches!(on(Some("per-access@2"), None), Err(SubjectError::NoVersions { sut: "per-access", .. })));
+        assert_eq!(Subject::where_it_fits(&bf, &SutSpec::catalogued(Some("fasttrack"), None).unwrap()).map(|s| s.chosen()).ok(), Some(None));
     }
 
     /// A rule table an oracle declares it never exercises is a table of a SUT it judges: a

@@ -128,3 +128,25 @@ fn no_oracles_file_is_over_500_lines() {
     long.sort();
     assert!(long.is_empty(), "over {MAX_LINES} lines (split them by concept): {}", long.join(", "));
 }
+
+/// Pictures draw what they are given: nothing under src/picture/ names the campaign module.
+/// A campaign writes its findings' witness pages through `picture`, so `picture` reading
+/// `campaign` would make a cycle; a campaign's page reads its summary (`racefuzz::summary`),
+/// which names no campaign either. And the summary and the merge are domain logic the
+/// command line calls, never the other way round.
+#[test]
+fn pictures_do_not_reach_campaigns_nor_the_domain_the_command_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    rust_files(&root.join("src/picture"), &mut files);
+    assert!(!files.is_empty());
+    files.push(root.join("src/summary.rs"));
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        assert!(!src.contains("campaign::") && !src.contains("`campaign`"), "{} names the campaign module", f.display());
+    }
+    for f in ["src/summary.rs", "src/merge.rs"] {
+        let src = std::fs::read_to_string(root.join(f)).unwrap();
+        assert!(!src.contains("cli::") && !src.contains("super::"), "{f} reaches into the command line");
+    }
+}

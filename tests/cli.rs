@@ -105,6 +105,7 @@ fn check_reads_a_cargo_fuzz_artifact_and_prints_its_program() {
 
 #[test]
 fn an_external_detector_is_judged_and_its_failures_are_findings() {
+    needs!(Python3);
     let p = "tests/regress/dpor_fork_renumbers.race";
     // The happens-before example answers like FastTrack, through the persistent protocol.
     let (code, out, err) = racefuzz(&["check", "fasttrack-precise", p, "--persistent", "--detector-cmd", "python3 examples/detectors/hb.py --persistent"]);
@@ -154,6 +155,7 @@ fn an_external_detector_is_judged_and_its_failures_are_findings() {
 /// an answer naming a line that is no access are findings of their own (exit 1).
 #[test]
 fn an_external_analysis_is_judged_and_its_failures_are_findings() {
+    needs!(Python3);
     let (dodo, burble) = ("corpus/paper/racerdx/fig1_dodo.race", "corpus/paper/racerdx/fig2_burble.race");
     let naive = ["--analysis-cmd", "python3 examples/analyzers/naive.py {}"];
     let persistent = ["--persistent", "--analysis-cmd", "python3 examples/analyzers/naive.py --persistent"];
@@ -167,9 +169,8 @@ fn an_external_analysis_is_judged_and_its_failures_are_findings() {
     let (code, out, _) = racefuzz(&[&["check", "racerdx-tp", burble][..], &persistent].concat());
     assert_eq!(code, 1, "{out}");
     assert_eq!(out.matches("FALSE POSITIVE").count(), 3, "{out}");
-    // The README's example answer is the true race it says, through a call.
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    let section = &readme[readme.find("#### A static analyzer").expect("the README's section")..];
+    // The book's example answer is the true race it says, through a call.
+    let section = std::fs::read_to_string("docs/book/src/own-tool/analyzers.md").expect("the book's chapter \"A static analyzer\"");
     let example = section.split("```json\n").nth(1).and_then(|b| b.split("```").next()).expect("a JSON example");
     let file = temp_dir("analysis-example").join("answer.json");
     std::fs::write(&file, example).unwrap();
@@ -237,6 +238,7 @@ fn fuzz_and_shrink_an_external_analysis() {
 /// race; its finding names the command, and shrinks to two threads only when given it again.
 #[test]
 fn fuzz_and_shrink_an_external_detector() {
+    needs!(Python3);
     let dir = temp_dir("external-fuzz");
     let lockset = ["--persistent", "--detector-cmd", "python3 examples/detectors/lockset.py --persistent"];
     let out_dir = dir.display().to_string();
@@ -484,8 +486,39 @@ fn unwritable_output_fails_loudly_and_keeps_the_finding() {
     assert!(err.contains("cannot write a finding") && err.contains("// oracle: racerdx-tp") && err.contains("FALSE POSITIVE"), "{err}");
 }
 
-/// The README's first hour: a campaign with the default output folder writes nowhere the
-/// tests read, and git ignores it.
+/// A finding's witness page that cannot be written is said (a note on the output), and the
+/// finding is kept: the same campaign run again, with a folder standing where each page
+/// went, writes its findings and notes each page.
+#[test]
+fn an_unwritable_witness_page_is_a_note_and_the_finding_is_kept() {
+    let dir = temp_dir("page");
+    let out = dir.display().to_string();
+    let args = ["fuzz", "fasttrack-precise", "--mutant", "ft-join-no-join", "--max-programs", "60", "--seed", "1", "--jobs", "1", "--out", &out];
+    let (code, first, err) = racefuzz(&args);
+    assert_eq!(code, 1, "{first}{err}");
+    assert!(!first.contains("note: cannot write the witness page"), "{first}");
+    let found = dir.join("fasttrack-precise");
+    let pages: Vec<std::path::PathBuf> = std::fs::read_dir(&found).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "html")).collect();
+    assert!(!pages.is_empty(), "no witness page in {}", found.display());
+    for p in &pages {
+        std::fs::remove_file(p).unwrap();
+        std::fs::create_dir(p).unwrap();
+    }
+    let (code, again, err) = racefuzz(&args);
+    assert_eq!(code, 1, "{again}{err}");
+    for p in &pages {
+        let finding = p.with_extension("race");
+        assert!(
+            again.contains(&format!("note: cannot write the witness page {}: ", p.display())) && again.contains(&format!("; the finding {} is kept", finding.display())),
+            "{again}"
+        );
+        assert!(finding.is_file() && p.is_dir(), "{}", finding.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The first hour (the book's "Fuzz"): a campaign with the default output folder writes
+/// nowhere the tests read, and git ignores it.
 #[test]
 fn default_findings_stay_out_of_the_tests() {
     let out = racefuzz::campaign::DEFAULT_OUT;
@@ -724,9 +757,10 @@ fn a_mutant_that_cannot_run_is_refused() {
     let (code, stdout, err) = racefuzz(&["fuzz", "--mutant", "bf-check-after-acquire", "--time", "1h", "--max-programs", "2", "--out", &out.display().to_string()]);
     assert!(code == 0 || code == 1, "{stdout}{err}");
     assert!(stdout.starts_with("racefuzz fuzz: bigfoot-precise, 2 programs per oracle and job or 3600s") && stdout.contains("mutant bf-check-after-acquire"), "{stdout}");
-    let e = racefuzz::fuzz_subject("racerdx-tp", Some("bf-check-after-acquire")).err().unwrap_or_default();
+    let mutant = |m: &'static str| move |k: &str| (k == "RACEFUZZ_MUTANT").then(|| m.to_string());
+    let e = racefuzz::fuzz_subject("racerdx-tp", &mutant("bf-check-after-acquire")).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.starts_with("RACEFUZZ_MUTANT: mutant `bf-check-after-acquire` breaks bigfoot"), "{e}");
-    assert!(racefuzz::fuzz_subject("racerdx-tp", Some("")).is_ok() && racefuzz::fuzz_subject("racerdx-tp", Some("no-stability-filter")).is_ok());
+    assert!(racefuzz::fuzz_subject("racerdx-tp", &mutant("")).is_ok() && racefuzz::fuzz_subject("racerdx-tp", &mutant("no-stability-filter")).is_ok());
 }
 
 /// `shrink` reads its file before anything else; `--into-test` refuses a name a regression

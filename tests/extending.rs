@@ -1,5 +1,5 @@
-//! What adding an oracle or a kind of SUT takes, kept true: the README's section "Adding an
-//! oracle / a SUT kind" names the files each touches, and these tests check that the files
+//! What adding an oracle or a kind of SUT takes, kept true: the book's chapter "Adding an
+//! oracle / a SUT kind" (`docs/book/src/contributing/extending.md`) names the files each touches, and these tests check that the files
 //! exist, that a toy oracle and a toy SUT plug in through the public API with no other edit,
 //! and that the cargo-fuzz targets are what the registry generates.
 //!
@@ -19,18 +19,17 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The README's section on extending racefuzz.
-fn readme_section() -> String {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme.find("### Adding an oracle / a SUT kind").expect("README: no section \"Adding an oracle / a SUT kind\"");
-    let rest = &readme[start + 4..];
-    rest[..rest.find("\n### ").unwrap_or(rest.len())].to_string()
+/// The book's chapter on extending racefuzz.
+fn extending_chapter() -> String {
+    let chapter = std::fs::read_to_string(root().join("docs/book/src/contributing/extending.md")).unwrap();
+    let start = chapter.find("# Adding an oracle / a SUT kind").expect("the book's extending chapter: no heading \"Adding an oracle / a SUT kind\"");
+    chapter[start..].to_string()
 }
 
 /// The numbered list that follows the paragraph starting with `lead` in the section, as
 /// (that paragraph, its items, each with its continuation lines).
 fn list_after(section: &str, lead: &str) -> (String, Vec<String>) {
-    let start = section.find(lead).unwrap_or_else(|| panic!("README section: no `{lead}`"));
+    let start = section.find(lead).unwrap_or_else(|| panic!("the book's extending chapter: no `{lead}`"));
     let mut lines = section[start..].lines().peekable();
     let mut head = String::new();
     while let Some(l) = lines.next_if(|l| !l.trim_start().starts_with(|c: char| c.is_ascii_digit())) {
@@ -60,20 +59,20 @@ fn stated_count(head: &str) -> usize {
 /// Each list of the section has as many items as its lead line says, and every file it names
 /// exists (for a path with a `<placeholder>`, its folder).
 #[test]
-fn the_readme_names_files_that_exist_and_counts_them() {
-    let section = readme_section();
+fn the_book_names_files_that_exist_and_counts_them() {
+    let section = extending_chapter();
     for lead in ["**An oracle over an existing kind of SUT**", "**A new kind of SUT**"] {
         let (head, items) = list_after(&section, lead);
-        assert_eq!(items.len(), stated_count(&head), "README: `{head}` lists {} items", items.len());
+        assert_eq!(items.len(), stated_count(&head), "the book: `{head}` lists {} items", items.len());
         for item in &items {
             let named = paths(item);
-            assert!(!named.is_empty(), "README: `{item}` names no file");
+            assert!(!named.is_empty(), "the book: `{item}` names no file");
             for p in named {
                 let path = match p.find('<') {
                     Some(i) => root().join(&p[..p[..i].rfind('/').unwrap_or(0)]),
                     None => root().join(p),
                 };
-                assert!(path.exists(), "README names `{p}`, but {} does not exist", path.display());
+                assert!(path.exists(), "the book names `{p}`, but {} does not exist", path.display());
             }
         }
     }
@@ -134,13 +133,11 @@ fn a_toy_oracle_is_one_module_and_one_registry_entry() {
         deadline: std::time::Instant::now() + std::time::Duration::from_secs(3600),
         seed: 3,
         jobs: 1,
-        mutant: None,
-        sut: None,
+        spec: racefuzz::sut_spec::SutSpec::default(),
         out: out.clone(),
         max_programs: Some(300),
         keep: 3,
         stop_after: None,
-        external: None,
         shard: campaign::Shard::WHOLE,
         rules: false,
     };

@@ -188,6 +188,7 @@ fn race_files(dir: &str) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn every_json_output_matches_its_schema() {
+    needs!(Python3);
     let schemas = schemas();
     let mut v = Validator { schemas: &schemas, errors: vec![] };
     let mut validated: BTreeMap<&str, usize> = BTreeMap::new();
@@ -291,7 +292,7 @@ fn every_json_output_matches_its_schema() {
     std::fs::create_dir_all(&scratch).unwrap();
     for f in race_files("corpus").into_iter().chain(race_files("tests/regress")) {
         let dialect = race_oracles::lang::parse(&std::fs::read_to_string(&f).unwrap()).map(|p| p.dialect);
-        if !dialect.is_ok_and(|d| racefuzz::cli::trace_cmd::DIALECTS.contains(&d)) {
+        if !dialect.is_ok_and(|d| racefuzz::cli::shared::DIALECTS.contains(&d)) {
             continue;
         }
         let doc = check(&mut v, "trace.schema.json", &["trace", f.to_str().unwrap(), "--classes", "--format", "json"]);
@@ -312,7 +313,7 @@ fn every_json_output_matches_its_schema() {
     let _ = std::fs::remove_dir_all(&scratch);
     // The answers of an external static analysis (what racefuzz reads, not prints): the
     // naive example's on every racerdx program of the corpus, as `--analysis-cmd` gives it
-    // (printed canonically), and the README's example with a site through a call.
+    // (printed canonically), and the book's example with a site through a call.
     let scratch = std::env::temp_dir().join(format!("racefuzz-json-analysis-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let mut answers = vec![serde_json::json!({"version": 1, "reports": [{"sides": [
@@ -382,4 +383,45 @@ fn the_validator_rejects_what_the_schemas_forbid() {
         v.check("check.schema.json", &schemas["check.schema.json"], &bad, "$");
         assert!(!v.errors.is_empty(), "{what} passed validation");
     }
+}
+
+/// A campaign's summary read as the type `fuzz` writes it with and `merge` reads it with
+/// (`racefuzz::summary::Summary`): the type writes back exactly the document it read
+/// (serialize → deserialize → serialize, the same bytes), what it writes matches the schema,
+/// and the file in the output folder is the document printed. The same for the merge of
+/// that campaign with a shard of it. The campaign finds, shrinks and records rules, so that
+/// every key has a value.
+#[test]
+fn a_campaign_summary_reads_back_as_its_type_and_matches_its_schema() {
+    use racefuzz::summary::Summary;
+    let schemas = schemas();
+    let out = std::env::temp_dir().join(format!("racefuzz-json-summary-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let dir = out.to_str().unwrap();
+    let typed = |schema: &str, args: &[&str]| -> (Summary, String) {
+        let (code, text, err) = super::cli::racefuzz(args);
+        assert!(code <= 1, "racefuzz {}: exit {code}: {err}", args.join(" "));
+        let summary: Summary = serde_json::from_str(&text).unwrap_or_else(|e| panic!("racefuzz {}: not a summary ({e}): {text}", args.join(" ")));
+        let again = format!("{}\n", serde_json::to_string_pretty(&summary).unwrap());
+        assert_eq!(again, text, "racefuzz {}: the summary does not write back as it was read", args.join(" "));
+        assert_eq!(serde_json::from_str::<Summary>(&again).unwrap(), summary);
+        let mut v = Validator { schemas: &schemas, errors: vec![] };
+        v.check(schema, &schemas[schema], &serde_json::to_value(&summary).unwrap(), "$");
+        assert!(v.errors.is_empty(), "racefuzz {}: {:?}", args.join(" "), v.errors);
+        (summary, text)
+    };
+    let hunt = ["fuzz", "bigfoot-precise", "--mutant", "bf-release-keeps-accesses", "--max-programs", "30", "--seed", "1", "--rules", "--json", "--out", dir];
+    let (run, text) = typed("fuzz.schema.json", &[&hunt[..], &["--shrink"]].concat());
+    let Summary::Run(r) = &run else { panic!("a campaign's summary reads as a merge's: {text}") };
+    assert!(r.signatures.iter().any(|g| g.shrunk.is_some()) && r.per_oracle.iter().all(|o| o.rules.is_some() && o.features.is_some()), "{text}");
+    assert_eq!(std::fs::read_to_string(out.join("summary.json")).unwrap(), text, "the summary file is not the summary printed");
+    let (shard, text) = typed("fuzz.schema.json", &[&hunt[..], &["--shard", "1/2"]].concat());
+    assert!(matches!(&shard, Summary::Run(r) if r.shard.is_some_and(|s| (s.index, s.count) == (1, 2))), "{text}");
+    assert_eq!(std::fs::read_to_string(out.join("summary-shard-1-of-2.json")).unwrap(), text);
+    let merged_file = out.join("merged.json");
+    let (merged, text) = typed("merge.schema.json", &["merge", dir, "--json", "--out", merged_file.to_str().unwrap()]);
+    let Summary::Merged(m) = &merged else { panic!("a merge's summary reads as a campaign's: {text}") };
+    assert_eq!((m.summaries.len(), m.per_oracle[0].checked), (2, 45), "{text}");
+    assert_eq!(std::fs::read_to_string(&merged_file).unwrap(), text, "the merged file is not the summary printed");
+    let _ = std::fs::remove_dir_all(&out);
 }

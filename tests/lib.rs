@@ -4,6 +4,15 @@
 //!
 //! Property tests run with a fixed seed and case budget (`proptest_config`); raise the
 //! budget locally with `PROPTEST_CASES=N`.
+//!
+//! A test that runs a tool beyond Rust and a C compiler (Chromium, Graphviz, Node, Python,
+//! or the compiler's ThreadSanitizer) declares it on its first line, `needs!(Dot);`
+//! (`needs.rs`): without the tool it is skipped, and listed at the end of the run;
+//! `RACEFUZZ_REQUIRE_TOOLS=1` makes it fail instead, as CI does.
+
+// First: its `needs!` is used by the modules below.
+#[macro_use]
+mod needs;
 
 mod architecture;
 mod cli;

@@ -2,8 +2,9 @@
 //! are snapshots (a person reads them); Graphviz reads the DOT; and a real browser
 //! (headless Chromium) renders the HTML page of a failing check with its lanes, its racing
 //! pair and its happens-before edges, keeping a screenshot for review in
-//! `target/pictures/`. Graphviz and Chromium are installed by `.ci/run` when missing; here
-//! a missing one fails the test with what to install, rather than skip it.
+//! `target/pictures/`. Each test that runs Graphviz, Chromium, Node or the npm validators
+//! declares them (`needs!`): without one it is skipped, and listed at the end of the run,
+//! or fails under `RACEFUZZ_REQUIRE_TOOLS=1`, as in `.ci/run`, which installs them all.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,6 +37,7 @@ fn the_witness_draws_its_lanes_edges_and_race() {
 
 #[test]
 fn graphviz_reads_the_dot() {
+    needs!(Dot);
     let dir = scratch("dot");
     let (dot_file, svg_file) = (dir.join("w.dot"), dir.join("w.svg"));
     std::fs::write(&dot_file, racefuzz::picture::dot(&witness())).unwrap();
@@ -69,6 +71,7 @@ fn browse(page: &Path) -> String {
 
 #[test]
 fn a_browser_renders_the_page_of_a_failing_check() {
+    needs!(Chromium);
     let dir = scratch("html");
     let page = dir.join("fasttrack-mutant.html");
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race");
@@ -97,6 +100,7 @@ fn failing_page(name: &str, oracle: &str, program: &str, mutant: &str) -> (Strin
 
 #[test]
 fn a_filter_page_shows_the_elided_events_and_what_the_detector_behind_it_missed() {
+    needs!(Chromium);
     // Fig. 4.2 with per-site caching: the escape filter elides T1.1's write of p.o, the
     // partner of α's first race, so FastTrack behind it reports nothing at all.
     let (dom, panel) = failing_page("escape-per-site", "escape-trace-precise", "corpus/paper/escape/fig4_2_not_address_precise.race", "esc-per-site");
@@ -109,6 +113,7 @@ fn a_filter_page_shows_the_elided_events_and_what_the_detector_behind_it_missed(
 
 #[test]
 fn a_bigfoot_page_shows_each_check_with_what_it_covers_and_where_the_detector_reported() {
+    needs!(Chromium);
     // Fig. 3.3 with a release that keeps past accesses: BigFoot checks b.f again after each
     // release, and DynamicBF reports a race on race-free b.f at T2's first check.
     let (dom, panel) = failing_page("bigfoot-release-keeps", "bigfoot-precise", "corpus/paper/bigfoot/fig3_3_anticipation.race", "bf-release-keeps-accesses");
@@ -121,6 +126,7 @@ fn a_bigfoot_page_shows_each_check_with_what_it_covers_and_where_the_detector_re
 
 #[test]
 fn explore_draws_its_first_racing_execution_and_says_when_there_is_none() {
+    needs!(Chromium);
     let dir = scratch("explore");
     let page = dir.join("ordered_and_not.html");
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race");
@@ -186,6 +192,7 @@ fn the_sarif_names_the_race_at_both_lines_with_a_flow_per_thread() {
 
 #[test]
 fn every_campaign_finding_has_its_witness_page_beside_it_and_the_report_links_them() {
+    needs!(Chromium);
     let out = scratch("campaign");
     let _ = std::fs::remove_dir_all(&out);
     let report = out.join("report.html");
@@ -276,11 +283,11 @@ fn exported() -> &'static [Exported] {
     })
 }
 
-/// A file the npm packages of `tests/node` installed (`npm ci --prefix tests/node`; `.ci/run`
-/// runs it when they are missing): its path, or a failure that says how to install them.
+/// A file the npm packages of `tests/node` installed (`npm ci --prefix tests/node`; a test
+/// that reads one declares `needs!(Ajv)` or `needs!(SarifMultitool)`).
 fn node_tool(rel: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/node_modules").join(rel);
-    assert!(p.exists(), "the SARIF test needs its validators: run `npm ci --prefix tests/node` (needs Node.js and npm; .ci/run runs it); missing {}", p.display());
+    let p = super::needs::node_modules().join(rel);
+    assert!(p.exists(), "missing {}, yet its tool was found: run `npm ci --prefix tests/node` again", p.display());
     p
 }
 
@@ -288,13 +295,10 @@ fn node_tool(rel: &str) -> PathBuf {
 /// this platform; the `sarif-multitool` script would run the binary through a shell, which
 /// splits a path with a space).
 fn multitool_and_schema() -> (PathBuf, PathBuf) {
-    let platform = match std::env::consts::OS {
-        "macos" => "darwin",
-        "windows" => "win32",
-        os => os,
-    };
-    let dir = node_tool(&format!("@microsoft/sarif-multitool-{platform}"));
-    (dir.join("Sarif.Multitool"), dir.join("sarif-2.1.0.json"))
+    let dir = super::needs::multitool_dir();
+    let (multitool, schema) = (dir.join("Sarif.Multitool"), dir.join("sarif-2.1.0.json"));
+    assert!(schema.exists(), "missing {}, yet the multitool was found: run `npm ci --prefix tests/node` again", schema.display());
+    (multitool, schema)
 }
 
 /// `f(doc)` on a copy of the SARIF at `from`, written to `to`.
@@ -316,6 +320,7 @@ fn broken_sarif(from: &Path, to: &Path, f: impl FnOnce(&mut serde_json::Value)) 
 /// the witness itself too.
 #[test]
 fn sarif_validators_accept_every_witness_and_reject_broken_documents() {
+    needs!(Node, Ajv, SarifMultitool, Python3);
     let (multitool, schema) = multitool_and_schema();
     let ajv = node_tool(".bin/ajv");
     let exported = exported();
@@ -538,6 +543,7 @@ fn shiviz_check(read: &serde_json::Value) -> Result<usize, String> {
 /// the walk-through's log, one fault each, is rejected.
 #[test]
 fn every_shiviz_log_passes_shivizs_checks_and_broken_ones_do_not() {
+    needs!(Node, Python3);
     let exported = exported();
     let dir = scratch("shiviz-validate");
     let log = std::fs::read_to_string(&exported[0].shiviz).unwrap();
@@ -603,6 +609,7 @@ fn rule_rows(dom: &str) -> std::collections::BTreeMap<String, Vec<(String, Strin
 
 #[test]
 fn a_browser_renders_the_campaign_report_with_rule_counts_equal_to_a_measurement_of_the_same_programs() {
+    needs!(Chromium);
     use racefuzz::suts::Subject;
     let out = scratch("campaign-rules");
     let _ = std::fs::remove_dir_all(&out);

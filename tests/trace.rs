@@ -7,7 +7,7 @@ use std::path::Path;
 
 use race_oracles::explore::{Config, Names};
 use race_oracles::machine::{Event, EventKind, Machine};
-use racefuzz::cli::trace_cmd::DIALECTS;
+use racefuzz::cli::shared::DIALECTS;
 use racefuzz::std_trace::{self, NameTable, NameTableBuilder};
 
 /// Every execution of `path`'s program (the naive explorer, default bounds), with its

@@ -1,8 +1,9 @@
 //! ThreadSanitizer under test (`racefuzz::tsan`): the C replay of a witness makes TSan
 //! report the witness's race at its `.race` lines, and TSan as a SUT agrees with the ground
 //! truth on the racy locations of every trace. These tests need a C compiler with
-//! ThreadSanitizer (`cc -fsanitize=thread`: gcc with libtsan); without one they fail and
-//! say so, rather than pass silently.
+//! ThreadSanitizer (`cc -fsanitize=thread`: gcc with libtsan) and declare it
+//! (`needs!(Tsan)`): without one they are skipped, and listed at the end of the run, or
+//! fail under `RACEFUZZ_REQUIRE_TOOLS=1`, as in `.ci/run`.
 
 use std::path::Path;
 use std::process::Command;
@@ -40,8 +41,9 @@ fn reported_lines(stderr: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn a_witness_exported_as_c_makes_tsan_report_its_race_at_its_lines() {
+    needs!(Tsan);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // The README's dynamic-detector witness: o.g read at line 13, written at line 19.
+    // The book's FastTrack witness: o.g read at line 13, written at line 19.
     let file = root.join("examples/walkthrough/ordered_and_not.race");
     let (code, c, err) = racefuzz(&["export", "c", file.to_str().unwrap(), "--schedule", "1,1,1,1,2,2,2,2"]);
     assert_eq!(code, 0, "{err}");
@@ -69,8 +71,9 @@ fn export_refuses_what_it_cannot_replay() {
 
 #[test]
 fn tsan_reports_exactly_the_racy_locations_of_every_class() {
+    needs!(Tsan);
     let o = *Registry::builtin().find("fasttrack-precise").unwrap();
-    let tsan = Subject::for_oracle_on(&o, Some("tsan"), None).unwrap();
+    let tsan = Subject::new(&o, &racefuzz::sut_spec::SutSpec::catalogued(Some("tsan"), None).unwrap()).unwrap();
     let card = score(&|| tsan.sut(), tsan.relax(), Corpus { programs: 40, seed: 5, classes: true }, 2, &|| {}).unwrap();
     assert_eq!(card.failed_traces, 0, "{card}");
     assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
@@ -84,6 +87,7 @@ fn tsan_reports_exactly_the_racy_locations_of_every_class() {
 
 #[test]
 fn a_failing_check_writes_its_witness_as_a_reproducer_that_tsan_confirms() {
+    needs!(Tsan);
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race");
     let scratch = std::env::temp_dir().join(format!("racefuzz-reproducer-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
@@ -103,6 +107,7 @@ fn a_failing_check_writes_its_witness_as_a_reproducer_that_tsan_confirms() {
 
 #[test]
 fn tsan_misses_a_race_whose_read_is_evicted_from_its_shadow_cells() {
+    needs!(Tsan);
     // examples/tsan/eviction.race: eight joined readers fill the word's four shadow cells
     // and evict T1's racing read (the file's header explains it from TSan's source). The
     // eviction slot depends on each thread's trace position, which the replay's spinning

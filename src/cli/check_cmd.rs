@@ -5,7 +5,7 @@ use std::path::Path;
 use race_oracles::lang::Dialect;
 use race_oracles::theorems::{summaries, Registry, StaticRaceAnalysis};
 
-use super::{emit, load_with, oracle, print_json, BoundArgs, CliError, DetectorArgs, Exit};
+use super::shared::{catalogued, emit, load, load_with, oracle, print_json, subject, BoundArgs, CliError, DetectorArgs, Exit};
 use crate::analyses::racerdx::{Options, RacerDx};
 use crate::mutants::MUTANTS;
 use crate::outln;
@@ -50,32 +50,6 @@ pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
     }
 }
 
-pub(super) fn subject(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>) -> Result<Subject, CliError> {
-    Subject::for_oracle_on(o, sut, mutant).map_err(subject_error)
-}
-
-/// A [`suts::SubjectError`] in the CLI's two voices.
-pub(super) fn subject_error(e: suts::SubjectError) -> CliError {
-    match e {
-        suts::SubjectError::UnknownMutant { .. }
-        | suts::SubjectError::ForeignMutant { .. }
-        | suts::SubjectError::UnknownSut { .. }
-        | suts::SubjectError::NotADetector { .. }
-        | suts::SubjectError::NotAnAnalysis { .. } => CliError::input(format!("error: {e}")),
-        suts::SubjectError::NoSut { .. } => CliError::internal(e),
-    }
-}
-
-/// The subject of `check`/`fuzz`: an external detector or analysis when `--detector-cmd`
-/// or `--analysis-cmd` is given (with no `--sut` or `--mutant`, which name catalogued
-/// SUTs), else as [`subject`].
-pub(super) fn subject_or_external(o: &race_oracles::theorems::Oracle, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs) -> Result<Subject, CliError> {
-    match detector.factory_alone(sut, mutant)? {
-        None => subject(o, sut, mutant),
-        Some(x) => Subject::from_external(o, x).map_err(subject_error),
-    }
-}
-
 /// The catalogued SUT `sut` with `mutant` applied (an unknown mutant is bad input).
 fn named(sut: &str, mutant: Option<&str>) -> Result<Subject, CliError> {
     Subject::named(sut, mutant).ok_or_else(|| CliError::internal(format!("no SUT named {sut}")))?.map_err(|e| CliError::input(format!("error: {e}")))
@@ -92,8 +66,8 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
         AnalysisName::Racerdx | AnalysisName::Racerd => {}
     }
     // Validates the mutant's name against the catalogue (bad input, exit 2).
-    subject(&race_oracles::theorems::racerdx_tp::ORACLE, None, mutant)?;
-    let (_, prog) = super::load(file)?;
+    subject(&race_oracles::theorems::racerdx_tp::ORACLE, &catalogued(None, mutant)?)?;
+    let (_, prog) = load(file)?;
     if prog.dialect != Dialect::RacerDx {
         return Err(CliError::input(format!("error: RacerDX analyzes racerdx programs; {} is {}", file.display(), prog.dialect)));
     }
@@ -126,7 +100,7 @@ pub(super) fn analyze(name: AnalysisName, file: &Path, mutant: Option<&str>, jso
 /// line).
 fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
     let s = named(sut, mutant)?;
-    let (_, prog) = super::load(file)?;
+    let (_, prog) = load(file)?;
     if prog.dialect != Dialect::Bfj {
         return Err(CliError::input(format!("error: check placers take bfj programs; {} is {}", file.display(), prog.dialect)));
     }
@@ -146,7 +120,7 @@ fn place(sut: &str, file: &Path, mutant: Option<&str>, json: bool) -> Result<Exi
 /// the analysis declines is bad input).
 fn must_not_alias(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
     let s = named("naikaiken", mutant)?;
-    let (_, prog) = super::load_with(file, s.relax())?;
+    let (_, prog) = load_with(file, s.relax())?;
     if prog.dialect != Dialect::NaikAiken {
         return Err(CliError::input(format!("error: Naik-Aiken analyzes naikaiken programs; {} is {}", file.display(), prog.dialect)));
     }
@@ -176,7 +150,7 @@ fn must_not_alias(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit,
 /// The sync-CFG analyses on one program: facts per relevant location, proved asserts.
 fn sync_cfg(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliError> {
     let s = named("ldrf-analyses", mutant)?;
-    let (_, prog) = super::load(file)?;
+    let (_, prog) = load(file)?;
     if prog.dialect != Dialect::Ldrf {
         return Err(CliError::input(format!("error: the sync-CFG analyses take ldrf programs; {} is {}", file.display(), prog.dialect)));
     }
@@ -219,7 +193,7 @@ fn sync_cfg(file: &Path, mutant: Option<&str>, json: bool) -> Result<Exit, CliEr
 /// first races and racy locations of α and β and the detector's first report on β.
 fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: bool, schedule: Option<&str>, operational: bool) -> Result<Exit, CliError> {
     let s = named(sut, mutant)?;
-    let (_, prog) = super::load(file)?;
+    let (_, prog) = load(file)?;
     if prog.dialect != dialect {
         return Err(CliError::input(format!("error: the {sut} filter takes {dialect} programs; {} is {}", file.display(), prog.dialect)));
     }
@@ -241,13 +215,13 @@ fn filter(sut: &str, dialect: Dialect, file: &Path, mutant: Option<&str>, json: 
 pub(super) struct Outputs<'a> {
     pub json: bool,
     pub reproducer: bool,
-    pub pictures: &'a super::PictureArgs,
+    pub pictures: &'a super::shared::PictureArgs,
 }
 
 pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, bounds: &BoundArgs, out: &Outputs<'_>) -> Result<Exit, CliError> {
     let Outputs { json, reproducer, pictures } = *out;
     let o = oracle(id)?;
-    let s = subject_or_external(&o, sut, mutant, detector)?;
+    let s = subject(&o, &detector.spec(sut, mutant)?)?;
     // A file may declare that it breaks an assumption (`// outside:`) so that it loads; the
     // oracle still checks the theorem's hypotheses unless the mutant relaxes them, so such
     // a file is inconclusive for the real analysis.
@@ -256,7 +230,7 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
     let artifact = file.extension().is_none_or(|e| e != "race");
     let (src, prog) = if artifact {
         let bytes = std::fs::read(file).map_err(|e| CliError::input(format!("error: cannot read {}: {e}", file.display())))?;
-        let p = super::fuzz_cmd::load_input(file, &bytes, &o, &s)?;
+        let p = super::shared::load_input(file, &bytes, &o, &s)?;
         if !json {
             outln!("// the program {}'s generator makes of {}:\n{}", o.id, file.display(), race_oracles::lang::print(&p));
         }
@@ -289,7 +263,7 @@ pub(super) fn check(id: &str, file: &Path, sut: Option<&str>, mutant: Option<&st
             Some(w) => {
                 let stem = file.file_stem().map_or_else(|| "witness".into(), |s| s.to_string_lossy().into_owned());
                 let path = Path::new(crate::campaign::DEFAULT_OUT).parent().unwrap_or(Path::new(".")).join("reproducers").join(format!("{stem}.c"));
-                super::export_cmd::write_reproducer(&prog, &src, file, &w.schedule.to_string(), &path, bounds)?;
+                super::shared::write_reproducer(&prog, &src, file, &w.schedule.to_string(), &path, bounds)?;
             }
         }
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use race_oracles::lang::Dialect;
 
-use super::{ground_truth, load, BoundArgs, CliError, Exit};
+use super::shared::{ground_truth, load, BoundArgs, CliError, Exit};
 use crate::analyses::racerdx::RacerDx;
 use crate::corpus::{expectations, race_files, report_mismatches};
 

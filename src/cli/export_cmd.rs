@@ -1,70 +1,10 @@
 //! `racefuzz export c FILE`: one execution of a thread program as a C program that replays
 //! it under ThreadSanitizer (`crate::tsan::export`).
 
-use std::collections::BTreeSet;
-use std::ops::ControlFlow;
 use std::path::Path;
 
-use race_oracles::explore::{Config, Execution, ExplorerKind, Names, Schedule};
-use race_oracles::machine::{Event, Machine};
-use race_oracles::race::data_races;
-
-use super::trace_cmd::{each_trace, Which, DIALECTS};
-use super::{emit, load, BoundArgs, CliError, Exit};
-use crate::tsan::export::{encode, reproducer};
-
-/// The execution exported: its schedule, events, their descriptions and the racing ones.
-struct Chosen {
-    schedule: String,
-    trace: Vec<Event>,
-    events: Vec<String>,
-    racing: BTreeSet<usize>,
-}
-
-fn chosen(m: &Machine<'_>, ex: &Execution<'_, '_>) -> Chosen {
-    let names = Names::of(m, ex.state);
-    let racing = data_races(ex.trace).iter().flat_map(|r| [r.first.0 as usize, r.second.0 as usize]).collect();
-    Chosen { schedule: Schedule(ex.schedule.to_vec()).to_string(), trace: ex.trace.to_vec(), events: ex.trace.iter().map(|e| names.event(e)).collect(), racing }
-}
-
-/// The execution `schedule` names (default: the first racy one of the naive enumeration,
-/// else its first).
-fn choose(prog: &race_oracles::lang::Program, schedule: Option<&str>, bounds: &BoundArgs) -> Result<Chosen, CliError> {
-    let cfg = Config { explorer: ExplorerKind::Naive, ..bounds.config() };
-    let mut found: Option<Chosen> = None;
-    match schedule {
-        Some(s) => {
-            each_trace(prog, &cfg, &Which::Schedule(s.to_string()), &mut |m, ex| {
-                found = Some(chosen(m, ex));
-                Ok(())
-            })?;
-        }
-        None => {
-            let m = Machine::new(prog, cfg.loop_bound);
-            let init = m.initial_state().map_err(|e| CliError::input(format!("error: {e}")))?;
-            cfg.explorer.get().explore(&m, init, &cfg, &mut |ex| {
-                let racy = !data_races(ex.trace).is_empty();
-                if found.is_none() || racy {
-                    found = Some(chosen(&m, ex));
-                }
-                if racy {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            });
-        }
-    }
-    found.ok_or_else(|| CliError::internal("an enumeration visited no execution"))
-}
-
-fn thread_program(prog: &race_oracles::lang::Program, file: &Path) -> Result<(), CliError> {
-    if DIALECTS.contains(&prog.dialect) {
-        return Ok(());
-    }
-    let known: Vec<String> = DIALECTS.iter().map(ToString::to_string).collect();
-    Err(CliError::input(format!("error: {}: export c takes a thread program ({}); this one is {}", file.display(), known.join(", "), prog.dialect)))
-}
+use super::shared::{choose, emit, load, reproducer_text, thread_program, write_reproducer, BoundArgs, CliError, Exit};
+use crate::tsan::export::encode;
 
 /// Writes the C replay of the execution `schedule` names (default: the first racy one) to
 /// `out` or stdout; with `trace_arg`, only the trace argument the generic replay takes.
@@ -88,35 +28,4 @@ pub(super) fn export_c(file: &Path, schedule: Option<&str>, out: Option<&Path>, 
         Some(path) => write_reproducer(&prog, &src, file, schedule.unwrap_or_default(), path, bounds)?,
     }
     Ok(Exit::Ok)
-}
-
-fn reproducer_text(prog: &race_oracles::lang::Program, src: &str, file: &Path, c: &Chosen) -> Result<String, CliError> {
-    reproducer(prog, src, &file.display().to_string(), &c.schedule, &c.trace, &c.events, &c.racing).map_err(|e| CliError::input(format!("error: {e}")))
-}
-
-/// Writes the reproducer of the execution `schedule` names (empty: the first racy one) of
-/// `prog` (the text `src` of `file`) to `path`, creating its folder, and says on stderr
-/// how to build and run it.
-///
-/// # Errors
-/// Not a thread program, a schedule that does not fit, a file that cannot be written.
-pub(super) fn write_reproducer(prog: &race_oracles::lang::Program, src: &str, file: &Path, schedule: &str, path: &Path, bounds: &BoundArgs) -> Result<(), CliError> {
-    thread_program(prog, file)?;
-    let c = choose(prog, Some(schedule).filter(|s| !s.is_empty()), bounds)?;
-    let text = reproducer_text(prog, src, file, &c)?;
-    let io = |e: std::io::Error| CliError::input(format!("error: cannot write {}: {e}", path.display()));
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    std::fs::write(path, text).map_err(io)?;
-    let binary = path.with_extension("");
-    eprintln!(
-        "wrote {} (schedule {}); build and run: cc -std=c11 -fsanitize=thread -O1 -g -pthread {} -o {} && {}",
-        path.display(),
-        c.schedule,
-        path.display(),
-        binary.display(),
-        if binary.is_absolute() || binary.components().count() > 1 { binary.display().to_string() } else { format!("./{}", binary.display()) }
-    );
-    Ok(())
 }

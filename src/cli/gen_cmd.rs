@@ -16,8 +16,7 @@ use race_oracles::truth::ground_truth;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use super::fuzz_cmd::parse_duration;
-use super::{emit, CliError, Exit};
+use super::shared::{emit, CliError, Exit};
 use crate::campaign::{self, Counters, Settings};
 use crate::mutants::MUTANTS;
 use crate::outln;
@@ -72,7 +71,7 @@ fn truth(p: &Program, cfg: &Config) -> Option<bool> {
 }
 
 pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_interval: &str) -> Result<Exit, CliError> {
-    let mut status_clock = super::fuzz_cmd::StatusClock::new(status_interval)?;
+    let mut status_clock = super::shared::StatusClock::new(status_interval)?;
     let (o, subject) = generator(name)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut t = Tally::default();
@@ -186,7 +185,7 @@ fn tally(p: &Program, t: &mut Tally) {
 }
 
 pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError> {
-    let per = parse_duration(time_per).map_err(|e| CliError::input(format!("error: --time-per: {e}")))?;
+    let per = crate::duration::parse(time_per).map_err(|e| CliError::input(format!("error: --time-per: {e}")))?;
     outln!("each mutant × oracle: one campaign of at most {}s (seed {seed}), stopped at the first counterexample, which is then shrunk", per.as_secs());
     outln!("{:<30} {:<17} {:<15} {:>10} {:>9}  {}", "mutant", "oracle", "predicted", "time", "programs", "shrunk to");
     let out = std::env::temp_dir().join(format!("racefuzz-bench-mutants-{}", std::process::id()));
@@ -202,19 +201,23 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
                 deadline,
                 seed,
                 jobs: 1,
-                mutant: Some(m.name.to_string()),
-                sut: None,
+                spec: crate::sut_spec::SutSpec::Catalogued { sut: None, mutant: Some(m.name.to_string()) },
                 out: out.clone(),
                 max_programs: None,
                 keep: 1,
                 stop_after: Some(1),
-                external: None,
                 shard: campaign::Shard::WHOLE,
                 rules: false,
             };
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
-            let found = campaign::run(&s, &counters, &stop, |_| stop.store(true, Ordering::Relaxed)).map_err(|e| super::campaign_error(&e))?;
+            let found = campaign::run(&s, &counters, &stop, |f| {
+                if let Some(why) = &f.page_failure {
+                    eprintln!("note: {why}; the finding {} is kept", f.path.display());
+                }
+                stop.store(true, Ordering::Relaxed);
+            })
+            .map_err(|e| super::shared::campaign_error(&e))?;
             let took = start.elapsed();
             let n = counters.programs.load(Ordering::Relaxed);
             let (time, shrunk) = match found.findings.first() {

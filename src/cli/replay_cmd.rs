@@ -6,11 +6,11 @@ use std::path::Path;
 use race_oracles::explore::Schedule;
 use race_oracles::truth::{replay, ReplayError};
 
-use super::{load, parse_pair, print_json, BoundArgs, CliError, Exit};
+use super::shared::{load, parse_pair, print_json, BoundArgs, CliError, Exit};
 
-pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, bounds: &BoundArgs, pictures: &super::PictureArgs) -> Result<Exit, CliError> {
+pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, bounds: &BoundArgs, pictures: &super::shared::PictureArgs) -> Result<Exit, CliError> {
     let (src, prog) = load(file)?;
-    super::on_machine(file, &prog)?;
+    super::shared::on_machine(file, &prog)?;
     let pair = parse_pair(&prog, pair)?;
     let sched: Schedule = schedule.parse().map_err(|e| CliError::input(format!("error: --schedule: {e}")))?;
     let r = replay(&prog, &bounds.config(), pair, &sched).map_err(|e| match e {
@@ -35,6 +35,6 @@ pub(super) fn run(file: &Path, schedule: &str, pair: Option<&str>, json: bool, b
     if let Some(d) = &r.def36_racy_addresses {
         crate::outln!("Def. 3.6 races along this execution: {}", if d.is_empty() { "none".into() } else { d.join(", ") });
     }
-    super::emit(&crate::render::witness_rows(&r.witness));
+    super::shared::emit(&crate::render::witness_rows(&r.witness));
     Ok(Exit::Ok)
 }

@@ -2,8 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::check_cmd::subject_or_external;
-use super::{oracle, CliError, DetectorArgs, Exit};
+use super::shared::{oracle, subject, CliError, DetectorArgs, Exit};
 use crate::outln;
 use crate::score::{generator_of, score, Corpus};
 use crate::suts::SUTS;
@@ -19,7 +18,7 @@ pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorAr
         let fitting: Vec<&str> = SUTS.iter().filter(|e| generator_of(e.kind).is_some()).map(|e| e.name).collect();
         return Err(CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", "))));
     };
-    let subject = subject_or_external(&oracle(id)?, sut, mutant, detector)?;
+    let subject = subject(&oracle(id)?, &detector.spec(sut, mutant)?)?;
     let bar = ProgressBar::new(corpus.programs);
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
     let mut card = score(&|| subject.sut(), subject.relax(), corpus, jobs, &|| bar.inc(1)).map_err(|e| CliError::internal(e.to_string()))?;
@@ -31,7 +30,7 @@ pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorAr
         let text = serde_json::to_string_pretty(&card).map_err(CliError::internal)?;
         outln!("{text}");
     } else {
-        super::emit(&card.to_string());
+        super::shared::emit(&card.to_string());
     }
     Ok(Exit::Ok)
 }

@@ -3,7 +3,7 @@
 //! RacerDX.
 //!
 //! The analysis is given the program as `.race` text, printed canonically (one statement
-//! per line), and answers with one JSON object (the README's "A static analyzer";
+//! per line), and answers with one JSON object (the book's "A static analyzer";
 //! `docs/json/analysis.schema.json`):
 //!
 //! ```json
@@ -68,13 +68,13 @@ impl ExternalAnalysis {
     /// folder under the system's temporary directory.
     ///
     /// # Errors
-    /// A per-program command without `{}`.
-    pub fn new(command: &str, persistent: bool, timeout: Duration) -> Result<Self, String> {
+    /// [`super::ConfigError::NoProgramFile`]: a per-program command without `{}`.
+    pub fn new(command: &str, persistent: bool, timeout: Duration) -> Result<Self, super::ConfigError> {
         let mode = if persistent {
             Mode::Persistent(Arc::new(Mutex::new(Persistent::new(command, timeout))))
         } else {
             if !command.contains("{}") {
-                return Err(format!("--analysis-cmd `{command}` has no `{{}}` for the program file (or add --persistent for a JSON Lines analysis)"));
+                return Err(super::ConfigError::NoProgramFile(command.to_string()));
             }
             Mode::PerProgram { timeout, scratch: std::env::temp_dir().join(format!("racefuzz-analysis-{}", std::process::id())) }
         };

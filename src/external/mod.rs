@@ -17,8 +17,8 @@
 //!   (`Race detected at event 2 : T1|w(V1)|2`), as STD-reading tools print their reports.
 //! - **Persistent**: one long-lived process reads requests and writes responses, one JSON
 //!   object per line: `{"version":1,"id":7,"std":"T0|w(V1)|1\n…"}` in,
-//!   `{"version":1,"id":7,"races":[2]}` out ([`PROTOCOL_VERSION`]; the README's "Check your
-//!   own detector"). No process start per trace.
+//!   `{"version":1,"id":7,"races":[2]}` out ([`PROTOCOL_VERSION`]; the book's "Your own
+//!   detector"). No process start per trace.
 //!
 //! Either way the process is untrusted: a run that exits with a failure status, outlives
 //! its timeout, or prints what does not parse (a response that is not the protocol's, a
@@ -38,7 +38,7 @@ use std::time::Duration;
 
 pub use analysis::ExternalAnalysis;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
-pub use process::{run_on_file, wait_with_timeout, Failure, Pattern, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
+pub use process::{run_on_file, wait_with_timeout, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
 
 /// A system under test in another process: a dynamic detector or a static analysis.
 #[derive(Clone, Debug)]
@@ -61,48 +61,45 @@ impl From<ExternalAnalysis> for External {
     }
 }
 
+/// Why an external SUT cannot be run as given: a value naming the flag at fault, so that
+/// each source of a SUT's description (flags, environment, finding header; the `sut_spec`
+/// module, above this one) can
+/// say where it came from.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A report pattern for a persistent detector, which answers in JSON.
+    #[error("--report-pattern reads per-trace output; a --persistent detector answers in JSON")]
+    PatternWhenPersistent,
+    /// A per-trace detector command without `{}`.
+    #[error("--detector-cmd `{0}` has no `{{}}` for the trace file (or add --persistent for a JSON Lines detector)")]
+    NoTraceFile(String),
+    /// A per-program analysis command without `{}`.
+    #[error("--analysis-cmd `{0}` has no `{{}}` for the program file (or add --persistent for a JSON Lines analysis)")]
+    NoProgramFile(String),
+    /// A report pattern without exactly one `{loc}`.
+    #[error("--report-pattern: {0}")]
+    Pattern(#[from] PatternError),
+}
+
 /// The external detector `command`: `persistent` (JSON Lines) or per trace (then `command`
 /// must hold `{}`, and `pattern` is a glob with one `{loc}`, default [`Pattern::std_event`]).
 /// Per-trace files go to a scratch folder under the system's temporary directory.
 ///
 /// # Errors
-/// A message naming the flag at fault (`--detector-cmd`, `--report-pattern`).
-pub fn factory(command: &str, persistent: bool, pattern: Option<&str>, timeout: Duration) -> Result<ExternalFactory, String> {
+/// [`ConfigError`], naming the flag at fault (`--detector-cmd`, `--report-pattern`).
+pub fn factory(command: &str, persistent: bool, pattern: Option<&str>, timeout: Duration) -> Result<ExternalFactory, ConfigError> {
     let mode = if persistent {
         if pattern.is_some() {
-            return Err("--report-pattern reads per-trace output; a --persistent detector answers in JSON".into());
+            return Err(ConfigError::PatternWhenPersistent);
         }
         Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(command, timeout))))
     } else {
         if !command.contains("{}") {
-            return Err(format!("--detector-cmd `{command}` has no `{{}}` for the trace file (or add --persistent for a JSON Lines detector)"));
+            return Err(ConfigError::NoTraceFile(command.to_string()));
         }
-        let pattern = pattern.map(Pattern::glob).transpose().map_err(|e| format!("--report-pattern: {e}"))?;
+        let pattern = pattern.map(Pattern::glob).transpose()?;
         let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
         Mode::PerTrace(PerTrace { command: command.to_string(), pattern: pattern.unwrap_or_else(Pattern::std_event), timeout, scratch })
     };
     Ok(ExternalFactory::new(command, mode))
-}
-
-/// The detector a finding's header names ([`ExternalFactory::header`]), with `timeout`:
-/// `None` when the header names none.
-///
-/// # Errors
-/// A header that names a detector but not how to run it.
-pub fn from_header(header: &dyn Fn(&str) -> Option<String>, timeout: Duration) -> Option<Result<ExternalFactory, String>> {
-    let cmd = header("detector-cmd")?;
-    let persistent = header("detector-mode").as_deref() == Some("persistent");
-    let claim = header("claim").map_or(Some(race_oracles::theorems::Claim::default()), |c| race_oracles::theorems::Claim::parse(&c));
-    let Some(claim) = claim else { return Some(Err(format!("the finding's claim `{}` is not one racefuzz knows", header("claim").unwrap_or_default()))) };
-    Some(factory(&cmd, persistent, header("report-pattern").as_deref(), timeout).map(|f| f.claiming(claim)))
-}
-
-/// The static analysis a finding's header names ([`ExternalAnalysis::header`]), with
-/// `timeout`: `None` when the header names none.
-///
-/// # Errors
-/// A header whose command cannot be run as it says (per program without `{}`).
-pub fn analysis_from_header(header: &dyn Fn(&str) -> Option<String>, timeout: Duration) -> Option<Result<ExternalAnalysis, String>> {
-    let cmd = header("analysis-cmd")?;
-    Some(ExternalAnalysis::new(&cmd, header("analysis-mode").as_deref() == Some("persistent"), timeout))
 }

@@ -69,6 +69,16 @@ pub enum Pattern {
     },
 }
 
+/// A report pattern without exactly one `{loc}`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the pattern `{text}` must contain `{{loc}}` exactly once (it has {n})")]
+pub struct PatternError {
+    /// The pattern as given.
+    pub text: String,
+    /// How many `{loc}` it has.
+    pub n: usize,
+}
+
 impl Pattern {
     /// The default: an echoed STD event.
     pub fn std_event() -> Self {
@@ -78,11 +88,11 @@ impl Pattern {
     /// A glob with one `{loc}`, e.g. `*race at loc {loc}*`.
     ///
     /// # Errors
-    /// When `{loc}` is missing or repeated.
-    pub fn glob(text: &str) -> Result<Self, String> {
+    /// [`PatternError`] when `{loc}` is missing or repeated.
+    pub fn glob(text: &str) -> Result<Self, PatternError> {
         match text.matches("{loc}").count() {
             1 => Ok(Pattern::Glob { text: text.to_string() }),
-            n => Err(format!("the pattern `{text}` must contain `{{loc}}` exactly once (it has {n})")),
+            n => Err(PatternError { text: text.to_string(), n }),
         }
     }
 
@@ -204,7 +214,7 @@ fn substitute(command: &str, path: &Path) -> String {
 
 /// Waits for `child`, reading its output on threads (a full pipe must not block it), and
 /// kills it after `timeout`, with every process it started if it leads a process group
-/// (`process_group(0)` at spawn). Also how ThreadSanitizer's replays run (`crate::tsan`).
+/// (`process_group(0)` at spawn). Also how ThreadSanitizer's replays run (the `tsan` module, above this one).
 ///
 /// # Errors
 /// [`Failure::Timeout`] when it outlives `timeout`; [`Failure::Crash`] when its status
@@ -454,7 +464,7 @@ mod tests {
         let exact = Pattern::glob("{loc}").unwrap();
         assert_eq!(exact.loc("42"), Some(42));
         assert_eq!(exact.loc("42 "), None);
-        assert_eq!(Pattern::glob("*race at*").unwrap_err(), "the pattern `*race at*` must contain `{loc}` exactly once (it has 0)");
+        assert_eq!(Pattern::glob("*race at*").unwrap_err().to_string(), "the pattern `*race at*` must contain `{loc}` exactly once (it has 0)");
         assert!(Pattern::glob("{loc}{loc}").is_err());
     }
 

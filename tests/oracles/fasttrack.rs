@@ -11,7 +11,7 @@ use racefuzz::render;
 use racefuzz::suts::{self, Subject};
 
 /// Both threads write `o.f` inside `m` (ordered) and touch `o.g` after it (a race); the
-/// README's walk-through runs the same file.
+/// book's FastTrack chapter runs the same file.
 const ORDERED_AND_NOT: &str = include_str!("../../examples/walkthrough/ordered_and_not.race");
 
 #[test]

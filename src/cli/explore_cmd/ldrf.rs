@@ -17,7 +17,7 @@ use race_oracles::ldrf::local::{Ldrf, LocalReach, LocalState, Sync};
 use race_oracles::ldrf::standard::{reach, Reach};
 use race_oracles::theorems::ldrf_agree::MODULUS;
 
-use super::{capped, emit, print_json, CliError, Exit};
+use crate::cli::shared::{capped, emit, print_json, CliError, Exit};
 
 /// At most this many tuples are listed per location; the count follows.
 const MAX_TUPLES: usize = 16;

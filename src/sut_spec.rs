@@ -1,0 +1,463 @@
+//! One description of the system under test: what every command, campaign, finding file and
+//! cargo-fuzz target says when it names the SUT an oracle judges.
+//!
+//! A [`SutSpec`] is read from three places and written to one:
+//! - the command line (`--sut`, `--mutant`, `--detector-cmd` and its flags: the CLI's flag
+//!   group builds it with [`SutSpec::catalogued`], [`SutSpec::detector`], [`SutSpec::analysis`]);
+//! - the environment of a cargo-fuzz target ([`SutSpec::from_env`]);
+//! - a finding's header (the `finding_header` module, through [`SutSpec::from_header`]),
+//!   which [`SutSpec::header`] writes.
+//!
+//! Reading back what [`SutSpec::header`] wrote gives the same spec (tested), so that
+//! `racefuzz shrink FILE` judges a finding's program against the SUT that found it.
+//! `suts::Subject::new`, in the module above this one, is the one place a spec becomes a
+//! runnable SUT.
+//!
+//! A catalogued SUT is named `NAME` or `NAME@VERSION` ([`SutName`]): real detectors come in
+//! versions (`tsan@clang-19`, `loom@0.7.3`); a SUT without versions refuses one.
+
+use std::time::Duration;
+
+use race_oracles::theorems::Claim;
+
+use crate::external;
+
+/// A SUT's name on the command line and in headers: `NAME` or `NAME@VERSION`.
+///
+/// Invariant: `name` is not empty and holds no `@`; `version`, if any, is not empty.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SutName {
+    /// The catalogue's name (`tsan`).
+    pub name: String,
+    /// Which version (`clang-19`), if one is named.
+    pub version: Option<String>,
+}
+
+impl std::str::FromStr for SutName {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<SutName, SpecError> {
+        let bad = || SpecError::BadName(s.to_string());
+        let (name, version) = match s.split_once('@') {
+            Some((n, v)) => (n, Some(v)),
+            None => (s, None),
+        };
+        if name.is_empty() || version.is_some_and(|v| v.is_empty() || v.contains('@')) {
+            return Err(bad());
+        }
+        Ok(SutName { name: name.to_string(), version: version.map(str::to_string) })
+    }
+}
+
+impl std::fmt::Display for SutName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.version {
+            Some(v) => write!(f, "{}@{v}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
+/// An external race detector (`--detector-cmd`), as given: [`DetectorSpec::factory`] makes
+/// it runnable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DetectorSpec {
+    /// The command; per trace, `{}` is the trace file's path.
+    pub command: String,
+    /// One long-lived process speaking JSON Lines.
+    pub persistent: bool,
+    /// How a report line looks (per trace), a glob with one `{loc}`.
+    pub report_pattern: Option<String>,
+    /// The time the process may take on one trace.
+    pub timeout: Duration,
+    /// What it claims about every trace.
+    pub claim: Claim,
+}
+
+/// An external static race analysis (`--analysis-cmd`), as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisSpec {
+    /// The command; per program, `{}` is the program file's path.
+    pub command: String,
+    /// One long-lived process speaking JSON Lines.
+    pub persistent: bool,
+    /// The time the process may take on one program.
+    pub timeout: Duration,
+}
+
+/// The SUT an oracle judges, as named by a person or a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SutSpec {
+    /// A SUT of racefuzz's catalogue (`suts::SUTS`): the one named, or the oracle's
+    /// own when `sut` is `None`, with the mutants of `mutant` (`a+b` combines them) applied.
+    Catalogued {
+        /// `--sut`.
+        sut: Option<SutName>,
+        /// `--mutant`.
+        mutant: Option<String>,
+    },
+    /// A race detector in another process.
+    Detector(DetectorSpec),
+    /// A static race analysis in another process.
+    Analysis(AnalysisSpec),
+}
+
+impl Default for SutSpec {
+    /// The oracle's own SUT, unmutated.
+    fn default() -> SutSpec {
+        SutSpec::Catalogued { sut: None, mutant: None }
+    }
+}
+
+/// The header value of "no mutant", which older findings and regressions write.
+const NO_MUTANT: &str = "none";
+
+/// Why a SUT cannot be described as given. Each message names the flag, the variable or
+/// the header line at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// A SUT name that is not `NAME` or `NAME@VERSION`.
+    #[error("`{0}` is not a SUT name (NAME or NAME@VERSION)")]
+    BadName(String),
+    /// `--sut` or `--mutant` beside an external SUT.
+    #[error("{0} is the SUT; it takes no --sut or --mutant")]
+    FlagsBesideExternal(&'static str),
+    /// An external SUT's command could not be run as given.
+    #[error(transparent)]
+    External(#[from] external::ConfigError),
+    /// Both environment variables of an external SUT.
+    #[error("RACEFUZZ_DETECTOR_CMD and RACEFUZZ_ANALYSIS_CMD name two SUTs; set one")]
+    TwoExternalVars,
+    /// A mutant or SUT variable beside an external SUT's variable.
+    #[error("{0} is the SUT; unset RACEFUZZ_MUTANT and RACEFUZZ_SUT")]
+    VarsBesideExternal(&'static str),
+    /// An environment variable of a cargo-fuzz target that does not parse.
+    #[error("{var}: {why}")]
+    Var {
+        /// The variable.
+        var: &'static str,
+        /// What is wrong with its value.
+        why: Box<SpecError>,
+    },
+    /// A number of seconds that is not one.
+    #[error("`{0}` is not a number of seconds")]
+    Seconds(String),
+    /// A claim racefuzz does not know.
+    #[error("`{0}` is not a claim (one of {all})", all = Claim::ALL.map(Claim::name).join(", "))]
+    Claim(String),
+    /// A finding's header that names an external SUT but not its command.
+    #[error("names the SUT `{sut}` but no {key}: pass --{key}")]
+    NoCommand {
+        /// The SUT it names.
+        sut: &'static str,
+        /// The header key (and flag) of the command.
+        key: &'static str,
+    },
+    /// A finding's claim racefuzz does not know.
+    #[error("the finding's claim `{0}` is not one racefuzz knows")]
+    HeaderClaim(String),
+}
+
+impl SutSpec {
+    /// The catalogue's SUT `sut` (`None`: the oracle's own) with `mutant` (`None` or `none`:
+    /// unmutated).
+    ///
+    /// # Errors
+    /// [`SpecError::BadName`].
+    pub fn catalogued(sut: Option<&str>, mutant: Option<&str>) -> Result<SutSpec, SpecError> {
+        let sut = sut.map(str::parse).transpose()?;
+        let mutant = mutant.filter(|m| !m.is_empty() && *m != NO_MUTANT).map(str::to_string);
+        Ok(SutSpec::Catalogued { sut, mutant })
+    }
+
+    /// An external detector; checked as [`DetectorSpec::factory`] checks it, so that a bad
+    /// command is refused before anything runs.
+    ///
+    /// # Errors
+    /// [`SpecError::External`].
+    pub fn detector(d: DetectorSpec) -> Result<SutSpec, SpecError> {
+        d.check()?;
+        Ok(SutSpec::Detector(d))
+    }
+
+    /// An external static analysis, checked likewise.
+    ///
+    /// # Errors
+    /// [`SpecError::External`].
+    pub fn analysis(a: AnalysisSpec) -> Result<SutSpec, SpecError> {
+        a.check()?;
+        Ok(SutSpec::Analysis(a))
+    }
+
+    /// The SUT of a cargo-fuzz target, from its environment (`var` looks a variable up;
+    /// empty counts as unset): `RACEFUZZ_DETECTOR_CMD` or `RACEFUZZ_ANALYSIS_CMD` (with
+    /// `RACEFUZZ_DETECTOR_PERSISTENT=1`, `RACEFUZZ_DETECTOR_TIMEOUT` in seconds,
+    /// `RACEFUZZ_REPORT_PATTERN`, `RACEFUZZ_CLAIM`, as the flags of `--detector-cmd`), else
+    /// `RACEFUZZ_SUT` and `RACEFUZZ_MUTANT` (as `--sut` and `--mutant`).
+    ///
+    /// # Errors
+    /// [`SpecError`], naming the variable.
+    pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<SutSpec, SpecError> {
+        let var = |name: &str| var(name).filter(|v| !v.is_empty());
+        let at = |var: &'static str| move |e: SpecError| SpecError::Var { var, why: Box::new(e) };
+        let catalogued = var("RACEFUZZ_SUT").is_some() || var("RACEFUZZ_MUTANT").is_some();
+        let external = match (var("RACEFUZZ_DETECTOR_CMD"), var("RACEFUZZ_ANALYSIS_CMD")) {
+            (Some(_), Some(_)) => return Err(SpecError::TwoExternalVars),
+            (Some(cmd), None) => Some(("RACEFUZZ_DETECTOR_CMD", cmd, true)),
+            (None, Some(cmd)) => Some(("RACEFUZZ_ANALYSIS_CMD", cmd, false)),
+            (None, None) => None,
+        };
+        let Some((name, command, detector)) = external else {
+            return SutSpec::catalogued(var("RACEFUZZ_SUT").as_deref(), var("RACEFUZZ_MUTANT").as_deref()).map_err(at("RACEFUZZ_SUT"));
+        };
+        if catalogued {
+            return Err(SpecError::VarsBesideExternal(name));
+        }
+        let persistent = var("RACEFUZZ_DETECTOR_PERSISTENT").is_some_and(|v| v == "1");
+        let timeout = match var("RACEFUZZ_DETECTOR_TIMEOUT") {
+            Some(t) => Duration::from_secs(t.parse().map_err(|_| SpecError::Var { var: "RACEFUZZ_DETECTOR_TIMEOUT", why: Box::new(SpecError::Seconds(t.clone())) })?),
+            None => external::DEFAULT_TIMEOUT,
+        };
+        if !detector {
+            return SutSpec::analysis(AnalysisSpec { command, persistent, timeout }).map_err(at(name));
+        }
+        let claim = match var("RACEFUZZ_CLAIM") {
+            Some(c) => Claim::parse(&c).ok_or_else(|| SpecError::Var { var: "RACEFUZZ_CLAIM", why: Box::new(SpecError::Claim(c.clone())) })?,
+            None => Claim::default(),
+        };
+        SutSpec::detector(DetectorSpec { command, persistent, report_pattern: var("RACEFUZZ_REPORT_PATTERN"), timeout, claim }).map_err(at(name))
+    }
+
+    /// The spec a finding's header lines give (`key` looks a `// key: value` line up); the
+    /// inverse of [`SutSpec::header`]. An external SUT runs with
+    /// [`external::DEFAULT_TIMEOUT`], which headers do not record.
+    ///
+    /// # Errors
+    /// [`SpecError`]: a header naming an external SUT without its command, or with a claim
+    /// or command racefuzz cannot use.
+    pub fn from_header(key: &dyn Fn(&str) -> Option<String>) -> Result<SutSpec, SpecError> {
+        let sut = key("sut");
+        let persistent = |mode: &str| key(mode).as_deref() == Some("persistent");
+        match sut.as_deref() {
+            Some(EXTERNAL_DETECTOR) => {
+                let command = key("detector-cmd").ok_or(SpecError::NoCommand { sut: EXTERNAL_DETECTOR, key: "detector-cmd" })?;
+                let claim = match key("claim") {
+                    Some(c) => Claim::parse(&c).ok_or(SpecError::HeaderClaim(c))?,
+                    None => Claim::default(),
+                };
+                let d = DetectorSpec { command, persistent: persistent("detector-mode"), report_pattern: key("report-pattern"), timeout: external::DEFAULT_TIMEOUT, claim };
+                SutSpec::detector(d)
+            }
+            Some(EXTERNAL_ANALYSIS) => {
+                let command = key("analysis-cmd").ok_or(SpecError::NoCommand { sut: EXTERNAL_ANALYSIS, key: "analysis-cmd" })?;
+                SutSpec::analysis(AnalysisSpec { command, persistent: persistent("analysis-mode"), timeout: external::DEFAULT_TIMEOUT })
+            }
+            _ => SutSpec::catalogued(sut.as_deref(), key("mutant").as_deref()),
+        }
+    }
+
+    /// The header lines that name this SUT (read back by [`SutSpec::from_header`]): `sut`
+    /// when one is named, an external SUT's command and how it runs, then `mutant` (`none`
+    /// for none, as every finding has written).
+    pub fn header(&self) -> String {
+        match self {
+            SutSpec::Catalogued { sut, mutant } => {
+                let sut = sut.as_ref().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
+                format!("{sut}// mutant: {}\n", mutant.as_deref().unwrap_or(NO_MUTANT))
+            }
+            SutSpec::Detector(d) => {
+                let mode = if d.persistent { "persistent" } else { "per-trace" };
+                let pattern = d.report_pattern.as_ref().filter(|_| !d.persistent).map(|p| format!("// report-pattern: {p}\n")).unwrap_or_default();
+                format!("// sut: {EXTERNAL_DETECTOR}\n// detector-cmd: {}\n// detector-mode: {mode}\n{pattern}// claim: {}\n// mutant: {NO_MUTANT}\n", d.command, d.claim.name())
+            }
+            SutSpec::Analysis(a) => {
+                let mode = if a.persistent { "persistent" } else { "per-program" };
+                format!("// sut: {EXTERNAL_ANALYSIS}\n// analysis-cmd: {}\n// analysis-mode: {mode}\n// mutant: {NO_MUTANT}\n", a.command)
+            }
+        }
+    }
+
+    /// The SUT named, if one is (an external SUT names itself).
+    pub fn sut_name(&self) -> Option<String> {
+        match self {
+            SutSpec::Catalogued { sut, .. } => sut.as_ref().map(SutName::to_string),
+            SutSpec::Detector(_) => Some(EXTERNAL_DETECTOR.to_string()),
+            SutSpec::Analysis(_) => Some(EXTERNAL_ANALYSIS.to_string()),
+        }
+    }
+
+    /// The mutant, if any.
+    pub fn mutant(&self) -> Option<&str> {
+        match self {
+            SutSpec::Catalogued { mutant, .. } => mutant.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether this SUT lives in another process.
+    pub fn is_external(&self) -> bool {
+        !matches!(self, SutSpec::Catalogued { .. })
+    }
+
+    /// This spec with `flags` laid over it: external flags replace it; otherwise `--sut` and
+    /// `--mutant`, where given, replace what it names (`racefuzz shrink FILE --mutant M`).
+    pub fn overridden_by(self, flags: SutSpec) -> SutSpec {
+        match (self, flags) {
+            (_, external @ (SutSpec::Detector(_) | SutSpec::Analysis(_))) => external,
+            (SutSpec::Catalogued { sut, mutant }, SutSpec::Catalogued { sut: s, mutant: m }) => SutSpec::Catalogued { sut: s.or(sut), mutant: m.or(mutant) },
+            (external, SutSpec::Catalogued { sut: None, mutant: None }) => external,
+            (_, flags) => flags,
+        }
+    }
+}
+
+/// The name an external detector has in finding headers (`// sut: external`).
+pub const EXTERNAL_DETECTOR: &str = "external";
+/// The name an external static analysis has in finding headers.
+pub const EXTERNAL_ANALYSIS: &str = "external-analysis";
+
+impl DetectorSpec {
+    /// The detector, ready to run.
+    ///
+    /// # Errors
+    /// [`external::ConfigError`]: a per-trace command without `{}`, a bad report pattern.
+    pub fn factory(&self) -> Result<external::ExternalFactory, external::ConfigError> {
+        Ok(external::factory(&self.command, self.persistent, self.report_pattern.as_deref(), self.timeout)?.claiming(self.claim))
+    }
+
+    /// What [`DetectorSpec::factory`] would refuse, without starting anything.
+    fn check(&self) -> Result<(), external::ConfigError> {
+        if self.persistent {
+            return if self.report_pattern.is_some() { Err(external::ConfigError::PatternWhenPersistent) } else { Ok(()) };
+        }
+        if !self.command.contains("{}") {
+            return Err(external::ConfigError::NoTraceFile(self.command.clone()));
+        }
+        self.report_pattern.as_deref().map(external::Pattern::glob).transpose()?;
+        Ok(())
+    }
+}
+
+impl AnalysisSpec {
+    /// The analysis, ready to run.
+    ///
+    /// # Errors
+    /// [`external::ConfigError::NoProgramFile`].
+    pub fn analysis(&self) -> Result<external::ExternalAnalysis, external::ConfigError> {
+        external::ExternalAnalysis::new(&self.command, self.persistent, self.timeout)
+    }
+
+    fn check(&self) -> Result<(), external::ConfigError> {
+        if !self.persistent && !self.command.contains("{}") {
+            return Err(external::ConfigError::NoProgramFile(self.command.clone()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> Result<SutSpec, String> {
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        SutSpec::from_env(&|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())).map_err(|e| e.to_string())
+    }
+
+    fn read_back(s: &SutSpec) -> SutSpec {
+        let text = s.header();
+        SutSpec::from_header(&|k| crate::corpus::header(&text, k).map(str::to_string)).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    /// Every kind of spec, as each source can give it.
+    fn every_kind() -> Vec<SutSpec> {
+        let d = |persistent, report_pattern: Option<&str>, claim| DetectorSpec {
+            command: if persistent { "hb --serve".into() } else { "hb {} | grep race".into() },
+            persistent,
+            report_pattern: report_pattern.map(str::to_string),
+            timeout: external::DEFAULT_TIMEOUT,
+            claim,
+        };
+        let mut out = vec![
+            SutSpec::default(),
+            SutSpec::catalogued(Some("per-access"), None).unwrap(),
+            SutSpec::catalogued(None, Some("ft-no-join-edge+ft-same-epoch-skip")).unwrap(),
+            SutSpec::catalogued(Some("tsan@clang-19"), None).unwrap(),
+            SutSpec::catalogued(Some("loom@0.7.3"), Some("m")).unwrap(),
+            SutSpec::analysis(AnalysisSpec { command: "naive {}".into(), persistent: false, timeout: external::DEFAULT_TIMEOUT }).unwrap(),
+            SutSpec::analysis(AnalysisSpec { command: "naive --serve".into(), persistent: true, timeout: external::DEFAULT_TIMEOUT }).unwrap(),
+        ];
+        for c in Claim::ALL {
+            out.push(SutSpec::detector(d(false, None, c)).unwrap());
+            out.push(SutSpec::detector(d(false, Some("*race at {loc}*"), c)).unwrap());
+            out.push(SutSpec::detector(d(true, None, c)).unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn a_header_reads_back_as_the_spec_that_wrote_it() {
+        let all = every_kind();
+        assert!(all.len() > 15);
+        for s in &all {
+            assert_eq!(&read_back(s), s, "{}", s.header());
+        }
+    }
+
+    #[test]
+    fn the_header_lines_are_those_findings_have_always_had() {
+        assert_eq!(SutSpec::default().header(), "// mutant: none\n");
+        assert_eq!(SutSpec::catalogued(Some("per-access"), Some("pa-write-checked-as-read")).unwrap().header(), "// sut: per-access\n// mutant: pa-write-checked-as-read\n");
+        let d = DetectorSpec { command: "hb {}".into(), persistent: false, report_pattern: Some("*{loc}*".into()), timeout: Duration::from_secs(3), claim: Claim::Events };
+        assert_eq!(
+            SutSpec::detector(d).unwrap().header(),
+            "// sut: external\n// detector-cmd: hb {}\n// detector-mode: per-trace\n// report-pattern: *{loc}*\n// claim: events\n// mutant: none\n"
+        );
+    }
+
+    #[test]
+    fn names_carry_an_optional_version() {
+        let n: SutName = "tsan@gcc-12".parse().unwrap();
+        assert_eq!((n.name.as_str(), n.version.as_deref(), n.to_string().as_str()), ("tsan", Some("gcc-12"), "tsan@gcc-12"));
+        for bad in ["", "@1", "tsan@", "a@b@c"] {
+            assert_eq!(bad.parse::<SutName>(), Err(SpecError::BadName(bad.into())), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_environment_names_one_sut_and_says_which_variable_is_wrong() {
+        assert_eq!(env(&[]), Ok(SutSpec::default()));
+        assert_eq!(env(&[("RACEFUZZ_MUTANT", "")]), Ok(SutSpec::default()));
+        assert_eq!(env(&[("RACEFUZZ_SUT", "per-access"), ("RACEFUZZ_MUTANT", "m")]), Ok(SutSpec::catalogued(Some("per-access"), Some("m")).unwrap()));
+        assert_eq!(env(&[("RACEFUZZ_DETECTOR_CMD", "hb {}"), ("RACEFUZZ_CLAIM", "first-race")]).map(|s| s.header().contains("// claim: first-race")), Ok(true));
+        assert_eq!(
+            env(&[("RACEFUZZ_DETECTOR_CMD", "hb {}"), ("RACEFUZZ_CLAIM", "all")]),
+            Err("RACEFUZZ_CLAIM: `all` is not a claim (one of locations, events, first-race, no-false-alarm, no-missed-race)".into())
+        );
+        assert_eq!(env(&[("RACEFUZZ_DETECTOR_CMD", "hb {}"), ("RACEFUZZ_MUTANT", "m")]), Err("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT and RACEFUZZ_SUT".into()));
+        assert_eq!(
+            env(&[("RACEFUZZ_DETECTOR_CMD", "a {}"), ("RACEFUZZ_ANALYSIS_CMD", "b {}")]),
+            Err("RACEFUZZ_DETECTOR_CMD and RACEFUZZ_ANALYSIS_CMD name two SUTs; set one".into())
+        );
+        assert!(env(&[("RACEFUZZ_DETECTOR_CMD", "hb")]).is_err_and(|e| e.starts_with("RACEFUZZ_DETECTOR_CMD: --detector-cmd `hb` has no `{}`")));
+        assert!(env(&[("RACEFUZZ_ANALYSIS_CMD", "naive")]).is_err_and(|e| e.starts_with("RACEFUZZ_ANALYSIS_CMD: --analysis-cmd `naive` has no `{}`")));
+        assert_eq!(env(&[("RACEFUZZ_ANALYSIS_CMD", "n {}"), ("RACEFUZZ_DETECTOR_TIMEOUT", "3s")]), Err("RACEFUZZ_DETECTOR_TIMEOUT: `3s` is not a number of seconds".into()));
+        assert_eq!(env(&[("RACEFUZZ_SUT", "tsan@")]), Err("RACEFUZZ_SUT: `tsan@` is not a SUT name (NAME or NAME@VERSION)".into()));
+    }
+
+    #[test]
+    fn flags_override_a_findings_header() {
+        let found = SutSpec::catalogued(Some("per-access"), Some("m")).unwrap();
+        assert_eq!(found.clone().overridden_by(SutSpec::default()), found);
+        assert_eq!(found.clone().overridden_by(SutSpec::catalogued(None, Some("n")).unwrap()), SutSpec::catalogued(Some("per-access"), Some("n")).unwrap());
+        let a = SutSpec::analysis(AnalysisSpec { command: "n {}".into(), persistent: false, timeout: external::DEFAULT_TIMEOUT }).unwrap();
+        assert_eq!(found.overridden_by(a.clone()), a);
+        assert_eq!(a.clone().overridden_by(SutSpec::default()), a);
+    }
+
+    #[test]
+    fn a_header_without_the_external_command_says_which_flag_to_pass() {
+        let e = SutSpec::from_header(&|k| (k == "sut").then(|| "external".to_string())).unwrap_err();
+        assert_eq!(e.to_string(), "names the SUT `external` but no detector-cmd: pass --detector-cmd");
+    }
+}
