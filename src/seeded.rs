@@ -6,7 +6,7 @@
 //! A leaf of the crate: it names no other module of it (only the ground truth's `Oracle`),
 //! so that the SUTs (`analyses`), the catalogue that lists their tables (`mutants`) and the
 //! SUT catalogue that applies them (`suts`) all build on it and never on each other upwards
-//! (`tests/architecture.rs` keeps the order).
+//! (`tests/layers.rs` keeps the order).
 
 use race_oracles::theorems::Oracle;
 

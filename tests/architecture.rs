@@ -56,44 +56,6 @@ fn suts_do_not_reach_the_explorer_or_the_race_logic() {
     }
 }
 
-/// The SUT crate is layered as the ground truth is, each layer naming only those below it
-/// (in `use`, in paths and in docs): the seeded-bug row (`seeded`) names no module of the
-/// crate; the SUTs (`analyses`) name only it; the catalogue of their seeded bugs
-/// (`mutants`) names only those two; the SUT catalogue (`suts`) and everything else sit
-/// above.
-#[test]
-fn the_sut_crate_is_layered() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let modules: Vec<String> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let module = name.strip_suffix(".rs").map(str::to_string).unwrap_or(name);
-            (!["lib", "main"].contains(&module.as_str())).then_some(module)
-        })
-        .collect();
-    assert!(modules.len() > 10, "{modules:?}");
-    for (layer, below) in [("seeded", &[][..]), ("analyses", &["seeded"][..]), ("mutants", &["seeded", "analyses"][..])] {
-        let mut files = vec![];
-        let dir = root.join(layer);
-        if dir.is_dir() {
-            rust_files(&dir, &mut files);
-        } else {
-            files.push(root.join(format!("{layer}.rs")));
-        }
-        for f in files {
-            let src = std::fs::read_to_string(&f).unwrap();
-            for m in modules.iter().filter(|m| *m != layer && !below.contains(&m.as_str())) {
-                // `crate::m` in a path or a doc, or `m` in a `use crate::{…}` group.
-                let named =
-                    src.contains(&format!("crate::{m}")) || src.split("crate::{").skip(1).any(|g| g[..g.find('}').unwrap_or(g.len())].split([',', ' ', ':']).any(|w| w == m));
-                assert!(!named, "{} names `{m}`, a module above {layer}", f.display());
-            }
-        }
-    }
-}
-
 /// Every registered oracle has its cargo-fuzz target (`fuzz/fuzz_targets/<id>.rs` with `-`
 /// as `_`, declared in `fuzz/Cargo.toml`), whose body is the registry's `fuzz_one`.
 #[test]

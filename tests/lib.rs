@@ -23,6 +23,7 @@ mod extending;
 mod gen;
 mod json;
 mod lang;
+mod layers;
 mod oracles;
 mod picture;
 mod readme;
