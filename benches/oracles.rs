@@ -11,7 +11,8 @@ use race_oracles::theorems::ldrf_agree::MODULUS;
 use race_oracles::theorems::must_not_alias::Counters;
 use race_oracles::theorems::{AccessFilter, Budget, Classes, Decision, Oracle, Registry, StaticRaceAnalysis, Sut, Verdict};
 use racefuzz::analyses::racerdx::RacerDx;
-use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::mutants::MUTANTS;
+use racefuzz::seeded::Prediction;
 use racefuzz::suts::{self, Subject};
 
 /// Fixed programs from the oracle's generator: a deterministic byte stream (xorshift),
@@ -97,9 +98,9 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("mutant-hunt");
     g.sample_size(10);
     for m in MUTANTS.iter() {
-        for (id, predicted) in m.predicted {
+        for (id, predicted) in suts::predictions(m) {
             let Some(o) = reg.find(id) else { continue };
-            if *predicted != Prediction::BreaksTheorem {
+            if predicted != Prediction::BreaksTheorem {
                 continue;
             }
             let s = Subject::for_oracle(o, Some(m.name)).expect("catalogued mutant");
@@ -109,7 +110,7 @@ fn bench(c: &mut Criterion) {
                 Some(at) => eprintln!("mutant {} under {id}: caught at program {}", m.name, at + 1),
                 None => eprintln!("mutant {} under {id}: not caught in {} programs", m.name, ps.len()),
             }
-            g.bench_with_input(BenchmarkId::new(*id, m.name), &(), |b, ()| b.iter(hunt));
+            g.bench_with_input(BenchmarkId::new(id, m.name), &(), |b, ()| b.iter(hunt));
         }
     }
     g.finish();

@@ -10,6 +10,8 @@
 //! - [`analyses`]: the SUTs: RacerDX and RacerD-like, FastTrack, BigFoot's check placement
 //!   and DynamicBF, per-access checks, the partial-escape and capsule filters, Naik-Aiken's
 //!   conditional must-not-alias checker, and the L-DRF paper's sync-CFG analyses.
+//! - [`seeded`]: what a seeded bug is (a row of its SUT's `SEEDED` table, with the spec's
+//!   predictions); a leaf that the SUTs, the catalogue and the SUT catalogue build on.
 //! - [`mutants`]: the seeded-bug catalogue, with the spec's prediction per oracle id.
 //! - [`suts`]: the SUT catalogue and [`suts::check`], the one place an oracle
 //!   (`race_oracles::theorems::Registry`) meets a SUT.
@@ -55,6 +57,7 @@ pub mod regression;
 pub mod render;
 pub mod rule_coverage;
 pub mod score;
+pub mod seeded;
 pub mod signature;
 pub mod std_trace;
 pub mod summary;

@@ -348,13 +348,11 @@ pub fn score<'s>(make: &(dyn Fn() -> Sut<'s> + Sync), relax: Relax, corpus: Corp
 }
 
 /// The oracle whose generator draws the corpus of a SUT of `kind` (its dialect), and whose
-/// way of running the SUT a scorecard follows; `None` for a kind that is no detector.
+/// way of running the SUT a scorecard follows: the registry's scorecard oracle of that kind
+/// ([`race_oracles::theorems::Oracle::scorecard`]); `None` for a kind that has none (no
+/// detector).
 pub fn generator_of(kind: SutKind) -> Option<&'static str> {
-    match kind {
-        SutKind::DynamicDetector => Some("fasttrack-precise"),
-        SutKind::CheckPlacer => Some("bigfoot-precise"),
-        _ => None,
-    }
+    race_oracles::theorems::Registry::builtin().all().iter().find(|o| o.scorecard && o.sut == kind).map(|o| o.id)
 }
 
 /// What runs on each program, the detector, and the oracle whose generator fits.

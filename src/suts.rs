@@ -14,7 +14,7 @@
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::theorems::rules::Rules;
-use race_oracles::theorems::{Budget, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis};
+use race_oracles::theorems::{Budget, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis};
 
 use crate::analyses::bigfoot::dynamic::{DynamicBfFactory, DYNAMIC_BF_RULES};
 use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
@@ -26,7 +26,8 @@ use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
-use crate::mutants::{self, MUTANTS};
+use crate::mutants::{self, Mutant, MUTANTS};
+use crate::seeded::{self, Prediction};
 use crate::sut_spec::SutSpec;
 
 /// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
@@ -77,28 +78,19 @@ pub struct SutEntry {
     pub rules: &'static [&'static Rules],
 }
 
-/// Rule tables (by [`Rules::sut`]) that an oracle of their SUT never exercises, with why:
-/// `racefuzz gen --stats` prints the reason instead of the table, and the rule-coverage test
-/// does not hold the pair to the floor (every case would read 0% by construction).
-pub const UNEXERCISED_RULES: &[(&str, &str, &str)] = &[
-    ("racerdx-complete", "RacerDX reporting", "racerdx-complete judges the method summaries (spec/racerdx.md §4.2, Theorem 5.15) and never asks RacerDX for reports (§3.4)"),
-    (
-        "lock-elision-race-free",
-        "escape filter",
-        "lock-elision-race-free judges the lock-elision transform the spec defines (escape_capsule.md §5.3); the escape filter it is given takes no part",
-    ),
-];
-
-/// The rule tables of `entry` that `oracle` exercises, and the reasons for those it does not.
-pub fn exercised_rules(entry: &SutEntry, oracle: &str) -> (Vec<&'static Rules>, Vec<String>) {
+/// The rule tables of `entry` that `oracle` exercises, and the reasons for those it does not
+/// ([`Oracle::unexercised`]): `racefuzz gen --stats` prints the reason instead of the table,
+/// and the rule-coverage test does not hold the pair to the floor (every case would read 0%
+/// by construction).
+pub fn exercised_rules(entry: &SutEntry, oracle: &Oracle) -> (Vec<&'static Rules>, Vec<String>) {
     let mut notes = vec![];
     let tables = entry
         .rules
         .iter()
         .copied()
-        .filter(|t| match UNEXERCISED_RULES.iter().find(|(o, sut, _)| *o == oracle && *sut == t.sut) {
-            Some((_, _, why)) => {
-                notes.push(format!("rule coverage: {} ({}) not exercised under {oracle}: {why}", t.sut, t.spec));
+        .filter(|t| match oracle.unexercised.iter().find(|u| u.table == t.sut) {
+            Some(u) => {
+                notes.push(format!("rule coverage: {} ({}) not exercised under {}: {}", t.sut, t.spec, oracle.id, u.why));
                 false
             }
             None => true,
@@ -128,11 +120,11 @@ fn build_racerdx(names: &[&str]) -> Built {
 }
 
 fn build_ldrf(names: &[&str]) -> Built {
-    Some((lend(mutants::one(mutants::ldrf::SEEDED, names)?, |bug| Sut::ThreadLocal(*bug)), Relax::default()))
+    Some((lend(seeded::one(mutants::ldrf::SEEDED, names)?, |bug| Sut::ThreadLocal(*bug)), Relax::default()))
 }
 
 fn build_sync_cfg(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::ldrf::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::ldrf::SEEDED, names)?;
     Some((lend(crate::analyses::ldrf::suite(bug), |v| Sut::SyncCfg(v)), Relax::default()))
 }
 
@@ -142,7 +134,7 @@ fn build_explorers(names: &[&str]) -> Built {
 }
 
 fn build_fasttrack(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::fasttrack::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::fasttrack::SEEDED, names)?;
     Some((lend(FastTrackFactory { bug, on_checks: false }, |f| Sut::Detector(f)), Relax::default()))
 }
 
@@ -152,7 +144,7 @@ fn build_tsan(names: &[&str]) -> Built {
 }
 
 fn build_bigfoot(names: &[&str]) -> Built {
-    let (placement, dynamic) = match mutants::one(bigfoot::SEEDED, names)? {
+    let (placement, dynamic) = match seeded::one(bigfoot::SEEDED, names)? {
         Some(BigFootBug::Placement(b)) => (Some(b), None),
         Some(BigFootBug::Dynamic(b)) => (None, Some(b)),
         None => (None, None),
@@ -161,23 +153,23 @@ fn build_bigfoot(names: &[&str]) -> Built {
 }
 
 fn build_per_access(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::per_access::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::per_access::SEEDED, names)?;
     Some((lend((PerAccess { bug }, FastTrackFactory { bug: None, on_checks: true }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
 fn build_escape(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::escape::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::escape::SEEDED, names)?;
     Some((lend((EscapeFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
 fn build_capsule(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::capsule::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::capsule::SEEDED, names)?;
     Some((lend((CapsuleFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
 /// `na-reassigned-lock-held` needs programs that assign a sync variable in its body (A5).
 fn build_naikaiken(names: &[&str]) -> Built {
-    let bug = mutants::one(crate::analyses::naik_aiken::SEEDED, names)?;
+    let bug = seeded::one(crate::analyses::naik_aiken::SEEDED, names)?;
     let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };
     Some((lend(NaikAiken { bug }, |a| Sut::MustNotAlias(a)), relax))
 }
@@ -277,11 +269,23 @@ pub fn judges(oracle: &Oracle, mutant: &str) -> bool {
     fitting(oracle).any(|e| names.iter().all(|n| mutants::find(n).is_some_and(|m| m.sut == e.name)))
 }
 
+/// The spec's prediction for `mutant` under `oracle`: `None` when the oracle does not judge it
+/// ([`judges`]) or makes no prediction about it ([`seeded::Predicted::under`]).
+pub fn prediction(oracle: &Oracle, mutant: &Mutant) -> Option<Prediction> {
+    judges(oracle, mutant.name).then(|| mutant.predicted.under(oracle)).flatten()
+}
+
+/// Every prediction for `mutant`, by id of the registry's oracles that make one, in
+/// registry order: what `racefuzz mutants` lists and the hunt checks.
+pub fn predictions(mutant: &Mutant) -> Vec<(&'static str, Prediction)> {
+    race_oracles::theorems::Registry::builtin().all().iter().filter_map(|o| prediction(o, mutant).map(|p| (o.id, p))).collect()
+}
+
 /// [`SubjectError::ForeignMutant`] if `mutant` is a catalogued mutant of one SUT that
 /// `oracle` does not judge (a name outside the catalogue is left to [`Subject::build`]).
 fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
     let Some(m) = mutant.filter(|m| !judges(oracle, m)) else { return Ok(()) };
-    let found: Option<Vec<&mutants::Mutant>> = m.split('+').map(mutants::find).collect();
+    let found: Option<Vec<&Mutant>> = m.split('+').map(mutants::find).collect();
     match found.as_deref() {
         Some([first, rest @ ..]) if rest.iter().all(|x| x.sut == first.sut) => {
             Err(SubjectError::ForeignMutant { given: m.to_string(), owner: first.sut, oracle: oracle.id, judges: judges_of(m) })
@@ -305,14 +309,11 @@ pub fn detector_oracles() -> Vec<&'static str> {
 pub const EXTERNAL_ANALYSIS: SutEntry =
     SutEntry { name: crate::sut_spec::EXTERNAL_ANALYSIS, kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_| None, rules: &[] };
 
-/// Static-analysis oracles that judge the method summaries only, never the reports, so an
-/// external analysis (which gives reports only) cannot be judged by them.
-const SUMMARY_ORACLES: &[&str] = &["racerdx-complete"];
-
 /// The oracles of the registry that judge a static analysis's reports (what
-/// `--analysis-cmd` applies to).
+/// `--analysis-cmd` applies to): not those that read its method summaries
+/// ([`Reads::Summaries`]), which an external analysis does not give.
 pub fn analysis_oracles() -> Vec<&'static str> {
-    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis && !SUMMARY_ORACLES.contains(&o.id)).map(|o| o.id).collect()
+    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis && o.reads == Reads::Answers).map(|o| o.id).collect()
 }
 
 /// The oracles of the registry that judge `mutant`, in registry order.
@@ -525,9 +526,13 @@ mod tests {
         for m in MUTANTS.iter() {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
             assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
-            for (oracle, _) in m.predicted {
+            let mut named: Vec<&str> = vec![];
+            for (oracle, said) in m.predicted.named() {
                 let o = Registry::builtin().find(oracle).copied();
-                assert!(o.is_some_and(|o| judges(&o, m.name)), "{}: no oracle {oracle} that judges it", m.name);
+                assert!(o.is_some_and(|o| judges(&o, m.name) && !o.negative_control), "{}: no oracle {oracle} that judges it and makes predictions", m.name);
+                assert_eq!(o.and_then(|o| prediction(&o, m)), said, "{}: {oracle} named twice", m.name);
+                assert!(!named.contains(&oracle), "{}: {oracle} named twice", m.name);
+                named.push(oracle);
             }
             assert!(!judges_of(m.name).is_empty(), "{}: no oracle judges it", m.name);
         }
@@ -543,5 +548,16 @@ mod tests {
         assert!(matches!(on(Some("per-access"), Some("bf-check-after-acquire")), Err(SubjectError::UnknownMutant { .. })));
         assert!(matches!(on(Some("per-access@2"), None), Err(SubjectError::NoVersions { sut: "per-access", .. })));
         assert_eq!(Subject::where_it_fits(&bf, &SutSpec::catalogued(Some("fasttrack"), None).unwrap()).map(|s| s.chosen()).ok(), Some(None));
+    }
+
+    /// A rule table an oracle declares it never exercises is a table of a SUT it judges: a
+    /// misspelt one would leave that table held to the floor.
+    #[test]
+    fn unexercised_tables_are_tables_of_the_oracles_suts() {
+        for o in Registry::builtin().all() {
+            for u in o.unexercised {
+                assert!(fitting(o).any(|e| e.rules.iter().any(|t| t.sut == u.table)), "{}: no SUT of it has a rule table `{}`", o.id, u.table);
+            }
+        }
     }
 }

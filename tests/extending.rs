@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use race_oracles::lang::{Dialect, Program};
-use race_oracles::theorems::{AnalysisFailure, Budget, Item, ItemStatus, Oracle, OracleResult, RaceReport, Registry, StaticRaceAnalysis, Sut, SutKind, Verdict};
+use race_oracles::theorems::{AnalysisFailure, Budget, Item, ItemStatus, Oracle, OracleResult, RaceReport, Reads, Registry, StaticRaceAnalysis, Sut, SutKind, Verdict};
 use racefuzz::campaign::{self, Counters, Settings};
 use racefuzz::suts::{self, Subject, SUTS};
 
@@ -88,6 +88,10 @@ pub const TOY: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: race_oracles::gen::racerdx::swarm,
     grammar: &race_oracles::gen::racerdx::GRAMMAR,
     check,

@@ -1,6 +1,11 @@
 //! The layering of `racefuzz`'s `src/`, as `oracles/tests/layers.rs` is the ground truth's:
 //! its top-level modules form a DAG, bottom to top, and a module may use only the modules
-//! [`ALLOWED`] lists for it, all of them below it (the same scanner, included by path).
+//! [`ALLOWED`] lists for it, all of them below it (the same scanner, included by path:
+//! `crate::m`, each item of a `use crate::{a, b::c}` group, a `super::` path that climbs out
+//! of the module, comments and doc links included). The point is that a SUT never depends
+//! on what judges or lists it: the SUTs (`analyses`) name only the seeded-bug row
+//! (`seeded`), the catalogue of their bugs (`mutants`) only those two, and the SUT
+//! catalogue (`suts`) sits above both, below every campaign and command.
 //!
 //! Inside `cli/`, no subcommand module imports another: what they share lives in
 //! `cli/shared`, which imports no subcommand. `cli/mod.rs` (the clap tree and its dispatch)
@@ -23,6 +28,7 @@ use layering::{crate_edges, ident, rust_files};
 /// then the systems under test and their seeded bugs, the catalogue that builds them; then
 /// what runs them (campaigns, merges, scores) and draws them; the command line on top.
 const ALLOWED: &[(&str, &[&str])] = &[
+    ("seeded", &[]),
     ("corpus", &[]),
     ("duration", &[]),
     ("signature", &[]),
@@ -33,9 +39,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tsan", &["external"]),
     ("sut_spec", &["corpus", "external"]),
     ("finding_header", &["corpus", "external", "signature", "sut_spec"]),
-    ("analyses", &["corpus"]),
-    ("mutants", &["analyses"]),
-    ("suts", &["analyses", "external", "mutants", "sut_spec", "tsan"]),
+    ("analyses", &["seeded"]),
+    ("mutants", &["seeded", "analyses"]),
+    ("suts", &["seeded", "analyses", "external", "mutants", "sut_spec", "tsan"]),
     ("picture", &["render", "summary"]),
     ("regression", &["corpus", "finding_header", "sut_spec"]),
     ("campaign", &["finding_header", "picture", "render", "signature", "summary", "sut_spec", "suts"]),
@@ -45,6 +51,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
+            "seeded",
             "corpus",
             "duration",
             "signature",

@@ -631,7 +631,7 @@ fn a_browser_renders_the_campaign_report_with_rule_counts_equal_to_a_measurement
         let o = *reg.find(id).unwrap();
         let subject = Subject::for_oracle(&o, None).unwrap();
         let tally = racefuzz::rule_coverage::measure(&o, &subject, programs, racefuzz::campaign::stream_seed(seed, 0, i));
-        let (tables, _) = racefuzz::suts::exercised_rules(subject.entry(), o.id);
+        let (tables, _) = racefuzz::suts::exercised_rules(subject.entry(), &o);
         let want: Vec<(String, String, usize)> = tally.rows(&tables).into_iter().map(|r| (r.sut.to_string(), r.case.name.to_string(), r.programs)).collect();
         assert_eq!(pages[*id], want, "{id}: the page's counts are not a measurement's");
         assert!(dom.contains(&format!("rule cases of SUT <code>{}</code>, over {programs} program(s)", subject.entry().name)), "{dom}");

@@ -32,7 +32,7 @@ use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 use super::fasttrack::{Clocks, Vc};
 use super::object_graph::ObjectGraph;
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 rule_cases! {
     /// The cases of Fig. 5.6 (docs/spec/escape_capsule.md §8's CE-* table and steps 3–7), of the
@@ -108,13 +108,13 @@ pub enum CapsuleBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<CapsuleBug>] = &[
     Seeded {
         name: "cap-exit-enter-edge",
         oracle: "capsule-first-race-operational",
         description: "a capsule's exit happens-before a later enter (as if a lock): capFree always passes",
-        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["capsule-first-race-operational"]).and_equivalent(&["capsule-first-race"]),
         spec: "spec/escape_capsule.md §14 M-C1",
         bug: CapsuleBug::ExitEnterEdge,
     },
@@ -122,7 +122,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         name: "cap-no-occupancy-check",
         oracle: "capsule-first-race-operational",
         description: "an enter into an occupied capsule is not a violation (only the exits' clock is checked)",
-        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["capsule-first-race-operational"]).and_equivalent(&["capsule-first-race"]),
         spec: "spec/escape_capsule.md §14 M-C2",
         bug: CapsuleBug::NoOccupancyCheck,
     },
@@ -130,7 +130,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         name: "cap-class-based-encapsulation",
         oracle: "capsule-first-race-operational",
         description: "the encapsulation check compares classes, not objects (Fig. 5.8)",
-        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["capsule-first-race-operational"]).and_equivalent(&["capsule-first-race"]),
         spec: "spec/escape_capsule.md §14 M-C3",
         bug: CapsuleBug::ClassBasedEncapsulation,
     },
@@ -138,7 +138,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         name: "cap-exit-leaks-nothing",
         oracle: "capsule-first-race",
         description: "a capsule method's exit does not leak its return value",
-        predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["capsule-first-race", "capsule-first-race-operational"]),
         spec: "spec/escape_capsule.md §14 M-C4, Fig. 5.2",
         bug: CapsuleBug::ExitLeaksNothing,
     },
@@ -146,7 +146,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         name: "cap-enter-leaks-nothing",
         oracle: "capsule-first-race",
         description: "a capsule method's enter does not leak its arguments",
-        predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["capsule-first-race", "capsule-first-race-operational"]),
         spec: "spec/escape_capsule.md §14 M-C5, Fig. 5.2",
         bug: CapsuleBug::EnterLeaksNothing,
     },
@@ -154,7 +154,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         name: "cap-non-transitive-leak",
         oracle: "capsule-first-race",
         description: "a leak marks the value only, not what is accessible from it",
-        predicted: &[("capsule-first-race", Prediction::BreaksTheorem), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["capsule-first-race", "capsule-first-race-operational"]),
         spec: "spec/escape_capsule.md §14 M-C6",
         bug: CapsuleBug::NonTransitiveLeak,
     },
@@ -162,7 +162,7 @@ pub const SEEDED: &[Seeded<CapsuleBug>] = &[
         name: "cap-nested-enter-skips-capfree",
         oracle: "capsule-first-race-operational",
         description: "an enter from inside another capsule skips the capFree check, as if the outer capsule serialized every enter it makes",
-        predicted: &[("capsule-first-race", Prediction::Equivalent), ("capsule-first-race-operational", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["capsule-first-race-operational"]).and_equivalent(&["capsule-first-race"]),
         spec: "spec/escape_capsule.md §7.4 (CAPMETHOD: capFree for every enter, nested or not), §9.4",
         bug: CapsuleBug::NestedSkipsCapFree,
     },

@@ -26,7 +26,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessFilter, Classes, Decision, FilterFactory};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 rule_cases! {
     /// The cases of Fig. 4.4 (docs/spec/escape_capsule.md §3.2's table, §3.3's two ways to
@@ -87,13 +87,13 @@ pub enum EscapeBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<EscapeBug>] = &[
     Seeded {
         name: "esc-non-transitive",
         oracle: "escape-trace-precise",
         description: "a write into an escaped object marks only the value, not everything it reaches",
-        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["escape-trace-precise"]),
         spec: "spec/escape_capsule.md §14 M-E1",
         bug: EscapeBug::NonTransitive,
     },
@@ -101,7 +101,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         name: "esc-fork-marks-thread-object",
         oracle: "escape-trace-precise",
         description: "a fork marks only the thread object, not what it reaches",
-        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["escape-trace-precise"]),
         spec: "spec/escape_capsule.md §14 M-E2",
         bug: EscapeBug::ForkMarksOnlyThreadObject,
     },
@@ -109,7 +109,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         name: "esc-owner-until-shared",
         oracle: "escape-trace-precise",
         description: "access-based ownership, decided after the fact: an object's accesses are elided until a second thread accesses it",
-        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["escape-trace-precise"]),
         spec: "spec/escape_capsule.md §14 M-E3",
         bug: EscapeBug::OwnerUntilShared,
     },
@@ -117,7 +117,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         name: "esc-value-based",
         oracle: "escape-trace-precise",
         description: "a write of a not-yet-escaped value is elided even into an escaped object (the value decides, not the target)",
-        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["escape-trace-precise"]),
         spec: "spec/escape_capsule.md §14 M-E5",
         bug: EscapeBug::ValueBased,
     },
@@ -125,7 +125,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         name: "esc-per-site",
         oracle: "escape-trace-precise",
         description: "per-site caching: a line whose first access was elided is elided from then on",
-        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["escape-trace-precise"]),
         spec: "spec/escape_capsule.md §14 M-E6",
         bug: EscapeBug::PerSiteCaching,
     },
@@ -133,7 +133,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         name: "esc-elides-local-sync",
         oracle: "escape-trace-precise",
         description: "acquire and release of a not-escaped lock object are elided too",
-        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["escape-trace-precise"]),
         spec: "spec/escape_capsule.md §14 M-E8 (new races in β)",
         bug: EscapeBug::ElidesLocalSync,
     },
@@ -141,7 +141,7 @@ pub const SEEDED: &[Seeded<EscapeBug>] = &[
         name: "esc-read-cached-per-object",
         oracle: "escape-trace-precise",
         description: "per-object read caching: an object whose first read was elided (not yet escaped) has its later reads elided too, after it escapes",
-        predicted: &[("escape-trace-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["escape-trace-precise"]),
         spec: "spec/escape_capsule.md §3.2 (read, p ∉ G decided per event)",
         bug: EscapeBug::ReadCachedPerObject,
     },

@@ -32,7 +32,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 rule_cases! {
     /// The cases of FastTrack's rules (docs/spec/bigfoot.md §1.6), one per line of READ and WRITE
@@ -98,7 +98,7 @@ pub enum FastTrackBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<FastTrackBug>] = &[
     Seeded {
         name: "ft-shared-reads-kept",
@@ -108,7 +108,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         // happen before the write that kept them (or that write reported x), and a later
         // write to x is ordered after that write (or reports x itself), so by transitivity
         // the stale reads are below its clock too. Measured: not caught in 6,000 programs.
-        predicted: &[("fasttrack-precise", Prediction::Equivalent)],
+        predicted: Predicted::equivalent(&["fasttrack-precise"]),
         spec: "spec/bigfoot.md §1.6 WRITE, §9.4 (read-shared VC not reset on a write)",
         bug: FastTrackBug::SharedReadsKept,
     },
@@ -116,7 +116,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         name: "ft-release-no-tick",
         oracle: "fasttrack-precise",
         description: "REL publishes the thread's clock without incrementing it: accesses after a release look ordered before the next acquirer",
-        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["fasttrack-precise"]),
         spec: "spec/bigfoot.md §1.6 REL",
         bug: FastTrackBug::ReleaseNoTick,
     },
@@ -124,7 +124,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         name: "ft-acquire-no-join",
         oracle: "fasttrack-precise",
         description: "ACQ does not join the lock's clock: lock-protected accesses look concurrent",
-        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["fasttrack-precise"]),
         spec: "spec/bigfoot.md §1.6 ACQ",
         bug: FastTrackBug::AcquireNoJoin,
     },
@@ -132,7 +132,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         name: "ft-same-thread-skip",
         oracle: "fasttrack-precise",
         description: "READ takes the same-epoch fast path whenever the last read is the same thread's, whatever its clock",
-        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["fasttrack-precise"]),
         spec: "spec/bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
         bug: FastTrackBug::SameThreadSkip,
     },
@@ -140,7 +140,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         name: "ft-fork-no-tick",
         oracle: "fasttrack-precise",
         description: "FORK hands the parent's clock to the child without incrementing the parent's entry: the parent's accesses after the fork look ordered before the child's",
-        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["fasttrack-precise"]),
         spec: "spec/bigfoot.md §1.6 FORK (FORK was never run by fasttrack-precise before the detector generator forked)",
         bug: FastTrackBug::ForkNoTick,
     },
@@ -148,7 +148,7 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         name: "ft-join-no-join",
         oracle: "fasttrack-precise",
         description: "JOIN does not join the child's clock: the joiner's accesses after the join look concurrent with the child's",
-        predicted: &[("fasttrack-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["fasttrack-precise"]),
         spec: "spec/bigfoot.md §1.6 JOIN (JOIN was never run by fasttrack-precise before the detector generator joined)",
         bug: FastTrackBug::JoinNoJoin,
     },

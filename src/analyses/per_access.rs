@@ -22,7 +22,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{CheckPlacer, PlaceError};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 rule_cases! {
     /// The cases of the per-access placement (docs/spec/bigfoot.md §1.8): one check per access
@@ -59,13 +59,13 @@ pub enum PerAccessBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<PerAccessBug>] = &[
     Seeded {
         name: "pa-write-checked-as-read",
         oracle: "bigfoot-precise",
         description: "a write gets a read check, which does not cover it",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §3.3, §9.2 row 10 (missed race)",
         bug: PerAccessBug::WriteCheckedAsRead,
     },
@@ -73,7 +73,7 @@ pub const SEEDED: &[Seeded<PerAccessBug>] = &[
         name: "pa-read-checked-as-write",
         oracle: "bigfoot-precise",
         description: "a read gets a write check, which is not legitimate for it",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §3.3, §9.2 row 9 (false alarm)",
         bug: PerAccessBug::ReadCheckedAsWrite,
     },
@@ -81,7 +81,7 @@ pub const SEEDED: &[Seeded<PerAccessBug>] = &[
         name: "pa-no-checks-in-sync",
         oracle: "bigfoot-precise",
         description: "accesses inside sync blocks get no check",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §3.1 (every access needs a covering check)",
         bug: PerAccessBug::NoChecksInSync,
     },

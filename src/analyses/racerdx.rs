@@ -25,7 +25,7 @@
 //! locals are already dropped by `fml`, so on IL the difference from RacerDX is exactly the
 //! stability filter (which is how RacerD reports the Burble false race, §6.1).
 //!
-//! The seeded bugs ([`SEEDED`], listed by `crate::mutants`) are changes to the [`Options`].
+//! The seeded bugs ([`SEEDED`], listed by the seeded-bug catalogue) are changes to the [`Options`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,7 +34,7 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 use race_oracles::theorems::{AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 rule_cases! {
     /// The cases of RacerDX's summary rules (docs/spec/racerdx.md §3.1–3.3): the Fig. 7 transfer
@@ -86,7 +86,7 @@ rule_cases! {
 rule_cases! {
     /// The cases of RacerDX's reporting step (docs/spec/racerdx.md §3.4) on a pair of accesses with
     /// the same field sequence: a table of its own because `racerdx-complete` judges
-    /// summaries only and never asks for reports (`crate::suts::UNEXERCISED_RULES`).
+    /// summaries only and never asks for reports (its `Oracle::unexercised`).
     pub enum RacerDxReportRule in RACERDX_REPORT_RULES = "RacerDX reporting", "racerdx.md §3.4" {
         /// A write/write pair reported.
         ReportWriteWrite => "report write/write", "§3.4 items 1-4";
@@ -195,13 +195,13 @@ impl Options {
 pub type Tweak = fn(&mut Options, &mut Relax);
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<Tweak>] = &[
     Seeded {
         name: "no-stability-filter",
         oracle: "racerdx-tp",
         description: "report unstable paths too (RacerD-like); Burble's meps ∥ beps becomes a report",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-reports"]).and_equivalent(&["racerdx-complete"]),
         spec: "spec/racerdx.md §6.3(e), §6.1 Burble",
         bug: |o, _| o.stability = false,
     },
@@ -209,7 +209,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "lock-bound-1",
         oracle: "racerdx-tp",
         description: "L̂ = 1 whatever the nesting depth: `lock; lock; unlock` saturates and drops a level",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §6.3(a), §3.3",
         bug: |o, _| o.lock_bound = Some(1),
     },
@@ -217,7 +217,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "min-join",
         oracle: "racerdx-tp",
         description: "join lock levels with min instead of max",
-        predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::Equivalent)],
+        predicted: Predicted::equivalent(&["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §6.3(c): only branch-unbalanced locking (outside A2) shows it",
         bug: |o, _| o.join = Join::Min,
     },
@@ -225,7 +225,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "unlock-clamp-unbalanced",
         oracle: "racerdx-tp",
         description: "accept programs with an unmatched unlock (A2 (ii) unchecked); the analysis clamps decr(0) = 0",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::Unknown)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-complete"]),
         spec: "spec/racerdx.md §6.3(b); §6.3(d): without A2 the max join also breaks completeness",
         bug: |_, r| r.balanced_locking = true,
     },
@@ -233,7 +233,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "no-call-prefix-rule",
         oracle: "racerdx-complete",
         description: "omit Pre(ē) from W at call sites",
-        predicted: &[("racerdx-tp", Prediction::Unknown), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §6.3(f) (exploratory for the TPT); Fig. 8 push row for α",
         bug: |o, _| o.call_prefix_rule = false,
     },
@@ -241,7 +241,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "substitution-not-simultaneous",
         oracle: "racerdx-complete",
         description: "apply θ = [arg1 ↦ e1, arg2 ↦ e2] one binding at a time",
-        predicted: &[("racerdx-tp", Prediction::Unknown), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §3.2 (θ must be simultaneous)",
         bug: |o, _| o.simultaneous = false,
     },
@@ -249,7 +249,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "lock-sum-2",
         oracle: "racerdx-tp",
         description: "report when L1 + L2 ≤ 2, so two protected accesses are reported",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-reports"]).and_equivalent(&["racerdx-complete"]),
         spec: "spec/racerdx.md §3.4 item 3",
         bug: |o, _| o.lock_rule = LockRule::SumAtMostTwo,
     },
@@ -257,12 +257,8 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "reports-nothing",
         oracle: "racerdx-reports",
         description: "the reporting step returns no report at all (summaries intact)",
-        predicted: &[
-            // No report is no false positive, and the summaries are untouched.
-            ("racerdx-tp", Prediction::Equivalent),
-            ("racerdx-complete", Prediction::Equivalent),
-            ("racerdx-reports", Prediction::BreaksTheorem),
-        ],
+        // No report is no false positive, and the summaries are untouched.
+        predicted: Predicted::breaks(&["racerdx-reports"]).and_equivalent(&["racerdx-tp", "racerdx-complete"]),
         spec: "spec/racerdx.md §3.4 (a bug that only removes reports)",
         bug: |o, _| o.bugs.reports_nothing = true,
     },
@@ -270,7 +266,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "drop-0-1-pairs",
         oracle: "racerdx-reports",
         description: "report only pairs at lock levels (0, 0): one protected side drops the pair",
-        predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-reports"]).and_equivalent(&["racerdx-tp", "racerdx-complete"]),
         spec: "spec/racerdx.md §3.4 item 3 (L1 + L2 ≤ 1 admits (0, 1))",
         bug: |o, _| o.bugs.drop_0_1_pairs = true,
     },
@@ -278,7 +274,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "no-self-pairs",
         oracle: "racerdx-reports",
         description: "never pair a method with itself (Dodo's zup ∥ zup is lost)",
-        predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-reports"]).and_equivalent(&["racerdx-tp", "racerdx-complete"]),
         spec: "spec/racerdx.md §3.4 (every pair, a method with itself included)",
         bug: |o, _| o.bugs.no_self_pairs = true,
     },
@@ -286,7 +282,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "write-write-only",
         oracle: "racerdx-reports",
         description: "report write/write pairs only, dropping read/write",
-        predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-reports"]).and_equivalent(&["racerdx-tp", "racerdx-complete"]),
         spec: "spec/racerdx.md §3.4 item 2 (at least one write)",
         bug: |o, _| o.bugs.write_write_only = true,
     },
@@ -294,7 +290,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "stability-non-strict",
         oracle: "racerdx-reports",
         description: "judge stability with ≼ instead of ≺, so touching π itself destabilizes π (nearly every report goes)",
-        predicted: &[("racerdx-tp", Prediction::Equivalent), ("racerdx-complete", Prediction::Equivalent), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-reports"]).and_equivalent(&["racerdx-tp", "racerdx-complete"]),
         spec: "spec/racerdx.md §3.1 (stable iff no element of W is a *proper* prefix)",
         bug: |o, _| o.bugs.stability_non_strict = true,
     },
@@ -302,7 +298,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "copy-not-wobbly",
         oracle: "racerdx-complete",
         description: "`x := y` adds neither variable to W, so `arg1 := x` leaves arg1's paths stable",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §3.2 (wobbly W (x := e) = W ∪ fml{x, e}); copies were once never generated",
         bug: |o, _| o.bugs.copy_not_wobbly = true,
     },
@@ -310,7 +306,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "new-not-wobbly",
         oracle: "racerdx-tp",
         description: "`arg_i := new()` adds nothing to W, so paths through a fresh object are reported",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §3.2 (wobbly W (x := new()) = W ∪ fml{x})",
         bug: |o, _| o.bugs.new_not_wobbly = true,
     },
@@ -318,7 +314,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "no-fml-after-call",
         oracle: "racerdx-complete",
         description: "keep a callee's accesses whose substituted path is rooted at a caller local (a local actual)",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §3.2 (fml after substitution); local actuals were once never generated",
         bug: |o, _| o.bugs.no_fml_after_call = true,
     },
@@ -326,15 +322,11 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "prefix-rule-symmetric",
         oracle: "racerdx-complete",
         description: "Pre(ē) symmetric as Lemma 5.13's WB(ē): the longer actual is wobbly too",
-        predicted: &[
-            // More wobbly paths only remove reports; no false positive can appear.
-            ("racerdx-tp", Prediction::Equivalent),
-            ("racerdx-complete", Prediction::BreaksTheorem),
-            // W grows but no report changes: the extra e_j has e_i ≼ e_j already in W, so
-            // every path e_j makes unstable (e_j ≺ π) was unstable (e_i ≺ π); substitution
-            // and fml keep the prefix relation.
-            ("racerdx-reports", Prediction::Equivalent),
-        ],
+        // racerdx-tp: more wobbly paths only remove reports; no false positive can appear.
+        // racerdx-reports: W grows but no report changes: the extra e_j has e_i ≼ e_j
+        // already in W, so every path e_j makes unstable (e_j ≺ π) was unstable (e_i ≺ π);
+        // substitution and fml keep the prefix relation.
+        predicted: Predicted::breaks(&["racerdx-complete"]).and_equivalent(&["racerdx-tp", "racerdx-reports"]),
         spec: "spec/racerdx.md §3.2 and §7 item 4 (the one-sided Pre of Fig. 8)",
         bug: |o, _| o.bugs.prefix_rule_symmetric = true,
     },
@@ -342,7 +334,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "call-level-not-added",
         oracle: "racerdx-tp",
         description: "a callee's accesses keep the callee's lock level, forgetting the caller's (a call under lock looks unprotected)",
-        predicted: &[("racerdx-tp", Prediction::BreaksTheorem), ("racerdx-complete", Prediction::BreaksTheorem), ("racerdx-reports", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §3.2 (A ∪ fml{⟨c[θ], add(L, L')⟩})",
         bug: |o, _| o.bugs.call_level_not_added = true,
     },
@@ -350,13 +342,9 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
         name: "loop-single-pass",
         oracle: "racerdx-complete",
         description: "analyse a loop body once instead of iterating to the fixpoint",
-        predicted: &[
-            // Under A2 the body leaves L unchanged and A depends only on L, so the second
-            // iteration adds nothing: one pass is the fixpoint (the proof of Lemma 5.11).
-            ("racerdx-tp", Prediction::Equivalent),
-            ("racerdx-complete", Prediction::Equivalent),
-            ("racerdx-reports", Prediction::Equivalent),
-        ],
+        // Under A2 the body leaves L unchanged and A depends only on L, so the second
+        // iteration adds nothing: one pass is the fixpoint (the proof of Lemma 5.11).
+        predicted: Predicted::equivalent(&["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
         spec: "spec/racerdx.md §3.2 (under A2 one iteration suffices)",
         bug: |o, _| o.bugs.loop_single_pass = true,
     },
@@ -369,7 +357,7 @@ pub const SEEDED: &[Seeded<Tweak>] = &[
 pub fn options(names: &[&str]) -> Option<(Options, Relax)> {
     let mut opts = Options::default();
     let mut relax = Relax::default();
-    for tweak in crate::mutants::select(SEEDED, names)? {
+    for tweak in crate::seeded::select(SEEDED, names)? {
         tweak(&mut opts, &mut relax);
     }
     Some((opts, relax))

@@ -35,12 +35,18 @@ pub enum AnalysisName {
     Ldrf,
 }
 
-/// `--operational` names the operational variant of `capsule-first-race`; any other oracle
-/// with it is bad input.
+/// `--operational` names an oracle's operational variant
+/// ([`race_oracles::theorems::Oracle::operational`]:
+/// `capsule-first-race-operational` for `capsule-first-race`, and for itself); any other
+/// oracle with it is bad input.
 pub(super) fn operational(oracle: &str) -> Result<String, CliError> {
-    match oracle {
-        "capsule-first-race" | "capsule-first-race-operational" => Ok("capsule-first-race-operational".into()),
-        other => Err(CliError::input(format!("error: --operational applies to capsule-first-race only, not {other}"))),
+    let reg = Registry::builtin();
+    match reg.find(oracle).and_then(|o| o.operational) {
+        Some(variant) => Ok(variant.into()),
+        None => {
+            let formal: Vec<&str> = reg.all().iter().filter(|o| o.operational.is_some_and(|v| v != o.id)).map(|o| o.id).collect();
+            Err(CliError::input(format!("error: --operational applies to {} only, not {oracle}", formal.join(", "))))
+        }
     }
 }
 
@@ -269,7 +275,11 @@ pub(super) fn list(json: bool) -> Result<Exit, CliError> {
     if json {
         let oracles: Vec<serde_json::Value> =
             reg.all().iter().map(|o| serde_json::json!({ "id": o.id, "claim": o.claim, "spec": o.spec, "dialect": o.dialect, "sut": o.sut })).collect();
-        print_json(&serde_json::json!({ "oracles": oracles, "mutants": *MUTANTS }))?;
+        let mutants: Vec<serde_json::Value> = MUTANTS
+            .iter()
+            .map(|m| serde_json::json!({ "name": m.name, "sut": m.sut, "oracle": m.oracle, "description": m.description, "predicted": suts::predictions(m), "spec": m.spec }))
+            .collect();
+        print_json(&serde_json::json!({ "oracles": oracles, "mutants": mutants }))?;
         return Ok(Exit::Ok);
     }
     outln!("oracles:");
@@ -278,7 +288,7 @@ pub(super) fn list(json: bool) -> Result<Exit, CliError> {
     }
     outln!("\nmutants (predictions per oracle):");
     for m in MUTANTS.iter() {
-        let preds: Vec<String> = m.predicted.iter().map(|(o, p)| format!("{o}: {}", p.name())).collect();
+        let preds: Vec<String> = suts::predictions(m).iter().map(|(o, p)| format!("{o}: {}", p.name())).collect();
         outln!("  {:<30} {} [{}]\n  {:<30} {}", m.name, m.description, m.spec, "", preds.join(", "));
     }
     Ok(Exit::Ok)

@@ -404,7 +404,7 @@ fn signatures(c: &Counters, found: &campaign::Found, shrunk: &[Option<Shrunk>]) 
 /// The rule coverage of one oracle's SUT in a campaign: the cases of the SUT's rule tables
 /// that the oracle exercises, with the programs on which each fired.
 fn rules_of(o: &Oracle, subject: &Subject, tally: &Tally) -> summary::Rules {
-    let (tables, not_exercised) = suts::exercised_rules(subject.entry(), o.id);
+    let (tables, not_exercised) = suts::exercised_rules(subject.entry(), o);
     let rows = tally.rows(&tables);
     let tables = tables
         .iter()

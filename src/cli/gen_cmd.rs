@@ -18,8 +18,9 @@ use rand::SeedableRng;
 
 use super::shared::{emit, CliError, Exit};
 use crate::campaign::{self, Counters, Settings};
-use crate::mutants::{Prediction, MUTANTS};
+use crate::mutants::MUTANTS;
 use crate::outln;
+use crate::seeded::Prediction;
 use crate::suts::{self, Subject};
 use crate::{render, rule_coverage};
 
@@ -139,7 +140,7 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_inter
             t.incomplete,
             100.0 * t.racy as f64 / judged.max(1) as f64
         );
-        let (tables, unexercised) = suts::exercised_rules(subject.entry(), o.id);
+        let (tables, unexercised) = suts::exercised_rules(subject.entry(), &o);
         emit(&render::rule_coverage(&rules.rows(&tables), &tables));
         for note in unexercised {
             outln!("{note}");
@@ -191,7 +192,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
     let reg = Registry::builtin();
     let mut missed = 0;
     for m in MUTANTS.iter() {
-        for (id, predicted) in m.predicted {
+        for (id, predicted) in suts::predictions(m) {
             let o = *reg.find(id).ok_or_else(|| CliError::internal(format!("mutant {} predicts for unknown oracle {id}", m.name)))?;
             let start = Instant::now();
             let deadline = start.checked_add(per).ok_or_else(|| CliError::input("error: --time-per is too long"))?;
@@ -222,7 +223,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             let (time, shrunk) = match found.findings.first() {
                 Some(f) => (format!("{:.2}s", took.as_secs_f64()), shrunk_size(f, &o, m.name)?),
                 None => {
-                    if *predicted == Prediction::BreaksTheorem {
+                    if predicted == Prediction::BreaksTheorem {
                         missed += 1;
                     }
                     (format!(">{}s", per.as_secs()), "not caught".to_string())

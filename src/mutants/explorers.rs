@@ -6,7 +6,7 @@
 use race_oracles::explore::dpor::{Dpor, DporBug};
 use race_oracles::explore::stateful::{Stateful, StatefulBug};
 
-use super::{select, Prediction, Seeded};
+use crate::seeded::{select, Predicted, Seeded};
 
 /// A seeded bug of one of the fast explorers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,8 +17,12 @@ pub enum ExplorerBug {
     Stateful(StatefulBug),
 }
 
-/// The explorers' seeded bugs. (The DPOR mutants have no prediction under
-/// `explorer-agree-racerdx`: DPOR is not compared on racerdx pairs. A visited set keyed
+/// What the spec predicts for a DPOR bug: `explorer-agree` catches it, and
+/// `explorer-agree-racerdx` makes no prediction, because it never runs DPOR (DPOR is not
+/// compared on racerdx pairs).
+const DPOR: Predicted = Predicted::breaks(&["explorer-agree"]).unexercised_by(&["explorer-agree-racerdx"]);
+
+/// The explorers' seeded bugs, DPOR's predicted alike (`DPOR`). (A visited set keyed
 /// without lock holders and depths is no mutant at all: under balanced locking the lock state
 /// is a function of the threads' control positions, so that part of the key is redundant;
 /// measured: not caught in 600 programs of either oracle.)
@@ -27,7 +31,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         name: "dpor-forgets-locks",
         oracle: "explorer-agree",
         description: "DPOR's dependence forgets locks: critical sections are never reordered as wholes",
-        predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
+        predicted: DPOR,
         spec: "spec/dpor.md (dependence: same lock); explore::dpor",
         bug: ExplorerBug::Dpor(DporBug::ForgetsLocks),
     },
@@ -35,7 +39,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         name: "dpor-sleep-kept-whole",
         oracle: "explorer-agree",
         description: "DPOR hands a child its parent's whole sleep set (never cleared by a dependent step)",
-        predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
+        predicted: DPOR,
         spec: "spec/dpor.md algorithm 1 (sleep sets); J.ACM 2017 Alg. 2 line 13",
         bug: ExplorerBug::Dpor(DporBug::SleepKeptWhole),
     },
@@ -43,7 +47,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         name: "dpor-no-prefix-reads",
         oracle: "explorer-agree",
         description: "DPOR's footprints are the events only: a path's prefix read conflicts with nothing",
-        predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
+        predicted: DPOR,
         spec: "spec/racerdx.md Def. 3.1 (prefixes are no accesses); explore::dpor",
         bug: ExplorerBug::Dpor(DporBug::NoPrefixReads),
     },
@@ -51,7 +55,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         name: "dpor-no-blocked-attempts",
         oracle: "explorer-agree",
         description: "DPOR does not reverse the section that blocks an attempt at the end of an execution",
-        predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
+        predicted: DPOR,
         spec: "explore::dpor (lock-order deadlocks)",
         bug: ExplorerBug::Dpor(DporBug::NoBlockedAttempts),
     },
@@ -62,7 +66,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         // A thread between two others accesses what the one before it accesses, then chooses,
         // with an access in one alternative to what the one after it accesses: the thread
         // generator's choice-heavy programs.
-        predicted: &[("explorer-agree", Prediction::BreaksTheorem)],
+        predicted: DPOR,
         spec: "spec/dpor.md algorithm 4 (optimal DPOR: wakeup trees); J.ACM 2017 §6 insert; explore::dpor::wakeup (closure choices)",
         bug: ExplorerBug::Dpor(DporBug::WeakInitialByChoices),
     },
@@ -72,7 +76,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         description: "the stateful search keys its visited set without the threads' locals",
         // Thread programs' locals rarely reach the heap after their last write, and final
         // states leave locals out: measured not caught in 600 programs.
-        predicted: &[("explorer-agree", Prediction::Equivalent), ("explorer-agree-racerdx", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["explorer-agree-racerdx"]).and_equivalent(&["explorer-agree"]),
         spec: "the stateful search's visited set; machine::key",
         bug: ExplorerBug::Stateful(StatefulBug::KeyWithoutLocals),
     },
@@ -80,7 +84,7 @@ pub const SEEDED: &[Seeded<ExplorerBug>] = &[
         name: "stateful-key-without-heap",
         oracle: "explorer-agree",
         description: "the stateful search keys its visited set without the heap's cells",
-        predicted: &[("explorer-agree", Prediction::BreaksTheorem), ("explorer-agree-racerdx", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["explorer-agree", "explorer-agree-racerdx"]),
         spec: "the stateful search's visited set; machine::key",
         bug: ExplorerBug::Stateful(StatefulBug::KeyWithoutHeap),
     },

@@ -1,14 +1,15 @@
 //! The seeded-bug catalogue: deliberately broken variants of the systems under test, each
-//! selectable by name (`--mutant NAME`), with what the spec predicts under each oracle (by
-//! oracle id, never by position). A mutant predicted to break a theorem must be caught by
+//! selectable by name (`--mutant NAME`), with what the spec predicts under the oracles that
+//! judge it ([`Predicted`]: by oracle id, stated by exception, so that an oracle added over
+//! an existing kind of SUT edits no row). A mutant predicted to break a theorem must be caught by
 //! that theorem's oracle within a fixed budget (`tests/oracles/hunt.rs`); that is how we
 //! know the fuzzer has teeth.
 //!
 //! Each SUT declares its own seeded bugs beside its code, as a table of [`Seeded`] rows
-//! (name, description, predictions and the bug value it sets: `analyses::fasttrack::SEEDED`
+//! (name, description, predictions and the bug value it sets: [`fasttrack::SEEDED`]
 //! and so on; the SUTs that live in the ground-truth crate have theirs in [`explorers`] and
 //! [`ldrf`]), so a mutant's name is written once. This module lists the tables in catalogue
-//! order ([`MUTANTS`]); `crate::suts` applies a SUT's rows when it builds it.
+//! order ([`MUTANTS`]); the SUT catalogue above it applies a SUT's rows when it builds it.
 
 pub mod explorers;
 pub mod ldrf;
@@ -16,50 +17,22 @@ pub mod ldrf;
 use std::sync::LazyLock;
 
 use crate::analyses::{bigfoot, capsule, escape, fasttrack, ldrf as ldrf_analyses, naik_aiken, per_access, racerdx};
-
-/// What the spec predicts for a mutant under its oracle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Prediction {
-    /// The theorem breaks: the oracle must find a counterexample.
-    BreaksTheorem,
-    /// Observationally equivalent on programs that meet the theorem's hypotheses.
-    Equivalent,
-    /// The spec does not claim an outcome (exploratory).
-    Unknown,
-}
-
-/// One seeded bug as its SUT declares it: what the catalogue says about it, and the value
-/// `B` it sets in the SUT (a bug enum's variant, or a change to the SUT's options).
-#[derive(Clone, Copy, Debug)]
-pub struct Seeded<B> {
-    /// Its name on the command line.
-    pub name: &'static str,
-    /// The oracle whose theorem it targets.
-    pub oracle: &'static str,
-    /// What is broken.
-    pub description: &'static str,
-    /// The spec's prediction under each oracle that judges its SUT, by oracle id.
-    pub predicted: &'static [(&'static str, Prediction)],
-    /// Where the spec discusses it.
-    pub spec: &'static str,
-    /// What it sets in the SUT.
-    pub bug: B,
-}
+use crate::seeded::{Predicted, Seeded};
 
 /// One seeded bug in the catalogue.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Copy, Debug)]
 pub struct Mutant {
     /// Its name on the command line.
     pub name: &'static str,
-    /// The SUT it breaks (`crate::suts::SutEntry::name`).
+    /// The SUT it breaks, by the name of its entry in the SUT catalogue.
     pub sut: &'static str,
     /// The oracle whose theorem it targets.
     pub oracle: &'static str,
     /// What is broken.
     pub description: &'static str,
-    /// The spec's prediction under each oracle that judges its SUT, by oracle id.
-    pub predicted: &'static [(&'static str, Prediction)],
+    /// What the spec predicts under the oracles that judge it; which oracles those are (the
+    /// ones that judge its SUT) the SUT catalogue above decides.
+    pub predicted: Predicted,
     /// Where the spec discusses it.
     pub spec: &'static str,
 }
@@ -89,38 +62,4 @@ fn listed<B>(sut: &'static str, table: &[Seeded<B>]) -> Vec<Mutant> {
 /// Looks a mutant up by name.
 pub fn find(name: &str) -> Option<&'static Mutant> {
     MUTANTS.iter().find(|m| m.name == name)
-}
-
-/// The bugs of `table` that `names` select, in the order named (for SUTs whose mutants
-/// combine); `None` if a name is not in the table.
-pub fn select<B: Copy>(table: &[Seeded<B>], names: &[&str]) -> Option<Vec<B>> {
-    names.iter().map(|n| table.iter().find(|s| s.name == *n).map(|s| s.bug)).collect()
-}
-
-/// The one bug of `table` that `names` select: `Some(None)` for no name, `None` for a name
-/// not in the table or for more than one name (one bug at a time).
-pub fn one<B: Copy>(table: &[Seeded<B>], names: &[&str]) -> Option<Option<B>> {
-    match names {
-        [] => Some(None),
-        [_] => select(table, names).map(|bugs| bugs.first().copied()),
-        _ => None,
-    }
-}
-
-impl Mutant {
-    /// The spec's prediction under `oracle` (`None`: the oracle does not judge this SUT).
-    pub fn prediction(&self, oracle: &str) -> Option<Prediction> {
-        self.predicted.iter().find(|(o, _)| *o == oracle).map(|(_, p)| *p)
-    }
-}
-
-impl Prediction {
-    /// `breaks-theorem`, `equivalent`, `unknown`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Prediction::BreaksTheorem => "breaks-theorem",
-            Prediction::Equivalent => "equivalent",
-            Prediction::Unknown => "unknown",
-        }
-    }
 }

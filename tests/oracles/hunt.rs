@@ -8,7 +8,8 @@
 //! `RACEFUZZ_HUNT=racerdx,fasttrack` runs only the rows of those SUTs.
 
 use race_oracles::lang::print;
-use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::mutants::MUTANTS;
+use racefuzz::seeded::Prediction;
 
 /// How many theorem-breaking mutant × oracle pairs a hunt must catch (each one predicted to
 /// break must be caught anyway; this floor keeps a row from passing with its table emptied).
@@ -74,7 +75,7 @@ fn run(h: &Hunt) -> Outcome {
     let (seed, min_len, spread) = h.stream;
     let (mut table, mut wrong, mut caught) = (String::new(), vec![], 0);
     for m in MUTANTS.iter().filter(|m| m.sut == h.sut) {
-        for (id, predicted) in m.predicted {
+        for (id, predicted) in racefuzz::suts::predictions(m) {
             let found = super::hunt(Some(m.name), id, h.budget, seed, min_len, spread);
             match (predicted, &found) {
                 (Prediction::BreaksTheorem, None) => wrong.push(format!("{} not caught by {id} in {} programs", m.name, h.budget)),

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use race_oracles::lang::{parse, Program};
 use race_oracles::theorems::{OracleResult, Registry, Verdict};
-use racefuzz::mutants::{Prediction, MUTANTS};
+use racefuzz::mutants::MUTANTS;
 use racefuzz::render;
+use racefuzz::seeded::Prediction;
 use racefuzz::suts::{self, Subject};
 
 fn programs() -> Vec<PathBuf> {
@@ -66,6 +67,7 @@ fn ldrf_mutants_on_the_papers_examples() {
         .map(|f| (f.file_name().unwrap().to_string_lossy().into_owned(), load(&f)))
         .collect();
     let mut table = String::new();
+    let oracle = *Registry::builtin().find("ldrf-agree").unwrap();
     for m in MUTANTS.iter().filter(|m| m.sut == "ldrf") {
         let mut failing = vec![];
         for (name, p) in &files {
@@ -76,7 +78,7 @@ fn ldrf_mutants_on_the_papers_examples() {
                 failing.push(format!("{name} ({})", items.join(" ")));
             }
         }
-        let predicted = m.predicted.iter().find(|(id, _)| *id == "ldrf-agree").map(|(_, p)| *p);
+        let predicted = suts::prediction(&oracle, m);
         match predicted {
             Some(Prediction::BreaksTheorem) => assert!(!failing.is_empty(), "{} passes every example", m.name),
             Some(Prediction::Equivalent) => assert!(failing.is_empty(), "{} predicted equivalent fails: {failing:?}", m.name),

@@ -31,7 +31,7 @@ use std::ops::ControlFlow;
 
 use super::detector::{detector_view, location_differences, reported_locations};
 use super::result::{Item, ItemStatus, OracleResult};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::explore::{CheckCover, Config, Execution, Explorer, ExplorerKind, Naive, Outcome, SutView, Witness};
 use crate::gen;
 use crate::lang::{validate_relaxed, walk_block, Dialect, Expr, ForkTarget, Place, Program, StmtKind};
@@ -51,6 +51,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::CheckPlacer,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: true,
+    operational: None,
     generate: gen::bfj::swarm_bfj,
     grammar: &gen::bfj::GRAMMAR_BFJ,
     check,

@@ -12,7 +12,7 @@
 
 use super::result::OracleResult;
 use super::trace_precision::{self, Property};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 
@@ -25,6 +25,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::Filter,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: Some("capsule-first-race-operational"),
     generate: gen::java::swarm_capjava,
     grammar: &gen::java::GRAMMAR_CAPJAVA,
     check,
@@ -40,6 +44,7 @@ pub const OPERATIONAL: Oracle = Oracle {
     claim: "with violations reported and the run going on, the first race before the first violation is kept, and violations are reported where they happen (P-C9, P-C10)",
     spec: "spec/escape_capsule.md §9.4, A14(b), §13 P-C9–P-C10",
     check: check_operational,
+    // Its `operational` (inherited) names itself: `--operational` keeps it.
     ..ORACLE
 };
 

@@ -12,7 +12,7 @@
 
 use super::result::OracleResult;
 use super::trace_precision::{self, Property};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 
@@ -25,6 +25,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::Filter,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: gen::java::swarm_simplejava,
     grammar: &gen::java::GRAMMAR_SIMPLEJAVA,
     check,

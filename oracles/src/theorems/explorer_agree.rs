@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use super::result::{Item, ItemStatus, OracleResult};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::explore::classes::{class_key, final_state};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Outcome, Schedule};
 use crate::gen;
@@ -64,6 +64,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::Explorers,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: gen::threads::swarm,
     grammar: &gen::threads::GRAMMAR,
     check: check_threads,
@@ -78,6 +82,10 @@ pub const RACERDX: Oracle = Oracle {
     sut: SutKind::Explorers,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: gen::racerdx::swarm_small,
     grammar: &gen::racerdx::GRAMMAR_SMALL,
     check: check_racerdx,

@@ -22,7 +22,7 @@ use std::ops::ControlFlow;
 
 use super::detector::detector_view;
 use super::result::{Item, ItemStatus, OracleResult};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Names, Schedule, SutView, Witness};
 use crate::gen;
 use crate::lang::{Dialect, Program};
@@ -41,6 +41,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::DynamicDetector,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: true,
+    operational: None,
     generate: gen::threads::swarm_detectors,
     grammar: &gen::threads::GRAMMAR_DETECTORS,
     check,

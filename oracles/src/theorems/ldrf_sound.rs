@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::ldrf_agree::MODULUS;
 use super::result::{Item, ItemStatus, OracleResult};
 use super::sync_cfg::{Facts, Mix};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 use crate::ldrf::cfg::{complete, Cfg, Cmd, Edge, Node, Var};
@@ -46,6 +46,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::SyncCfg,
     item_kind: "domain",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: gen::ldrf::swarm_ldrf,
     grammar: &gen::ldrf::GRAMMAR_LDRF,
     check,

@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use super::result::{Item, ItemStatus, OracleResult};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind, Unexercised};
 use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Outcome, Witness};
 use crate::gen;
 use crate::lang::{print, Block, Dialect, Expr, ForkTarget, Program, Stmt, StmtKind};
@@ -38,6 +38,13 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::Filter,
     item_kind: "property",
     negative_control: true,
+    reads: Reads::Answers,
+    unexercised: &[Unexercised {
+        table: "escape filter",
+        why: "lock-elision-race-free judges the lock-elision transform the spec defines (escape_capsule.md §5.3); the escape filter it is given takes no part",
+    }],
+    scorecard: false,
+    operational: None,
     generate: gen::java::swarm_simplejava,
     grammar: &gen::java::GRAMMAR_SIMPLEJAVA,
     check,

@@ -58,7 +58,7 @@ pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector
 pub use explorer_agree::FastExplorers;
 pub use filter::{AccessFilter, Classes, Decision, FilterFactory};
 pub use must_not_alias::{MustNotAliasAnalysis, Typing};
-pub use oracle::{Budget, Oracle};
+pub use oracle::{Budget, Oracle, Reads, Unexercised};
 pub use placer::{CheckPlacer, PlaceError};
 pub use registry::Registry;
 pub use result::{Item, ItemStatus, OracleResult};

@@ -29,7 +29,7 @@ use std::ops::ControlFlow;
 
 use super::must_not_alias::{AbsEffect, AbsEnv, AbsSite, AbsType, Corr, Stage, Typing};
 use super::result::{Item, ItemStatus, OracleResult};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::gen;
 use crate::instrumented::code::{Code, Ix};
 use crate::instrumented::disjoint_reachability as reach;
@@ -47,6 +47,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::MustNotAlias,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: gen::naikaiken::swarm_naikaiken,
     grammar: &gen::naikaiken::GRAMMAR_NAIKAIKEN,
     check,

@@ -5,6 +5,12 @@
 //! An oracle names the *kind* of SUT it needs ([`SutKind`]) and receives one ([`Sut`]); the
 //! SUT crate supplies it, together with the assumptions a seeded bug relaxes
 //! ([`Budget::relax`]).
+//!
+//! What the SUT crate needs to know about an oracle is declared on it, in this crate's
+//! terms (ids, kinds, rule-table names), never as lists of ids over there: what it reads
+//! from its SUT ([`Oracle::reads`]), the rule tables it never exercises
+//! ([`Oracle::unexercised`]), whether it is the scorecard oracle of its kind
+//! ([`Oracle::scorecard`]) and its operational variant ([`Oracle::operational`]).
 
 use super::result::OracleResult;
 use super::sut::{Sut, SutKind};
@@ -35,6 +41,29 @@ impl Budget {
     }
 }
 
+/// What an oracle reads from the SUT it judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// What every implementation of its seam answers (a static analysis's reports, a
+    /// detector's races, a placer's program, an explorer's outcomes): any SUT of its kind
+    /// can be judged, one in another process too.
+    Answers,
+    /// A static analysis's method summaries ([`super::StaticRaceAnalysis::summary`], which
+    /// only a summary-based analysis gives), never its reports: an analysis that gives
+    /// reports only (one in another process) cannot be judged.
+    Summaries,
+}
+
+/// A rule table of its SUT (`theorems::rules`) that an oracle never exercises, and why:
+/// its cases would read 0% by construction, so coverage reports print the reason instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unexercised {
+    /// The table, by its name ([`super::rules::Rules::sut`]: `RacerDX reporting`).
+    pub table: &'static str,
+    /// Why the oracle never reaches its cases.
+    pub why: &'static str,
+}
+
 /// One oracle: a published claim, checked against the ground truth.
 #[derive(Clone, Copy)]
 pub struct Oracle {
@@ -54,6 +83,19 @@ pub struct Oracle {
     /// precise, Fig. 4.2), kept to show that the fuzzer has teeth. Expected to fail;
     /// campaigns over all oracles leave it out unless named.
     pub negative_control: bool,
+    /// What it reads from its SUT: what every SUT of its kind answers, or more.
+    pub reads: Reads,
+    /// The rule tables of its SUTs that it never exercises, with why (none for most).
+    pub unexercised: &'static [Unexercised],
+    /// Whether it is the scorecard oracle of its kind: its generator draws the corpus on
+    /// which `racefuzz score` counts a SUT of [`Oracle::sut`]'s true and false positives,
+    /// and the scorecard runs the SUT as it does. At most one oracle per kind
+    /// (`fasttrack-precise` for dynamic detectors, `bigfoot-precise` for check placers).
+    pub scorecard: bool,
+    /// The id of its operational variant, which `--operational` picks instead of it: the
+    /// claim on the operational semantics, where the formal one has no run-time violations
+    /// (`capsule-first-race` → `capsule-first-race-operational`). The variant names itself.
+    pub operational: Option<&'static str>,
     /// Its generator: a program of `dialect` from any bytes (swarm knobs first, then the
     /// program), honouring the relaxed assumptions. Deterministic in its input. Its lines
     /// are not the printed text's: draw programs with [`Oracle::program`].

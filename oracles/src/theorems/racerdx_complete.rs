@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{Access, AccessPath, StaticRaceAnalysis, Summary};
 use super::Verdict;
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind, Unexercised};
 use crate::lang::{validate_relaxed, AccessKind, Cond, Dialect, Expr, Method, Place, Program, Relax, StmtKind};
 
 /// The registry entry. Under A2 one unrolling of each loop realizes every contribution
@@ -27,6 +27,13 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "method",
     negative_control: false,
+    reads: Reads::Summaries,
+    unexercised: &[Unexercised {
+        table: "RacerDX reporting",
+        why: "racerdx-complete judges the method summaries (spec/racerdx.md §4.2, Theorem 5.15) and never asks RacerDX for reports (§3.4)",
+    }],
+    scorecard: false,
+    operational: None,
     generate: crate::gen::racerdx::swarm,
     grammar: &crate::gen::racerdx::GRAMMAR,
     check: check_entry,

@@ -39,7 +39,7 @@ use super::racerdx_complete::{alpha_with_sites, Bound, Sites};
 use super::racerdx_tp::{Confirmer, ReportOutcome};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{Access, AccessPath, RaceReport, ReportSide, Summary};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::lang::{AccessKind, Dialect, Program};
 
 /// The registry entry.
@@ -51,6 +51,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "method pair",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: crate::gen::racerdx::swarm,
     grammar: &crate::gen::racerdx::GRAMMAR,
     check: check_entry,

@@ -29,7 +29,7 @@ use std::ops::ControlFlow;
 use super::result::{Item, ItemStatus, OracleResult};
 use super::static_race::{AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis};
 use super::Verdict;
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::explore::witness::{def36_rows, Names, RaceDefinition};
 use crate::explore::{replay_filling_heap, search_thread, Config, ExplorerKind, Property, Reached, Schedule, ThreadSearch, Witness};
 use crate::lang::{validate_relaxed, AccessKind, Dialect, Program, Relax};
@@ -45,6 +45,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: crate::gen::racerdx::swarm,
     grammar: &crate::gen::racerdx::GRAMMAR,
     check: check_entry,

@@ -76,6 +76,7 @@ impl Registry {
 mod tests {
     use super::*;
     use crate::lang::Relax;
+    use crate::theorems::{Reads, SutKind};
 
     #[test]
     fn ids_are_unique_and_generators_fit_their_dialect() {
@@ -92,6 +93,25 @@ mod tests {
                 assert!(o.unmet(&p, Relax::default()).is_none(), "{}", o.id);
                 crate::lang::validate(&p).unwrap_or_else(|e| panic!("{}: {e}", o.id));
             }
+        }
+    }
+
+    /// The facts the SUT crate reads off the oracles hold together: at most one scorecard
+    /// oracle per kind, an operational variant is a registered oracle of the same kind and
+    /// dialect that names itself, and only a static analysis has summaries to read.
+    #[test]
+    fn facts_on_oracles_hold_together() {
+        let r = Registry::builtin();
+        for kind in SutKind::ALL {
+            let scorecards: Vec<&str> = r.all().iter().filter(|o| o.scorecard && o.sut == *kind).map(|o| o.id).collect();
+            assert!(scorecards.len() <= 1, "{kind:?}: scorecard oracles {scorecards:?}");
+        }
+        for o in r.all() {
+            if let Some(id) = o.operational {
+                let v = r.find(id).unwrap_or_else(|| panic!("{}: operational variant {id} is not registered", o.id));
+                assert_eq!((v.sut, v.dialect, v.operational), (o.sut, o.dialect, Some(id)), "{}", o.id);
+            }
+            assert!(o.reads == Reads::Answers || o.sut == SutKind::StaticRaceAnalysis, "{}", o.id);
         }
     }
 }

@@ -8,7 +8,7 @@ pub mod placement;
 
 use self::dynamic::DynamicBfBug;
 use self::placement::PlacementBug;
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 /// A seeded bug of BigFoot: in its placement or in DynamicBF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,13 +20,13 @@ pub enum BigFootBug {
 }
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<BigFootBug>] = &[
     Seeded {
         name: "bf-check-after-acquire",
         oracle: "bigfoot-precise",
         description: "the checks owed at an acquire are placed after it",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §9.2 row 1, §9.4 (missed race)",
         bug: BigFootBug::Placement(PlacementBug::CheckAfterAcquire),
     },
@@ -34,7 +34,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "bf-release-keeps-accesses",
         oracle: "bigfoot-precise",
         description: "a release forgets past checks but not past accesses, which are checked again after it",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §4.5 [REL], §9.4 row 1 (false alarm)",
         bug: BigFootBug::Placement(PlacementBug::ReleaseKeepsAccesses),
     },
@@ -42,7 +42,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "bf-anticipation-through-acquire",
         oracle: "bigfoot-precise",
         description: "anticipated accesses flow backward through an acquire and excuse checks before an earlier release",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §4.5 [ACQ], §9.2 row 7 (missed race)",
         bug: BigFootBug::Placement(PlacementBug::AnticipationThroughAcquire),
     },
@@ -50,7 +50,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "bf-range-over-approx",
         oracle: "bigfoot-precise",
         description: "coalescing two ranges adds one element past their union",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §5.1, §9.2 row 12 (false alarm)",
         bug: BigFootBug::Placement(PlacementBug::RangeOverApprox),
     },
@@ -58,7 +58,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "bf-range-under-approx",
         oracle: "bigfoot-precise",
         description: "coalescing two ranges drops the last element of their union",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §5.1, §9.4 (missed race)",
         bug: BigFootBug::Placement(PlacementBug::RangeUnderApprox),
     },
@@ -66,7 +66,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "bf-call-kill-sets-empty",
         oracle: "bigfoot-precise",
         description: "every callee has empty kill sets: checks are deferred past calls that synchronize",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §4.5 [CALL], §9.2 row 11",
         bug: BigFootBug::Placement(PlacementBug::CallKillSetsEmpty),
     },
@@ -74,7 +74,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "dbf-footprint-after-sync",
         oracle: "bigfoot-precise",
         description: "DynamicBF commits a thread's array footprint after its synchronization operation instead of before",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §7.1 [D], §9.4 (missed race after an acquire, false alarm after a release)",
         bug: BigFootBug::Dynamic(DynamicBfBug::FootprintCommittedAfterSync),
     },
@@ -82,7 +82,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "dbf-asymmetric-proxy",
         oracle: "bigfoot-precise",
         description: "DynamicBF shares one shadow among fields related by the one-way proxy relation",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §5.2 footnote 2, §9.2 row 14 (false alarm on the field that did not race)",
         bug: BigFootBug::Dynamic(DynamicBfBug::AsymmetricProxy),
     },
@@ -90,7 +90,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "dbf-refine-without-copy",
         oracle: "bigfoot-precise",
         description: "refining an array's partition gives the split-off groups empty shadows instead of the parent's",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §5.3.1, §9.4 (missed race)",
         bug: BigFootBug::Dynamic(DynamicBfBug::RefineWithoutCopy),
     },
@@ -98,7 +98,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "dbf-no-commit-at-end",
         oracle: "bigfoot-precise",
         description: "DynamicBF drops the footprints still pending when the trace ends",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §7.1 [C], §9.4 (footprints not committed at thread exit: missed race)",
         bug: BigFootBug::Dynamic(DynamicBfBug::NoCommitAtEnd),
     },
@@ -106,7 +106,7 @@ pub const SEEDED: &[Seeded<BigFootBug>] = &[
         name: "dbf-group-race-first-index",
         oracle: "bigfoot-precise",
         description: "a race on a compressed array group is reported on the group's first index only, not on each member",
-        predicted: &[("bigfoot-precise", Prediction::BreaksTheorem)],
+        predicted: Predicted::breaks(&["bigfoot-precise"]),
         spec: "spec/bigfoot.md §5.3.1 [D] (a race on a group's shadow is a race on each of its indices: missed racy locations)",
         bug: BigFootBug::Dynamic(DynamicBfBug::GroupRaceOnFirstIndex),
     },

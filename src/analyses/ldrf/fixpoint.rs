@@ -38,7 +38,7 @@ pub trait Domain {
     fn post(&self, cfg: &Cfg, edge: &Instr, a: &Self::Elem) -> Option<Self::Elem>;
 }
 
-/// Seeded bugs of the fixpoint itself (`crate::mutants`).
+/// Seeded bugs of the fixpoint itself (rows of [`super::SEEDED`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Wiring {
     /// `sync-acquire-ignores-buffers`: an acquire reads only its own source (no sync-CFG

@@ -35,7 +35,7 @@ use self::fixpoint::{solve, Wiring};
 use self::interval::Intervals;
 use self::rules::SyncCfgRule;
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 /// Seeded bugs ([`SEEDED`] names them and says what each breaks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,10 +58,10 @@ pub enum SyncCfgBug {
 }
 
 /// Every sync-CFG mutant breaks C8; the negative controls make no prediction.
-const SYNC_PREDICTED: &[(&str, Prediction)] = &[("ldrf-sound", Prediction::BreaksTheorem)];
+const SYNC_PREDICTED: Predicted = Predicted::breaks(&["ldrf-sound"]);
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<SyncCfgBug>] = &[
     Seeded {
         name: "sync-acquire-ignores-buffers",

@@ -36,7 +36,7 @@ use self::pruning::Pruner;
 use self::rules::Typer;
 use self::types::Lattice;
 
-use crate::mutants::{Prediction, Seeded};
+use crate::seeded::{Predicted, Seeded};
 
 rule_cases! {
     /// The cases of Naik-Aiken's rules (docs/spec/naik_aiken.md §2.2–2.5, the inference whose
@@ -132,10 +132,10 @@ pub enum NaikAikenBug {
 
 /// Every Naik-Aiken mutant breaks the soundness claim; the "unlikely" control makes no
 /// prediction.
-const NA_PREDICTED: &[(&str, Prediction)] = &[("naik-aiken-sound", Prediction::BreaksTheorem)];
+const NA_PREDICTED: Predicted = Predicted::breaks(&["naik-aiken-sound"]);
 
 /// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (`crate::mutants` lists them).
+/// (the seeded-bug catalogue lists them).
 pub const SEEDED: &[Seeded<NaikAikenBug>] = &[
     Seeded {
         name: "na-shared-counter",

@@ -37,7 +37,7 @@ use races::{c10, c11};
 use regions::c5;
 
 use super::result::{Item, ItemStatus, OracleResult};
-use super::{Budget, Oracle, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 use crate::ldrf::cart::{cart, Mix};
@@ -57,6 +57,10 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::ThreadLocal,
     item_kind: "property",
     negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
     generate: gen::ldrf::swarm_ldrf,
     grammar: &gen::ldrf::GRAMMAR_LDRF,
     check,
