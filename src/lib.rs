@@ -31,7 +31,7 @@
 //!   failures are values.
 //! - [`cli`]: the command line.
 //!
-//! ## Exit codes (every subcommand; [`cli::Exit`])
+//! ## Exit codes (every subcommand; [`cli::shared::Exit`])
 //! | code | meaning |
 //! |---|---|
 //! | 0 | success; the exploration covered everything within the printed bounds |

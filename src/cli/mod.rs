@@ -1,10 +1,13 @@
 //! The command line: `explore`, `replay`, `trace`, `races`, `corpus`, `analyze`, `check`,
-//! `mutants`, `fuzz`, `merge`, `shrink`, `gen`, `bench-mutants`. Flags are validated into plain data here; the work is
-//! in `race-oracles` (ground truth, oracles), `suts` and `campaign`, and all text comes from
-//! `render`.
+//! `mutants`, `fuzz`, `merge`, `shrink`, `gen`, `bench-mutants`. This file is the clap tree
+//! and its dispatch; each subcommand has its module (`*_cmd`), and what they share is in
+//! [`shared`], the only module of `cli/` they import. Flags are validated into plain data
+//! here; the work is in `race-oracles` (ground truth, oracles), `suts` and `campaign`, and
+//! all text comes from `render`.
 //!
-//! Two voices: an error the user caused names its place and exits 2 ([`CliError::input`]);
-//! an internal bug says so and exits 4 ([`CliError::internal`]); a budget is exit 3.
+//! Two voices: an error the user caused names its place and exits 2
+//! ([`shared::CliError::input`]); an internal bug says so and exits 4
+//! ([`shared::CliError::internal`]); a budget is exit 3.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

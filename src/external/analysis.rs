@@ -81,12 +81,6 @@ impl ExternalAnalysis {
         Ok(ExternalAnalysis { command: command.to_string(), mode })
     }
 
-    /// The finding-header lines that rebuild this analysis (`super::from_header`).
-    pub fn header(&self) -> String {
-        let mode = if matches!(self.mode, Mode::Persistent(_)) { "persistent" } else { "per-program" };
-        format!("// analysis-cmd: {}\n// analysis-mode: {mode}\n", self.command)
-    }
-
     /// The process's answer for the program text `text`.
     fn answer(&self, text: &str) -> Result<Answer, Failure> {
         match &self.mode {

@@ -49,23 +49,6 @@ impl std::fmt::Debug for ExternalFactory {
 }
 
 impl ExternalFactory {
-    /// The finding-header lines that rebuild this detector (`racefuzz shrink FILE` reads
-    /// them back with [`super::from_header`]): its command, mode, report pattern and claim.
-    pub fn header(&self) -> String {
-        let mut out = format!("// detector-cmd: {}\n", self.command);
-        match &self.mode {
-            Mode::Persistent(_) => out.push_str("// detector-mode: persistent\n"),
-            Mode::PerTrace(p) => {
-                out.push_str("// detector-mode: per-trace\n");
-                if let super::Pattern::Glob { text } = &p.pattern {
-                    out.push_str(&format!("// report-pattern: {text}\n"));
-                }
-            }
-        }
-        out.push_str(&format!("// claim: {}\n", self.claim.name()));
-        out
-    }
-
     /// The same detector, claiming `claim` about every trace.
     pub fn claiming(self, claim: Claim) -> Self {
         ExternalFactory { claim, ..self }

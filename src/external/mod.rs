@@ -40,27 +40,6 @@ pub use analysis::ExternalAnalysis;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
 pub use process::{run_on_file, wait_with_timeout, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
 
-/// A system under test in another process: a dynamic detector or a static analysis.
-#[derive(Clone, Debug)]
-pub enum External {
-    /// `--detector-cmd`.
-    Detector(ExternalFactory),
-    /// `--analysis-cmd`.
-    Analysis(ExternalAnalysis),
-}
-
-impl From<ExternalFactory> for External {
-    fn from(f: ExternalFactory) -> Self {
-        External::Detector(f)
-    }
-}
-
-impl From<ExternalAnalysis> for External {
-    fn from(a: ExternalAnalysis) -> Self {
-        External::Analysis(a)
-    }
-}
-
 /// Why an external SUT cannot be run as given: a value naming the flag at fault, so that
 /// each source of a SUT's description (flags, environment, finding header; the `sut_spec`
 /// module, above this one) can
