@@ -61,6 +61,11 @@ fn skip_one(rng: &mut impl Rng) {
     rng.fill_bytes(&mut bytes);
 }
 
+/// A `--shard` that is not `K/N` with `0 <= K < N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected K/N with 0 <= K < N (shard K of N, counted from 0), got `{0}`")]
+pub struct BadShard(pub String);
+
 /// Which part of the program space a campaign covers: shard `index` of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -77,9 +82,9 @@ impl Shard {
     /// Parses `K/N` (0 ≤ K < N).
     ///
     /// # Errors
-    /// A message naming what is wrong.
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("expected K/N with 0 <= K < N (shard K of N, counted from 0), got `{text}`");
+    /// [`BadShard`], with the text given.
+    pub fn parse(text: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard(text.to_string());
         let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
         let (index, count): (u64, u64) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
         if count == 0 || index >= count {

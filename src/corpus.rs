@@ -38,24 +38,52 @@ pub struct Expectation {
     pub line: u32,
 }
 
+/// A header line of a `.race` file that does not say what its kind must, or an analysis
+/// that gives no reports to compare with them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CorpusError {
+    /// A malformed `// expect`, `// report` or `// outside` line.
+    #[error("line {line}: {what}")]
+    Line {
+        /// The line (1-based).
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// The analysis failed on the program.
+    #[error("{analysis} gave no reports: {why}")]
+    NoReports {
+        /// The analysis.
+        analysis: String,
+        /// Its failure.
+        why: String,
+    },
+}
+
+impl CorpusError {
+    fn line(line: usize, what: String) -> CorpusError {
+        CorpusError::Line { line, what }
+    }
+}
+
 /// Reads the expectations of a `.race` source.
 ///
 /// # Errors
 /// A message naming the line of a malformed `expect` comment.
-pub fn expectations(src: &str) -> Result<Vec<Expectation>, String> {
+pub fn expectations(src: &str) -> Result<Vec<Expectation>, CorpusError> {
     let mut out = vec![];
     for (i, l) in src.lines().enumerate() {
-        // OK since a line or column number only labels messages (it indexes nothing); past 2³² it saturates.
-        let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let Some(rest) = l.trim().strip_prefix("// expect") else { continue };
+        // OK since a line number only labels messages (it indexes nothing); past 2³² it saturates.
+        let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let Some((who, what)) = rest.split_once(':') else {
-            return Err(format!("line {line}: `// expect` needs a `:`"));
+            return Err(CorpusError::line(i + 1, "`// expect` needs a `:`".into()));
         };
         let pair = match who.trim() {
             "" => None,
             p => match p.split_once(',') {
                 Some((a, b)) => Some((a.trim().to_string(), b.trim().to_string())),
-                None => return Err(format!("line {line}: expected `// expect m1,m2: …`")),
+                None => return Err(CorpusError::line(i + 1, "expected `// expect m1,m2: …`".into())),
             },
         };
         let what = what.trim();
@@ -66,7 +94,7 @@ pub fn expectations(src: &str) -> Result<Vec<Expectation>, String> {
             v.sort();
             v
         } else {
-            return Err(format!("line {line}: expected `no race` or `race on ADDR, …`"));
+            return Err(CorpusError::line(i + 1, "expected `no race` or `race on ADDR, …`".into()));
         };
         out.push(Expectation { pair, racy_addresses, line });
     }
@@ -97,14 +125,14 @@ fn split_top_level(s: &str) -> Vec<&str> {
 ///
 /// # Errors
 /// A message naming an unknown assumption.
-pub fn relax(src: &str) -> Result<race_oracles::lang::Relax, String> {
+pub fn relax(src: &str) -> Result<race_oracles::lang::Relax, CorpusError> {
     let mut r = race_oracles::lang::Relax::default();
     for (i, l) in src.lines().enumerate() {
         if let Some(what) = l.trim().strip_prefix("// outside:") {
             match what.trim() {
                 "balanced-locking" => r.balanced_locking = true,
                 "sync-reassign" => r.sync_reassign = true,
-                other => return Err(format!("line {}: unknown assumption `{other}` (known: balanced-locking, sync-reassign)", i + 1)),
+                other => return Err(CorpusError::line(i + 1, format!("unknown assumption `{other}` (known: balanced-locking, sync-reassign)"))),
             }
         }
     }
@@ -119,19 +147,19 @@ pub type PinnedReports = BTreeMap<(String, String), BTreeSet<String>>;
 ///
 /// # Errors
 /// A message naming the line of a malformed `report` comment.
-pub fn report_expectations(src: &str) -> Result<Option<PinnedReports>, String> {
+pub fn report_expectations(src: &str) -> Result<Option<PinnedReports>, CorpusError> {
     let mut out: Option<PinnedReports> = None;
     for (i, l) in src.lines().enumerate() {
         let Some(rest) = l.trim().strip_prefix("// report") else { continue };
         let Some((who, what)) = rest.split_once(':') else {
-            return Err(format!("line {}: `// report` needs a `:`", i + 1));
+            return Err(CorpusError::line(i + 1, "`// report` needs a `:`".into()));
         };
         let all = out.get_or_insert_with(BTreeMap::new);
         match (who.trim(), what.trim()) {
             ("", "none") => {}
-            ("", _) => return Err(format!("line {}: expected `// report: none` or `// report m1,m2: FIELDS`", i + 1)),
+            ("", _) => return Err(CorpusError::line(i + 1, "expected `// report: none` or `// report m1,m2: FIELDS`".into())),
             (pair, fields) => {
-                let Some((a, b)) = pair.split_once(',') else { return Err(format!("line {}: expected `// report m1,m2: …`", i + 1)) };
+                let Some((a, b)) = pair.split_once(',') else { return Err(CorpusError::line(i + 1, "expected `// report m1,m2: …`".into())) };
                 let key = sorted_pair(a.trim(), b.trim());
                 let entry = all.entry(key).or_default();
                 entry.extend(fields.split(',').map(|f| f.trim().to_string()).filter(|f| !f.is_empty() && f != "none"));
@@ -154,10 +182,10 @@ fn sorted_pair(a: &str, b: &str) -> (String, String) {
 ///
 /// # Errors
 /// A malformed `report` line.
-pub fn report_mismatches(src: &str, p: &Program, a: &dyn StaticRaceAnalysis) -> Result<Vec<String>, String> {
+pub fn report_mismatches(src: &str, p: &Program, a: &dyn StaticRaceAnalysis) -> Result<Vec<String>, CorpusError> {
     let Some(expected) = report_expectations(src)? else { return Ok(vec![]) };
     let mut actual = PinnedReports::new();
-    for r in a.reports(p).map_err(|e| format!("{} gave no reports: {e}", a.name()))? {
+    for r in a.reports(p).map_err(|e| CorpusError::NoReports { analysis: a.name(), why: e.to_string() })? {
         let [s0, s1] = &r.sides;
         actual.entry(sorted_pair(&s0.method, &s1.method)).or_default().insert(s0.path.fields.join("."));
     }

@@ -251,5 +251,5 @@ fn name_table(p: &Path) -> Result<NameTable, CliError> {
     let bad = |e: String| CliError::input(format!("error: --names {}: {e}", p.display()));
     let text = std::fs::read_to_string(p).map_err(|e| bad(e.to_string()))?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    NameTable::from_json(&v).map_err(bad)
+    NameTable::from_json(&v).map_err(|e| bad(e.to_string()))
 }

@@ -146,10 +146,10 @@ impl NameTable {
     /// Reads the JSON of [`NameTable::json`] back.
     ///
     /// # Errors
-    /// A message naming the first entry that is missing, out of order or misnumbered.
-    pub fn from_json(v: &serde_json::Value) -> Result<NameTable, String> {
-        let list = |key: &str, std: &dyn Fn(usize) -> String| -> Result<Vec<String>, String> {
-            let items = v.get(key).and_then(serde_json::Value::as_array).ok_or_else(|| format!("no `{key}` list"))?;
+    /// [`BadNames`]: the first entry that is missing, out of order or misnumbered.
+    pub fn from_json(v: &serde_json::Value) -> Result<NameTable, BadNames> {
+        let list = |key: &'static str, std: &dyn Fn(usize) -> String| -> Result<Vec<String>, BadNames> {
+            let items = v.get(key).and_then(serde_json::Value::as_array).ok_or(BadNames::NoList(key))?;
             items
                 .iter()
                 .enumerate()
@@ -157,7 +157,7 @@ impl NameTable {
                     let (s, n) = (e.get("std").and_then(serde_json::Value::as_str), e.get("name").and_then(serde_json::Value::as_str));
                     match (s, n) {
                         (Some(s), Some(n)) if s == std(i) => Ok(n.to_string()),
-                        _ => Err(format!("`{key}` entry {}: expected {{\"std\": \"{}\", \"name\": …}}", i + 1, std(i))),
+                        _ => Err(BadNames::Entry { key, n: i + 1, std: std(i) }),
                     }
                 })
                 .collect()
@@ -165,10 +165,31 @@ impl NameTable {
         let t = NameTable::new(list("threads", &|k| format!("T{k}"))?, list("variables", &|i| format!("V{}", i + 1))?, list("locks", &|i| format!("L{}", i + 1))?);
         let back = t.json();
         if ["threads", "variables", "locks"].iter().any(|k| back.get(k) != v.get(k)) {
-            return Err("the names are not in natural order without duplicates, as racefuzz writes them".into());
+            return Err(BadNames::Order);
         }
         Ok(t)
     }
+}
+
+/// A `names.json` that is not one racefuzz writes ([`NameTable::json`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadNames {
+    /// A list is missing.
+    #[error("no `{0}` list")]
+    NoList(&'static str),
+    /// An entry is not `{"std": …, "name": …}` with the expected STD name.
+    #[error("`{key}` entry {n}: expected {{\"std\": \"{std}\", \"name\": …}}")]
+    Entry {
+        /// The list.
+        key: &'static str,
+        /// The entry (1-based).
+        n: usize,
+        /// The STD name it should have.
+        std: String,
+    },
+    /// The names are out of order or repeated.
+    #[error("the names are not in natural order without duplicates, as racefuzz writes them")]
+    Order,
 }
 
 fn rank(sorted: &[String], name: &str) -> Option<usize> {
@@ -273,9 +294,9 @@ mod tests {
         assert_eq!(NameTable::from_json(&t.json()), Ok(t.clone()));
         let mut j = t.json();
         j["variables"][0]["std"] = "V2".into();
-        assert!(NameTable::from_json(&j).unwrap_err().contains("`variables` entry 1"));
+        assert!(NameTable::from_json(&j).unwrap_err().to_string().contains("`variables` entry 1"));
         let mut j = t.json();
         j["locks"] = serde_json::json!([{"std": "L1", "name": "m"}, {"std": "L2", "name": "lock"}]);
-        assert!(NameTable::from_json(&j).unwrap_err().contains("natural order"));
+        assert!(NameTable::from_json(&j).unwrap_err().to_string().contains("natural order"));
     }
 }
