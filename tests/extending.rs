@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use race_oracles::lang::{Dialect, Program};
-use race_oracles::theorems::{AnalysisFailure, Budget, Item, ItemStatus, Oracle, OracleResult, RaceReport, Reads, Registry, StaticRaceAnalysis, Sut, SutKind, Verdict};
+use race_oracles::theorems::{AnalysisFailure, Budget, Claim, Item, ItemStatus, Oracle, OracleResult, RaceReport, Reads, Registry, StaticRaceAnalysis, Sut, SutKind, Verdict};
 use racefuzz::campaign::{self, Counters, Settings};
+use racefuzz::finding_header::FindingHeader;
+use racefuzz::sut_spec::{DetectorSpec, SutSpec};
 use racefuzz::suts::{self, Subject, SUTS};
 
 fn root() -> PathBuf {
@@ -175,6 +177,39 @@ fn a_toy_sut_is_lent_through_its_seam_and_every_kind_has_an_entry() {
     for kind in SutKind::ALL {
         assert!(SUTS.iter().any(|e| e.kind == *kind), "no SUT of kind {kind:?} in racefuzz::suts::SUTS");
     }
+}
+
+/// A toy external SUT: a detector in another process (a shell line that reports nothing),
+/// named by a `SutSpec` alone, is judged by a campaign, and each finding's header names it
+/// so that it is rebuilt from the file (what `shrink` and `merge` do), with no other edit:
+/// a new kind of external SUT costs the files the book's list says and no more.
+#[test]
+fn a_toy_external_sut_is_named_by_its_spec_alone_from_flags_to_findings() {
+    let o = *Registry::builtin().find("fasttrack-precise").unwrap();
+    let toy = DetectorSpec { command: "cat {} >/dev/null".into(), persistent: false, report_pattern: None, timeout: std::time::Duration::from_secs(10), claim: Claim::Locations };
+    let spec = SutSpec::detector(toy).unwrap();
+    let out = std::env::temp_dir().join(format!("racefuzz-toy-external-{}", std::process::id()));
+    let s = Settings {
+        oracles: vec![o],
+        deadline: std::time::Instant::now() + std::time::Duration::from_secs(3600),
+        seed: 1,
+        jobs: 1,
+        spec: spec.clone(),
+        out: out.clone(),
+        max_programs: Some(40),
+        keep: 1,
+        stop_after: Some(1),
+        shard: campaign::Shard::WHOLE,
+        rules: false,
+    };
+    let counters = Counters::new(1);
+    let found = campaign::run(&s, &counters, &AtomicBool::new(false), |_| {}).unwrap();
+    let f = found.findings.first().expect("a detector that reports nothing misses a race");
+    let header = FindingHeader::parse(&std::fs::read_to_string(&f.path).unwrap()).unwrap();
+    assert_eq!((header.oracle.as_deref(), &header.sut), (Some(o.id), &spec));
+    let again = Subject::new(&o, &header.sut).unwrap();
+    assert_eq!((again.chosen().as_deref(), again.entry().name), (Some("external"), "external"));
+    let _ = std::fs::remove_dir_all(out);
 }
 
 /// The marker after which `fuzz/Cargo.toml` declares the generated oracle targets.
