@@ -9,7 +9,7 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One mention of module `to` from module `from`, at `file:line`.
@@ -170,4 +170,27 @@ pub fn crate_edges(repo: &Path, root: &str) -> (BTreeSet<String>, usize, Vec<Edg
         edges.extend(edges_of(root, &top, &rel, &std::fs::read_to_string(f).unwrap(), &modules));
     }
     (modules, scanned, edges)
+}
+
+/// Every module `allowed` names for another comes earlier in the list, and none is listed
+/// twice: the allowed edges form a DAG.
+pub fn assert_points_down(allowed: &[(&str, &[&str])]) {
+    let mut below: BTreeSet<&str> = BTreeSet::new();
+    for (m, uses) in allowed {
+        for u in *uses {
+            assert!(below.contains(u), "ALLOWED: {m} uses {u}, which is not listed before it");
+        }
+        assert!(below.insert(m), "ALLOWED: {m} is listed twice");
+    }
+}
+
+/// The edges `allowed` does not list, as `file:line: from -> to` lines; `exception` may
+/// excuse one (it returns whether it does).
+pub fn not_allowed(edges: &[Edge], allowed: &[(&str, &[&str])], exception: &mut dyn FnMut(&Edge) -> bool) -> Vec<String> {
+    let allowed: BTreeMap<&str, &[&str]> = allowed.iter().copied().collect();
+    edges
+        .iter()
+        .filter(|e| !allowed.get(e.from.as_str()).is_some_and(|u| u.contains(&e.to.as_str())) && !exception(e))
+        .map(|e| format!("{}:{}: {} -> {}{}", e.file, e.line, e.from, e.to, if e.test { " (test)" } else { "" }))
+        .collect()
 }
