@@ -38,8 +38,8 @@ fn merge_error(e: MergeError) -> CliError {
     match e {
         // The parse error renders itself, with its own `error:` and the file's line.
         MergeError::Parse { .. } => CliError::input(e.to_string()),
-        // The subject's error in the CLI's words (`check`'s), after the file's name.
-        MergeError::Subject { path, source } => CliError::input(format!("error: {}: {}", path.display(), super::shared::subject_error(source).message)),
+        // An internal bug stays one (exit 4); any other subject error is the file's.
+        MergeError::Subject { source: source @ crate::suts::SubjectError::NoSut { .. }, .. } => super::shared::subject_error(source),
         _ => CliError::input(format!("error: {e}")),
     }
 }
