@@ -123,7 +123,11 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let spec = a.detector.spec(sut, mutant)?;
     let oracles = oracles(a.ids, &spec)?;
     // --sut applies to the oracles it fits, and must fit one.
-    if let Some(name) = sut.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == *n))) {
+    let named = match &spec {
+        SutSpec::Catalogued { sut: Some(name), .. } => Some(name),
+        _ => None,
+    };
+    if let Some(name) = named.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == n.name))) {
         let fitting: std::collections::BTreeSet<&str> = oracles.iter().flat_map(|o| suts::fitting(o).map(|e| e.name)).collect();
         let every: Vec<&str> = suts::SUTS.iter().map(|e| e.name).collect();
         return Err(CliError::input(format!(
