@@ -860,3 +860,13 @@ fn trace_writes_std_and_races_reads_it_back() {
     assert!(code == 2 && err.contains("bad.std: line 2: `begin` (a transaction boundary) is not supported"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A finding written before the SUT had one description (`tests/findings/`, written by
+/// 2b71fc3 with `--sut per-access --mutant pa-write-checked-as-read`) shrinks today: its
+/// header still names the SUT and the mutant it failed.
+#[test]
+fn a_finding_written_before_sut_spec_shrinks() {
+    let (code, out, err) = racefuzz(&["shrink", "tests/findings/per_access_written_by_2b71fc3.race"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("shrunk per-access checks + FastTrack on checks (mutant pa-write-checked-as-read) failing bigfoot-precise from"), "{out}");
+}
