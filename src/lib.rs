@@ -13,8 +13,14 @@
 //! - [`seeded`]: what a seeded bug is (a row of its SUT's `SEEDED` table, with the spec's
 //!   predictions); a leaf that the SUTs, the catalogue and the SUT catalogue build on.
 //! - [`mutants`]: the seeded-bug catalogue, with the spec's prediction per oracle id.
-//! - [`suts`]: the SUT catalogue and [`suts::check`], the one place an oracle
-//!   (`race_oracles::theorems::Registry`) meets a SUT.
+//! - [`sut_spec`]: one description of the SUT an oracle judges (a catalogued
+//!   `NAME[@VERSION]` with mutants, an external detector or analysis), read from flags, a
+//!   fuzz target's environment and a finding's header, and written back into headers.
+//! - [`suts`]: the SUT catalogue, [`suts::Subject::new`] (the one place a spec becomes a SUT)
+//!   and [`suts::check`], the one place an oracle (`race_oracles::theorems::Registry`) meets
+//!   a SUT.
+//! - [`finding_header`]: the header of a finding or regression file, parsed and printed.
+//! - [`regression`]: regression tests made of shrunk findings (`shrink --into-test`).
 //! - [`campaign`]: fuzz campaigns; findings go outside the source tree, a few per
 //!   [`signature`] of failure.
 //! - [`summary`]: a campaign's summary as data (`fuzz --json`, the file `merge` reads, a
@@ -29,7 +35,15 @@
 //! - [`external`]: running a race detector or a static race analysis that lives in another
 //!   process (per trace or program, or persistent over JSON Lines), with timeouts; its
 //!   failures are values.
-//! - [`cli`]: the command line.
+//! - [`tsan`]: ThreadSanitizer as a SUT, and a witness as a C program that replays it.
+//! - [`picture`]: pictures of a witness (HTML, DOT, ShiViz, SARIF) and a campaign's page.
+//! - [`score`]: a detector's scorecard (precision, recall, F1 per program, location, event).
+//! - [`duration`]: durations as written on the command line.
+//! - [`cli`]: the command line: the clap tree, a module per subcommand, and what they share.
+//!
+//! The modules form layers (`tests/layers.rs`): formats and values at the bottom, then
+//! processes outside, SUT names and finding headers, the SUTs and their catalogue, what runs
+//! and draws them, and the command line on top.
 //!
 //! ## Exit codes (every subcommand; [`cli::shared::Exit`])
 //! | code | meaning |

@@ -62,7 +62,9 @@ impl PictureArgs {
     }
 }
 
-/// An external dynamic detector as the SUT (`crate::external`).
+/// An external SUT (`crate::external`): a detector (`--detector-cmd`) or a static analysis
+/// (`--analysis-cmd`), with their flags; [`DetectorArgs::spec`] reads them, with `--sut` and
+/// `--mutant`, into the one description of the SUT.
 #[derive(Args, Debug, Clone)]
 pub struct DetectorArgs {
     /// Judge a race detector that runs as a command (any language) instead of a catalogued
