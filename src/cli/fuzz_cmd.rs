@@ -1,19 +1,16 @@
 //! `racefuzz fuzz` (an in-process campaign with a progress bar and a summary) and
 //! `racefuzz shrink` (reduce a counterexample; `--into-test` makes it a CI test).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use race_oracles::gen::shrink::{counts, shrink};
-use race_oracles::lang::{parse, print, Program};
 use race_oracles::theorems::rules::Tally;
-use race_oracles::theorems::{Oracle, Registry, Verdict};
+use race_oracles::theorems::{Oracle, Registry};
 
 use super::shared::{emit, oracle, print_json, write_report, CliError, Exit, StatusClock};
 use crate::campaign::{self, Counters, Settings};
-use crate::corpus::header;
 use crate::outln;
 use crate::summary::{self, StopReason, Summary, FEATURES};
 use crate::sut_spec::SutSpec;
@@ -269,33 +266,31 @@ pub fn summary_name(shard: campaign::Shard) -> String {
     }
 }
 
-/// A shrunk program, written next to the finding it comes from.
-#[derive(Clone, Debug)]
-struct Shrunk {
-    path: PathBuf,
-    size: (usize, usize),
-    /// A signal stopped the shrinking: smaller programs may fail too.
-    interrupted: bool,
-}
-
 /// Shrinks the first program of each signature, `jobs` at a time, keeping its signature;
 /// each result is written as `HASH.shrunk.race` next to it. A second signal stops every
 /// shrink at its best program so far (which is still written).
-fn shrink_groups(s: &Settings, oracles: &[Oracle], subjects: &[Subject], found: &campaign::Found, max_attempts: usize, say: &(impl Fn(&str) + Sync)) -> Vec<Option<Shrunk>> {
+fn shrink_groups(
+    s: &Settings,
+    oracles: &[Oracle],
+    subjects: &[Subject],
+    found: &campaign::Found,
+    max_attempts: usize,
+    say: &(impl Fn(&str) + Sync),
+) -> Vec<Option<campaign::Shrunk>> {
     let todo: Vec<(usize, &campaign::Group)> = found.groups.iter().enumerate().collect();
     if todo.is_empty() {
         return vec![];
     }
     say(&format!("shrinking the first program of {} signature(s) ({} job(s); a second SIGINT stops at the best so far)", todo.len(), s.jobs));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: std::sync::Mutex<Vec<Option<Shrunk>>> = std::sync::Mutex::new(vec![None; todo.len()]);
+    let results: std::sync::Mutex<Vec<Option<campaign::Shrunk>>> = std::sync::Mutex::new(vec![None; todo.len()]);
     std::thread::scope(|scope| {
         for _ in 0..s.jobs.min(todo.len()) {
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some((i, g)) = todo.get(k) else { break };
                 let Some(pos) = oracles.iter().position(|o| o.id == g.oracle) else { continue };
-                let line = match shrink_one(&oracles[pos], &subjects[pos], g, max_attempts) {
+                let line = match campaign::shrink_group(&oracles[pos], &subjects[pos], g, max_attempts, &|| signals() >= 2) {
                     Ok(r) => {
                         let line = format!(
                             "shrunk {} from {} to {} statement(s){}: {}",
@@ -315,30 +310,6 @@ fn shrink_groups(s: &Settings, oracles: &[Oracle], subjects: &[Subject], found: 
         }
     });
     results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn shrink_one(o: &Oracle, subject: &Subject, g: &campaign::Group, max_attempts: usize) -> Result<Shrunk, String> {
-    let first = g.written.first().ok_or("no program was written")?;
-    let text = std::fs::read_to_string(&first.path).map_err(|e| format!("cannot read {}: {e}", first.path.display()))?;
-    let p = parse(&text).map_err(|e| format!("{}: {}", first.path.display(), e.render(&first.path.display().to_string())))?;
-    // A candidate counts only if it fails in the same way: the signature is computed on the
-    // printed candidate, whose lines its explanation names.
-    let same = |q: &Program| {
-        if signals() >= 2 {
-            return false;
-        }
-        let Ok(q) = parse(&print(q)) else { return false };
-        let r = suts::check(o, &q, subject, suts::campaign_bounds());
-        r.verdict == Verdict::Fail && crate::signature::signature(&r, &q) == g.signature
-    };
-    let r = shrink(&p, subject.relax(), max_attempts, same);
-    let interrupted = signals() >= 2;
-    let tag = format!("{} (shrunk from {})", header(&text, "seed").unwrap_or("?"), first.path.display());
-    let (text, _, reparsed) = campaign::finding_text(o, subject, &tag, &r.program).map_err(|e| e.to_string())?;
-    let name = first.path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let path = first.path.with_file_name(format!("{name}.shrunk.race"));
-    campaign::write_atomically(&path, &text).map_err(|e| format!("cannot write {}: {e}; the shrunk program:\n{text}", path.display()))?;
-    Ok(Shrunk { path, size: counts(&reparsed), interrupted })
 }
 
 fn clock(d: Duration) -> String {
@@ -390,7 +361,7 @@ fn summary_text(c: &Counters, oracles: &[Oracle], rules: Option<&[Subject]>, ela
 }
 
 /// The signatures, most frequent first within each oracle, each with its smallest program.
-fn signatures(c: &Counters, found: &campaign::Found, shrunk: &[Option<Shrunk>]) -> String {
+fn signatures(c: &Counters, found: &campaign::Found, shrunk: &[Option<campaign::Shrunk>]) -> String {
     let failing: u64 = found.groups.iter().map(|g| g.count).sum();
     let mut out = format!("\n{} distinct failure(s) in {failing} failing program(s); {} file(s) written\n", found.groups.len(), load(&c.written));
     for (g, sh) in found.groups.iter().zip(shrunk) {
@@ -438,7 +409,7 @@ fn run_summary(
     subjects: &[Subject],
     c: &Counters,
     found: &campaign::Found,
-    shrunk: &[Option<Shrunk>],
+    shrunk: &[Option<campaign::Shrunk>],
     time: Option<Duration>,
     elapsed: Duration,
     why: StopReason,

@@ -14,6 +14,10 @@
 //! first [`Settings::keep`] programs of each signature, and after them each program smaller
 //! than every one written so far, and counts the rest ([`Group`]).
 
+mod shrink;
+
+pub use shrink::{shrink_group, ShrinkError, Shrunk};
+
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
