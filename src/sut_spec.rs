@@ -277,6 +277,14 @@ impl SutSpec {
         }
     }
 
+    /// The catalogued SUT named (`--sut`), if one is.
+    pub fn catalogued_sut(&self) -> Option<&SutName> {
+        match self {
+            SutSpec::Catalogued { sut, .. } => sut.as_ref(),
+            SutSpec::Detector(_) | SutSpec::Analysis(_) => None,
+        }
+    }
+
     /// The SUT named, if one is (an external SUT names itself).
     pub fn sut_name(&self) -> Option<String> {
         match self {
@@ -327,14 +335,7 @@ impl DetectorSpec {
 
     /// What [`DetectorSpec::factory`] would refuse, without starting anything.
     fn check(&self) -> Result<(), external::ConfigError> {
-        if self.persistent {
-            return if self.report_pattern.is_some() { Err(external::ConfigError::PatternWhenPersistent) } else { Ok(()) };
-        }
-        if !self.command.contains("{}") {
-            return Err(external::ConfigError::NoTraceFile(self.command.clone()));
-        }
-        self.report_pattern.as_deref().map(external::Pattern::glob).transpose()?;
-        Ok(())
+        external::detector_pattern(&self.command, self.persistent, self.report_pattern.as_deref()).map(drop)
     }
 }
 
@@ -348,10 +349,7 @@ impl AnalysisSpec {
     }
 
     fn check(&self) -> Result<(), external::ConfigError> {
-        if !self.persistent && !self.command.contains("{}") {
-            return Err(external::ConfigError::NoProgramFile(self.command.clone()));
-        }
-        Ok(())
+        external::ExternalAnalysis::check(&self.command, self.persistent)
     }
 }
 

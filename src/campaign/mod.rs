@@ -220,6 +220,13 @@ pub struct Finding {
     pub page_failure: Option<String>,
 }
 
+impl Finding {
+    /// The note that says its witness page is missing, if it is (the finding is kept).
+    pub fn page_note(&self) -> Option<String> {
+        self.page_failure.as_ref().map(|why| format!("note: {why}; the finding {} is kept", self.path.display()))
+    }
+}
+
 /// The failures of one signature.
 #[derive(Clone, Debug)]
 pub struct Group {

@@ -120,11 +120,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
     let spec = a.detector.spec(sut, mutant)?;
     let oracles = oracles(a.ids, &spec)?;
     // --sut applies to the oracles it fits, and must fit one.
-    let named = match &spec {
-        SutSpec::Catalogued { sut: Some(name), .. } => Some(name),
-        _ => None,
-    };
-    if let Some(name) = named.filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == n.name))) {
+    if let Some(name) = spec.catalogued_sut().filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == n.name))) {
         let fitting: std::collections::BTreeSet<&str> = oracles.iter().flat_map(|o| suts::fitting(o).map(|e| e.name)).collect();
         let every: Vec<&str> = suts::SUTS.iter().map(|e| e.name).collect();
         return Err(CliError::input(format!(
@@ -190,8 +186,8 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
             campaign::run(&s, &counters, &stop, |f| {
                 // Without a terminal the bar is hidden, and so would be its messages.
                 let show = |line: String| if bar.is_hidden() { say(&line) } else { bar.println(line) };
-                if let Some(why) = &f.page_failure {
-                    show(format!("note: {why}; the finding {} is kept", f.path.display()));
+                if let Some(note) = f.page_note() {
+                    show(note);
                 }
                 if f.first {
                     show(format!("FAIL {}\n     {}", f.signature, f.path.display()));
@@ -452,10 +448,7 @@ fn run_summary(
         seed: s.seed,
         jobs: s.jobs,
         mutant: s.spec.mutant().map(str::to_string),
-        sut: match &s.spec {
-            SutSpec::Catalogued { sut, .. } => sut.as_ref().map(ToString::to_string),
-            SutSpec::Detector(_) | SutSpec::Analysis(_) => None,
-        },
+        sut: s.spec.catalogued_sut().map(ToString::to_string),
         time_limit_s: time.map(|t| t.as_secs()),
         max_programs: s.max_programs,
         shard: (s.shard != campaign::Shard::WHOLE).then_some(summary::Shard { index: s.shard.index, count: s.shard.count }),

@@ -212,8 +212,8 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
             let counters = Counters::new(1);
             let stop = AtomicBool::new(false);
             let found = campaign::run(&s, &counters, &stop, |f| {
-                if let Some(why) = &f.page_failure {
-                    eprintln!("note: {why}; the finding {} is kept", f.path.display());
+                if let Some(note) = f.page_note() {
+                    eprintln!("{note}");
                 }
                 stop.store(true, Ordering::Relaxed);
             })

@@ -70,15 +70,25 @@ impl ExternalAnalysis {
     /// # Errors
     /// [`super::ConfigError::NoProgramFile`]: a per-program command without `{}`.
     pub fn new(command: &str, persistent: bool, timeout: Duration) -> Result<Self, super::ConfigError> {
+        ExternalAnalysis::check(command, persistent)?;
         let mode = if persistent {
             Mode::Persistent(Arc::new(Mutex::new(Persistent::new(command, timeout))))
         } else {
-            if !command.contains("{}") {
-                return Err(super::ConfigError::NoProgramFile(command.to_string()));
-            }
             Mode::PerProgram { timeout, scratch: std::env::temp_dir().join(format!("racefuzz-analysis-{}", std::process::id())) }
         };
         Ok(ExternalAnalysis { command: command.to_string(), mode })
+    }
+
+    /// Whether the analysis `command` can be run as given, without starting it: per program,
+    /// it must hold `{}`.
+    ///
+    /// # Errors
+    /// [`super::ConfigError::NoProgramFile`].
+    pub fn check(command: &str, persistent: bool) -> Result<(), super::ConfigError> {
+        if !persistent && !command.contains("{}") {
+            return Err(super::ConfigError::NoProgramFile(command.to_string()));
+        }
+        Ok(())
     }
 
     /// The process's answer for the program text `text`.

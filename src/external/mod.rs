@@ -60,6 +60,25 @@ pub enum ConfigError {
     Pattern(#[from] PatternError),
 }
 
+/// Whether a detector can be run as given, without starting it: a per-trace `command` must
+/// hold `{}`, a `pattern` is for per-trace output only and must hold one `{loc}`. The
+/// pattern, parsed.
+///
+/// # Errors
+/// [`ConfigError`], naming the flag at fault.
+pub fn detector_pattern(command: &str, persistent: bool, pattern: Option<&str>) -> Result<Option<Pattern>, ConfigError> {
+    if persistent {
+        return match pattern {
+            Some(_) => Err(ConfigError::PatternWhenPersistent),
+            None => Ok(None),
+        };
+    }
+    if !command.contains("{}") {
+        return Err(ConfigError::NoTraceFile(command.to_string()));
+    }
+    Ok(pattern.map(Pattern::glob).transpose()?)
+}
+
 /// The external detector `command`: `persistent` (JSON Lines) or per trace (then `command`
 /// must hold `{}`, and `pattern` is a glob with one `{loc}`, default [`Pattern::std_event`]).
 /// Per-trace files go to a scratch folder under the system's temporary directory.
@@ -67,16 +86,10 @@ pub enum ConfigError {
 /// # Errors
 /// [`ConfigError`], naming the flag at fault (`--detector-cmd`, `--report-pattern`).
 pub fn factory(command: &str, persistent: bool, pattern: Option<&str>, timeout: Duration) -> Result<ExternalFactory, ConfigError> {
+    let pattern = detector_pattern(command, persistent, pattern)?;
     let mode = if persistent {
-        if pattern.is_some() {
-            return Err(ConfigError::PatternWhenPersistent);
-        }
         Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(command, timeout))))
     } else {
-        if !command.contains("{}") {
-            return Err(ConfigError::NoTraceFile(command.to_string()));
-        }
-        let pattern = pattern.map(Pattern::glob).transpose()?;
         let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
         Mode::PerTrace(PerTrace { command: command.to_string(), pattern: pattern.unwrap_or_else(Pattern::std_event), timeout, scratch })
     };

@@ -117,7 +117,7 @@ impl DetectorArgs {
                 let d = DetectorSpec { command: command.clone(), persistent: self.persistent, report_pattern: self.report_pattern.clone(), timeout: self.timeout()?, claim };
                 SutSpec::detector(d).map_err(bad)?
             }
-            (None, None) => return SutSpec::catalogued(sut, mutant).map_err(|e| CliError::input(format!("error: --sut: {e}"))),
+            (None, None) => return super::catalogued(sut, mutant),
         };
         if sut.is_some() || mutant.is_some() {
             let flag = if self.analysis_cmd.is_some() { "--analysis-cmd" } else { "--detector-cmd" };
