@@ -18,8 +18,9 @@ use race_oracles::machine::{Event, Machine};
 use race_oracles::race::data_races;
 use race_oracles::theorems::detector::reported;
 use race_oracles::theorems::Registry;
+use racefuzz::replay::{export, run, ReplayTool};
 use racefuzz::suts::{self, Subject};
-use racefuzz::tsan::{export, run};
+use racefuzz::tsan::Tsan;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
@@ -51,12 +52,22 @@ fn bench(c: &mut Criterion) {
             Case { c: export::c_program(&p, "", "bench", None), traces }
         })
         .collect();
-    let n: u64 = cases.iter().map(|c| c.traces.len() as u64).sum();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let dir = std::env::temp_dir().join(format!("racefuzz-tsan-bench-{}", std::process::id()));
-    let binaries: Vec<PathBuf> = cases.iter().map(|k| run::compile(&k.c, &cc, &dir).expect("cc -fsanitize=thread")).collect();
     let arg = |t: &[Event]| export::encode(t).expect("no negative index");
     let timeout = Duration::from_secs(10);
+    let n: u64 = cases.iter().map(|c| c.traces.len() as u64).sum();
+    let tsan = Tsan::from_env();
+    let (cc, flags) = tsan.compiler();
+    // With turns, or free (the OS schedules the threads).
+    let run_once = |bin: &std::path::Path, t: &[Event], free: bool| {
+        let mut command = tsan.command(bin, &arg(t));
+        if free {
+            command.env("RACEFUZZ_FREE_RUN", "1");
+        }
+        let out = run::run(command, timeout)?;
+        Ok::<_, racefuzz::replay::ReplayError>((tsan.reports(&out)?, out))
+    };
+    let dir = std::env::temp_dir().join(format!("racefuzz-tsan-bench-{}", std::process::id()));
+    let binaries: Vec<PathBuf> = cases.iter().map(|k| run::compile(&k.c, &cc, &flags, &dir).expect("cc -fsanitize=thread")).collect();
     // What TSan sees with turns and without, in racy locations (cell addresses) found.
     let (mut racy, mut with_turns, mut free) = (0usize, 0usize, 0usize);
     for (k, b) in cases.iter().zip(&binaries) {
@@ -64,8 +75,9 @@ fn bench(c: &mut Criterion) {
             let truth: BTreeSet<_> = data_races(t).iter().map(|r| r.addr).collect();
             racy += truth.len();
             for (is_free, count) in [(false, &mut with_turns), (true, &mut free)] {
-                let r = run::run(b, &arg(t), timeout, is_free).expect("a replay");
-                let found: BTreeSet<_> = run::reported_events(t, &r).unwrap_or_default().into_iter().flatten().filter_map(|i| t[i.0 as usize].access().map(|a| a.1)).collect();
+                let (reports, out) = run_once(b, t, is_free).expect("a replay");
+                let found: BTreeSet<_> =
+                    run::reported_events(t, &out.objects, &reports).unwrap_or_default().into_iter().filter_map(|p| t[p.at.0 as usize].access().map(|a| a.1)).collect();
                 *count += truth.intersection(&found).count();
             }
         }
@@ -86,7 +98,7 @@ fn bench(c: &mut Criterion) {
                     .iter()
                     .zip(&binaries)
                     .flat_map(|(k, bin)| k.traces.iter().map(move |t| (bin, t)))
-                    .map(|(bin, t)| run::run(bin, &arg(t), timeout, is_free).map_or(0, |r| r.reports.len()))
+                    .map(|(bin, t)| run_once(bin, t, is_free).map_or(0, |r| r.0.len()))
                     .sum::<usize>()
             })
         });
@@ -96,8 +108,8 @@ fn bench(c: &mut Criterion) {
             let fresh = dir.join(format!("fresh-{}", rand::random::<u64>()));
             let mut reports = 0;
             for k in &cases {
-                let bin = run::compile(&k.c, &cc, &fresh).expect("cc -fsanitize=thread");
-                reports += k.traces.iter().map(|t| run::run(&bin, &arg(t), timeout, false).map_or(0, |r| r.reports.len())).sum::<usize>();
+                let bin = run::compile(&k.c, &cc, &flags, &fresh).expect("cc -fsanitize=thread");
+                reports += k.traces.iter().map(|t| run_once(&bin, t, false).map_or(0, |r| r.0.len())).sum::<usize>();
             }
             let _ = std::fs::remove_dir_all(&fresh);
             reports

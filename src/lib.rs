@@ -35,7 +35,11 @@
 //! - [`external`]: running a race detector or a static race analysis that lives in another
 //!   process (per trace or program, or persistent over JSON Lines), with timeouts; its
 //!   failures are values.
-//! - [`tsan`]: ThreadSanitizer as a SUT, and a witness as a C program that replays it.
+//! - [`replay`]: a trace as a C program that replays it, compiled once per program and run
+//!   under a real detector per trace; the reports read back as events.
+//! - [`tsan`], [`valgrind`]: ThreadSanitizer, Helgrind and DRD over the replay.
+//! - [`real`]: the real detectors by name and version, whether each is installed here, and
+//!   the command that installs it (`racefuzz detectors`).
 //! - [`picture`]: pictures of a witness (HTML, DOT, ShiViz, SARIF) and a campaign's page.
 //! - [`score`]: a detector's scorecard (precision, recall, F1 per program, location, event).
 //! - [`duration`]: durations as written on the command line.
@@ -67,8 +71,10 @@ pub mod finding_header;
 pub mod merge;
 pub mod mutants;
 pub mod picture;
+pub mod real;
 pub mod regression;
 pub mod render;
+pub mod replay;
 pub mod rule_coverage;
 pub mod score;
 pub mod seeded;
@@ -78,6 +84,7 @@ pub mod summary;
 pub mod sut_spec;
 pub mod suts;
 pub mod tsan;
+pub mod valgrind;
 
 /// The body of an oracle's cargo-fuzz target: `data` through the oracle's generator, then
 /// the oracle against the SUT its environment names ([`fuzz_subject`]) under [`suts::fuzz_bounds`], a budget of counts (never wall

@@ -430,7 +430,7 @@ mod tests {
         assert_eq!(env(&[("RACEFUZZ_DETECTOR_CMD", "hb {}"), ("RACEFUZZ_CLAIM", "first-race")]).map(|s| s.header().contains("// claim: first-race")), Ok(true));
         assert_eq!(
             env(&[("RACEFUZZ_DETECTOR_CMD", "hb {}"), ("RACEFUZZ_CLAIM", "all")]),
-            Err("RACEFUZZ_CLAIM: `all` is not a claim (one of locations, events, first-race, no-false-alarm, no-missed-race)".into())
+            Err("RACEFUZZ_CLAIM: `all` is not a claim (one of locations, events, first-race, no-false-alarm, no-missed-race, pairs)".into())
         );
         assert_eq!(env(&[("RACEFUZZ_DETECTOR_CMD", "hb {}"), ("RACEFUZZ_MUTANT", "m")]), Err("RACEFUZZ_DETECTOR_CMD is the SUT; unset RACEFUZZ_MUTANT and RACEFUZZ_SUT".into()));
         assert_eq!(

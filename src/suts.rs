@@ -27,8 +27,12 @@ use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
 use crate::mutants::{self, Mutant, MUTANTS};
+use crate::replay::{ReplayFactory, ReplayTool};
 use crate::seeded::{self, Prediction};
 use crate::sut_spec::SutSpec;
+use crate::tsan::Tsan;
+use crate::valgrind::{self, Valgrind};
+use std::sync::Arc;
 
 /// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
 /// the [`Sut`] of its seam. The catalogue holds no enum of seams of its own: each entry's
@@ -70,9 +74,10 @@ pub struct SutEntry {
     pub kind: SutKind,
     /// The dialects it analyzes.
     pub dialects: &'static [Dialect],
-    /// Builds it with the mutants named (empty: the real thing); `None` if one of them is
+    /// Builds it at a version (empty: the bare name's; only a real detector, `crate::real`,
+    /// has others) with the mutants named (empty: the real thing); `None` if one of them is
     /// not a mutant of this SUT. Returns the assumptions the mutants relax too.
-    pub build: fn(&[&str]) -> Built,
+    pub build: fn(&str, &[&str]) -> Built,
     /// The rule cases it declares (`theorems::rules`), counted by `racefuzz gen --stats`:
     /// its own and those of the detector it runs.
     pub rules: &'static [&'static Rules],
@@ -105,6 +110,8 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
     SutEntry { name: "tsan", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_tsan, rules: &[] },
+    SutEntry { name: "helgrind", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_helgrind, rules: &[] },
+    SutEntry { name: "drd", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_drd, rules: &[] },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES] },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
     SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES] },
@@ -114,36 +121,52 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES] },
 ];
 
-fn build_racerdx(names: &[&str]) -> Built {
+fn build_racerdx(_: &str, names: &[&str]) -> Built {
     let (opts, relax) = racerdx::options(names)?;
     Some((lend(RacerDx::new(opts), |a| Sut::Static(a)), relax))
 }
 
-fn build_ldrf(names: &[&str]) -> Built {
+fn build_ldrf(_: &str, names: &[&str]) -> Built {
     Some((lend(seeded::one(mutants::ldrf::SEEDED, names)?, |bug| Sut::ThreadLocal(*bug)), Relax::default()))
 }
 
-fn build_sync_cfg(names: &[&str]) -> Built {
+fn build_sync_cfg(_: &str, names: &[&str]) -> Built {
     let bug = seeded::one(crate::analyses::ldrf::SEEDED, names)?;
     Some((lend(crate::analyses::ldrf::suite(bug), |v| Sut::SyncCfg(v)), Relax::default()))
 }
 
-fn build_explorers(names: &[&str]) -> Built {
+fn build_explorers(_: &str, names: &[&str]) -> Built {
     let explorers = mutants::explorers::explorers(names)?;
     Some((lend(explorers, |(s, d)| Sut::Explorers(FastExplorers { name: "explorers", stateful: s, dpor: d })), Relax::default()))
 }
 
-fn build_fasttrack(names: &[&str]) -> Built {
+fn build_fasttrack(_: &str, names: &[&str]) -> Built {
     let bug = seeded::one(crate::analyses::fasttrack::SEEDED, names)?;
     Some((lend(FastTrackFactory { bug, on_checks: false }, |f| Sut::Detector(f)), Relax::default()))
 }
 
-/// ThreadSanitizer (`crate::tsan`): no seeded bugs, the compiler from `$CC`.
-fn build_tsan(names: &[&str]) -> Built {
-    names.is_empty().then(|| (lend(crate::tsan::Tsan::default(), |f| Sut::Detector(f)), Relax::default()))
+/// A real detector over the C replay (`crate::replay`): no seeded bugs.
+fn replay(names: &[&str], tool: impl ReplayTool) -> Built {
+    names.is_empty().then(|| (lend(ReplayFactory::new(Arc::new(tool)), |f| Sut::Detector(f)), Relax::default()))
 }
 
-fn build_bigfoot(names: &[&str]) -> Built {
+/// ThreadSanitizer (`crate::tsan`) through the compiler of `version` (`gcc-12`; none: `$CC`).
+fn build_tsan(version: &str, names: &[&str]) -> Built {
+    let v = crate::real::find("tsan")?.version(Some(version)).ok()?;
+    replay(names, Tsan { cc: crate::real::program(v) })
+}
+
+/// Valgrind's Helgrind (`crate::valgrind`).
+fn build_helgrind(_: &str, names: &[&str]) -> Built {
+    replay(names, Valgrind::new(valgrind::Tool::Helgrind))
+}
+
+/// Valgrind's DRD (`crate::valgrind`).
+fn build_drd(_: &str, names: &[&str]) -> Built {
+    replay(names, Valgrind::new(valgrind::Tool::Drd))
+}
+
+fn build_bigfoot(_: &str, names: &[&str]) -> Built {
     let (placement, dynamic) = match seeded::one(bigfoot::SEEDED, names)? {
         Some(BigFootBug::Placement(b)) => (Some(b), None),
         Some(BigFootBug::Dynamic(b)) => (None, Some(b)),
@@ -152,23 +175,23 @@ fn build_bigfoot(names: &[&str]) -> Built {
     Some((lend((BigFoot { bug: placement }, DynamicBfFactory { bug: dynamic }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
-fn build_per_access(names: &[&str]) -> Built {
+fn build_per_access(_: &str, names: &[&str]) -> Built {
     let bug = seeded::one(crate::analyses::per_access::SEEDED, names)?;
     Some((lend((PerAccess { bug }, FastTrackFactory { bug: None, on_checks: true }), |(p, f)| Sut::Placer(p, f)), Relax::default()))
 }
 
-fn build_escape(names: &[&str]) -> Built {
+fn build_escape(_: &str, names: &[&str]) -> Built {
     let bug = seeded::one(crate::analyses::escape::SEEDED, names)?;
     Some((lend((EscapeFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
-fn build_capsule(names: &[&str]) -> Built {
+fn build_capsule(_: &str, names: &[&str]) -> Built {
     let bug = seeded::one(crate::analyses::capsule::SEEDED, names)?;
     Some((lend((CapsuleFilterFactory { bug }, FastTrackFactory::default()), |(g, f)| Sut::Filter(g, f)), Relax::default()))
 }
 
 /// `na-reassigned-lock-held` needs programs that assign a sync variable in its body (A5).
-fn build_naikaiken(names: &[&str]) -> Built {
+fn build_naikaiken(_: &str, names: &[&str]) -> Built {
     let bug = seeded::one(crate::analyses::naik_aiken::SEEDED, names)?;
     let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };
     Some((lend(NaikAiken { bug }, |a| Sut::MustNotAlias(a)), relax))
@@ -237,6 +260,9 @@ pub enum SubjectError {
         /// The version given.
         given: String,
     },
+    /// A real detector at a version racefuzz does not know, or not installed here.
+    #[error(transparent)]
+    Real(#[from] crate::real::RealError),
     /// An external SUT that cannot be run as given.
     #[error(transparent)]
     External(#[from] crate::external::ConfigError),
@@ -297,7 +323,7 @@ fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
 /// The catalogue entry of an external detector (`--detector-cmd`): built by
 /// [`Subject::new`] from its command, never from mutant names.
 pub const EXTERNAL: SutEntry =
-    SutEntry { name: crate::sut_spec::EXTERNAL_DETECTOR, kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_| None, rules: &[] };
+    SutEntry { name: crate::sut_spec::EXTERNAL_DETECTOR, kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, _| None, rules: &[] };
 
 /// The oracles of the registry that judge a dynamic detector (what `--detector-cmd` applies to).
 pub fn detector_oracles() -> Vec<&'static str> {
@@ -307,7 +333,7 @@ pub fn detector_oracles() -> Vec<&'static str> {
 /// The catalogue entry of an external static analysis (`--analysis-cmd`): built by
 /// [`Subject::new`] from its command.
 pub const EXTERNAL_ANALYSIS: SutEntry =
-    SutEntry { name: crate::sut_spec::EXTERNAL_ANALYSIS, kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_| None, rules: &[] };
+    SutEntry { name: crate::sut_spec::EXTERNAL_ANALYSIS, kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_, _| None, rules: &[] };
 
 /// The oracles of the registry that judge a static analysis's reports (what
 /// `--analysis-cmd` applies to): not those that read its method summaries
@@ -355,10 +381,18 @@ impl Subject {
                     fitting: fitting(oracle).map(|e| e.name).collect::<Vec<_>>().join(", "),
                     known: SUTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
                 })?;
-                if let Some(version) = &name.version {
-                    return Err(SubjectError::NoVersions { sut: entry.name, given: version.clone() });
-                }
-                Ok(Subject { spec: spec.clone(), ..Subject::build(entry, mutant.as_deref())? })
+                let version = match crate::real::find(entry.name) {
+                    // A real detector runs only where it is installed: a missing one is an
+                    // error with its install line, never a skipped pass.
+                    Some(real) => {
+                        let v = real.version(name.version.as_deref())?;
+                        real.installed(v)?;
+                        v.name
+                    }
+                    None if name.version.is_some() => return Err(SubjectError::NoVersions { sut: entry.name, given: name.version.clone().unwrap_or_default() }),
+                    None => "",
+                };
+                Ok(Subject { spec: spec.clone(), ..Subject::build(entry, version, mutant.as_deref())? })
             }
             SutSpec::Detector(d) => {
                 if oracle.sut != SutKind::DynamicDetector {
@@ -404,7 +438,7 @@ impl Subject {
         let first = mutant.and_then(|m| m.split('+').next()).and_then(mutants::find);
         let owner = first.and_then(|m| fitting(oracle).find(|e| e.name == m.sut));
         let entry = *owner.or_else(|| fitting(oracle).next()).ok_or(SubjectError::NoSut { oracle: oracle.id, kind: oracle.sut, dialect: oracle.dialect })?;
-        Subject::build(entry, mutant)
+        Subject::build(entry, "", mutant)
     }
 
     /// The SUT named `name` (`racefuzz analyze`), with `mutant` applied; `None` if there is
@@ -413,10 +447,10 @@ impl Subject {
     /// # Errors
     /// [`SubjectError`] when the mutant is not one of that SUT's.
     pub fn named(name: &str, mutant: Option<&str>) -> Option<Result<Subject, SubjectError>> {
-        SUTS.iter().find(|e| e.name == name).map(|e| Subject::build(*e, mutant))
+        SUTS.iter().find(|e| e.name == name).map(|e| Subject::build(*e, "", mutant))
     }
 
-    fn build(entry: SutEntry, mutant: Option<&str>) -> Result<Subject, SubjectError> {
+    fn build(entry: SutEntry, version: &str, mutant: Option<&str>) -> Result<Subject, SubjectError> {
         let names: Vec<&str> = mutant.map(|m| m.split('+').collect()).unwrap_or_default();
         let unknown = || SubjectError::UnknownMutant {
             given: mutant.unwrap_or_default().to_string(),
@@ -426,7 +460,7 @@ impl Subject {
         if names.iter().any(|n| mutants::find(n).is_none_or(|m| m.sut != entry.name)) {
             return Err(unknown());
         }
-        let (implementation, relax) = (entry.build)(&names).ok_or_else(unknown)?;
+        let (implementation, relax) = (entry.build)(version, &names).ok_or_else(unknown)?;
         Ok(Subject { entry, implementation, relax, spec: SutSpec::Catalogued { sut: None, mutant: mutant.map(str::to_string) } })
     }
 
@@ -525,7 +559,7 @@ mod tests {
         }
         for m in MUTANTS.iter() {
             let entry = SUTS.iter().find(|e| e.name == m.sut).unwrap_or_else(|| panic!("{}: no SUT {}", m.name, m.sut));
-            assert!((entry.build)(&[m.name]).is_some(), "{}", m.name);
+            assert!((entry.build)("", &[m.name]).is_some(), "{}", m.name);
             let mut named: Vec<&str> = vec![];
             for (oracle, said) in m.predicted.named() {
                 let o = Registry::builtin().find(oracle).copied();

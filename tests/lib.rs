@@ -27,6 +27,7 @@ mod layers;
 mod oracles;
 mod picture;
 mod readme;
+mod real;
 mod regress;
 mod rules;
 mod score;

@@ -50,9 +50,9 @@ pub enum Tool {
     Ajv,
     /// Microsoft's SARIF multitool for this platform, from `tests/node`.
     SarifMultitool,
-    /// Valgrind (no test yet).
+    /// Valgrind, with the client-request headers the replay includes (Helgrind, DRD).
     Valgrind,
-    /// Clang (no test yet).
+    /// clang 19 with its ThreadSanitizer runtime (`tsan@clang-19`).
     Clang,
     /// Go (no test yet).
     Go,
@@ -107,8 +107,15 @@ pub const TOOLS: [Row; 11] = [
         install: "apt-get install npm && npm ci --prefix tests/node",
         usage: Usage::Tests,
     },
-    Row { tool: Tool::Valgrind, name: "valgrind", what: "Valgrind", probe: || runs("valgrind", &["--version"]), install: "apt-get install valgrind", usage: Usage::Later },
-    Row { tool: Tool::Clang, name: "clang", what: "Clang", probe: || runs("clang", &["--version"]), install: "apt-get install clang", usage: Usage::Later },
+    Row { tool: Tool::Valgrind, name: "valgrind", what: "Valgrind with its headers", probe: || real("helgrind", None), install: "apt-get install valgrind", usage: Usage::Tests },
+    Row {
+        tool: Tool::Clang,
+        name: "clang-19",
+        what: "clang 19 with its ThreadSanitizer runtime",
+        probe: || real("tsan", Some("clang-19")),
+        install: "apt-get install clang-19 libclang-rt-19-dev",
+        usage: Usage::Tests,
+    },
     Row { tool: Tool::Go, name: "go", what: "the Go toolchain", probe: || runs("go", &["version"]), install: "apt-get install golang-go", usage: Usage::Later },
     Row {
         tool: Tool::Miri,
@@ -119,6 +126,11 @@ pub const TOOLS: [Row; 11] = [
         usage: Usage::Later,
     },
 ];
+
+/// Whether the real detector `name` at `version` is installed, as `racefuzz detectors` says.
+fn real(name: &str, version: Option<&str>) -> bool {
+    racefuzz::real::find(name).and_then(|d| d.version(version).ok().map(|v| d.installed(v).is_ok())).unwrap_or(false)
+}
 
 /// `tests/node/node_modules`, where `npm ci --prefix tests/node` installs the validators.
 pub fn node_modules() -> PathBuf {

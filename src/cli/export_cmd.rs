@@ -1,10 +1,10 @@
 //! `racefuzz export c FILE`: one execution of a thread program as a C program that replays
-//! it under ThreadSanitizer (`crate::tsan::export`).
+//! it under ThreadSanitizer (`crate::replay::export`).
 
 use std::path::Path;
 
 use super::shared::{choose, emit, load, reproducer_text, thread_program, write_reproducer, BoundArgs, CliError, Exit};
-use crate::tsan::export::encode;
+use crate::replay::export::encode;
 
 /// Writes the C replay of the execution `schedule` names (default: the first racy one) to
 /// `out` or stdout; with `trace_arg`, only the trace argument the generic replay takes.

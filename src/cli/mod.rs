@@ -19,6 +19,7 @@ use shared::{BoundArgs, DetectorArgs, PictureArgs, EXIT_CODES};
 
 mod check_cmd;
 mod corpus_cmd;
+mod detectors_cmd;
 mod explore_cmd;
 mod export_cmd;
 pub mod fuzz_cmd;
@@ -339,6 +340,16 @@ enum Cmd {
         #[command(flatten)]
         bounds: BoundArgs,
     },
+    /// List the real detectors (ThreadSanitizer per compiler, Helgrind, DRD) with whether
+    /// each is installed here, its version, the pinned version, and the command that
+    /// installs it; with names, exit 2 unless each is installed.
+    Detectors {
+        /// Real detectors to check (`tsan@clang-19`, `helgrind`); default: list them all.
+        names: Vec<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the seeded bugs with their oracle and the spec's prediction.
     Mutants {
         /// Print JSON instead of text.
@@ -441,6 +452,7 @@ pub fn main() -> ExitCode {
         }
         Cmd::Races { trace, names, json } => trace_cmd::races(&trace, names.as_deref(), json),
         Cmd::Mutants { json } => check_cmd::list(json),
+        Cmd::Detectors { names, json } => detectors_cmd::run(&names, json),
         Cmd::Export { format: ExportFormat::C, file, schedule, output, trace_arg, bounds } => {
             export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
         }

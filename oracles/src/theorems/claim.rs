@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use super::detector::{location_differences, reported, reported_locations, DetectorFactory, DetectorFailure};
+use super::detector::{location_differences, reported, reported_locations, reported_pairs, DetectorFactory, DetectorFailure};
 use crate::machine::{Addr, Event, EventIdx};
 use crate::race::{first_race, Race};
 
@@ -27,11 +27,16 @@ pub enum Claim {
     NoFalseAlarm,
     /// Every racy location is reported.
     NoMissedRace,
+    /// Every pair of accesses a report names (the access that completed it and an earlier
+    /// one, [`DetectorReport::partners`](super::detector::DetectorReport)) is a data race of
+    /// the trace: the claim of a tool that names both accesses (ThreadSanitizer, Helgrind).
+    /// A report that names no earlier access is not held to it.
+    Pairs,
 }
 
 impl Claim {
     /// Every claim, in the order `--claim` lists them.
-    pub const ALL: [Claim; 5] = [Claim::Locations, Claim::Events, Claim::FirstRace, Claim::NoFalseAlarm, Claim::NoMissedRace];
+    pub const ALL: [Claim; 6] = [Claim::Locations, Claim::Events, Claim::FirstRace, Claim::NoFalseAlarm, Claim::NoMissedRace, Claim::Pairs];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
@@ -41,6 +46,7 @@ impl Claim {
             Claim::FirstRace => "first-race",
             Claim::NoFalseAlarm => "no-false-alarm",
             Claim::NoMissedRace => "no-missed-race",
+            Claim::Pairs => "pairs",
         }
     }
 
@@ -57,6 +63,7 @@ impl Claim {
             Claim::FirstRace => "first race of every trace",
             Claim::NoFalseAlarm => "no false alarm on any trace",
             Claim::NoMissedRace => "no missed racy location on any trace",
+            Claim::Pairs => "every reported pair of accesses is a race of the trace",
         }
     }
 
@@ -103,6 +110,14 @@ impl Claim {
                 }
                 if reports.contains(&None) {
                     out.push("FALSE ALARM at the end of the trace, where no event completes a race".into());
+                }
+            }
+            Claim::Pairs => {
+                let racing: BTreeSet<(EventIdx, EventIdx)> = races.iter().map(|r| (r.first, r.second)).collect();
+                for (at, partners) in reported_pairs(factory, trace)? {
+                    for p in partners.into_iter().filter(|p| !racing.contains(&(*p, at))) {
+                        out.push(format!("WRONG PAIR: the report at {} names {} as the earlier access, which does not race with it", event(at), event(p)));
+                    }
                 }
             }
             Claim::FirstRace => {
@@ -171,5 +186,42 @@ mod tests {
         assert!(check(Claim::NoFalseAlarm, &[]).is_empty());
         assert_eq!(check(Claim::NoMissedRace, &[]), vec!["MISSED racy location(s): x"]);
         assert_eq!(Claim::ALL.map(|c| Claim::parse(c.name())), Claim::ALL.map(Some));
+    }
+
+    /// Names event `partner` as the earlier access of each report.
+    struct Naming(Vec<u32>, u32);
+
+    impl DynamicDetector for Naming {
+        fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
+            if self.0.contains(&e.idx.0) {
+                Err(Reported)
+            } else {
+                Ok(())
+            }
+        }
+
+        fn name(&self) -> String {
+            "naming".into()
+        }
+
+        fn explain(&self, _: &[Event], at: EventIdx) -> crate::theorems::detector::DetectorReport {
+            crate::theorems::detector::DetectorReport { at, partners: vec![EventIdx(self.1)], reason: String::new(), locations: vec![] }
+        }
+    }
+
+    #[test]
+    fn the_pairs_claim_holds_each_named_pair_to_a_race() {
+        // Write, then the same thread's write (ordered), then another thread's write:
+        // events 0 and 1 race with 2; 0 and 1 do not race.
+        let x = Addr::Field(ObjId(0), FieldId(0));
+        let trace: Vec<Event> = [0, 0, 1].iter().enumerate().map(|(i, &t)| Event::plain(EventIdx(i as u32), ThreadId(t), 1, EventKind::Access(AccessKind::Write, x))).collect();
+        let races = data_races(&trace);
+        let pairs = |at: Vec<u32>, partner: u32| {
+            let factory = move || Box::new(Naming(at.clone(), partner)) as Box<dyn DynamicDetector>;
+            Claim::Pairs.mismatches(&factory, &trace, &races, &|_| "x".into(), &|i| format!("e{}", i.0)).unwrap()
+        };
+        assert!(pairs(vec![2], 0).is_empty());
+        assert!(pairs(vec![2], 1).is_empty());
+        assert_eq!(pairs(vec![1], 0), vec!["WRONG PAIR: the report at e1 names e0 as the earlier access, which does not race with it"]);
     }
 }

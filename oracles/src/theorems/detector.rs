@@ -260,6 +260,28 @@ pub fn reported<'a>(factory: &dyn DetectorFactory, trace: impl IntoIterator<Item
     Ok(out)
 }
 
+/// Runs a fresh detector over `trace`: each event it reports with the earlier events its
+/// explanation names ([`DetectorReport::partners`]), asked at once for a streaming detector
+/// (its state then is the report's) and after the run for a whole-trace one. A report at the
+/// end of the trace names no event and is left out.
+///
+/// # Errors
+/// A [`DetectorFailure`] when a whole-trace detector gave no answer.
+pub fn reported_pairs(factory: &dyn DetectorFactory, trace: &[Event]) -> Result<Vec<(EventIdx, Vec<EventIdx>)>, DetectorFailure> {
+    let mut d = factory.fresh();
+    if d.whole_trace() {
+        let at: Vec<EventIdx> = d.on_trace(trace)?.into_iter().flatten().collect();
+        return Ok(at.into_iter().map(|i| (i, d.explain(trace, i).partners)).collect());
+    }
+    let mut out = vec![];
+    for (i, e) in trace.iter().enumerate() {
+        if d.on_event(e).is_err() {
+            out.push((e.idx, d.explain(&trace[..=i], e.idx).partners));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,7 +95,8 @@ pub struct DetectorArgs {
     /// What the detector claims about every trace: exactly the racy `locations`
     /// (FastTrack's claim), exactly the racy `events` (each access that completes a race),
     /// the `first-race` (its first report), `no-false-alarm` or `no-missed-race` (the
-    /// halves of the locations claim).
+    /// halves of the locations claim), or `pairs` (each pair of accesses a report names is
+    /// a race of the trace).
     #[arg(long, requires = "detector_cmd", default_value = "locations", value_parser = clap::builder::PossibleValuesParser::new(race_oracles::theorems::Claim::ALL.map(race_oracles::theorems::Claim::name)))]
     pub claim: String,
 }

@@ -1,5 +1,5 @@
 //! One execution of a thread program as a C program that replays it under ThreadSanitizer
-//! (`crate::tsan::export`): `export c` prints it, `check --reproducer` writes it beside a
+//! (`crate::replay::export`): `export c` prints it, `check --reproducer` writes it beside a
 //! failing check's witness.
 
 use std::collections::BTreeSet;
@@ -12,7 +12,7 @@ use race_oracles::race::data_races;
 
 use super::traces::{each_trace, Which, DIALECTS};
 use super::{BoundArgs, CliError};
-use crate::tsan::export::reproducer;
+use crate::replay::export::reproducer;
 
 /// The execution exported: its schedule, events, their descriptions and the racing ones.
 pub struct Chosen {

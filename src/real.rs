@@ -1,0 +1,251 @@
+//! The real detectors people run, as racefuzz knows them: each by name and version
+//! (`tsan@gcc-12`, `helgrind`), with how to tell whether it is installed here and which
+//! version it is, the one command that installs it, and the version CI pins.
+//! `racefuzz detectors` prints this table; `suts::Subject::new` refuses a detector that is
+//! not installed with that command (exit 2), so a missing tool is never a skipped pass.
+//!
+//! Adding a real detector is a row of [`DETECTORS`] (its versions, each with a pin and an
+//! install line), its tool (a `replay::ReplayTool` for one that runs the C replay), and one
+//! entry in `suts::SUTS`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+/// How a real detector is checked for on this machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Probe {
+    /// A C compiler (the version's `program`) that builds, links and runs a program with
+    /// `-fsanitize=thread`; the compiler's version.
+    Tsan,
+    /// `valgrind` with the client-request headers the replay includes (`valgrind/helgrind.h`
+    /// and `valgrind/drd.h`) for the C compiler of `$CC`; Valgrind's version.
+    Valgrind,
+}
+
+/// One version of a real detector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Version {
+    /// What follows `@` in its SUT name (`gcc-12`); empty for the unversioned name.
+    pub name: &'static str,
+    /// The program it runs (`gcc-12`, `valgrind`); `$CC` for the compiler of that variable
+    /// (default `cc`).
+    pub program: &'static str,
+    /// The version CI runs and the tables in the book were measured with (Debian 12's).
+    pub pin: &'static str,
+    /// The one command that installs it (Debian's packages).
+    pub install: &'static str,
+}
+
+/// A real detector: a tool people run, which racefuzz judges as a SUT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RealDetector {
+    /// Its SUT name (`tsan`).
+    pub name: &'static str,
+    /// What it is, in a few words.
+    pub what: &'static str,
+    /// Its versions; the first, unversioned when its name is empty, is what the bare name
+    /// runs.
+    pub versions: &'static [Version],
+    /// How to check for it.
+    pub probe: Probe,
+}
+
+/// ThreadSanitizer: gcc's (v2 runtime in gcc 11 and 12) and clang's (v3 from clang 14).
+const TSAN: &[Version] = &[
+    Version { name: "", program: "$CC", pin: "12.2.0", install: "apt-get install gcc" },
+    Version { name: "gcc-11", program: "gcc-11", pin: "11.3.0", install: "apt-get install gcc-11" },
+    Version { name: "gcc-12", program: "gcc-12", pin: "12.2.0", install: "apt-get install gcc-12" },
+    Version { name: "clang-13", program: "clang-13", pin: "13.0.1", install: "apt-get install clang-13" },
+    Version { name: "clang-14", program: "clang-14", pin: "14.0.6", install: "apt-get install clang-14 libclang-rt-14-dev" },
+    Version { name: "clang-15", program: "clang-15", pin: "15.0.6", install: "apt-get install clang-15" },
+    Version { name: "clang-16", program: "clang-16", pin: "16.0.6", install: "apt-get install clang-16 libclang-rt-16-dev" },
+    Version { name: "clang-19", program: "clang-19", pin: "19.1.7", install: "apt-get install clang-19 libclang-rt-19-dev" },
+];
+
+/// Valgrind 3.19 (Debian 12), for Helgrind and DRD.
+const VALGRIND: &[Version] = &[Version { name: "", program: "valgrind", pin: "3.19.0", install: "apt-get install valgrind" }];
+
+/// Every real detector racefuzz runs, by name.
+pub const DETECTORS: &[RealDetector] = &[
+    RealDetector { name: "drd", what: "Valgrind's DRD, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
+    RealDetector { name: "helgrind", what: "Valgrind's Helgrind, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
+    RealDetector { name: "tsan", what: "ThreadSanitizer (-fsanitize=thread), over the C replay", versions: TSAN, probe: Probe::Tsan },
+];
+
+/// Why a real detector cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RealError {
+    /// A version racefuzz does not know.
+    #[error("{sut} has no version `{given}` (its versions: {known})")]
+    UnknownVersion {
+        /// The detector.
+        sut: &'static str,
+        /// The version given.
+        given: String,
+        /// Its versions.
+        known: String,
+    },
+    /// Not installed here, or installed but broken.
+    #[error("{sut} is not installed here: {why}; install it with `{install}`")]
+    NotInstalled {
+        /// The SUT name with its version.
+        sut: String,
+        /// What the probe found.
+        why: String,
+        /// The command that installs it.
+        install: &'static str,
+    },
+}
+
+/// The detector named `name`, if it is a real one.
+pub fn find(name: &str) -> Option<&'static RealDetector> {
+    DETECTORS.iter().find(|d| d.name == name)
+}
+
+impl RealDetector {
+    /// The version `given` (`None`: the bare name's).
+    ///
+    /// # Errors
+    /// [`RealError::UnknownVersion`].
+    pub fn version(&self, given: Option<&str>) -> Result<&'static Version, RealError> {
+        let given = given.unwrap_or("");
+        self.versions.iter().find(|v| v.name == given).ok_or_else(|| RealError::UnknownVersion {
+            sut: self.name,
+            given: given.into(),
+            known: self.versions.iter().filter(|v| !v.name.is_empty()).map(|v| v.name).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Its SUT name at `v` (`tsan@gcc-12`, `helgrind`).
+    pub fn sut_name(&self, v: &Version) -> String {
+        if v.name.is_empty() {
+            self.name.into()
+        } else {
+            format!("{}@{}", self.name, v.name)
+        }
+    }
+
+    /// The installed version at `v`, once per process and version (a probe compiles and
+    /// runs a program).
+    ///
+    /// # Errors
+    /// [`RealError::NotInstalled`], with what the probe found and the install command.
+    pub fn installed(&self, v: &'static Version) -> Result<String, RealError> {
+        static SEEN: OnceLock<Mutex<Probed>> = OnceLock::new();
+        let program = program(v);
+        let key = (self.probe, program.clone());
+        let cached = SEEN.get_or_init(Default::default).lock().ok().and_then(|m| m.get(&key).cloned());
+        let found = cached.unwrap_or_else(|| {
+            let found = match self.probe {
+                Probe::Tsan => probe_tsan(&program),
+                Probe::Valgrind => probe_valgrind(),
+            };
+            if let Ok(mut m) = SEEN.get_or_init(Default::default).lock() {
+                m.insert(key, found.clone());
+            }
+            found
+        });
+        found.map_err(|why| RealError::NotInstalled { sut: self.sut_name(v), why, install: v.install })
+    }
+}
+
+/// What each probe found, by probe and program: a version, or why not.
+type Probed = BTreeMap<(Probe, String), Result<String, String>>;
+
+/// The program a version runs, with `$CC` read.
+pub fn program(v: &Version) -> String {
+    match v.program {
+        "$CC" => std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into()),
+        p => p.into(),
+    }
+}
+
+/// Runs `program` with `args`: its standard output, or why not.
+fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, String> {
+    let mut c = Command::new(program);
+    c.args(args).stdin(Stdio::null());
+    if let Some(d) = dir {
+        c.current_dir(d);
+    }
+    let out = c.output().map_err(|e| format!("`{program}` cannot run ({e})"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("`{program} {}` failed: {}", args.join(" "), err.lines().next().unwrap_or("").trim()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A scratch folder for a probe, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(what: &str) -> Result<Scratch, String> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("racefuzz-probe-{what}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `cc`'s version, if it builds, links and runs a ThreadSanitizer program (a runtime that
+/// links but cannot start, as an old libtsan on a newer kernel's memory layout, fails here).
+fn probe_tsan(cc: &str) -> Result<String, String> {
+    let version = output(cc, &["-dumpfullversion"], None).or_else(|_| output(cc, &["-dumpversion"], None))?;
+    let scratch = Scratch::new("tsan")?;
+    std::fs::write(scratch.0.join("probe.c"), "int main(void) { return 0; }\n").map_err(|e| e.to_string())?;
+    output(cc, &["-fsanitize=thread", "-pthread", "probe.c", "-o", "probe"], Some(&scratch.0)).map_err(|e| format!("no ThreadSanitizer: {e}"))?;
+    output("./probe", &[], Some(&scratch.0)).map_err(|e| format!("its ThreadSanitizer does not run: {e}"))?;
+    Ok(version)
+}
+
+/// Valgrind's version, if its client-request headers build with `$CC`.
+fn probe_valgrind() -> Result<String, String> {
+    let version = output("valgrind", &["--version"], None)?;
+    let scratch = Scratch::new("valgrind")?;
+    let c = "#include <valgrind/helgrind.h>\n#include <valgrind/valgrind.h>\nint main(void) { return RUNNING_ON_VALGRIND; }\n";
+    std::fs::write(scratch.0.join("probe.c"), c).map_err(|e| e.to_string())?;
+    let cc = program(&Version { name: "", program: "$CC", pin: "", install: "" });
+    output(&cc, &["-c", "probe.c", "-o", "probe.o"], Some(&scratch.0)).map_err(|e| format!("no Valgrind headers for `{cc}`: {e}"))?;
+    Ok(version.trim_start_matches("valgrind-").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_named_once_and_sorted_by_detector() {
+        let names: Vec<&str> = DETECTORS.iter().map(|d| d.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(names, sorted);
+        for d in DETECTORS {
+            assert!(d.version(None).is_ok(), "{}: the bare name runs a version", d.name);
+            assert!(d.versions.iter().all(|v| !v.install.is_empty() && !v.pin.is_empty()), "{}: every version has a pin and an install line", d.name);
+        }
+        let tsan = find("tsan").unwrap();
+        assert_eq!(tsan.sut_name(tsan.version(Some("gcc-12")).unwrap()), "tsan@gcc-12");
+        assert_eq!(
+            tsan.version(Some("gcc-99")).unwrap_err().to_string(),
+            "tsan has no version `gcc-99` (its versions: gcc-11, gcc-12, clang-13, clang-14, clang-15, clang-16, clang-19)"
+        );
+    }
+
+    #[test]
+    fn a_missing_program_is_not_installed_with_its_install_line() {
+        static V: Version = Version { name: "gcc-0", program: "racefuzz-no-such-compiler", pin: "0", install: "apt-get install nothing" };
+        let err = find("tsan").unwrap().installed(&V).unwrap_err().to_string();
+        assert!(err.starts_with("tsan@gcc-0 is not installed here: `racefuzz-no-such-compiler` cannot run"), "{err}");
+        assert!(err.ends_with("install it with `apt-get install nothing`"), "{err}");
+    }
+}

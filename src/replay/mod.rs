@@ -1,0 +1,209 @@
+//! Real detectors that run a trace as a native program: each trace of a `.race` program is
+//! replayed by a C program ([`export`]), compiled once per program ([`run::compile`]) and
+//! run once per trace under the tool ([`ReplayTool`]: ThreadSanitizer, Helgrind, DRD),
+//! whose reports are read back as events of the trace ([`run::reported_events`]).
+//!
+//! Replaying events rather than translating statements keeps the replay faithful by
+//! construction: values, calls and nondeterministic choices are already resolved in the
+//! trace, so no second semantics of the language has to agree with the machine's. The
+//! threads take turns on a counter that each tool is kept from seeing as synchronization
+//! (a relaxed atomic for ThreadSanitizer; for Valgrind's tools, which do not model C11
+//! atomics, a variable hidden by their client requests), so the happens-before the tool
+//! sees is exactly the trace's: locks, fork, join, and each thread's program order.
+
+pub mod export;
+pub mod run;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use race_oracles::lang::Program;
+use race_oracles::machine::{Event, EventIdx};
+use race_oracles::theorems::detector::{DetectorFailure, DetectorReport};
+use race_oracles::theorems::{Claim, DetectorFactory, DynamicDetector, Reported};
+
+pub use run::{Access, Output, Report, ReportedPair, ToolThread};
+
+/// How long one replay may run.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a replay gave no answer: the oracles make it a finding (`DETECTOR FAILED`), never a
+/// pass.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// The C compiler failed, or could not start.
+    #[error("`{cc}` failed {message}")]
+    Compile {
+        /// The compiler and its flags.
+        cc: String,
+        /// Its message.
+        message: String,
+    },
+    /// The replay (or the tool around it) could not start, failed, crashed or timed out.
+    #[error("{0}")]
+    Run(String),
+    /// What the tool printed does not parse.
+    #[error("{0}")]
+    Parse(String),
+    /// A report names an access that is no event of the trace.
+    #[error("the tool reported an access that is no event of the trace: {0}")]
+    NoEvent(String),
+    /// A scratch file or folder.
+    #[error("{0}: {1}")]
+    Io(String, String),
+    /// The trace has no C form.
+    #[error(transparent)]
+    Export(#[from] export::ExportError),
+    /// A detector used before it was given its program.
+    #[error("racefuzz internal bug: {0} ran without its program (for_program was not called)")]
+    NoProgram(String),
+}
+
+/// A tool that runs a program's C replay and reports races in it.
+pub trait ReplayTool: fmt::Debug + Send + Sync + 'static {
+    /// A short name for messages (`ThreadSanitizer (gcc-12)`).
+    fn name(&self) -> String;
+
+    /// The C compiler and its flags (all but `-o OUT SOURCE`).
+    fn compiler(&self) -> (String, Vec<&'static str>);
+
+    /// The command that runs `binary` on the trace argument `arg`.
+    fn command(&self, binary: &Path, arg: &str) -> Command;
+
+    /// The race reports of one run.
+    ///
+    /// # Errors
+    /// [`ReplayError::Parse`] when its output does not parse.
+    fn reports(&self, out: &Output) -> Result<Vec<Report>, ReplayError>;
+
+    /// What the tool claims about every trace (the claim `fasttrack-precise` holds it to).
+    fn claim(&self) -> Claim {
+        Claim::Locations
+    }
+}
+
+/// One trace through a tool: the replay compiled, run and read.
+///
+/// # Errors
+/// A [`ReplayError`].
+pub fn replay<T: ReplayTool + ?Sized>(tool: &T, binary: &Path, trace: &[Event], timeout: Duration) -> Result<Vec<ReportedPair>, ReplayError> {
+    let arg = export::encode(trace)?;
+    let out = run::run(tool.command(binary, &arg), timeout)?;
+    run::reported_events(trace, &out.objects, &tool.reports(&out)?)
+}
+
+/// A tool as a detector factory: per program, its replay compiled once, into a scratch
+/// folder of its own that goes when the factory does.
+#[derive(Debug)]
+pub struct ReplayFactory {
+    tool: Arc<dyn ReplayTool>,
+    dir: PathBuf,
+    timeout: Duration,
+}
+
+impl ReplayFactory {
+    /// A factory for `tool`, compiling into a fresh scratch folder under the system's
+    /// temporary directory; each replay may run for [`TIMEOUT`].
+    pub fn new(tool: Arc<dyn ReplayTool>) -> ReplayFactory {
+        ReplayFactory::with_timeout(tool, TIMEOUT)
+    }
+
+    /// As [`ReplayFactory::new`], each replay killed after `timeout` (a hung tool is a
+    /// failure of its own, never a pass).
+    pub fn with_timeout(tool: Arc<dyn ReplayTool>, timeout: Duration) -> ReplayFactory {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("racefuzz-replay-{}-{n}", std::process::id()));
+        ReplayFactory { tool, dir, timeout }
+    }
+
+    /// The compiled replay of `p`.
+    ///
+    /// # Errors
+    /// [`ReplayError::Compile`], [`ReplayError::Io`].
+    pub fn compile(&self, p: &Program) -> Result<PathBuf, ReplayError> {
+        let c = export::c_program(p, "", "a generated program", None);
+        let (cc, flags) = self.tool.compiler();
+        run::compile(&c, &cc, &flags, &self.dir)
+    }
+}
+
+impl Drop for ReplayFactory {
+    fn drop(&mut self) {
+        // Compiled replays are a cache for this run only.
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl DetectorFactory for ReplayFactory {
+    fn fresh(&self) -> Box<dyn DynamicDetector> {
+        Box::new(Replay { tool: self.tool.clone(), binary: Err(ReplayError::NoProgram(self.tool.name())), timeout: self.timeout, reports: BTreeMap::new() })
+    }
+
+    fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
+        Box::new(Compiled { tool: self.tool.clone(), binary: self.compile(p), timeout: self.timeout })
+    }
+
+    fn claim(&self) -> Claim {
+        self.tool.claim()
+    }
+}
+
+/// The replay of one program: its binary, or why it could not be built.
+struct Compiled {
+    tool: Arc<dyn ReplayTool>,
+    binary: Result<PathBuf, ReplayError>,
+    timeout: Duration,
+}
+
+impl DetectorFactory for Compiled {
+    fn fresh(&self) -> Box<dyn DynamicDetector> {
+        Box::new(Replay { tool: self.tool.clone(), binary: self.binary.clone(), timeout: self.timeout, reports: BTreeMap::new() })
+    }
+
+    fn claim(&self) -> Claim {
+        self.tool.claim()
+    }
+}
+
+/// One trace through the tool; remembers each reported event's partner for
+/// [`DynamicDetector::explain`] (the pairs claim).
+struct Replay {
+    tool: Arc<dyn ReplayTool>,
+    binary: Result<PathBuf, ReplayError>,
+    timeout: Duration,
+    reports: BTreeMap<EventIdx, Option<EventIdx>>,
+}
+
+impl DynamicDetector for Replay {
+    fn on_event(&mut self, _: &Event) -> Result<(), Reported> {
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        self.tool.name()
+    }
+
+    fn whole_trace(&self) -> bool {
+        true
+    }
+
+    fn on_trace(&mut self, trace: &[Event]) -> Result<Vec<Option<EventIdx>>, DetectorFailure> {
+        let binary = self.binary.as_ref().map_err(|e| DetectorFailure(e.to_string()))?;
+        let pairs = replay(self.tool.as_ref(), binary, trace, self.timeout).map_err(|e| DetectorFailure(e.to_string()))?;
+        for p in &pairs {
+            self.reports.entry(p.at).or_insert(p.partner);
+        }
+        Ok(pairs.iter().map(|p| Some(p.at)).collect())
+    }
+
+    fn explain(&self, _: &[Event], at: EventIdx) -> DetectorReport {
+        let partners: Vec<EventIdx> = self.reports.get(&at).copied().flatten().into_iter().collect();
+        let with = partners.first().map_or(String::new(), |p| format!(" with event {}", p.0));
+        DetectorReport { at, partners, reason: format!("{} reported event {}{with}", self.tool.name(), at.0), locations: vec![] }
+    }
+}

@@ -1,0 +1,169 @@
+//! Compiling a program's replay once and running it on each trace under a tool, and reading
+//! the races the tool reports back as events of the trace: what every [`super::ReplayTool`]
+//! shares. A tool says how to compile, how to run and how to read its reports; the object
+//! lines the replay prints, the thread numbering and the mapping to events are the same
+//! for all of them.
+
+use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use race_oracles::lang::AccessKind;
+use race_oracles::machine::{Addr, Event, EventIdx, EventKind};
+
+use super::export::creation_order;
+use super::ReplayError;
+
+/// The thread of a reported access, numbered as the replay creates them
+/// ([`creation_order`]): `None` is `main`, `Some(0)` the first thread it creates. Each tool
+/// numbers threads from its own base (ThreadSanitizer's `T1`, Helgrind's `#2` and DRD's `2`
+/// are `Some(0)`); its parser subtracts it.
+pub type ToolThread = Option<u32>;
+
+/// One access of a report: read or write, the address, the thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Read or write.
+    pub kind: AccessKind,
+    /// The address.
+    pub addr: u64,
+    /// The thread.
+    pub thread: ToolThread,
+}
+
+/// A data race report: the access that completed it and the earlier one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The later access.
+    pub current: Access,
+    /// The earlier access, when the tool names it (ThreadSanitizer may have forgotten it;
+    /// DRD names only the other thread's segment).
+    pub previous: Option<Access>,
+}
+
+/// A report as events of the trace: the event of its later access, and of its earlier one
+/// when the tool names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportedPair {
+    /// The event that completed the race.
+    pub at: EventIdx,
+    /// The earlier access's event, if the tool named the access.
+    pub partner: Option<EventIdx>,
+}
+
+/// Compiles `c` with `cc` and `flags` into `dir` (created), once per text and flags: a
+/// binary already there for the same key is reused.
+///
+/// # Errors
+/// [`ReplayError::Compile`] with the compiler's message; [`ReplayError::Io`].
+pub fn compile(c: &str, cc: &str, flags: &[&str], dir: &Path) -> Result<PathBuf, ReplayError> {
+    let key = race_oracles::fingerprint::of(&format!("{cc} {}\n{c}", flags.join(" ")));
+    let binary = dir.join(format!("{key:032x}"));
+    if binary.exists() {
+        return Ok(binary);
+    }
+    let io = |what: &str, p: &Path| {
+        let what = format!("{what} {}", p.display());
+        move |e: std::io::Error| ReplayError::Io(what, e.to_string())
+    };
+    std::fs::create_dir_all(dir).map_err(io("cannot create", dir))?;
+    // Jobs may compile the same text at once: each writes files of its own, and the
+    // binary appears by a rename, complete, so a concurrent run never sees half a binary.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let source = dir.join(format!("{key:032x}-{n}.c"));
+    std::fs::write(&source, c).map_err(io("cannot write", &source))?;
+    let partial = dir.join(format!("{key:032x}-{n}.partial"));
+    let out =
+        Command::new(cc).args(flags).arg("-o").arg(&partial).arg(&source).output().map_err(|e| ReplayError::Compile { cc: cc.into(), message: format!("cannot run it: {e}") })?;
+    if !out.status.success() {
+        let message = format!("on {}: {}", source.display(), String::from_utf8_lossy(&out.stderr).trim());
+        return Err(ReplayError::Compile { cc: format!("{cc} {}", flags.join(" ")), message });
+    }
+    std::fs::rename(&partial, &binary).map_err(io("cannot move", &partial))?;
+    Ok(binary)
+}
+
+/// What one run printed: its standard output and error, and each object's base address
+/// and cells (the replay's `racefuzz-object` lines).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Object number → (base address, cells).
+    pub objects: BTreeMap<u64, (u64, u64)>,
+}
+
+/// Runs `command` (the replay, or a tool around it) in a process group of its own, killed
+/// with everything it started after `timeout`.
+///
+/// # Errors
+/// [`ReplayError::Run`]: it cannot start, fails, or outlives the timeout; an object line
+/// that does not parse.
+pub fn run(mut command: Command, timeout: Duration) -> Result<Output, ReplayError> {
+    let child = command
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| ReplayError::Run(format!("cannot start {command:?}: {e}")))?;
+    let (status, out, err) = crate::external::wait_with_timeout(child, timeout).map_err(|f| ReplayError::Run(format!("the replay: {f}")))?;
+    let (stdout, stderr) = (String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned());
+    if !status.success() {
+        return Err(ReplayError::Run(format!("the replay exited with {status}: {}", stderr.trim())));
+    }
+    Ok(Output { objects: objects(&stdout)?, stdout, stderr })
+}
+
+/// The replay's `racefuzz-object N BASE CELLS` lines.
+///
+/// # Errors
+/// [`ReplayError::Parse`] on a line that starts so but does not parse.
+pub fn objects(out: &str) -> Result<BTreeMap<u64, (u64, u64)>, ReplayError> {
+    let mut objects = BTreeMap::new();
+    for l in out.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if let ["racefuzz-object", o, base, cells] = w[..] {
+            let bad = || ReplayError::Parse(format!("bad object line `{l}`"));
+            let base = u64::from_str_radix(base.trim_start_matches("0x"), 16).map_err(|_| bad())?;
+            objects.insert(o.parse().map_err(|_| bad())?, (base, cells.parse().map_err(|_| bad())?));
+        }
+    }
+    Ok(objects)
+}
+
+/// Each report as events of `trace`, in report order. The later access is the first event
+/// of that thread, kind and cell after an event matching the earlier access (or the first
+/// such event when the earlier one is unknown); the earlier access is the last matching
+/// event before it.
+///
+/// # Errors
+/// [`ReplayError::NoEvent`]: a report that names no event of the trace.
+pub fn reported_events(trace: &[Event], objects: &BTreeMap<u64, (u64, u64)>, reports: &[Report]) -> Result<Vec<ReportedPair>, ReplayError> {
+    let order = creation_order(trace);
+    let cell_of = |a: u64| objects.iter().find(|(_, (base, cells))| a >= *base && a < base + 8 * (cells + 1)).map(|(o, (base, _))| (*o, (a - base) / 8));
+    let matches = |e: &Event, x: &Access| {
+        let EventKind::Access(k, addr) = e.kind else { return false };
+        let at = match addr {
+            Addr::Field(o, f) => (u64::from(o.0), u64::from(f.0)),
+            Addr::Index(o, i) => (u64::from(o.0), u64::try_from(i).unwrap_or(u64::MAX)),
+        };
+        let thread = x.thread.and_then(|t| order.get(t as usize));
+        k == x.kind && Some(at) == cell_of(x.addr) && thread == Some(&e.thread)
+    };
+    reports
+        .iter()
+        .map(|r| {
+            let after = r.previous.and_then(|p| trace.iter().position(|e| matches(e, &p))).unwrap_or(0);
+            let found = trace.iter().skip(after).position(|e| matches(e, &r.current)).map(|p| p + after).or_else(|| trace.iter().position(|e| matches(e, &r.current)));
+            let at = found.ok_or_else(|| ReplayError::NoEvent(format!("{r:?}")))?;
+            let partner = r.previous.and_then(|p| trace[..at].iter().rev().find(|e| matches(e, &p))).map(|e| e.idx);
+            Ok(ReportedPair { at: trace[at].idx, partner })
+        })
+        .collect()
+}

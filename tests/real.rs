@@ -1,0 +1,152 @@
+//! The real detectors (`racefuzz::real`): the table `racefuzz detectors` prints, a missing
+//! detector refused with its install command (exit 2), a detector that crashes, hangs or
+//! prints nonsense made a finding (never a pass), and Helgrind, DRD and ThreadSanitizer
+//! under each installed compiler agreeing with the ground truth on the racy locations of
+//! every trace of generated programs. The runs need Valgrind and clang (`needs!`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use race_oracles::theorems::{Budget, Registry, Sut, Verdict};
+use racefuzz::replay::{Output, ReplayError, ReplayFactory, ReplayTool, Report};
+use racefuzz::score::{score, Corpus};
+use racefuzz::sut_spec::SutSpec;
+use racefuzz::suts::Subject;
+
+use super::cli::racefuzz;
+
+fn walkthrough() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race").to_string_lossy().into_owned()
+}
+
+/// `racefuzz` with extra environment variables: exit code, stdout, stderr.
+fn racefuzz_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(args).envs(env.iter().copied()).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn detectors_lists_every_version_with_its_pin_and_install_line() {
+    let (code, out, err) = racefuzz(&["detectors", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let versions: usize = racefuzz::real::DETECTORS.iter().map(|d| d.versions.len()).sum();
+    assert_eq!(rows.len(), versions);
+    for r in &rows {
+        assert!(r["pin"].as_str().is_some_and(|p| !p.is_empty()) && r["install"].as_str().is_some_and(|i| i.starts_with("apt-get install ")), "{r}");
+        // Installed (with a version) or not (with why), never neither.
+        assert!(r["version"].is_string() != r["missing"].is_string(), "{r}");
+    }
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["sut"].as_str()).collect();
+    for n in ["drd", "helgrind", "tsan", "tsan@gcc-11", "tsan@gcc-12", "tsan@clang-14", "tsan@clang-19"] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    let (code, _, err) = racefuzz(&["detectors", "tsan@gcc-99"]);
+    assert_eq!((code, err.trim()), (2, "error: tsan has no version `gcc-99` (its versions: gcc-11, gcc-12, clang-13, clang-14, clang-15, clang-16, clang-19)"));
+}
+
+#[test]
+fn a_missing_detector_is_exit_2_with_its_install_command_never_a_pass() {
+    let file = walkthrough();
+    // ThreadSanitizer through a compiler that is not there.
+    let (code, out, err) = racefuzz_env(&["check", "fasttrack-precise", &file, "--sut", "tsan"], &[("CC", "racefuzz-no-such-cc")]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("tsan is not installed here: `racefuzz-no-such-cc` cannot run") && err.contains("install it with `apt-get install gcc`"), "{err}");
+    // Valgrind's tools on a PATH without valgrind.
+    let empty = std::env::temp_dir().join(format!("racefuzz-empty-path-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    for tool in ["helgrind", "drd"] {
+        let (code, out, err) = racefuzz_env(&["check", "fasttrack-precise", &file, "--sut", tool], &[("PATH", empty.to_str().unwrap())]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(err.contains(&format!("{tool} is not installed here: `valgrind` cannot run")) && err.contains("install it with `apt-get install valgrind`"), "{err}");
+        let (code, _, err) = racefuzz_env(&["detectors", tool], &[("PATH", empty.to_str().unwrap())]);
+        assert_eq!(code, 2, "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// A replay tool that misbehaves in one way: its command line, run in place of the replay.
+#[derive(Debug)]
+struct Broken(&'static str);
+
+impl ReplayTool for Broken {
+    fn name(&self) -> String {
+        format!("broken ({})", self.0)
+    }
+
+    fn compiler(&self) -> (String, Vec<&'static str>) {
+        (std::env::var("CC").unwrap_or_else(|_| "cc".into()), vec!["-std=c11", "-pthread"])
+    }
+
+    fn command(&self, _: &Path, _: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.args(["-c", self.0]);
+        c
+    }
+
+    fn reports(&self, out: &Output) -> Result<Vec<Report>, ReplayError> {
+        if out.stdout.contains("nonsense") {
+            return Err(ReplayError::Parse(format!("cannot read `{}`", out.stdout.trim())));
+        }
+        racefuzz::tsan::parse(&out.stderr)
+    }
+}
+
+#[test]
+fn a_detector_that_crashes_hangs_or_prints_nonsense_is_a_finding_never_a_pass() {
+    let o = *Registry::builtin().find("fasttrack-precise").unwrap();
+    let p = race_oracles::lang::parse(&std::fs::read_to_string(walkthrough()).unwrap()).unwrap();
+    let cases = [
+        ("kill -SEGV $$", "the replay exited with signal: 11"),
+        ("sleep 30", "no answer within 0.3s (killed)"),
+        ("echo nonsense", "cannot read `nonsense`"),
+        ("exit 3", "the replay exited with exit status: 3"),
+    ];
+    for (command, says) in cases {
+        let factory = ReplayFactory::with_timeout(Arc::new(Broken(command)), Duration::from_millis(300));
+        let budget = Budget { explore: racefuzz::suts::campaign_bounds(), relax: Default::default() };
+        let r = o.check(&p, &Sut::Detector(&factory), &budget);
+        assert_eq!(r.verdict, Verdict::Fail, "{command}: {r:?}");
+        let text = format!("{r:?}");
+        assert!(text.contains("DETECTOR FAILED") && text.contains(says), "{command}: {text}");
+    }
+}
+
+/// The scorecard of `sut` on `programs` generated programs (one trace per class): no
+/// failed trace, no false positive or negative, and enough races to mean something.
+fn agrees_on_generated_programs(sut: &str, programs: u64) {
+    let o = *Registry::builtin().find("fasttrack-precise").unwrap();
+    let subject = Subject::new(&o, &SutSpec::catalogued(Some(sut), None).unwrap()).unwrap();
+    let card = score(&|| subject.sut(), subject.relax(), Corpus { programs, seed: 5, classes: true }, 2, &|| {}).unwrap();
+    assert_eq!(card.failed_traces, 0, "{sut}: {card}");
+    assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{sut}: {card}");
+    assert!(card.location.tp >= programs && card.program.tp >= programs / 4, "{sut}: too few races to mean anything: {card}");
+}
+
+#[test]
+fn helgrind_and_drd_report_exactly_the_racy_locations_of_every_class() {
+    needs!(Valgrind);
+    agrees_on_generated_programs("helgrind", 8);
+    agrees_on_generated_programs("drd", 8);
+    // Through the command line too, naming the tool.
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise", &walkthrough(), "--sut", "helgrind"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("with Helgrind: PASS") && out.contains("10 trace(s), 10 racy; racy locations: o.g"), "{out}");
+}
+
+#[test]
+fn tsan_under_clang_reports_exactly_the_racy_locations_of_every_class() {
+    needs!(Clang);
+    agrees_on_generated_programs("tsan@clang-19", 20);
+}
+
+/// Compiled replays and probes go to the system's temporary directory, never the tree.
+#[test]
+fn real_detectors_leave_the_source_tree_clean() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let before = std::fs::read_dir(&root).unwrap().count();
+    let _ = racefuzz(&["detectors"]);
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), before);
+}
