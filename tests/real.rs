@@ -140,6 +140,10 @@ fn helgrind_and_drd_report_exactly_the_racy_locations_of_every_class() {
 fn tsan_under_clang_reports_exactly_the_racy_locations_of_every_class() {
     needs!(Clang);
     agrees_on_generated_programs("tsan@clang-19", 20);
+    // The scorecard takes the versioned name too.
+    let (code, out, err) = racefuzz(&["score", "--sut", "tsan@clang-19", "--classes", "--programs", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("ThreadSanitizer (clang-19) (claim: locations) on 3 programs"), "{out}");
 }
 
 /// Compiled replays and probes go to the system's temporary directory, never the tree.

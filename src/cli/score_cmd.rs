@@ -14,7 +14,9 @@ use crate::suts::SUTS;
 pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
     // The oracle whose SUTs include the one named: it fixes the generator (its dialect).
     let name = sut.or_else(|| mutant.and_then(|m| m.split('+').next()).and_then(crate::mutants::find).map(|m| m.sut)).unwrap_or("fasttrack");
-    let Some(id) = SUTS.iter().find(|e| e.name == name).and_then(|e| generator_of(e.kind)) else {
+    // A real detector's version (`tsan@clang-19`) does not change which generator fits it.
+    let base = name.split_once('@').map_or(name, |(n, _)| n);
+    let Some(id) = SUTS.iter().find(|e| e.name == base).and_then(|e| generator_of(e.kind)) else {
         let fitting: Vec<&str> = SUTS.iter().filter(|e| generator_of(e.kind).is_some()).map(|e| e.name).collect();
         return Err(CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", "))));
     };
