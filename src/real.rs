@@ -13,6 +13,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
+use crate::replay::Scratch;
+
 /// How a real detector is checked for on this machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Probe {
@@ -157,7 +159,7 @@ type Probed = BTreeMap<(Probe, String), Result<String, String>>;
 /// The program a version runs, with `$CC` read.
 pub fn program(v: &Version) -> String {
     match v.program {
-        "$CC" => std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into()),
+        "$CC" => crate::replay::cc(),
         p => p.into(),
     }
 }
@@ -177,30 +179,11 @@ fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, St
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// A scratch folder for a probe, removed when dropped.
-struct Scratch(std::path::PathBuf);
-
-impl Scratch {
-    fn new(what: &str) -> Result<Scratch, String> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("racefuzz-probe-{what}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `cc`'s version, if it builds, links and runs a ThreadSanitizer program (a runtime that
 /// links but cannot start, as an old libtsan on a newer kernel's memory layout, fails here).
 fn probe_tsan(cc: &str) -> Result<String, String> {
     let version = output(cc, &["-dumpfullversion"], None).or_else(|_| output(cc, &["-dumpversion"], None))?;
-    let scratch = Scratch::new("tsan")?;
+    let scratch = Scratch::new("probe-tsan").map_err(|e| e.to_string())?;
     std::fs::write(scratch.0.join("probe.c"), "int main(void) { return 0; }\n").map_err(|e| e.to_string())?;
     output(cc, &["-fsanitize=thread", "-pthread", "probe.c", "-o", "probe"], Some(&scratch.0)).map_err(|e| format!("no ThreadSanitizer: {e}"))?;
     output("./probe", &[], Some(&scratch.0)).map_err(|e| format!("its ThreadSanitizer does not run: {e}"))?;
@@ -210,10 +193,10 @@ fn probe_tsan(cc: &str) -> Result<String, String> {
 /// Valgrind's version, if its client-request headers build with `$CC`.
 fn probe_valgrind() -> Result<String, String> {
     let version = output("valgrind", &["--version"], None)?;
-    let scratch = Scratch::new("valgrind")?;
+    let scratch = Scratch::new("probe-valgrind").map_err(|e| e.to_string())?;
     let c = "#include <valgrind/helgrind.h>\n#include <valgrind/valgrind.h>\nint main(void) { return RUNNING_ON_VALGRIND; }\n";
     std::fs::write(scratch.0.join("probe.c"), c).map_err(|e| e.to_string())?;
-    let cc = program(&Version { name: "", program: "$CC", pin: "", install: "" });
+    let cc = crate::replay::cc();
     output(&cc, &["-c", "probe.c", "-o", "probe.o"], Some(&scratch.0)).map_err(|e| format!("no Valgrind headers for `{cc}`: {e}"))?;
     Ok(version.trim_start_matches("valgrind-").to_string())
 }

@@ -381,16 +381,16 @@ impl Subject {
                     fitting: fitting(oracle).map(|e| e.name).collect::<Vec<_>>().join(", "),
                     known: SUTS.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
                 })?;
-                let version = match crate::real::find(entry.name) {
+                let version = match (crate::real::find(entry.name), &name.version) {
                     // A real detector runs only where it is installed: a missing one is an
                     // error with its install line, never a skipped pass.
-                    Some(real) => {
-                        let v = real.version(name.version.as_deref())?;
+                    (Some(real), given) => {
+                        let v = real.version(given.as_deref())?;
                         real.installed(v)?;
                         v.name
                     }
-                    None if name.version.is_some() => return Err(SubjectError::NoVersions { sut: entry.name, given: name.version.clone().unwrap_or_default() }),
-                    None => "",
+                    (None, Some(given)) => return Err(SubjectError::NoVersions { sut: entry.name, given: given.clone() }),
+                    (None, None) => "",
                 };
                 Ok(Subject { spec: spec.clone(), ..Subject::build(entry, version, mutant.as_deref())? })
             }

@@ -44,7 +44,7 @@ pub struct Valgrind {
 impl Valgrind {
     /// The tool, with the compiler of `$CC` (default `cc`).
     pub fn new(tool: Tool) -> Valgrind {
-        Valgrind { tool, cc: std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into()) }
+        Valgrind { tool, cc: crate::replay::cc() }
     }
 
     /// `helgrind` or `drd`, as `--tool=` takes it.

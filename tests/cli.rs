@@ -3,7 +3,12 @@
 use std::process::Command;
 
 pub(crate) fn racefuzz(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    racefuzz_env(args, &[])
+}
+
+/// [`racefuzz`] with extra environment variables.
+pub(crate) fn racefuzz_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(args).envs(env.iter().copied()).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 

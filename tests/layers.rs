@@ -39,7 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("replay", &["external"]),
     ("tsan", &["replay"]),
     ("valgrind", &["replay"]),
-    ("real", &[]),
+    ("real", &["replay"]),
     ("sut_spec", &["corpus", "external"]),
     ("finding_header", &["corpus", "external", "signature", "sut_spec"]),
     ("analyses", &["seeded"]),

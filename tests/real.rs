@@ -15,16 +15,10 @@ use racefuzz::score::{score, Corpus};
 use racefuzz::sut_spec::SutSpec;
 use racefuzz::suts::Subject;
 
-use super::cli::racefuzz;
+use super::cli::{racefuzz, racefuzz_env};
 
 fn walkthrough() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race").to_string_lossy().into_owned()
-}
-
-/// `racefuzz` with extra environment variables: exit code, stdout, stderr.
-fn racefuzz_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_racefuzz")).args(args).envs(env.iter().copied()).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use super::shared::{print_json, CliError, Exit};
 use crate::outln;
 use crate::real::{RealDetector, Version, DETECTORS};
+use crate::sut_spec::SutName;
 
 /// One row of the table.
 #[derive(Debug, serde::Serialize)]
@@ -43,10 +44,10 @@ pub(super) fn run(names: &[String], json: bool) -> Result<Exit, CliError> {
     } else {
         let mut rows = vec![];
         for n in names {
-            let (name, version) = n.split_once('@').map_or((n.as_str(), None), |(a, b)| (a, Some(b)));
+            let name: SutName = n.parse().map_err(|e| CliError::input(format!("error: {e}")))?;
             let known = DETECTORS.iter().map(|d| d.name).collect::<Vec<_>>().join(", ");
-            let d = crate::real::find(name).ok_or_else(|| CliError::input(format!("error: `{name}` is not a real detector (they are: {known})")))?;
-            let v = d.version(version).map_err(|e| CliError::input(format!("error: {e}")))?;
+            let d = crate::real::find(&name.name).ok_or_else(|| CliError::input(format!("error: `{}` is not a real detector (they are: {known})", name.name)))?;
+            let v = d.version(name.version.as_deref()).map_err(|e| CliError::input(format!("error: {e}")))?;
             rows.push(row(d, v));
         }
         if let Some(missing) = rows.iter().find(|r| r.missing.is_some()) {

@@ -5,6 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::shared::{oracle, subject, CliError, DetectorArgs, Exit};
 use crate::outln;
 use crate::score::{generator_of, score, Corpus};
+use crate::sut_spec::SutName;
 use crate::suts::SUTS;
 
 /// Scores the detector that `sut`, `mutant` or `detector` name on `corpus`.
@@ -15,7 +16,7 @@ pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorAr
     // The oracle whose SUTs include the one named: it fixes the generator (its dialect).
     let name = sut.or_else(|| mutant.and_then(|m| m.split('+').next()).and_then(crate::mutants::find).map(|m| m.sut)).unwrap_or("fasttrack");
     // A real detector's version (`tsan@clang-19`) does not change which generator fits it.
-    let base = name.split_once('@').map_or(name, |(n, _)| n);
+    let base = name.parse::<SutName>().map_or_else(|_| name.to_string(), |n| n.name);
     let Some(id) = SUTS.iter().find(|e| e.name == base).and_then(|e| generator_of(e.kind)) else {
         let fitting: Vec<&str> = SUTS.iter().filter(|e| generator_of(e.kind).is_some()).map(|e| e.name).collect();
         return Err(CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", "))));

@@ -28,6 +28,43 @@ use race_oracles::theorems::{Claim, DetectorFactory, DynamicDetector, Reported};
 
 pub use run::{Access, Output, Report, ReportedPair, ToolThread};
 
+/// The C compiler of `$CC` (default `cc`): what `tsan` and Valgrind's tools build with,
+/// unless a version names another.
+pub fn cc() -> String {
+    std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into())
+}
+
+/// A scratch folder of its own under the system's temporary directory
+/// (`racefuzz-WHAT-PID-N`), removed with everything in it when dropped: compiled replays,
+/// a probe's program. Never in the source tree.
+#[derive(Debug)]
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    /// A new, empty folder for `what`.
+    ///
+    /// # Errors
+    /// [`ReplayError::Io`] when it cannot be created.
+    pub fn new(what: &str) -> Result<Scratch, ReplayError> {
+        let s = Scratch::named(what);
+        std::fs::create_dir_all(&s.0).map_err(|e| ReplayError::Io(format!("cannot create {}", s.0.display()), e.to_string()))?;
+        Ok(s)
+    }
+
+    /// Its name only; the folder is made by whoever first writes into it.
+    fn named(what: &str) -> Scratch {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Scratch(std::env::temp_dir().join(format!("racefuzz-{what}-{}-{n}", std::process::id())))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// How long one replay may run.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -97,11 +134,12 @@ pub fn replay<T: ReplayTool + ?Sized>(tool: &T, binary: &Path, trace: &[Event], 
 }
 
 /// A tool as a detector factory: per program, its replay compiled once, into a scratch
-/// folder of its own that goes when the factory does.
+/// folder of its own that goes when the factory does (compiled replays are a cache for
+/// this run only).
 #[derive(Debug)]
 pub struct ReplayFactory {
     tool: Arc<dyn ReplayTool>,
-    dir: PathBuf,
+    dir: Scratch,
     timeout: Duration,
 }
 
@@ -115,10 +153,7 @@ impl ReplayFactory {
     /// As [`ReplayFactory::new`], each replay killed after `timeout` (a hung tool is a
     /// failure of its own, never a pass).
     pub fn with_timeout(tool: Arc<dyn ReplayTool>, timeout: Duration) -> ReplayFactory {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("racefuzz-replay-{}-{n}", std::process::id()));
-        ReplayFactory { tool, dir, timeout }
+        ReplayFactory { tool, dir: Scratch::named("replay"), timeout }
     }
 
     /// The compiled replay of `p`.
@@ -128,14 +163,7 @@ impl ReplayFactory {
     pub fn compile(&self, p: &Program) -> Result<PathBuf, ReplayError> {
         let c = export::c_program(p, "", "a generated program", None);
         let (cc, flags) = self.tool.compiler();
-        run::compile(&c, &cc, &flags, &self.dir)
-    }
-}
-
-impl Drop for ReplayFactory {
-    fn drop(&mut self) {
-        // Compiled replays are a cache for this run only.
-        let _ = std::fs::remove_dir_all(&self.dir);
+        run::compile(&c, &cc, &flags, &self.dir.0)
     }
 }
 

@@ -39,7 +39,7 @@ pub struct Tsan {
 impl Tsan {
     /// ThreadSanitizer through `$CC` (default `cc`).
     pub fn from_env() -> Tsan {
-        Tsan { cc: std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into()) }
+        Tsan { cc: crate::replay::cc() }
     }
 }
 

@@ -146,8 +146,9 @@ mod tests {
     use crate::race::data_races;
     use crate::theorems::detector::{DynamicDetector, Reported};
 
-    /// Reports the events whose indices it is given.
-    struct At(Vec<u32>);
+    /// Reports the events whose indices it is given, naming the event of the second index
+    /// (if any) as the earlier access of each report.
+    struct At(Vec<u32>, Option<u32>);
 
     impl DynamicDetector for At {
         fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
@@ -161,6 +162,10 @@ mod tests {
         fn name(&self) -> String {
             "at".into()
         }
+
+        fn explain(&self, _: &[Event], at: EventIdx) -> crate::theorems::detector::DetectorReport {
+            crate::theorems::detector::DetectorReport { at, partners: self.1.map(EventIdx).into_iter().collect(), reason: format!("at reported event {}", at.0), locations: vec![] }
+        }
     }
 
     /// Three unordered writes to one field by three threads: events 1 and 2 are racy.
@@ -168,7 +173,7 @@ mod tests {
         let x = Addr::Field(ObjId(0), FieldId(0));
         let trace: Vec<Event> = (0..3).map(|i| Event::plain(EventIdx(i), ThreadId(i), 1, EventKind::Access(AccessKind::Write, x))).collect();
         let at = at.to_vec();
-        let factory = move || Box::new(At(at.clone())) as Box<dyn DynamicDetector>;
+        let factory = move || Box::new(At(at.clone(), None)) as Box<dyn DynamicDetector>;
         claim.mismatches(&factory, &trace, &data_races(&trace), &|_| "x".into(), &|i| format!("e{}", i.0)).unwrap()
     }
 
@@ -188,27 +193,6 @@ mod tests {
         assert_eq!(Claim::ALL.map(|c| Claim::parse(c.name())), Claim::ALL.map(Some));
     }
 
-    /// Names event `partner` as the earlier access of each report.
-    struct Naming(Vec<u32>, u32);
-
-    impl DynamicDetector for Naming {
-        fn on_event(&mut self, e: &Event) -> Result<(), Reported> {
-            if self.0.contains(&e.idx.0) {
-                Err(Reported)
-            } else {
-                Ok(())
-            }
-        }
-
-        fn name(&self) -> String {
-            "naming".into()
-        }
-
-        fn explain(&self, _: &[Event], at: EventIdx) -> crate::theorems::detector::DetectorReport {
-            crate::theorems::detector::DetectorReport { at, partners: vec![EventIdx(self.1)], reason: String::new(), locations: vec![] }
-        }
-    }
-
     #[test]
     fn the_pairs_claim_holds_each_named_pair_to_a_race() {
         // Write, then the same thread's write (ordered), then another thread's write:
@@ -217,7 +201,7 @@ mod tests {
         let trace: Vec<Event> = [0, 0, 1].iter().enumerate().map(|(i, &t)| Event::plain(EventIdx(i as u32), ThreadId(t), 1, EventKind::Access(AccessKind::Write, x))).collect();
         let races = data_races(&trace);
         let pairs = |at: Vec<u32>, partner: u32| {
-            let factory = move || Box::new(Naming(at.clone(), partner)) as Box<dyn DynamicDetector>;
+            let factory = move || Box::new(At(at.clone(), Some(partner))) as Box<dyn DynamicDetector>;
             Claim::Pairs.mismatches(&factory, &trace, &races, &|_| "x".into(), &|i| format!("e{}", i.0)).unwrap()
         };
         assert!(pairs(vec![2], 0).is_empty());
