@@ -36,6 +36,8 @@
 //!   process (per trace or program, or persistent over JSON Lines), with timeouts; its
 //!   failures are values.
 //! - [`tsan`]: ThreadSanitizer as a SUT, and a witness as a C program that replays it.
+//! - [`loom`]: the loom model checker, at any version, as a whole-program race detector (a
+//!   driver crate built once per version in racefuzz's cache).
 //! - [`picture`]: pictures of a witness (HTML, DOT, ShiViz, SARIF) and a campaign's page.
 //! - [`score`]: a detector's scorecard (precision, recall, F1 per program, location, event).
 //! - [`duration`]: durations as written on the command line.
@@ -64,6 +66,7 @@ pub mod corpus;
 pub mod duration;
 pub mod external;
 pub mod finding_header;
+pub mod loom;
 pub mod merge;
 pub mod mutants;
 pub mod picture;

@@ -37,6 +37,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("summary", &[]),
     ("external", &["std_trace"]),
     ("tsan", &["external"]),
+    ("loom", &["external"]),
     ("sut_spec", &["corpus", "external"]),
     ("finding_header", &["corpus", "external", "signature", "sut_spec"]),
     ("analyses", &["seeded"]),
