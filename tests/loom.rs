@@ -55,13 +55,13 @@ fn a_program_loom_cannot_run_is_an_error_or_beyond_never_no_race() {
     assert!(matches!(l.run("dialect bfj\nthread { o.f = }\n"), Err(racefuzz::loom::LoomError::BadProgram(_))));
     let deadlock = "dialect bfj\ninit { a = new; b = new }\nthread { acq(a); acq(b); rel(b); rel(a) }\nthread { acq(b); acq(a); rel(a); rel(b) }\n";
     assert!(matches!(verdict(&l, deadlock), LoomVerdict::BeyondBounds { why } if why.contains("deadlock")));
-    let racerdx = "dialect racerdx\nmethod m(arg1) { arg1.f = 1 }\n";
+    let racerdx = "dialect racerdx\nmethod m(arg1) { t = arg1.g.h; skip }\n";
     assert!(matches!(verdict(&l, racerdx), LoomVerdict::BeyondBounds { why } if why.contains("racerdx")));
     let spin = "dialect bfj\ninit { o = new }\nthread { while (true) { skip } }\n";
     let short = Loom { bounds: racefuzz::loom::Bounds { max_steps: 1_000, ..l.bounds }, ..l.clone() };
     assert!(matches!(verdict(&short, spin), LoomVerdict::BeyondBounds { why } if why.contains("steps")));
-    let slow = Loom { timeout: std::time::Duration::from_millis(1), ..l };
-    assert!(matches!(slow.run(RACY), Err(racefuzz::loom::LoomError::Timeout { .. })), "a timeout is an error, never a verdict");
+    let slow = Loom { timeout: std::time::Duration::from_millis(300), bounds: racefuzz::loom::Bounds { max_steps: u64::MAX, ..l.bounds }, ..l };
+    assert!(matches!(slow.run(spin), Err(racefuzz::loom::LoomError::Timeout { .. })), "a timeout is an error, never a verdict");
 }
 
 #[test]

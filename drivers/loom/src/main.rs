@@ -38,8 +38,9 @@
 //!   ([`Machine::next_join`] names the target before it finishes).
 //!
 //! Why this is the whole-program claim "a causality violation iff a data race": up to the
-//! first race of an execution every read sees the write that happens-before it, so the
-//! execution is fixed by the order of its synchronizations, which loom enumerates (its
+//! first race of an execution every read that is an event sees the write that
+//! happens-before it, so the execution is fixed by the order of its synchronizations and
+//! of its reads that are not events (below), which loom enumerates (its
 //! DPOR is complete without a preemption bound); and loom checks every pair of cell
 //! accesses with vector clocks, so a race is reported in any execution that performs both
 //! accesses, whichever comes first. Machine steps between two loom operations run without a
@@ -47,6 +48,18 @@
 //! makes is one the program can make.
 //!
 //! # What loom cannot express, and what the driver does instead
+//! - Reads without an event: the language does not count a path's prefix (`o.f` of
+//!   `o.f.g`) or a path actual as an access (Def. 3.1/3.6), so such a read may race with a
+//!   write without a race, and the value it reads decides which cell the step accesses. loom
+//!   switches threads only at its own operations and cell accesses are none, so it would
+//!   never try such a read before and after the write. For a program with such reads
+//!   ([`Program::reads_silently`]), every step that makes one, and every write, first does
+//!   a relaxed `fetch_add` on one loom atomic (relaxed: no happens-before, in any version's
+//!   `Synchronize`); loom's DPOR then orders those steps every way, and since nothing
+//!   switches between that operation and the machine's step, loom's order of them is the
+//!   machine's. One atomic rather than one per address: a step reads several prefixes, and
+//!   a switch between two of its operations would let loom's order and the machine's part.
+//!   The cost is more executions for such programs only.
 //! - Creating a loom cell counts as a write by its creator (loom's `cell::State::new`), so
 //!   cells are not made when an object is allocated: a pool of `--cells` cells (and of
 //!   `--locks` mutexes) is made by the main loom thread before it starts any other, which
@@ -212,6 +225,10 @@ struct Shared {
     handles: RefCell<HashMap<ThreadId, shim::Handle>>,
     /// loom threads started, the main one included.
     threads: StdCell<usize>,
+    /// For a program whose steps read the heap without an event ([`Program::reads_silently`]):
+    /// one loom atomic that every such step and every write touches (a relaxed
+    /// `fetch_add`, which adds no happens-before) just before the machine takes it.
+    heap: Option<shim::Atomic>,
     steps: StdCell<u64>,
     choices: Arc<Choices>,
     opts: &'static Options,
@@ -255,6 +272,7 @@ fn execution(p: &'static Program, opts: &'static Options, choices: &Arc<Choices>
         lock_of: RefCell::default(),
         handles: RefCell::default(),
         threads: StdCell::new(1),
+        heap: p.reads_silently().then(shim::new_atomic),
         steps: StdCell::new(0),
         choices: choices.clone(),
         opts,
@@ -322,6 +340,11 @@ fn run_thread(sh: Rc<Shared>, t: ThreadId) {
             beyond(&format!("an execution of more than {} steps (--max-steps): a loop that never synchronizes?", sh.opts.max_steps));
         }
         sh.steps.set(steps);
+        if let Some(heap) = &sh.heap {
+            if reads_silently_or_writes(&sh, t, alt) {
+                shim::touch(heap);
+            }
+        }
         let r = sh.m.step(&mut sh.st.borrow_mut(), t, alt);
         match r {
             Ok(None) => {}
@@ -336,6 +359,18 @@ fn run_thread(sh: Rc<Shared>, t: ThreadId) {
                 return;
             }
         }
+    }
+}
+
+/// Whether thread `t`'s next step (with `alt`) writes the heap or reads it without an
+/// event (a path's prefix, a path actual): found by taking the step on a copy of the state.
+fn reads_silently_or_writes(sh: &Shared, t: ThreadId, alt: u8) -> bool {
+    let mut probe = sh.st.borrow().clone();
+    let (r, reads) = sh.m.step_reading(&mut probe, t, alt);
+    match r {
+        Ok(Some(EventKind::Access(AccessKind::Write, _))) => true,
+        Ok(Some(EventKind::Access(AccessKind::Read, a))) => reads.iter().any(|&b| b != a),
+        _ => !reads.is_empty(),
     }
 }
 
