@@ -444,10 +444,7 @@ mod tests {
 
     #[test]
     fn the_driver_line_is_read_strictly() {
-        assert_eq!(
-            parse_line("racefuzz-loom\trace\to1.f\t4\tdetail"),
-            Ok(LoomVerdict::Race { address: "o1.f".into(), line: 4, detail: "detail".into() })
-        );
+        assert_eq!(parse_line("racefuzz-loom\trace\to1.f\t4\tdetail"), Ok(LoomVerdict::Race { address: "o1.f".into(), line: 4, detail: "detail".into() }));
         assert_eq!(parse_line("racefuzz-loom\tno-race\t12\t1"), Ok(LoomVerdict::NoRace { executions: 12 }));
         assert_eq!(parse_line("racefuzz-loom\tbeyond\tdeadlock"), Ok(LoomVerdict::BeyondBounds { why: "deadlock".into() }));
         assert_eq!(parse_line("racefuzz-loom\tbad-input\t1:1: x"), Err(Answer::BadProgram("1:1: x".into())));

@@ -431,12 +431,7 @@ fn effect<'a>(sh: &'a Rc<Shared>, name: &str, line: u32, ev: EventKind, held: &m
 /// Classifies a panic: loom's causality violation is the race report; its branch limit,
 /// thread limit and deadlock are bounds; anything else is a crash.
 fn hook(info: &std::panic::PanicHookInfo<'_>) {
-    let msg = info
-        .payload()
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
+    let msg = info.payload().downcast_ref::<String>().cloned().or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
     let first = msg.trim().lines().next().unwrap_or("").trim().to_string();
     if msg.contains("Causality violation") {
         let current = lock(&CURRENT).clone();
