@@ -17,7 +17,8 @@
 //! `$XDG_CACHE_HOME/racefuzz`, else `~/.cache/racefuzz`), in `loom-V-HASH/` (HASH: of this
 //! checkout's `oracles/` path, so two checkouts never rebuild each other's driver), with
 //! `loom = "=V"` and the checkout's `oracles/` as a path dependency, and built once with
-//! `cargo build --release` ([`Loom::driver`]). Each program is then one run of the driver
+//! `cargo build --release` ([`Loom::driver`]) into `target-HASH/`, which every version
+//! shares: the binary is `target-HASH/release/racefuzz-loom-0_7_3`. Each program is then one run of the driver
 //! ([`Loom::run`]). The driver has no semantics of its own: it parses the program with the
 //! ground truth's parser, and each loom thread steps the ground truth's machine for its
 //! own thread, performing each event's effect through loom (a cell access per heap access,
@@ -244,7 +245,18 @@ impl Loom {
 
     /// The folder of this version's driver crate.
     pub fn dir(&self) -> PathBuf {
-        self.cache.join(format!("loom-{}-{:08x}", self.version, fnv(ORACLES.as_bytes()) as u32))
+        self.cache.join(format!("loom-{}-{}", self.version, checkout_hash()))
+    }
+
+    /// The target folder every version's driver of this checkout shares (race-oracles and
+    /// the dependencies they share are built once).
+    pub fn target_dir(&self) -> PathBuf {
+        self.cache.join(format!("target-{}", checkout_hash()))
+    }
+
+    /// The version in a package and binary name: `0_7_3`.
+    fn slug(&self) -> String {
+        self.version.replace('.', "_")
     }
 
     /// The driver's binary: instantiated and built on the first call in a process (a cargo
@@ -271,7 +283,7 @@ impl Loom {
         let (cell, max_threads) = shim_params(&self.version)?;
         let cache_err = |e: std::io::Error| LoomError::Cache { dir: dir.display().to_string(), why: e.to_string() };
         let fresh = !dir.join("Cargo.lock").exists();
-        write_if_changed(&dir.join("Cargo.toml"), &CARGO_TOML.replace("@LOOM@", &self.version).replace("@ORACLES@", ORACLES)).map_err(cache_err)?;
+        write_if_changed(&dir.join("Cargo.toml"), &CARGO_TOML.replace("@LOOM@", &self.version).replace("@SLUG@", &self.slug()).replace("@ORACLES@", ORACLES)).map_err(cache_err)?;
         write_if_changed(&dir.join("src/main.rs"), MAIN_RS).map_err(cache_err)?;
         let shim = SHIM_RS.replace("@VERSION@", &self.version).replace("@CELL@", cell).replace("@MAX_THREADS@", max_threads);
         write_if_changed(&dir.join("src/shim.rs"), &shim).map_err(cache_err)?;
@@ -284,7 +296,7 @@ impl Loom {
             }
         }
         self.cargo(dir, &["build", "--release", "--quiet"])?;
-        Ok(dir.join("target/release/racefuzz-loom-driver"))
+        Ok(self.target_dir().join(format!("release/racefuzz-loom-{}", self.slug())))
     }
 
     /// Runs cargo in the instance, its failure as a [`LoomError`].
@@ -293,7 +305,7 @@ impl Loom {
         let child = Command::new(&cargo)
             .args(args)
             .current_dir(dir)
-            .env("CARGO_TARGET_DIR", dir.join("target"))
+            .env("CARGO_TARGET_DIR", self.target_dir())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -414,6 +426,11 @@ fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, path)
+}
+
+/// The hash of this checkout's `oracles/` path in the cache's folder names.
+fn checkout_hash() -> String {
+    format!("{:08x}", fnv(ORACLES.as_bytes()) as u32)
 }
 
 /// FNV-1a: a stable hash of the checkout's path for the instance's folder name.

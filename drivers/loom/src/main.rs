@@ -5,8 +5,8 @@
 //! with `src/shim.rs` chosen for that version's API; built once, run once per program:
 //!
 //! ```text
-//! racefuzz-loom-driver [--loop-bound K] [--preemption-bound P] [--max-branches B]
-//!                      [--cells N] [--locks N] [--max-choices N] [--max-steps N] [FILE]
+//! racefuzz-loom-0_7_3 [--loop-bound K] [--preemption-bound P] [--max-branches B]
+//!                     [--cells N] [--locks N] [--max-choices N] [--max-steps N] [FILE]
 //! ```
 //!
 //! It reads the program from FILE, or standard input without one, and prints exactly one
