@@ -395,10 +395,15 @@ fn shim_params(version: &str) -> Result<(&'static str, &'static str), LoomError>
     if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
         return Err(bad());
     }
-    match (parts[0], parts[1]) {
-        ("0", "2") => Ok(("CausalCell", "4")),
-        ("0", "3") => Ok(("UnsafeCell", "4")),
-        ("0", "4" | "5" | "6" | "7") => Ok(("UnsafeCell", "loom::MAX_THREADS")),
+    // `loom::MAX_THREADS` is public from 0.4.1 on; before, a private 4 (and the Builder's
+    // default `max_threads`, 4 as well).
+    // The 0.2 series' `CausalCell` moved from `sync` to `cell` in 0.2.9.
+    let patch: u32 = parts[2].parse().map_err(|_| bad())?;
+    match (parts[0], parts[1], patch) {
+        ("0", "2", 0..=8) => Ok(("loom::sync::CausalCell", "4")),
+        ("0", "2", _) => Ok(("loom::cell::CausalCell", "4")),
+        ("0", "3", _) | ("0", "4", 0) => Ok(("loom::cell::UnsafeCell", "4")),
+        ("0", "4" | "5" | "6" | "7", _) => Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")),
         _ => Err(bad()),
     }
 }
@@ -451,10 +456,13 @@ mod tests {
 
     #[test]
     fn versions_of_the_known_series_get_their_shim() {
-        assert_eq!(shim_params("0.7.3"), Ok(("UnsafeCell", "loom::MAX_THREADS")));
-        assert_eq!(shim_params("0.3.6"), Ok(("UnsafeCell", "4")));
-        assert_eq!(shim_params("0.2.15"), Ok(("CausalCell", "4")));
-        for bad in ["0.7", "0.8.0", "1.0.0", "0.7.x", "", "0..1"] {
+        assert_eq!(shim_params("0.7.3"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")));
+        assert_eq!(shim_params("0.3.6"), Ok(("loom::cell::UnsafeCell", "4")));
+        assert_eq!(shim_params("0.4.0"), Ok(("loom::cell::UnsafeCell", "4")));
+        assert_eq!(shim_params("0.4.1"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")));
+        assert_eq!(shim_params("0.2.15"), Ok(("loom::cell::CausalCell", "4")));
+        assert_eq!(shim_params("0.2.8"), Ok(("loom::sync::CausalCell", "4")));
+        for bad in ["0.7", "0.8.0", "1.0.0", "0.7.x", "", "0..1", "0.1.1"] {
             assert_eq!(shim_params(bad), Err(LoomError::BadVersion(bad.into())), "{bad}");
         }
     }
