@@ -40,6 +40,8 @@
 //! - [`tsan`], [`valgrind`]: ThreadSanitizer, Helgrind and DRD over the replay.
 //! - [`real`]: the real detectors by name and version, whether each is installed here, and
 //!   the command that installs it (`racefuzz detectors`).
+//! - [`loom`]: the loom model checker, at any version, as a whole-program race detector (a
+//!   driver crate built once per version in racefuzz's cache).
 //! - [`picture`]: pictures of a witness (HTML, DOT, ShiViz, SARIF) and a campaign's page.
 //! - [`score`]: a detector's scorecard (precision, recall, F1 per program, location, event).
 //! - [`duration`]: durations as written on the command line.
@@ -68,6 +70,7 @@ pub mod corpus;
 pub mod duration;
 pub mod external;
 pub mod finding_header;
+pub mod loom;
 pub mod merge;
 pub mod mutants;
 pub mod picture;

@@ -40,6 +40,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tsan", &["replay"]),
     ("valgrind", &["replay"]),
     ("real", &["replay"]),
+    ("loom", &["external"]),
     ("sut_spec", &["corpus", "external"]),
     ("finding_header", &["corpus", "external", "signature", "sut_spec"]),
     ("analyses", &["seeded"]),

@@ -102,6 +102,18 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The thread a `join(h)` that is the thread's next step waits for, whether or not it
+    /// has finished, when `h` holds a thread handle. A detector that performs a program's
+    /// synchronization itself (the loom driver, `drivers/loom`) must block on the target
+    /// *before* the machine's join step, which is disabled until the target is done.
+    pub fn next_join(&self, st: &State<'p>, t: ThreadId) -> Option<ThreadId> {
+        let Some(Action::Stmt(Stmt { kind: StmtKind::Join(h), .. })) = st.action(t) else { return None };
+        match st.local(t, h) {
+            Ok(Value::Thread(u)) => Some(u),
+            _ => None,
+        }
+    }
+
     /// The access the thread's next step makes, if its next statement is a load or store
     /// whose address resolves now (used for Def. 3.6).
     pub fn next_access(&self, st: &State<'p>, t: ThreadId) -> Option<(AccessKind, Addr, u32)> {
@@ -143,6 +155,18 @@ mod tests {
         assert_eq!(m.alternatives(&st, t), [1], "the loop head at K = 1 only exits");
         m.step(&mut st, t, 1).unwrap();
         assert_eq!(m.alternatives(&st, t), [0], "if with a condition");
+    }
+
+    #[test]
+    fn next_join_names_the_target_before_it_finishes() {
+        let p = parse("dialect bfj2\ninit { o = new }\nthread { h = fork { o.f = 1 }; join(h) }\n").unwrap();
+        let m = Machine::new(&p, 2);
+        let mut st = m.initial_state().unwrap();
+        let t = thread_id(0);
+        assert_eq!(m.next_join(&st, t), None, "the fork");
+        assert_eq!(m.step(&mut st, t, 0), Ok(Some(EventKind::Fork(thread_id(1)))));
+        assert_eq!(m.next_join(&st, t), Some(thread_id(1)), "join(h) while h runs");
+        assert!(matches!(m.step(&mut st, t, 0), Err(Disabled::Blocked(_))));
     }
 
     #[test]

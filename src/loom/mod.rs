@@ -1,0 +1,578 @@
+//! loom, the Rust model checker (crates.io `loom`), at any version, as a whole-program race
+//! detector.
+//!
+//! loom's cell (`loom::cell::UnsafeCell`, `CausalCell` in the 0.2 series) panics with a
+//! *causality violation* when two accesses of it are not ordered by happens-before, and
+//! `loom::model` explores every interleaving of `loom::thread`s and `loom::sync::Mutex`es
+//! (DPOR, complete without a preemption bound). The claim racefuzz holds it to is the
+//! whole program's: **loom reports a causality violation iff the program has a data race**
+//! (a happens-before race in some execution, `race_oracles::truth::ground_truth`'s `racy`).
+//! Programs beyond loom's bounds are [`LoomVerdict::BeyondBounds`], which an oracle makes
+//! `inconclusive`, never a pass.
+//!
+//! ## How a program runs in loom
+//! A driver crate, `drivers/loom/` in the checkout (a template: `Cargo.toml.in`,
+//! `src/main.rs`, `src/shim.rs.in`; not a workspace member), is instantiated per loom
+//! version into racefuzz's cache ([`cache_dir`]: `$RACEFUZZ_CACHE`, else
+//! `$XDG_CACHE_HOME/racefuzz`, else `~/.cache/racefuzz`), in `loom-V-HASH/` (HASH: of this
+//! checkout's `oracles/` path, so two checkouts never rebuild each other's driver), with
+//! `loom = "=V"` and the checkout's `oracles/` as a path dependency, and built once with
+//! `cargo build --release` ([`Loom::driver`]) into `target-HASH/`, which every version
+//! shares: the binary is `target-HASH/release/racefuzz-loom-0_7_3`. Each program is then one run of the driver
+//! ([`Loom::run`]). The driver has no semantics of its own: it parses the program with the
+//! ground truth's parser, and each loom thread steps the ground truth's machine for its
+//! own thread, performing each event's effect through loom (a cell access per heap access,
+//! a loom mutex per lock, `spawn` per fork, `join` per join). `drivers/loom/src/main.rs`
+//! says why that is faithful, and what it does where loom cannot follow (choices are
+//! enumerated outside loom; cells come from a pool made before any thread starts, because
+//! creating a loom cell counts as a write by its creator).
+//!
+//! ## Versions (rustc 1.95, measured on this project's machine)
+//! [`VERSIONS`] lists all 41 published versions with the outcome: 0.2.15 to 0.7.3 (23
+//! versions) build and agree with the ground truth; 0.2.0 to 0.2.14 build but miss races
+//! (findings about them: 0.2.0–0.2.2's cell records no reads, and a race fixed in 0.2.15);
+//! 0.1.x and 0.0.1 have no `loom::model`.
+//! [`Loom::new`] takes any `MAJOR.MINOR.PATCH` of the 0.2–0.7 series (a version that does
+//! not exist is [`LoomError::NoSuchVersion`] at [`Loom::driver`]). No version needed a
+//! pinned dependency ([`PINS`], empty).
+//!
+//! ## Costs (measured on this project's machine: 2 cores, shared)
+//! - First build of a version on a fresh cache: 2.5 min at two jobs, 3.2 min at one (mostly
+//!   race-oracles and its dependencies in release mode); another version of the same
+//!   checkout then takes 5–70 s (the shared target folder); a built one, a 0.1 s cargo
+//!   no-op per process.
+//! - One program: 3–6 ms (median, process start included) for the generators' programs,
+//!   37 ms at most over 600 of them.
+//!
+//! ## Integrating `loom@V` as a SUT (for the SUT catalogue, not done here)
+//! - Build the driver when the SUT is named, before any program: `Loom::new(v)?.driver()?`,
+//!   so that a version that does not exist or does not build is exit 2 with
+//!   [`LoomError`]'s message (the compiler's), never a skipped pass. The first build of a
+//!   version takes minutes (race-oracles in release mode, then loom); later ones are a
+//!   cargo no-op.
+//! - Per program: `run(&race_oracles::lang::print(p))`. [`LoomVerdict::Race`] claims the
+//!   program racy, [`LoomVerdict::NoRace`] race-free; compare with the ground truth's
+//!   `racy` (complete explorations only). [`LoomVerdict::BeyondBounds`] is `inconclusive`;
+//!   an `Err` is a failure of the SUT (a finding of its own, as `DETECTOR FAILED` is for
+//!   external detectors), never `NoRace`.
+//! - The generator: BFJ/BFJ2 thread programs (`gen::threads::swarm_detectors`), at most
+//!   [`Bounds::loop_bound`] equal to the ground truth's `Config::loop_bound`.
+//! - `racefuzz detectors`: installed = `cargo` present; the install command is none (the
+//!   driver builds itself from crates.io on first use).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use crate::external::{wait_with_timeout, Failure};
+
+/// The driver template, compiled into racefuzz so that an instance never reads the
+/// source tree's copy (only `oracles/`, by path).
+const CARGO_TOML: &str = include_str!("../../drivers/loom/Cargo.toml.in");
+const MAIN_RS: &str = include_str!("../../drivers/loom/src/main.rs");
+const SHIM_RS: &str = include_str!("../../drivers/loom/src/shim.rs.in");
+/// The ground truth crate the driver steps, in this checkout.
+const ORACLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/oracles");
+/// This checkout's lock file: the instance starts from it, so the dependencies it shares
+/// with racefuzz resolve to the versions racefuzz is tested with.
+const LOCK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock");
+
+/// The first field of the driver's one line (`drivers/loom/src/main.rs`).
+const TAG: &str = "racefuzz-loom";
+
+/// How long building a driver may take (race-oracles and loom from scratch in release mode
+/// took 2.5 minutes on two cores).
+pub const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// How a loom version fares on rustc 1.95 ([`VERSIONS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// Builds, and agrees with the ground truth on the tiny programs of `tests/loom.rs` and
+    /// on 200 generated programs (below).
+    Agrees,
+    /// Builds and runs, but its verdicts deviate from the ground truth (a finding about
+    /// that version, not a failure of the driver): why.
+    Deviates(&'static str),
+    /// Not driven: why.
+    Unsupported(&'static str),
+}
+
+/// Every one of the 41 versions of loom on crates.io, tried on rustc 1.95 with this driver,
+/// newest first. None needed a pinned dependency (`generator` 0.6–0.8 still build). First
+/// builds took 5–70 s each with race-oracles already built in the shared target folder.
+pub const VERSIONS: &[(&str, Support)] = {
+    use Support::*;
+    /// loom 0.2.0 to 0.2.2's `CausalCell` records no reads (and in 0.2.0 and 0.2.1 an access
+    /// does not advance the thread's clock), so a write after an unordered read, and more,
+    /// goes unreported. Measured on 200 programs of `fasttrack-precise`'s generator (`racefuzz
+    /// gen fasttrack-precise --count 200 --seed 7`, 102 racy): 0.2.0 and 0.2.1 miss 54 of them,
+    /// 0.2.2 misses 18, 0.2.3 to 0.2.14 miss 2, 0.2.15 and later none.
+    const NO_READS: Support = Deviates("misses races: its CausalCell records no reads (54 of 102 racy generated programs missed)");
+    const NO_READS_022: Support = Deviates("misses races: its CausalCell records no reads (18 of 102 racy generated programs missed)");
+    const BEFORE_0215: Support = Deviates(
+        "misses a race fixed in 0.2.15: a write after joining a forked reader, against a read under a lock in another thread's child (2 of 102 racy generated programs missed)",
+    );
+    const NO_MODEL: Support = Unsupported("the 0.1 API: no loom::model (loom::fuzz::Builder with a runtime choice); no shim");
+    &[
+        ("0.7.3", Agrees),
+        ("0.7.2", Agrees),
+        ("0.7.1", Agrees),
+        ("0.7.0", Agrees),
+        ("0.6.1", Agrees),
+        ("0.6.0", Agrees),
+        ("0.5.6", Agrees),
+        ("0.5.5", Agrees),
+        ("0.5.4", Agrees),
+        ("0.5.3", Agrees),
+        ("0.5.2", Agrees),
+        ("0.5.1", Agrees),
+        ("0.5.0", Agrees),
+        ("0.4.1", Agrees),
+        ("0.4.0", Agrees),
+        ("0.3.6", Agrees),
+        ("0.3.5", Agrees),
+        ("0.3.4", Agrees),
+        ("0.3.3", Agrees),
+        ("0.3.2", Agrees),
+        ("0.3.1", Agrees),
+        ("0.3.0", Agrees),
+        ("0.2.15", Agrees),
+        ("0.2.14", BEFORE_0215),
+        ("0.2.13", BEFORE_0215),
+        ("0.2.12", BEFORE_0215),
+        ("0.2.11", BEFORE_0215),
+        ("0.2.10", BEFORE_0215),
+        ("0.2.9", BEFORE_0215),
+        ("0.2.8", BEFORE_0215),
+        ("0.2.7", BEFORE_0215),
+        ("0.2.6", BEFORE_0215),
+        ("0.2.5", BEFORE_0215),
+        ("0.2.4", BEFORE_0215),
+        ("0.2.3", BEFORE_0215),
+        ("0.2.2", NO_READS_022),
+        ("0.2.1", NO_READS),
+        ("0.2.0", NO_READS),
+        ("0.1.1", NO_MODEL),
+        ("0.1.0", NO_MODEL),
+        ("0.0.1", Unsupported("a placeholder release")),
+    ]
+};
+
+/// Transitive dependencies an old loom needs pinned to build today, per version prefix:
+/// `cargo update -p NAME --precise VERSION` once, when the instance is made. Empty: every
+/// version of [`VERSIONS`] resolved and built without one on rustc 1.95; the hook stays
+/// for the day a dependency's new release breaks an old loom.
+pub const PINS: &[(&str, &[(&str, &str)])] = &[];
+
+/// The limits passed to the driver. The defaults match the ground truth's
+/// (`race_oracles::explore::Config::default`'s `loop_bound`) and keep a program's run well
+/// under a second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Iterations of a `while *` (the machine's `loop_bound`; must equal the ground truth's).
+    pub loop_bound: u32,
+    /// loom's preemption bound; `Some` makes every clean run [`LoomVerdict::BeyondBounds`],
+    /// since a bounded search proves nothing.
+    pub preemption_bound: Option<usize>,
+    /// loom's branches per execution.
+    pub max_branches: usize,
+    /// Distinct addresses a program may touch in one execution.
+    pub cells: usize,
+    /// Distinct locks.
+    pub locks: usize,
+    /// Assignments of nondeterministic choices, each a run of `loom::model`.
+    pub max_choices: usize,
+    /// Machine steps per execution.
+    pub max_steps: u64,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds { loop_bound: 2, preemption_bound: None, max_branches: 10_000, cells: 64, locks: 8, max_choices: 256, max_steps: 100_000 }
+    }
+}
+
+impl Bounds {
+    fn args(&self) -> Vec<String> {
+        let mut a = vec![];
+        let mut put = |k: &str, v: String| {
+            a.push(k.to_string());
+            a.push(v);
+        };
+        put("--loop-bound", self.loop_bound.to_string());
+        if let Some(p) = self.preemption_bound {
+            put("--preemption-bound", p.to_string());
+        }
+        put("--max-branches", self.max_branches.to_string());
+        put("--cells", self.cells.to_string());
+        put("--locks", self.locks.to_string());
+        put("--max-choices", self.max_choices.to_string());
+        put("--max-steps", self.max_steps.to_string());
+        a
+    }
+}
+
+/// loom at one version.
+#[derive(Clone, Debug)]
+pub struct Loom {
+    /// An exact published version, `0.7.3`.
+    pub version: String,
+    /// Where drivers are built ([`cache_dir`] by default).
+    pub cache: PathBuf,
+    /// How long one program may run.
+    pub timeout: Duration,
+    /// The driver's limits.
+    pub bounds: Bounds,
+}
+
+/// What loom says of a whole program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoomVerdict {
+    /// A causality violation: the program has a data race.
+    Race {
+        /// The address loom's violation is on (`o1.f`, the ground truth's name).
+        address: String,
+        /// The program line of the access that loom stopped at.
+        line: u32,
+        /// The accesses involved and loom's own message.
+        detail: String,
+    },
+    /// loom explored every execution (under every choice assignment) without a violation.
+    NoRace {
+        /// Executions loom ran.
+        executions: u64,
+    },
+    /// No answer: the program is beyond loom's bounds or the driver's.
+    BeyondBounds {
+        /// Which bound, and what to raise if it can be raised.
+        why: String,
+    },
+}
+
+/// Why loom gave no verdict. Never a [`LoomVerdict::NoRace`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LoomError {
+    /// Not `MAJOR.MINOR.PATCH` of a series the driver has a shim for.
+    #[error("loom@{0}: not a version racefuzz can drive (MAJOR.MINOR.PATCH of 0.2 to 0.7, e.g. loom@0.7.3)")]
+    BadVersion(String),
+    /// `cargo` cannot be run.
+    #[error("cannot run `{cargo}` to build the loom driver: {why} (install Rust with rustup, or set $CARGO)")]
+    NoCargo {
+        /// The command tried.
+        cargo: String,
+        /// The operating system's reason.
+        why: String,
+    },
+    /// crates.io has no such version.
+    #[error("loom {version} is not on crates.io: {message}")]
+    NoSuchVersion {
+        /// The version asked for.
+        version: String,
+        /// cargo's message.
+        message: String,
+    },
+    /// The driver does not build for this version.
+    #[error("the loom {version} driver does not build (in {dir}): {message}")]
+    Build {
+        /// The version.
+        version: String,
+        /// The instance's folder, to rebuild by hand.
+        dir: String,
+        /// The end of cargo's output (the compiler's errors).
+        message: String,
+    },
+    /// The cache cannot be written.
+    #[error("cannot write the loom driver under {dir}: {why}")]
+    Cache {
+        /// The folder.
+        dir: String,
+        /// The operating system's reason.
+        why: String,
+    },
+    /// The driver rejected the program (syntax, dialect, a stuck `init`).
+    #[error("the loom driver rejects the program: {0}")]
+    BadProgram(String),
+    /// The driver failed otherwise: a panic that is not loom's report, a signal, output
+    /// that is not its protocol.
+    #[error("the loom {version} driver crashed: {why}")]
+    Crash {
+        /// The version.
+        version: String,
+        /// What it said, or its status.
+        why: String,
+    },
+    /// It ran longer than [`Loom::timeout`].
+    #[error("the loom {version} driver gave no answer within {}s (killed)", .timeout.as_secs_f64())]
+    Timeout {
+        /// The version.
+        version: String,
+        /// The limit.
+        timeout: Duration,
+    },
+}
+
+impl Loom {
+    /// loom at `version` with the default cache, a 60 s timeout per program and default
+    /// bounds.
+    ///
+    /// # Errors
+    /// [`LoomError::BadVersion`] when `version` is not `MAJOR.MINOR.PATCH` of 0.2 to 0.7.
+    pub fn new(version: &str) -> Result<Loom, LoomError> {
+        shim_params(version)?;
+        Ok(Loom { version: version.to_string(), cache: cache_dir(&|k| std::env::var_os(k)), timeout: Duration::from_secs(60), bounds: Bounds::default() })
+    }
+
+    /// The folder of this version's driver crate.
+    pub fn dir(&self) -> PathBuf {
+        self.cache.join(format!("loom-{}-{}", self.version, checkout_hash()))
+    }
+
+    /// The target folder every version's driver of this checkout shares (race-oracles and
+    /// the dependencies they share are built once).
+    pub fn target_dir(&self) -> PathBuf {
+        self.cache.join(format!("target-{}", checkout_hash()))
+    }
+
+    /// The version in a package and binary name: `0_7_3`.
+    fn slug(&self) -> String {
+        self.version.replace('.', "_")
+    }
+
+    /// The driver's binary: instantiated and built on the first call in a process (a cargo
+    /// no-op when an earlier process built it), then remembered, errors included.
+    /// Concurrent callers are safe: files are replaced by rename, cargo locks its target
+    /// folder, and calls in one process wait for each other.
+    ///
+    /// # Errors
+    /// [`LoomError::NoCargo`], [`LoomError::NoSuchVersion`], [`LoomError::Build`],
+    /// [`LoomError::Cache`], [`LoomError::BadVersion`].
+    pub fn driver(&self) -> Result<PathBuf, LoomError> {
+        static BUILT: OnceLock<Mutex<HashMap<PathBuf, Result<PathBuf, LoomError>>>> = OnceLock::new();
+        let mut built = BUILT.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+        let dir = self.dir();
+        if let Some(r) = built.get(&dir) {
+            return r.clone();
+        }
+        let r = self.build(&dir);
+        built.insert(dir, r.clone());
+        r
+    }
+
+    fn build(&self, dir: &Path) -> Result<PathBuf, LoomError> {
+        let (cell, max_threads) = shim_params(&self.version)?;
+        let cache_err = |e: std::io::Error| LoomError::Cache { dir: dir.display().to_string(), why: e.to_string() };
+        let fresh = !dir.join("Cargo.lock").exists();
+        write_if_changed(&dir.join("Cargo.toml"), &CARGO_TOML.replace("@LOOM@", &self.version).replace("@SLUG@", &self.slug()).replace("@ORACLES@", ORACLES)).map_err(cache_err)?;
+        write_if_changed(&dir.join("src/main.rs"), MAIN_RS).map_err(cache_err)?;
+        let shim = SHIM_RS.replace("@VERSION@", &self.version).replace("@CELL@", cell).replace("@MAX_THREADS@", max_threads);
+        write_if_changed(&dir.join("src/shim.rs"), &shim).map_err(cache_err)?;
+        if fresh {
+            if let Ok(lock) = std::fs::read_to_string(LOCK) {
+                write_if_changed(&dir.join("Cargo.lock"), &lock).map_err(cache_err)?;
+            }
+            for (name, precise) in PINS.iter().filter(|(v, _)| self.version.starts_with(v)).flat_map(|(_, p)| p.iter()) {
+                self.cargo(dir, &["update", "-p", name, "--precise", precise])?;
+            }
+        }
+        self.cargo(dir, &["build", "--release", "--quiet"])?;
+        Ok(self.target_dir().join(format!("release/racefuzz-loom-{}", self.slug())))
+    }
+
+    /// Runs cargo in the instance, its failure as a [`LoomError`].
+    fn cargo(&self, dir: &Path, args: &[&str]) -> Result<(), LoomError> {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let child = Command::new(&cargo)
+            .args(args)
+            .current_dir(dir)
+            .env("CARGO_TARGET_DIR", self.target_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| LoomError::NoCargo { cargo: cargo.clone(), why: e.to_string() })?;
+        let fail = |message: String| {
+            if message.contains("failed to select a version for the requirement `loom") || message.contains("candidate versions found which didn't match") {
+                LoomError::NoSuchVersion { version: self.version.clone(), message }
+            } else {
+                LoomError::Build { version: self.version.clone(), dir: dir.display().to_string(), message }
+            }
+        };
+        match wait_with_timeout(child, BUILD_TIMEOUT) {
+            Ok((status, _, _)) if status.success() => Ok(()),
+            Ok((status, _, err)) => Err(fail(format!("`cargo {}` exited with {status}: {}", args.join(" "), tail(&err, 4_000)))),
+            Err(e) => Err(fail(format!("`cargo {}`: {e}", args.join(" ")))),
+        }
+    }
+
+    /// loom's verdict on one program (`.race` text), building the driver first if needed.
+    ///
+    /// # Errors
+    /// [`Loom::driver`]'s, and [`LoomError::BadProgram`], [`LoomError::Crash`],
+    /// [`LoomError::Timeout`]: a driver that crashes or hangs never gives a verdict.
+    pub fn run(&self, program_source: &str) -> Result<LoomVerdict, LoomError> {
+        let driver = self.driver()?;
+        let mut cmd = Command::new(&driver);
+        cmd.args(self.bounds.args()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+        // loom's Builder reads these (a preemption bound, a permutation or time limit that
+        // ends the search silently, logging); the driver sets its own.
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("LOOM_") {
+                cmd.env_remove(k);
+            }
+        }
+        let crash = |why: String| LoomError::Crash { version: self.version.clone(), why };
+        let mut child = cmd.spawn().map_err(|e| crash(format!("cannot start {}: {e}", driver.display())))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            // A driver that exits before reading (it cannot, but a broken one might) shows
+            // up in its status below.
+            let _ = stdin.write_all(program_source.as_bytes());
+        }
+        let (status, out, err) = wait_with_timeout(child, self.timeout).map_err(|f| match f {
+            Failure::Timeout(timeout) => LoomError::Timeout { version: self.version.clone(), timeout },
+            other => crash(other.to_string()),
+        })?;
+        let out = String::from_utf8_lossy(&out);
+        let line = out.lines().rev().find(|l| l.starts_with(TAG));
+        match (status.success(), line) {
+            (true, Some(l)) => parse_line(l).map_err(|e| match e {
+                Answer::BadProgram(why) => LoomError::BadProgram(why),
+                Answer::Crash(why) => crash(why),
+            }),
+            (_, Some(l)) if l.starts_with(&format!("{TAG}\tcrash")) => Err(crash(l.splitn(3, '\t').nth(2).unwrap_or("").to_string())),
+            _ => Err(crash(format!("exited with {status} without a verdict; its stderr ends: {}", tail(&err, 2_000)))),
+        }
+    }
+}
+
+/// A driver line that is not a verdict.
+#[derive(Debug, PartialEq, Eq)]
+enum Answer {
+    BadProgram(String),
+    Crash(String),
+}
+
+/// Reads the driver's one line (`drivers/loom/src/main.rs`'s table).
+fn parse_line(line: &str) -> Result<LoomVerdict, Answer> {
+    let f: Vec<&str> = line.split('\t').collect();
+    let field = |i: usize| f.get(i).copied().unwrap_or("");
+    let garbage = || Answer::Crash(format!("a line that is not the driver's protocol: `{line}`"));
+    match field(1) {
+        "race" => Ok(LoomVerdict::Race { address: field(2).to_string(), line: field(3).parse().map_err(|_| garbage())?, detail: field(4).to_string() }),
+        "no-race" => Ok(LoomVerdict::NoRace { executions: field(2).parse().map_err(|_| garbage())? }),
+        "beyond" => Ok(LoomVerdict::BeyondBounds { why: field(2).to_string() }),
+        "bad-input" => Err(Answer::BadProgram(field(2).to_string())),
+        "crash" => Err(Answer::Crash(field(2).to_string())),
+        _ => Err(garbage()),
+    }
+}
+
+/// The cell type and thread limit of a version's API, from its series.
+fn shim_params(version: &str) -> Result<(&'static str, &'static str), LoomError> {
+    let bad = || LoomError::BadVersion(version.to_string());
+    let parts: Vec<&str> = version.split('.').collect();
+    if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+        return Err(bad());
+    }
+    // `loom::MAX_THREADS` is public from 0.4.1 on; before, a private 4 (and the Builder's
+    // default `max_threads`, 4 as well).
+    // The 0.2 series' `CausalCell` moved from `sync` to `cell` in 0.2.9.
+    let patch: u32 = parts[2].parse().map_err(|_| bad())?;
+    match (parts[0], parts[1], patch) {
+        ("0", "2", 0..=8) => Ok(("loom::sync::CausalCell", "4")),
+        ("0", "2", _) => Ok(("loom::cell::CausalCell", "4")),
+        ("0", "3", _) | ("0", "4", 0) => Ok(("loom::cell::UnsafeCell", "4")),
+        ("0", "4" | "5" | "6" | "7", _) => Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")),
+        _ => Err(bad()),
+    }
+}
+
+/// Where racefuzz keeps what it builds for external tools: `$RACEFUZZ_CACHE`, else
+/// `$XDG_CACHE_HOME/racefuzz`, else `$HOME/.cache/racefuzz`, else the temporary folder's
+/// `racefuzz-cache`. Never the source tree.
+pub fn cache_dir(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    set("RACEFUZZ_CACHE")
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("racefuzz")))
+        .or_else(|| set("HOME").map(|d| d.join(".cache/racefuzz")))
+        .unwrap_or_else(|| std::env::temp_dir().join("racefuzz-cache"))
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, unless it already holds
+/// it (so cargo sees no change, and a concurrent reader never a half-written file).
+fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// The hash of this checkout's `oracles/` path in the cache's folder names.
+fn checkout_hash() -> String {
+    format!("{:08x}", fnv(ORACLES.as_bytes()) as u32)
+}
+
+/// FNV-1a: a stable hash of the checkout's path for the instance's folder name.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The last `n` bytes of `bytes`, as text.
+fn tail(bytes: &[u8], n: usize) -> String {
+    let s = String::from_utf8_lossy(bytes);
+    let cut = s.char_indices().map(|(i, _)| i).find(|&i| s.len() - i <= n).unwrap_or(s.len());
+    s[cut..].trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_of_the_known_series_get_their_shim() {
+        assert_eq!(shim_params("0.7.3"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")));
+        assert_eq!(shim_params("0.3.6"), Ok(("loom::cell::UnsafeCell", "4")));
+        assert_eq!(shim_params("0.4.0"), Ok(("loom::cell::UnsafeCell", "4")));
+        assert_eq!(shim_params("0.4.1"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")));
+        assert_eq!(shim_params("0.2.15"), Ok(("loom::cell::CausalCell", "4")));
+        assert_eq!(shim_params("0.2.8"), Ok(("loom::sync::CausalCell", "4")));
+        for bad in ["0.7", "0.8.0", "1.0.0", "0.7.x", "", "0..1", "0.1.1"] {
+            assert_eq!(shim_params(bad), Err(LoomError::BadVersion(bad.into())), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_driver_line_is_read_strictly() {
+        assert_eq!(parse_line("racefuzz-loom\trace\to1.f\t4\tdetail"), Ok(LoomVerdict::Race { address: "o1.f".into(), line: 4, detail: "detail".into() }));
+        assert_eq!(parse_line("racefuzz-loom\tno-race\t12\t1"), Ok(LoomVerdict::NoRace { executions: 12 }));
+        assert_eq!(parse_line("racefuzz-loom\tbeyond\tdeadlock"), Ok(LoomVerdict::BeyondBounds { why: "deadlock".into() }));
+        assert_eq!(parse_line("racefuzz-loom\tbad-input\t1:1: x"), Err(Answer::BadProgram("1:1: x".into())));
+        assert!(matches!(parse_line("racefuzz-loom\tno-race\tmany"), Err(Answer::Crash(_))));
+        assert!(matches!(parse_line("racefuzz-loom\tmaybe"), Err(Answer::Crash(_))));
+    }
+
+    #[test]
+    fn the_cache_is_outside_the_source_tree() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.into());
+        assert_eq!(cache_dir(&env(&[("RACEFUZZ_CACHE", "/c"), ("HOME", "/h")])), PathBuf::from("/c"));
+        assert_eq!(cache_dir(&env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])), PathBuf::from("/x/racefuzz"));
+        assert_eq!(cache_dir(&env(&[("RACEFUZZ_CACHE", ""), ("HOME", "/h")])), PathBuf::from("/h/.cache/racefuzz"));
+    }
+
+    #[test]
+    fn bounds_become_the_drivers_flags() {
+        let b = Bounds { preemption_bound: Some(2), ..Bounds::default() };
+        let a = b.args().join(" ");
+        assert!(a.starts_with("--loop-bound 2 --preemption-bound 2 --max-branches 10000"), "{a}");
+        assert!(!Bounds::default().args().contains(&"--preemption-bound".to_string()));
+    }
+}
