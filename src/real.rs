@@ -24,6 +24,10 @@ pub enum Probe {
     /// `valgrind` with the client-request headers the replay includes (`valgrind/helgrind.h`
     /// and `valgrind/drd.h`) for the C compiler of `$CC`; Valgrind's version.
     Valgrind,
+    /// `cargo`, and loom's driver at the version's pin built in racefuzz's cache
+    /// (`crate::loom::Loom::driver`: minutes from crates.io the first time, a cargo no-op
+    /// after); the loom version.
+    Loom,
 }
 
 /// One version of a real detector.
@@ -69,10 +73,34 @@ const TSAN: &[Version] = &[
 /// Valgrind 3.19 (Debian 12), for Helgrind and DRD.
 const VALGRIND: &[Version] = &[Version { name: "", program: "valgrind", pin: "3.19.0", install: "apt-get install valgrind" }];
 
+/// How to get loom: a Rust toolchain; each version's driver builds from crates.io on first
+/// use (`crate::loom`).
+const LOOM_INSTALL: &str = "curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh";
+
+/// The loom versions racefuzz drives, newest first: every one of `crate::loom::VERSIONS`
+/// that has a shim (tested), the bare name being the newest.
+macro_rules! loom_versions {
+    ($newest:literal $(, $v:literal)*) => {
+        &[
+            Version { name: "", program: "cargo", pin: $newest, install: LOOM_INSTALL },
+            Version { name: $newest, program: "cargo", pin: $newest, install: LOOM_INSTALL },
+            $(Version { name: $v, program: "cargo", pin: $v, install: LOOM_INSTALL },)*
+        ]
+    };
+}
+
+/// loom, 0.2.0 to 0.7.3 (the pin is the version itself).
+const LOOM: &[Version] = loom_versions!(
+    "0.7.3", "0.7.2", "0.7.1", "0.7.0", "0.6.1", "0.6.0", "0.5.6", "0.5.5", "0.5.4", "0.5.3", "0.5.2", "0.5.1", "0.5.0", "0.4.1", "0.4.0", "0.3.6", "0.3.5", "0.3.4", "0.3.3",
+    "0.3.2", "0.3.1", "0.3.0", "0.2.15", "0.2.14", "0.2.13", "0.2.12", "0.2.11", "0.2.10", "0.2.9", "0.2.8", "0.2.7", "0.2.6", "0.2.5", "0.2.4", "0.2.3", "0.2.2", "0.2.1",
+    "0.2.0"
+);
+
 /// Every real detector racefuzz runs, by name.
 pub const DETECTORS: &[RealDetector] = &[
     RealDetector { name: "drd", what: "Valgrind's DRD, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
     RealDetector { name: "helgrind", what: "Valgrind's Helgrind, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
+    RealDetector { name: "loom", what: "the loom model checker, whole programs (driver built on first use)", versions: LOOM, probe: Probe::Loom },
     RealDetector { name: "tsan", what: "ThreadSanitizer (-fsanitize=thread), over the C replay", versions: TSAN, probe: Probe::Tsan },
 ];
 
@@ -137,12 +165,13 @@ impl RealDetector {
     pub fn installed(&self, v: &'static Version) -> Result<String, RealError> {
         static SEEN: OnceLock<Mutex<Probed>> = OnceLock::new();
         let program = program(v);
-        let key = (self.probe, program.clone());
+        let key = (self.probe, program.clone(), v.pin);
         let cached = SEEN.get_or_init(Default::default).lock().ok().and_then(|m| m.get(&key).cloned());
         let found = cached.unwrap_or_else(|| {
             let found = match self.probe {
                 Probe::Tsan => probe_tsan(&program),
                 Probe::Valgrind => probe_valgrind(),
+                Probe::Loom => crate::loom::Loom::new(v.pin).and_then(|l| l.driver()).map(|_| v.pin.to_string()).map_err(|e| e.to_string()),
             };
             if let Ok(mut m) = SEEN.get_or_init(Default::default).lock() {
                 m.insert(key, found.clone());
@@ -151,10 +180,27 @@ impl RealDetector {
         });
         found.map_err(|why| RealError::NotInstalled { sut: self.sut_name(v), why, install: v.install })
     }
+
+    /// [`RealDetector::installed`] where that is cheap; where it would build for minutes (a
+    /// loom driver not built yet), what is known without building: `cargo`'s presence, as
+    /// the reason it is not ready yet. For listing every version (`racefuzz detectors`).
+    ///
+    /// # Errors
+    /// [`RealError::NotInstalled`].
+    pub fn installed_without_building(&self, v: &'static Version) -> Result<String, RealError> {
+        if self.probe != Probe::Loom || crate::loom::Loom::new(v.pin).is_ok_and(|l| l.built()) {
+            return self.installed(v);
+        }
+        let why = match output(&std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()), &["--version"], None) {
+            Ok(_) => "its driver is not built yet; naming it builds it from crates.io (minutes)".to_string(),
+            Err(e) => e,
+        };
+        Err(RealError::NotInstalled { sut: self.sut_name(v), why, install: v.install })
+    }
 }
 
-/// What each probe found, by probe and program: a version, or why not.
-type Probed = BTreeMap<(Probe, String), Result<String, String>>;
+/// What each probe found, by probe, program and pin: a version, or why not.
+type Probed = BTreeMap<(Probe, String, &'static str), Result<String, String>>;
 
 /// The program a version runs, with `$CC` read.
 pub fn program(v: &Version) -> String {
@@ -216,6 +262,10 @@ mod tests {
             assert!(d.version(None).is_ok(), "{}: the bare name runs a version", d.name);
             assert!(d.versions.iter().all(|v| !v.install.is_empty() && !v.pin.is_empty()), "{}: every version has a pin and an install line", d.name);
         }
+        let loom: Vec<&str> = find("loom").unwrap().versions[1..].iter().map(|v| v.pin).collect();
+        let driven: Vec<&str> = crate::loom::VERSIONS.iter().filter(|(_, s)| !matches!(s, crate::loom::Support::Unsupported(_))).map(|(v, _)| *v).collect();
+        assert_eq!(loom, driven, "loom's versions are those the driver has a shim for");
+        assert_eq!(find("loom").unwrap().versions[0].pin, driven[0], "the bare name is the newest");
         let tsan = find("tsan").unwrap();
         assert_eq!(tsan.sut_name(tsan.version(Some("gcc-12")).unwrap()), "tsan@gcc-12");
         assert_eq!(

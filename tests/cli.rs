@@ -324,7 +324,7 @@ fn filters_analyze_and_check_the_papers_figures() {
     assert_eq!(v["table"]["racy"][0], serde_json::json!(["n@T1.g"]), "{out}");
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
+pub(crate) fn temp_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("racefuzz-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();

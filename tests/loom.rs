@@ -14,6 +14,8 @@ use race_oracles::lang::{print, Relax};
 use race_oracles::truth::ground_truth;
 use racefuzz::loom::{Loom, LoomVerdict, Support, VERSIONS};
 
+use super::cli::{racefuzz, temp_dir};
+
 /// The version CI builds.
 const CI_VERSION: &str = "0.7.3";
 
@@ -145,4 +147,59 @@ fn every_version_fares_as_recorded() {
             Support::Unsupported(_) => assert!(Loom::new(v).is_err(), "loom {v}"),
         }
     }
+}
+
+/// `loom@V` as a SUT of `racefuzz`: judged by `whole-program-exact` on a file, named in
+/// `racefuzz detectors`, refused at a version racefuzz cannot drive (exit 2).
+#[test]
+fn loom_is_a_sut_named_by_version() {
+    let dir = temp_dir("loom-sut");
+    for (name, text, says) in [("racy", RACY, "race on o.f"), ("locked", LOCKED, "no race in")] {
+        let file = dir.join(format!("{name}.race"));
+        std::fs::write(&file, text).unwrap();
+        let (code, out, err) = racefuzz(&["check", "whole-program-exact", file.to_str().unwrap(), "--sut", &format!("loom@{CI_VERSION}")]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains(&format!("with loom {CI_VERSION}: PASS")) && out.contains(says), "{out}");
+    }
+    let (code, out, err) = racefuzz(&["detectors", &format!("loom@{CI_VERSION}")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("loom@{CI_VERSION}  {CI_VERSION}")), "{out}");
+    let (code, _, err) = racefuzz(&["fuzz", "--sut", "loom@0.9.9", "--max-programs", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("loom has no version `0.9.9`"), "{err}");
+}
+
+/// The campaign of `fuzz --sut loom@V` runs the oracle that judges it: loom 0.7.3 agrees
+/// with the ground truth on 200 programs, and loom 0.2.2, whose cell records no reads
+/// (`VERSIONS`), is caught missing a race, shrunk to a read against a write: the
+/// deviation of a real version stands in for a seeded bug.
+#[test]
+fn a_campaign_catches_the_loom_version_that_misses_races() {
+    let dir = temp_dir("loom-campaign");
+    let out_dir = dir.to_str().unwrap();
+    let (code, out, err) = racefuzz(&["fuzz", "--sut", &format!("loom@{CI_VERSION}"), "--max-programs", "200", "--seed", "1", "--out", out_dir]);
+    assert_eq!(code, 0, "{out}{err}");
+    let row = out.lines().find(|l| l.starts_with("whole-program-exact")).unwrap_or_else(|| panic!("{out}"));
+    let counts: Vec<u64> = row.split_whitespace().skip(1).take(4).map(|n| n.parse().unwrap()).collect();
+    assert_eq!(counts[0], 200, "{row}");
+    assert!(counts[1] >= 180 && counts[2] == 0, "loom {CI_VERSION}: {row}");
+    let (code, out, err) = racefuzz(&["fuzz", "--sut", "loom@0.2.2", "--max-programs", "100", "--seed", "1", "--shrink", "--out", out_dir]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("FAIL whole-program-exact [MISSED RACE]"), "{out}");
+    let shrunk: Vec<String> = walk(&dir).into_iter().filter(|p| p.contains("shrunk")).collect();
+    let text = shrunk.iter().map(|p| std::fs::read_to_string(p).unwrap()).find(|t| t.contains("MISSED RACE")).unwrap_or_else(|| panic!("no shrunk finding in {shrunk:?}\n{out}"));
+    assert!(text.contains("// sut: loom@0.2.2"), "{text}");
+    assert!(text.contains("init {\n  o1 = new C\n}\nthread {\n  r = o1.g\n}\nthread {\n  o1.g = 0\n}\n"), "shrunk to a read and a write:\n{text}");
+}
+
+fn walk(d: &std::path::Path) -> Vec<String> {
+    let mut found = vec![];
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        if e.path().is_dir() {
+            found.extend(walk(&e.path()));
+        } else {
+            found.push(e.path().to_string_lossy().into_owned());
+        }
+    }
+    found
 }

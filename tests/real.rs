@@ -29,12 +29,14 @@ fn detectors_lists_every_version_with_its_pin_and_install_line() {
     let versions: usize = racefuzz::real::DETECTORS.iter().map(|d| d.versions.len()).sum();
     assert_eq!(rows.len(), versions);
     for r in &rows {
-        assert!(r["pin"].as_str().is_some_and(|p| !p.is_empty()) && r["install"].as_str().is_some_and(|i| i.starts_with("apt-get install ")), "{r}");
+        let apt = r["install"].as_str().is_some_and(|i| i.starts_with("apt-get install "));
+        let rustup = r["install"].as_str().is_some_and(|i| i.contains("https://sh.rustup.rs"));
+        assert!(r["pin"].as_str().is_some_and(|p| !p.is_empty()) && (apt || r["sut"].as_str().is_some_and(|s| s.starts_with("loom")) && rustup), "{r}");
         // Installed (with a version) or not (with why), never neither.
         assert!(r["version"].is_string() != r["missing"].is_string(), "{r}");
     }
     let names: Vec<&str> = rows.iter().filter_map(|r| r["sut"].as_str()).collect();
-    for n in ["drd", "helgrind", "tsan", "tsan@gcc-11", "tsan@gcc-12", "tsan@clang-14", "tsan@clang-19"] {
+    for n in ["drd", "helgrind", "loom", "loom@0.7.3", "loom@0.2.0", "tsan", "tsan@gcc-11", "tsan@gcc-12", "tsan@clang-14", "tsan@clang-19"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
     let (code, _, err) = racefuzz(&["detectors", "tsan@gcc-99"]);

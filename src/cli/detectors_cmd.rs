@@ -24,8 +24,10 @@ struct Row {
     install: &'static str,
 }
 
-fn row(d: &RealDetector, v: &'static Version) -> Row {
-    let (version, missing) = match d.installed(v) {
+/// Its row; `build`: whether to build what takes minutes (a loom driver) to tell.
+fn row(d: &RealDetector, v: &'static Version, build: bool) -> Row {
+    let probed = if build { d.installed(v) } else { d.installed_without_building(v) };
+    let (version, missing) = match probed {
         Ok(found) => (Some(found), None),
         Err(crate::real::RealError::NotInstalled { why, .. }) => (None, Some(why)),
         Err(e) => (None, Some(e.to_string())),
@@ -33,14 +35,15 @@ fn row(d: &RealDetector, v: &'static Version) -> Row {
     Row { sut: d.sut_name(v), what: d.what, version, missing, pin: v.pin, install: v.install }
 }
 
-/// Lists the real detectors (all, or those `names` names, `NAME[@VERSION]`).
+/// Lists the real detectors (all, or those `names` names, `NAME[@VERSION]`). Listing all
+/// builds no loom driver (a version not built yet says so); naming one builds it.
 ///
 /// # Errors
 /// A name that is no real detector or version; with names, one that is not installed
 /// (exit 2, with its install command).
 pub(super) fn run(names: &[String], json: bool) -> Result<Exit, CliError> {
     let rows: Vec<Row> = if names.is_empty() {
-        DETECTORS.iter().flat_map(|d| d.versions.iter().map(move |v| row(d, v))).collect()
+        DETECTORS.iter().flat_map(|d| d.versions.iter().map(move |v| row(d, v, false))).collect()
     } else {
         let mut rows = vec![];
         for n in names {
@@ -48,7 +51,7 @@ pub(super) fn run(names: &[String], json: bool) -> Result<Exit, CliError> {
             let known = DETECTORS.iter().map(|d| d.name).collect::<Vec<_>>().join(", ");
             let d = crate::real::find(&name.name).ok_or_else(|| CliError::input(format!("error: `{}` is not a real detector (they are: {known})", name.name)))?;
             let v = d.version(name.version.as_deref()).map_err(|e| CliError::input(format!("error: {e}")))?;
-            rows.push(row(d, v));
+            rows.push(row(d, v, true));
         }
         if let Some(missing) = rows.iter().find(|r| r.missing.is_some()) {
             return Err(CliError::input(format!(

@@ -17,10 +17,11 @@ use crate::sut_spec::SutSpec;
 use crate::suts::{self, Subject};
 
 /// The oracles named on the command line; when none is, all but the negative controls
-/// (which are expected to fail and run only when named), and with `--mutant` only those of
-/// them that judge it, so that `racefuzz fuzz --mutant M` hunts M wherever it can be seen.
-/// A named oracle that does not judge the mutant is refused later, by its subject. With an
-/// external SUT, the oracles that judge one of its kind.
+/// (which are expected to fail and run only when named) and those whose SUT is a real
+/// detector (`suts::by_default`), and with `--mutant` only those of them that judge it, so
+/// that `racefuzz fuzz --mutant M` hunts M wherever it can be seen. A named oracle that
+/// does not judge the mutant is refused later, by its subject. With an external SUT, the
+/// oracles that judge one of its kind; with `--sut NAME`, those that judge NAME.
 fn oracles(ids: &[String], spec: &SutSpec) -> Result<Vec<Oracle>, CliError> {
     if !ids.is_empty() {
         return ids.iter().map(|id| oracle(id)).collect();
@@ -31,9 +32,12 @@ fn oracles(ids: &[String], spec: &SutSpec) -> Result<Vec<Oracle>, CliError> {
             return Ok(reg.all().iter().filter(|o| !o.negative_control && o.sut == race_oracles::theorems::SutKind::DynamicDetector).copied().collect());
         }
         SutSpec::Analysis(_) => return Ok(reg.all().iter().filter(|o| suts::analysis_oracles().contains(&o.id)).copied().collect()),
-        SutSpec::Catalogued { .. } => {}
+        SutSpec::Catalogued { sut: Some(name), .. } => {
+            return Ok(reg.all().iter().filter(|o| !o.negative_control && suts::fitting(o).any(|e| e.name == name.name)).copied().collect());
+        }
+        SutSpec::Catalogued { sut: None, .. } => {}
     }
-    let defaults = reg.all().iter().filter(|o| !o.negative_control).copied();
+    let defaults = reg.all().iter().filter(|o| suts::by_default(o)).copied();
     let Some(m) = spec.mutant() else { return Ok(defaults.collect()) };
     let judging: Vec<Oracle> = defaults.filter(|o| suts::judges(o, m)).collect();
     if !judging.is_empty() {

@@ -44,21 +44,14 @@
 //! - One program: 3–6 ms (median, process start included) for the generators' programs,
 //!   37 ms at most over 600 of them.
 //!
-//! ## Integrating `loom@V` as a SUT (for the SUT catalogue, not done here)
-//! - Build the driver when the SUT is named, before any program: `Loom::new(v)?.driver()?`,
-//!   so that a version that does not exist or does not build is exit 2 with
-//!   [`LoomError`]'s message (the compiler's), never a skipped pass. The first build of a
-//!   version takes minutes (race-oracles in release mode, then loom); later ones are a
-//!   cargo no-op.
-//! - Per program: `run(&race_oracles::lang::print(p))`. [`LoomVerdict::Race`] claims the
-//!   program racy, [`LoomVerdict::NoRace`] race-free; compare with the ground truth's
-//!   `racy` (complete explorations only). [`LoomVerdict::BeyondBounds`] is `inconclusive`;
-//!   an `Err` is a failure of the SUT (a finding of its own, as `DETECTOR FAILED` is for
-//!   external detectors), never `NoRace`.
-//! - The generator: BFJ/BFJ2 thread programs (`gen::threads::swarm_detectors`), at most
-//!   [`Bounds::loop_bound`] equal to the ground truth's `Config::loop_bound`.
-//! - `racefuzz detectors`: installed = `cargo` present; the install command is none (the
-//!   driver builds itself from crates.io on first use).
+//! ## As a SUT (`loom@V`)
+//! `suts::SUTS`'s `loom` entry lends a [`Loom`] as a
+//! [`race_oracles::theorems::ModelChecker`], judged by `whole-program-exact` on the
+//! BFJ/BFJ2 programs of `gen::threads::swarm_detectors`; the real detectors' table lists
+//! its versions, and naming one builds its driver first (its installation probe), so that
+//! a version that does not build is exit 2 with the compiler's message, never a skipped
+//! pass. [`LoomVerdict::BeyondBounds`] is `inconclusive`; an error is a failure of the SUT
+//! (`MODEL CHECKER FAILED`), never a no-race.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -68,7 +61,13 @@ use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
+use race_oracles::lang::Program;
+use race_oracles::theorems::{ModelChecker, ModelVerdict};
+
 use crate::external::{wait_with_timeout, Failure};
+
+mod versions;
+pub use versions::{Support, PINS, VERSIONS};
 
 /// The driver template, compiled into racefuzz so that an instance never reads the
 /// source tree's copy (only `oracles/`, by path).
@@ -87,86 +86,6 @@ const TAG: &str = "racefuzz-loom";
 /// How long building a driver may take (race-oracles and loom from scratch in release mode
 /// took 2.5 minutes on two cores).
 pub const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-
-/// How a loom version fares on rustc 1.95 ([`VERSIONS`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Support {
-    /// Builds, and agrees with the ground truth on the tiny programs of `tests/loom.rs` and
-    /// on 200 generated programs (below).
-    Agrees,
-    /// Builds and runs, but its verdicts deviate from the ground truth (a finding about
-    /// that version, not a failure of the driver): why.
-    Deviates(&'static str),
-    /// Not driven: why.
-    Unsupported(&'static str),
-}
-
-/// Every one of the 41 versions of loom on crates.io, tried on rustc 1.95 with this driver,
-/// newest first. None needed a pinned dependency (`generator` 0.6–0.8 still build). First
-/// builds took 5–70 s each with race-oracles already built in the shared target folder.
-pub const VERSIONS: &[(&str, Support)] = {
-    use Support::*;
-    /// loom 0.2.0 to 0.2.2's `CausalCell` records no reads (and in 0.2.0 and 0.2.1 an access
-    /// does not advance the thread's clock), so a write after an unordered read, and more,
-    /// goes unreported. Measured on 200 programs of `fasttrack-precise`'s generator (`racefuzz
-    /// gen fasttrack-precise --count 200 --seed 7`, 102 racy): 0.2.0 and 0.2.1 miss 54 of them,
-    /// 0.2.2 misses 18, 0.2.3 to 0.2.14 miss 2, 0.2.15 and later none.
-    const NO_READS: Support = Deviates("misses races: its CausalCell records no reads (54 of 102 racy generated programs missed)");
-    const NO_READS_022: Support = Deviates("misses races: its CausalCell records no reads (18 of 102 racy generated programs missed)");
-    const BEFORE_0215: Support = Deviates(
-        "misses a race fixed in 0.2.15: a write after joining a forked reader, against a read under a lock in another thread's child (2 of 102 racy generated programs missed)",
-    );
-    const NO_MODEL: Support = Unsupported("the 0.1 API: no loom::model (loom::fuzz::Builder with a runtime choice); no shim");
-    &[
-        ("0.7.3", Agrees),
-        ("0.7.2", Agrees),
-        ("0.7.1", Agrees),
-        ("0.7.0", Agrees),
-        ("0.6.1", Agrees),
-        ("0.6.0", Agrees),
-        ("0.5.6", Agrees),
-        ("0.5.5", Agrees),
-        ("0.5.4", Agrees),
-        ("0.5.3", Agrees),
-        ("0.5.2", Agrees),
-        ("0.5.1", Agrees),
-        ("0.5.0", Agrees),
-        ("0.4.1", Agrees),
-        ("0.4.0", Agrees),
-        ("0.3.6", Agrees),
-        ("0.3.5", Agrees),
-        ("0.3.4", Agrees),
-        ("0.3.3", Agrees),
-        ("0.3.2", Agrees),
-        ("0.3.1", Agrees),
-        ("0.3.0", Agrees),
-        ("0.2.15", Agrees),
-        ("0.2.14", BEFORE_0215),
-        ("0.2.13", BEFORE_0215),
-        ("0.2.12", BEFORE_0215),
-        ("0.2.11", BEFORE_0215),
-        ("0.2.10", BEFORE_0215),
-        ("0.2.9", BEFORE_0215),
-        ("0.2.8", BEFORE_0215),
-        ("0.2.7", BEFORE_0215),
-        ("0.2.6", BEFORE_0215),
-        ("0.2.5", BEFORE_0215),
-        ("0.2.4", BEFORE_0215),
-        ("0.2.3", BEFORE_0215),
-        ("0.2.2", NO_READS_022),
-        ("0.2.1", NO_READS),
-        ("0.2.0", NO_READS),
-        ("0.1.1", NO_MODEL),
-        ("0.1.0", NO_MODEL),
-        ("0.0.1", Unsupported("a placeholder release")),
-    ]
-};
-
-/// Transitive dependencies an old loom needs pinned to build today, per version prefix:
-/// `cargo update -p NAME --precise VERSION` once, when the instance is made. Empty: every
-/// version of [`VERSIONS`] resolved and built without one on rustc 1.95; the hook stays
-/// for the day a dependency's new release breaks an old loom.
-pub const PINS: &[(&str, &[(&str, &str)])] = &[];
 
 /// The limits passed to the driver. The defaults match the ground truth's
 /// (`race_oracles::explore::Config::default`'s `loop_bound`) and keep a program's run well
@@ -337,6 +256,17 @@ impl Loom {
         self.cache.join(format!("target-{}", checkout_hash()))
     }
 
+    /// The driver's binary, built or not.
+    fn binary(&self) -> PathBuf {
+        self.target_dir().join(format!("release/racefuzz-loom-{}", self.slug()))
+    }
+
+    /// Whether this version's driver has been built in the cache (by this checkout or an
+    /// earlier run): [`Loom::driver`] is then a cargo no-op.
+    pub fn built(&self) -> bool {
+        self.binary().is_file()
+    }
+
     /// The version in a package and binary name: `0_7_3`.
     fn slug(&self) -> String {
         self.version.replace('.', "_")
@@ -379,7 +309,7 @@ impl Loom {
             }
         }
         self.cargo(dir, &["build", "--release", "--quiet"])?;
-        Ok(self.target_dir().join(format!("release/racefuzz-loom-{}", self.slug())))
+        Ok(self.binary())
     }
 
     /// Runs cargo in the instance, its failure as a [`LoomError`].
@@ -445,6 +375,25 @@ impl Loom {
             }),
             (_, Some(l)) if l.starts_with(&format!("{TAG}\tcrash")) => Err(crash(l.splitn(3, '\t').nth(2).unwrap_or("").to_string())),
             _ => Err(crash(format!("exited with {status} without a verdict; its stderr ends: {}", tail(&err, 2_000)))),
+        }
+    }
+}
+
+/// loom as racefuzz's [`ModelChecker`] (the `loom@V` SUT): its verdict on the printed
+/// program, with the ground truth's loop bound; an error is [`ModelVerdict::Failed`], never
+/// a verdict.
+impl ModelChecker for Loom {
+    fn name(&self) -> String {
+        format!("loom {}", self.version)
+    }
+
+    fn verdict(&self, p: &Program, loop_bound: u32) -> ModelVerdict {
+        let loom = Loom { bounds: Bounds { loop_bound, ..self.bounds }, ..self.clone() };
+        match loom.run(&race_oracles::lang::print(p)) {
+            Ok(LoomVerdict::Race { address, line, detail }) => ModelVerdict::Race { location: address, line, detail },
+            Ok(LoomVerdict::NoRace { executions }) => ModelVerdict::NoRace { executions },
+            Ok(LoomVerdict::BeyondBounds { why }) => ModelVerdict::BeyondBounds(why),
+            Err(e) => ModelVerdict::Failed(e.to_string()),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! - The seams (conventions §6; at most two required methods each, and no implementation
 //!   here): [`StaticRaceAnalysis`], [`DynamicDetector`] (with [`DetectorFactory`]),
 //!   [`CheckPlacer`], [`AccessFilter`] (with [`FilterFactory`]), [`MustNotAliasAnalysis`],
-//!   [`SyncCfgAnalysis`];
+//!   [`SyncCfgAnalysis`], [`ModelChecker`];
 //!   the explorer seam is [`crate::explore::Explorer`].
 //! - [`result`]: the one result type, [`OracleResult`].
 //! - The oracles: [`racerdx_tp`] (Theorem 6.10), [`racerdx_complete`] (Theorem 5.15),
@@ -22,7 +22,8 @@
 //!   every state and its pruned pairs never race, T1–T7, and the T9 negative control),
 //!   [`ldrf_agree`] (the L-DRF semantics agrees with the standard one on race-free programs,
 //!   C1–C4), [`ldrf_sound`] (sync-CFG analyses are sound at relevant points, C8, with the
-//!   C9 negative controls).
+//!   C9 negative controls), [`whole_program`] (a model checker reports a race iff the
+//!   program has one).
 //!
 //! A [`Verdict`] is `pass`, `fail` or `inconclusive`, and a truncated search is never
 //! `pass` (docs/design.md, principle 2).
@@ -38,6 +39,7 @@ pub mod filter;
 pub mod ldrf_agree;
 pub mod ldrf_sound;
 pub mod lock_elision;
+pub mod model_checker;
 pub mod must_not_alias;
 pub mod naik_aiken_sound;
 pub mod oracle;
@@ -52,11 +54,13 @@ pub mod static_race;
 pub mod sut;
 pub mod sync_cfg;
 pub mod trace_precision;
+pub mod whole_program;
 
 pub use claim::Claim;
 pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
 pub use explorer_agree::FastExplorers;
 pub use filter::{AccessFilter, Classes, Decision, FilterFactory};
+pub use model_checker::{ModelChecker, ModelVerdict};
 pub use must_not_alias::{MustNotAliasAnalysis, Typing};
 pub use oracle::{Budget, Oracle, Reads, Unexercised};
 pub use placer::{CheckPlacer, PlaceError};

@@ -41,6 +41,7 @@ impl Registry {
                 super::ldrf_sound::NAIVE,
                 super::ldrf_sound::REGION_RACY,
                 super::ldrf_sound::EVERYWHERE,
+                super::whole_program::ORACLE,
             ],
         }
     }

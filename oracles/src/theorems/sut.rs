@@ -9,6 +9,7 @@
 use super::detector::DetectorFactory;
 use super::explorer_agree::FastExplorers;
 use super::filter::FilterFactory;
+use super::model_checker::ModelChecker;
 use super::must_not_alias::MustNotAliasAnalysis;
 use super::placer::CheckPlacer;
 use super::static_race::StaticRaceAnalysis;
@@ -68,6 +69,8 @@ seams! {
     /// naive union), one per domain, judged together against the standard semantics (C12
     /// compares them).
     SyncCfg => SyncCfg(&'a [Box<dyn SyncCfgAnalysis>]);
+    /// A model checker ([`ModelChecker`]: loom), judged on whole programs.
+    ModelChecker => ModelChecker(&'a dyn ModelChecker);
 }
 
 #[cfg(test)]

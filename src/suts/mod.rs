@@ -34,6 +34,9 @@ use crate::tsan::Tsan;
 use crate::valgrind::{self, Valgrind};
 use std::sync::Arc;
 
+mod error;
+pub use error::SubjectError;
+
 /// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
 /// the [`Sut`] of its seam. The catalogue holds no enum of seams of its own: each entry's
 /// build says which seam it plugs into ([`lend`]), and [`Sut`] (with [`SutKind`]) is the
@@ -112,6 +115,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "tsan", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_tsan, rules: &[] },
     SutEntry { name: "helgrind", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_helgrind, rules: &[] },
     SutEntry { name: "drd", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_drd, rules: &[] },
+    SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[] },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES] },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
     SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES] },
@@ -166,6 +170,14 @@ fn build_drd(_: &str, names: &[&str]) -> Built {
     replay(names, Valgrind::new(valgrind::Tool::Drd))
 }
 
+/// loom (`crate::loom`) at `version` (none: the newest), a whole-program model checker;
+/// no seeded bugs (its older versions' own deviations are `crate::loom::VERSIONS`).
+fn build_loom(version: &str, names: &[&str]) -> Built {
+    let v = crate::real::find("loom")?.version(Some(version)).ok()?;
+    let loom = crate::loom::Loom::new(v.pin).ok()?;
+    names.is_empty().then(|| (lend(loom, |l| Sut::ModelChecker(l)), Relax::default()))
+}
+
 fn build_bigfoot(_: &str, names: &[&str]) -> Built {
     let (placement, dynamic) = match seeded::one(bigfoot::SEEDED, names)? {
         Some(BigFootBug::Placement(b)) => (Some(b), None),
@@ -195,96 +207,6 @@ fn build_naikaiken(_: &str, names: &[&str]) -> Built {
     let bug = seeded::one(crate::analyses::naik_aiken::SEEDED, names)?;
     let relax = Relax { sync_reassign: bug == Some(NaikAikenBug::ReassignedLockHeld), ..Relax::default() };
     Some((lend(NaikAiken { bug }, |a| Sut::MustNotAlias(a)), relax))
-}
-
-/// Why no subject could be built.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SubjectError {
-    /// A mutant name that is not in the catalogue, or not one of this SUT's.
-    #[error("no mutant `{given}` for {sut} (its mutants: {known}; combine with +)")]
-    UnknownMutant {
-        /// What was given.
-        given: String,
-        /// The SUT.
-        sut: &'static str,
-        /// Its mutants.
-        known: String,
-    },
-    /// A catalogued mutant of a SUT that the oracle does not judge (so it could not run).
-    #[error("mutant `{given}` breaks {owner}, which {oracle} does not judge; {}", judged_by(judges))]
-    ForeignMutant {
-        /// What was given.
-        given: String,
-        /// The SUT it breaks.
-        owner: &'static str,
-        /// The oracle.
-        oracle: &'static str,
-        /// The oracles that judge it, in registry order.
-        judges: Vec<&'static str>,
-    },
-    /// A SUT name (`--sut`) that is not in the catalogue, or not of the kind and dialect
-    /// the oracle judges.
-    #[error("no SUT `{given}` for {oracle} (its SUTs: {fitting}; every SUT: {known})")]
-    UnknownSut {
-        /// What was given.
-        given: String,
-        /// The oracle.
-        oracle: &'static str,
-        /// The SUTs of the oracle's kind and dialect.
-        fitting: String,
-        /// Every SUT.
-        known: String,
-    },
-    /// An external detector (`--detector-cmd`) for an oracle that judges another kind of SUT.
-    #[error("{oracle} judges a {kind:?}, not a dynamic detector; --detector-cmd applies to {}", detector_oracles().join(", "))]
-    NotADetector {
-        /// The oracle.
-        oracle: &'static str,
-        /// The kind it judges.
-        kind: SutKind,
-    },
-    /// An external static analysis (`--analysis-cmd`) for an oracle that does not judge a
-    /// static analysis's reports.
-    #[error("{oracle} judges {what}; --analysis-cmd applies to {}", analysis_oracles().join(", "))]
-    NotAnAnalysis {
-        /// The oracle.
-        oracle: &'static str,
-        /// What it judges instead.
-        what: String,
-    },
-    /// A version of a SUT that has none (`fasttrack@2`).
-    #[error("{sut} has no versions (given `{sut}@{given}`); name it without `@`")]
-    NoVersions {
-        /// The SUT.
-        sut: &'static str,
-        /// The version given.
-        given: String,
-    },
-    /// A real detector at a version racefuzz does not know, or not installed here.
-    #[error(transparent)]
-    Real(#[from] crate::real::RealError),
-    /// An external SUT that cannot be run as given.
-    #[error(transparent)]
-    External(#[from] crate::external::ConfigError),
-    /// No SUT of the kind and dialect the oracle needs.
-    #[error("racefuzz internal bug: no {kind:?} SUT for the {dialect} dialect (oracle {oracle})")]
-    NoSut {
-        /// The oracle.
-        oracle: &'static str,
-        /// The kind it needs.
-        kind: SutKind,
-        /// Its dialect.
-        dialect: Dialect,
-    },
-}
-
-/// The end of a [`SubjectError::ForeignMutant`] message: who judges the mutant instead.
-fn judged_by(judges: &[&str]) -> String {
-    if judges.is_empty() {
-        "no oracle judges it".into()
-    } else {
-        format!("the oracles that judge it: {}", judges.join(", "))
-    }
 }
 
 /// Whether `oracle` judges `mutant` (`a+b` combines mutants): one of the SUTs it fits owns
@@ -361,6 +283,13 @@ pub struct Subject {
 /// order; the first is the one it judges unless told otherwise.
 pub fn fitting(oracle: &Oracle) -> impl Iterator<Item = &'static SutEntry> + '_ {
     SUTS.iter().filter(|e| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect))
+}
+
+/// Whether a campaign over every oracle runs `oracle` when none is named: not a negative
+/// control (expected to fail), and not one whose SUT is a real detector (loom: it needs
+/// its tool, which `--sut NAME` or naming the oracle asks for).
+pub fn by_default(oracle: &Oracle) -> bool {
+    !oracle.negative_control && fitting(oracle).next().is_some_and(|e| crate::real::find(e.name).is_none())
 }
 
 impl Subject {

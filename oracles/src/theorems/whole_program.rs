@@ -1,0 +1,89 @@
+//! `whole-program-exact`: a model checker reports a data race iff the program has one, and
+//! the race it reports is on a racy location.
+//!
+//! The claim loom makes of its `UnsafeCell` (docs.rs `loom::cell::UnsafeCell`: an access
+//! not ordered by happens-before with a conflicting one is a *causality violation*) and of
+//! `loom::model` (every interleaving is explored, DPOR without a preemption bound). The
+//! system under test is any [`super::ModelChecker`]; the ground truth is
+//! [`crate::truth::ground_truth`]'s `racy` and `racy_addresses`: a happens-before data race
+//! in some execution (docs/spec/bigfoot.md §1.6, `DR(α)`), explored under the same loop
+//! bound.
+//!
+//! Verdicts:
+//! - the tool's race on a racy location of a racy program, or its no-race on a race-free
+//!   one (complete exploration on both sides): pass;
+//! - a missed race (with the ground truth's racing execution as witness), an invented race,
+//!   or a race named on a location that never races: fail;
+//! - the tool beyond its bounds, or the ground truth's exploration cut short: inconclusive;
+//! - the tool failing (crash, timeout, unreadable answer): fail, `MODEL CHECKER FAILED`,
+//!   never a pass.
+
+use super::model_checker::ModelVerdict;
+use super::result::{Item, ItemStatus, OracleResult};
+use super::{Budget, Oracle, Reads, Sut, SutKind};
+use crate::explore::{Config, ExplorerKind};
+use crate::gen;
+use crate::lang::{Dialect, Program};
+use crate::truth::ground_truth;
+
+/// `whole-program-exact`.
+pub const ORACLE: Oracle = Oracle {
+    id: "whole-program-exact",
+    claim: "a model checker reports a race iff the program has one, on a racy location",
+    spec: "spec/bigfoot.md §1.6 (DR); loom::cell::UnsafeCell (causality violation)",
+    dialect: Dialect::Bfj2,
+    sut: SutKind::ModelChecker,
+    item_kind: "program",
+    negative_control: false,
+    reads: Reads::Answers,
+    unexercised: &[],
+    scorecard: false,
+    operational: None,
+    generate: gen::threads::swarm_detectors,
+    grammar: &gen::threads::GRAMMAR_DETECTORS,
+    check,
+};
+
+fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    let Sut::ModelChecker(tool) = sut else { return ORACLE.wrong_sut(sut) };
+    let name = tool.name();
+    let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
+    if let Some(note) = ORACLE.unmet(p, b.relax) {
+        return inconclusive(note);
+    }
+    // DPOR: the verdict is about races and racy locations, which every Mazurkiewicz class
+    // shows alike (spec/dpor.md), and the naive enumeration would cost the tool's budget.
+    let cfg = Config { explorer: ExplorerKind::Dpor, ..b.explore };
+    let truth = match ground_truth(p, &cfg, None) {
+        Ok(runs) => runs,
+        Err(e) => return inconclusive(format!("no initial state: {e}")),
+    };
+    let Some(run) = truth.first() else { return inconclusive("racefuzz internal bug: no run of a thread program".into()) };
+    let verdict = tool.verdict(p, cfg.loop_bound);
+    let racy = if run.racy_addresses.is_empty() { "none".to_string() } else { run.racy_addresses.join(", ") };
+    let (status, explanation, witness) = match &verdict {
+        ModelVerdict::Failed(why) => (ItemStatus::Violated, vec![format!("MODEL CHECKER FAILED: {why}")], None),
+        ModelVerdict::BeyondBounds(why) => return inconclusive(format!("{name} gave no answer: beyond its bounds ({why})")),
+        ModelVerdict::Race { location, line, detail } if !run.racy => {
+            (ItemStatus::Violated, vec![format!("INVENTED RACE: {name} reports a race on {location} (line {line}), but no execution races"), format!("{name}: {detail}")], None)
+        }
+        ModelVerdict::Race { location, line, detail } if !run.racy_addresses.contains(location) => (
+            ItemStatus::Violated,
+            vec![format!("WRONG LOCATION: {name} reports a race on {location} (line {line}); the racy locations are {racy}"), format!("{name}: {detail}")],
+            run.witness.clone(),
+        ),
+        ModelVerdict::NoRace { executions } if run.racy => {
+            (ItemStatus::Violated, vec![format!("MISSED RACE: {name} explored {executions} execution(s) and found no race; the racy locations are {racy}")], run.witness.clone())
+        }
+        ModelVerdict::Race { location, line, .. } => (ItemStatus::Holds, vec![format!("race on {location} (line {line}); racy locations: {racy}")], None),
+        ModelVerdict::NoRace { executions } => (ItemStatus::Holds, vec![format!("no race in {executions} execution(s); none in the ground truth")], None),
+    };
+    // On a cut-short ground truth only what it already shows is certain: a failure of the
+    // tool, and a race it found that the tool missed. A race the tool names may be in an
+    // execution not explored, and a pass proves nothing.
+    let note = b.cut_short(run.executions.complete, run.executions.executions);
+    let certain = matches!(verdict, ModelVerdict::Failed(_)) || (run.racy && matches!(verdict, ModelVerdict::NoRace { .. }));
+    let status = if note.is_some() && !certain { ItemStatus::Unknown } else { status };
+    let subject = format!("{name}: whole program");
+    OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![Item { subject, status, explanation, witness }], note)
+}
