@@ -103,6 +103,7 @@ pub fn parse(xml: &str) -> Result<Vec<Report>, ReplayError> {
             "Race" => {
                 let what = e.children().find(|c| c.has_tag_name("xwhat")).map_or("", |x| text(x, "text"));
                 let current = helgrind_access(what, None).ok_or_else(|| ReplayError::Parse(format!("a Helgrind race that does not parse: `{what}`")))?;
+                let current = Access { line: first_line(e), ..current };
                 let previous = e
                     .children()
                     .filter(|c| c.has_tag_name("xauxwhat"))
@@ -113,13 +114,21 @@ pub fn parse(xml: &str) -> Result<Vec<Report>, ReplayError> {
             }
             "ConflictingAccess" => {
                 let what = text(e, "what");
-                Report { current: drd_access(what).ok_or_else(|| ReplayError::Parse(format!("a DRD report that does not parse: `{what}`")))?, previous: None }
+                let current = drd_access(what).ok_or_else(|| ReplayError::Parse(format!("a DRD report that does not parse: `{what}`")))?;
+                Report { current: Access { line: first_line(e), ..current }, previous: None }
             }
             _ => continue,
         };
         reports.push(report);
     }
     Ok(reports)
+}
+
+/// The `.race` line of the access an error is about: its first stack's innermost replay
+/// function (`line12_w`).
+fn first_line(error: roxmltree::Node<'_, '_>) -> Option<u32> {
+    let stack = error.children().find(|c| c.has_tag_name("stack"))?;
+    stack.children().filter(|f| f.has_tag_name("frame")).map(|f| text(f, "fn")).find_map(crate::replay::line_of_function)
 }
 
 /// The text of `n`'s first child element `tag` (empty without one).
@@ -142,14 +151,14 @@ fn helgrind_access(t: &str, addr: Option<u64>) -> Option<Access> {
         Some(a) => a,
         None => u64::from_str_radix(t.split(" at 0x").nth(1)?.split_whitespace().next()?, 16).ok()?,
     };
-    Some(Access { kind, addr, thread: thread(t.split("by thread #").nth(1)?)? })
+    Some(Access { kind, addr, thread: thread(t.split("by thread #").nth(1)?)?, line: None })
 }
 
 /// `Conflicting store by thread 3 at 0x04a9c048 size 8` (or `load`).
 fn drd_access(t: &str) -> Option<Access> {
     let kind = if t.starts_with("Conflicting store") { AccessKind::Write } else { AccessKind::Read };
     let addr = u64::from_str_radix(t.split(" at 0x").nth(1)?.split_whitespace().next()?, 16).ok()?;
-    Some(Access { kind, addr, thread: thread(t.split("by thread ").nth(1)?)? })
+    Some(Access { kind, addr, thread: thread(t.split("by thread ").nth(1)?)?, line: None })
 }
 
 #[cfg(test)]
@@ -164,11 +173,12 @@ mod tests {
             <stack><frame><fn>line5_r</fn></frame></stack>\
             <xauxwhat><text>This conflicts with a previous write of size 8 by thread #2</text><hthreadid>2</hthreadid></xauxwhat>\
             </error><error><kind>LockOrder</kind><what>lock order violated</what></error></valgrindoutput>";
-        let read = Access { kind: AccessKind::Read, addr: 0x4a4a6e0, thread: Some(1) };
-        assert_eq!(parse(helgrind), Ok(vec![Report { current: read, previous: Some(Access { kind: AccessKind::Write, thread: Some(0), ..read }) }]));
+        let read = Access { kind: AccessKind::Read, addr: 0x4a4a6e0, thread: Some(1), line: Some(5) };
+        assert_eq!(parse(helgrind), Ok(vec![Report { current: read, previous: Some(Access { kind: AccessKind::Write, thread: Some(0), line: None, ..read }) }]));
         let drd = "stray\n<?xml version=\"1.0\"?>\n<valgrindoutput><error><tid>3</tid><kind>ConflictingAccess</kind>\
-            <what>Conflicting store by thread 1 at 0x04a6b650 size 8</what></error></valgrindoutput>";
-        assert_eq!(parse(drd), Ok(vec![Report { current: Access { kind: AccessKind::Write, addr: 0x4a6b650, thread: None }, previous: None }]));
+            <what>Conflicting store by thread 1 at 0x04a6b650 size 8</what>\
+            <stack><frame><fn>store</fn></frame><frame><fn>line10_w</fn></frame></stack></error></valgrindoutput>";
+        assert_eq!(parse(drd), Ok(vec![Report { current: Access { kind: AccessKind::Write, addr: 0x4a6b650, thread: None, line: Some(10) }, previous: None }]));
         assert!(matches!(parse("no xml"), Err(ReplayError::Parse(_))));
         assert!(matches!(parse("<?xml version=\"1.0\"?><valgrindoutput><error><kind>Race</kind></error></valgrindoutput>"), Err(ReplayError::Parse(_))));
     }

@@ -268,6 +268,10 @@ fn every_json_output_matches_its_schema() {
     check(&mut v, "score.schema.json", &["score", "--sut", "per-access", "--programs", "20", "--json"]);
     let card = check(&mut v, "score.schema.json", &["score", "--mutant", "ft-join-no-join", "--programs", "60", "--json"]);
     assert!(card["false_positive"].is_object() || card["false_negative"].is_object(), "the mutant's scorecard shows no mistake: {card}");
+    // A board: FastTrack beside the lockset detector of examples/detectors, with deviations.
+    let lockset = format!("python3 {}/examples/detectors/lockset.py {{}}", env!("CARGO_MANIFEST_DIR"));
+    let board = check(&mut v, "board.schema.json", &["score", "--sut", "fasttrack", "--detector-cmd", &lockset, "--programs", "6", "--classes", "--json"]);
+    assert!(board["entries"][1]["deviations"].as_array().is_some_and(|d| !d.is_empty()), "no deviation on the board: {board}");
     // Each analysis on the paper programs of its dialect.
     let analyses = [
         ("racerdx", &["racerdx", "racerd"][..]),

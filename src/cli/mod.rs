@@ -292,11 +292,13 @@ enum Cmd {
     /// location and per racy event of every trace, over a fixed generated corpus, with the
     /// most frequent false positive and false negative shrunk (the book's "Scorecards").
     Score {
-        /// The detector: `fasttrack`, `tsan` (ThreadSanitizer, through `$CC`), or a check
-        /// placer with its detector (`per-access`, `bigfoot`); default fasttrack (or the
-        /// --detector-cmd).
+        /// The detector: `fasttrack`, a real one (`tsan@gcc-12`, `helgrind`, `drd`;
+        /// `racefuzz detectors`), or a check placer with its detector (`per-access`,
+        /// `bigfoot`); default fasttrack (or the --detector-cmd). Repeat it to put several
+        /// side by side on the same programs and traces, with every distinct deviation of
+        /// each shrunk and classified (a --detector-cmd joins them as one more row).
         #[arg(long)]
-        sut: Option<String>,
+        sut: Vec<String>,
         /// A seeded bug of that SUT (`racefuzz mutants`).
         #[arg(long)]
         mutant: Option<String>,
@@ -457,7 +459,7 @@ pub fn main() -> ExitCode {
             export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
         }
         Cmd::Score { sut, mutant, programs, seed, classes, jobs, json, detector } => {
-            score_cmd::run(sut.as_deref(), mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, jobs, json)
+            score_cmd::run(&sut, mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, jobs, json)
         }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),

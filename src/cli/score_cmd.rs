@@ -1,26 +1,74 @@
-//! `racefuzz score`: a detector's scorecard ([`crate::score`]).
+//! `racefuzz score`: a detector's scorecard ([`crate::score`]), or several detectors' side
+//! by side ([`crate::score::board`]).
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::shared::{oracle, subject, CliError, DetectorArgs, Exit};
 use crate::outln;
-use crate::score::{generator_of, score, Corpus};
+use crate::score::board::Board;
+use crate::score::{generator_of, score, score_and_deviations, Corpus};
 use crate::sut_spec::SutName;
 use crate::suts::SUTS;
 
-/// Scores the detector that `sut`, `mutant` or `detector` name on `corpus`.
+/// Scores the detector that `suts`, `mutant` or `detector` name on `corpus`; several side
+/// by side when more than one is named (`--sut` twice, or `--sut` and `--detector-cmd`).
 ///
 /// # Errors
-/// A SUT that is no detector, a mutant of another SUT, a bad detector command.
-pub(super) fn run(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
+/// A SUT that is no detector, a mutant of another SUT, a bad detector command; on a board,
+/// detectors whose generators differ, or a mutant.
+pub(super) fn run(suts: &[String], mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
+    match suts {
+        [] | [_] if !(suts.len() == 1 && detector.is_external()) => one(suts.first().map(String::as_str), mutant, detector, corpus, jobs, json),
+        _ => board(suts, mutant, detector, corpus, jobs, json),
+    }
+}
+
+/// The oracle whose generator fits the SUT `name` (`tsan@clang-19`: a version does not
+/// change it).
+fn generator_for(name: &str) -> Result<&'static str, CliError> {
+    let base = name.parse::<SutName>().map_or_else(|_| name.to_string(), |n| n.name);
+    SUTS.iter().find(|e| e.name == base).and_then(|e| generator_of(e.kind)).ok_or_else(|| {
+        let fitting: Vec<&str> = SUTS.iter().filter(|e| generator_of(e.kind).is_some()).map(|e| e.name).collect();
+        CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", ")))
+    })
+}
+
+/// Several detectors on the same corpus: the catalogued ones named, then the external one.
+fn board(suts: &[String], mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
+    if mutant.is_some() {
+        return Err(CliError::input("error: --mutant scores one detector; name one --sut with it"));
+    }
+    let mut named: Vec<(String, crate::sut_spec::SutSpec, &'static str)> = vec![];
+    for s in suts {
+        named.push((s.clone(), super::shared::catalogued(Some(s), None)?, generator_for(s)?));
+    }
+    if detector.is_external() {
+        named.push(("--detector-cmd".into(), detector.spec(None, None)?, generator_for("fasttrack")?));
+    }
+    let subjects = named.iter().map(|(n, spec, id)| Ok((n.clone(), subject(&oracle(id)?, spec)?))).collect::<Result<Vec<_>, CliError>>()?;
+    let bar = ProgressBar::new(corpus.programs * subjects.len() as u64);
+    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    let mut scored = vec![];
+    for (name, subject) in &subjects {
+        let (card, deviations) = score_and_deviations(&|| subject.sut(), subject.relax(), corpus, jobs, &|| bar.inc(1), true).map_err(|e| CliError::internal(e.to_string()))?;
+        scored.push((name.clone(), card, deviations));
+    }
+    bar.finish_and_clear();
+    let board = Board::new(scored).map_err(|e| CliError::input(format!("error: {e}")))?;
+    if json {
+        let text = serde_json::to_string_pretty(&board).map_err(CliError::internal)?;
+        outln!("{text}");
+    } else {
+        super::shared::emit(&board.to_string());
+    }
+    Ok(Exit::Ok)
+}
+
+/// One detector's scorecard.
+fn one(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
     // The oracle whose SUTs include the one named: it fixes the generator (its dialect).
     let name = sut.or_else(|| mutant.and_then(|m| m.split('+').next()).and_then(crate::mutants::find).map(|m| m.sut)).unwrap_or("fasttrack");
-    // A real detector's version (`tsan@clang-19`) does not change which generator fits it.
-    let base = name.parse::<SutName>().map_or_else(|_| name.to_string(), |n| n.name);
-    let Some(id) = SUTS.iter().find(|e| e.name == base).and_then(|e| generator_of(e.kind)) else {
-        let fitting: Vec<&str> = SUTS.iter().filter(|e| generator_of(e.kind).is_some()).map(|e| e.name).collect();
-        return Err(CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", "))));
-    };
+    let id = generator_for(name)?;
     let subject = subject(&oracle(id)?, &detector.spec(sut, mutant)?)?;
     let bar = ProgressBar::new(corpus.programs);
     bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));

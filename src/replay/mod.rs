@@ -26,7 +26,7 @@ use race_oracles::machine::{Event, EventIdx};
 use race_oracles::theorems::detector::{DetectorFailure, DetectorReport};
 use race_oracles::theorems::{Claim, DetectorFactory, DynamicDetector, Reported};
 
-pub use run::{Access, Output, Report, ReportedPair, ToolThread};
+pub use run::{line_of_function, Access, Output, Report, ReportedPair, ToolThread};
 
 /// The C compiler of `$CC` (default `cc`): what `tsan` and Valgrind's tools build with,
 /// unless a version names another.

@@ -31,6 +31,17 @@ pub struct Access {
     pub addr: u64,
     /// The thread.
     pub thread: ToolThread,
+    /// The `.race` line of the access, when the tool's stack names the replay's function
+    /// for it (`line12_w`, `crate::replay::export`); it tells apart two accesses of one
+    /// thread, kind and cell when the tool names no earlier access (DRD).
+    pub line: Option<u32>,
+}
+
+/// The `.race` line in a replay function's name (`line12_w` → 12), if it is one.
+pub fn line_of_function(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("line")?;
+    let digits: &str = &rest[..rest.find('_')?];
+    digits.parse().ok()
 }
 
 /// A data race report: the access that completed it and the earlier one.
@@ -138,9 +149,9 @@ pub fn objects(out: &str) -> Result<BTreeMap<u64, (u64, u64)>, ReplayError> {
 }
 
 /// Each report as events of `trace`, in report order. The later access is the first event
-/// of that thread, kind and cell after an event matching the earlier access (or the first
-/// such event when the earlier one is unknown); the earlier access is the last matching
-/// event before it.
+/// of that thread, kind, cell (and line, when the tool names it) after an event matching
+/// the earlier access (or the first such event when the earlier one is unknown); the
+/// earlier access is the last matching event before it.
 ///
 /// # Errors
 /// [`ReplayError::NoEvent`]: a report that names no event of the trace.
@@ -154,7 +165,7 @@ pub fn reported_events(trace: &[Event], objects: &BTreeMap<u64, (u64, u64)>, rep
             Addr::Index(o, i) => (u64::from(o.0), u64::try_from(i).unwrap_or(u64::MAX)),
         };
         let thread = x.thread.and_then(|t| order.get(t as usize));
-        k == x.kind && Some(at) == cell_of(x.addr) && thread == Some(&e.thread)
+        k == x.kind && Some(at) == cell_of(x.addr) && thread == Some(&e.thread) && x.line.is_none_or(|l| l == e.line)
     };
     reports
         .iter()

@@ -74,7 +74,7 @@ pub fn parse(err: &str) -> Result<Vec<Report>, ReplayError> {
         if l.starts_with("WARNING: ThreadSanitizer:") {
             reports.extend(current.take());
             if l.starts_with("WARNING: ThreadSanitizer: data race") {
-                current = Some(Report { current: Access { kind: AccessKind::Read, addr: 0, thread: None }, previous: None });
+                current = Some(Report { current: Access { kind: AccessKind::Read, addr: 0, thread: None, line: None }, previous: None });
             }
             continue;
         }
@@ -100,7 +100,7 @@ fn access(l: &str) -> Option<Access> {
         Some(t) => Some(t.trim_end_matches(':').split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok()?.checked_sub(1)?),
         None => None,
     };
-    Some(Access { kind, addr, thread })
+    Some(Access { kind, addr, thread, line: None })
 }
 
 #[cfg(test)]
@@ -110,7 +110,7 @@ mod tests {
     #[test]
     fn a_report_is_read_with_both_accesses() {
         let err = "==================\nWARNING: ThreadSanitizer: data race (pid=1)\n  Read of size 8 at 0x7b0400000018 by thread T2:\n    #0 <null> <null> (replay+0x120f)\n\n  Previous write of size 8 at 0x7b0400000018 by thread T1:\n    #0 <null> <null> (replay+0x1281)\n\n==================\nWARNING: ThreadSanitizer: lock-order-inversion\n";
-        let read = Access { kind: AccessKind::Read, addr: 0x7b04_0000_0018, thread: Some(1) };
+        let read = Access { kind: AccessKind::Read, addr: 0x7b04_0000_0018, thread: Some(1), line: None };
         let write = Access { kind: AccessKind::Write, thread: Some(0), ..read };
         assert_eq!(parse(err), Ok(vec![Report { current: read, previous: Some(write) }]));
         assert_eq!(crate::replay::run::objects("racefuzz-object 0 0x7b0400000010 3\n"), Ok([(0, (0x7b04_0000_0010, 3))].into()));

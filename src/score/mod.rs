@@ -4,7 +4,9 @@
 //! truth racefuzz can count exactly, on as many generated programs as one likes.
 //!
 //! One concept, the scorecard (counts, granularities, the run over a corpus and its
-//! examples), in one file of a little over 600 lines.
+//! examples), in one file of a little over 600 lines; [`board`] puts several detectors'
+//! cards side by side with every distinct deviation, and [`limitations`] says which of
+//! them a tool documents.
 //!
 //! Over a fixed generated corpus (the generator of the oracle that judges the detector,
 //! drawn from a seeded stream: `fasttrack-precise`'s BFJ tier-2 programs for a detector,
@@ -34,7 +36,8 @@
 //! Each mistake has a **category** that says what kind of situation fooled the detector,
 //! computed from the trace: for a false positive, what orders the flagged access after
 //! every conflicting access of another thread (fork/join alone, or a lock too), or that
-//! there is none; for a false negative, the kinds of the missed race. The card shows the
+//! there is none; for a false negative, the kinds of the missed race (and, per event,
+//! whether the detector had reported its location earlier in the trace). The card shows the
 //! most frequent category of each (at the granularity of the detector's claim: events for
 //! `events` and `first-race`, locations otherwise), counted in programs, with the
 //! smallest program that shows it shrunk ([`race_oracles::gen::shrink`]) so that it still
@@ -51,6 +54,9 @@ use race_oracles::race::{data_races, Hb, Race};
 use race_oracles::theorems::{detector::reported_locations, CheckPlacer, Claim, DetectorFactory, Oracle, Registry, Sut, SutKind};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+
+pub mod board;
+pub mod limitations;
 
 /// The most executions explored per program (`fasttrack-precise`'s budget).
 pub const BUDGET: u64 = 20_000;
@@ -118,7 +124,7 @@ fn ratio(a: u64, b: u64) -> Option<f64> {
 }
 
 /// The granularity a claim is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Granularity {
     /// Racy locations of a trace.
@@ -223,11 +229,19 @@ struct ProgramScore {
     flagged: bool,
     location: Counts,
     event: Counts,
-    /// Categories of false positives and false negatives at the claim's granularity, each
-    /// with its first trace's schedule and the mistake.
-    fp: BTreeMap<String, (String, String)>,
-    fn_: BTreeMap<String, (String, String)>,
+    /// Categories of false positives and false negatives at each granularity, each with
+    /// its first trace's schedule and the mistake.
+    fp: Found,
+    fn_: Found,
 }
+
+/// Mistakes of one kind in one program, by granularity and category: the first trace's
+/// schedule and the mistake there.
+type Found = BTreeMap<(Granularity, String), (String, String)>;
+
+/// Per granularity and category: how many programs show it, and the smallest (size,
+/// number, program).
+type Seen = BTreeMap<(Granularity, String), (u64, (usize, u64, Program))>;
 
 /// The programs and traces a scorecard counts over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,6 +273,34 @@ impl Corpus {
 /// # Errors
 /// A SUT that is no detector.
 pub fn score<'s>(make: &(dyn Fn() -> Sut<'s> + Sync), relax: Relax, corpus: Corpus, jobs: usize, tick: &(dyn Fn() + Sync)) -> Result<Scorecard, ScoreError> {
+    score_and_deviations(make, relax, corpus, jobs, tick, false).map(|(card, _)| card)
+}
+
+/// A mistake a detector made, at a granularity, in a category, with its shrunk example
+/// ([`board`] lists every one).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Deviation {
+    /// `false positive` or `false negative`.
+    pub mistake: &'static str,
+    /// Where it was counted.
+    pub granularity: Granularity,
+    /// The category, the programs that show it, the smallest shrunk.
+    pub example: Example,
+}
+
+/// [`score`], and with `every` each distinct deviation (mistake × granularity × category)
+/// with its smallest program shrunk, sorted: what a [`board`] lists.
+///
+/// # Errors
+/// A SUT that is no detector.
+pub fn score_and_deviations<'s>(
+    make: &(dyn Fn() -> Sut<'s> + Sync),
+    relax: Relax,
+    corpus: Corpus,
+    jobs: usize,
+    tick: &(dyn Fn() + Sync),
+    every: bool,
+) -> Result<(Scorecard, Vec<Deviation>), ScoreError> {
     let Corpus { programs, seed, classes } = corpus;
     let (runner, factory, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
@@ -280,7 +322,7 @@ pub fn score<'s>(make: &(dyn Fn() -> Sut<'s> + Sync), relax: Relax, corpus: Corp
                     (j..ps.len())
                         .step_by(jobs)
                         .map(|i| {
-                            let s = score_program(runner, &ps[i], cfg, at);
+                            let s = score_program(runner, &ps[i], cfg);
                             tick();
                             (i, s)
                         })
@@ -312,9 +354,7 @@ pub fn score<'s>(make: &(dyn Fn() -> Sut<'s> + Sync), relax: Relax, corpus: Corp
         false_positive: None,
         false_negative: None,
     };
-    // Per category: how many programs show it, and the smallest (size, number, program).
-    let mut fps: BTreeMap<String, (u64, (usize, u64, Program))> = BTreeMap::new();
-    let mut fns: BTreeMap<String, (u64, (usize, u64, Program))> = BTreeMap::new();
+    let (mut fps, mut fns) = (Seen::new(), Seen::new());
     for (i, s) in scored {
         let (n, p) = (i as u64 + 1, &ps[i]);
         let Some(s) = s else {
@@ -342,9 +382,21 @@ pub fn score<'s>(make: &(dyn Fn() -> Sut<'s> + Sync), relax: Relax, corpus: Corp
             }
         }
     }
-    card.false_positive = example(&fps, |q| score_program(runner, q, &cfg, at).map(|s| s.fp), relax);
-    card.false_negative = example(&fns, |q| score_program(runner, q, &cfg, at).map(|s| s.fn_), relax);
-    Ok(card)
+    let most = |seen: &Seen| seen.iter().filter(|((g, _), _)| *g == at).max_by_key(|((_, c), (count, _))| (*count, std::cmp::Reverse(c.clone()))).map(|(k, _)| k.clone());
+    card.false_positive = most(&fps).and_then(|k| example(&fps, &k, |q| score_program(runner, q, &cfg).map(|s| s.fp), relax));
+    card.false_negative = most(&fns).and_then(|k| example(&fns, &k, |q| score_program(runner, q, &cfg).map(|s| s.fn_), relax));
+    let mut deviations = vec![];
+    if every {
+        for (mistake, seen, fp) in [("false positive", &fps, true), ("false negative", &fns, false)] {
+            for key in seen.keys() {
+                let found = |q: &Program| score_program(runner, q, &cfg).map(|s| if fp { s.fp } else { s.fn_ });
+                if let Some(example) = example(seen, key, found, relax) {
+                    deviations.push(Deviation { mistake, granularity: key.0, example });
+                }
+            }
+        }
+    }
+    Ok((card, deviations))
 }
 
 /// The oracle whose generator draws the corpus of a SUT of `kind` (its dialect), and whose
@@ -365,18 +417,18 @@ fn runner_of(sut: Sut<'_>) -> Result<(Runner<'_>, &dyn DetectorFactory, &'static
     }
 }
 
-/// The most frequent category of `seen` (ties: the first by name), with its smallest
-/// program shrunk so that `found` still shows the category.
-fn example(seen: &BTreeMap<String, (u64, (usize, u64, Program))>, found: impl Fn(&Program) -> Option<BTreeMap<String, (String, String)>>, relax: Relax) -> Option<Example> {
-    let (category, (count, (_, n, p))) = seen.iter().max_by_key(|(c, (count, _))| (*count, std::cmp::Reverse(*c)))?;
-    let shows = |q: &Program| found(q).is_some_and(|m| m.contains_key(category));
+/// The category `key` of `seen`, with its smallest program shrunk so that `found` still
+/// shows it.
+fn example(seen: &Seen, key: &(Granularity, String), found: impl Fn(&Program) -> Option<Found>, relax: Relax) -> Option<Example> {
+    let (count, (_, n, p)) = seen.get(key)?;
+    let shows = |q: &Program| found(q).is_some_and(|m| m.contains_key(key));
     let small = shrink(p, relax, SHRINK_ATTEMPTS, shows).program;
-    let (schedule, at) = found(&small).and_then(|mut m| m.remove(category)).unwrap_or_default();
-    Some(Example { category: category.clone(), programs: *count, program: *n, shrunk: print(&small), schedule, at })
+    let (schedule, at) = found(&small).and_then(|mut m| m.remove(key)).unwrap_or_default();
+    Some(Example { category: key.1.clone(), programs: *count, program: *n, shrunk: print(&small), schedule, at })
 }
 
 /// Scores one program; `None` when it cannot run (no initial state, placement declined).
-fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config, at: Granularity) -> Option<ProgramScore> {
+fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<ProgramScore> {
     let (program, factory, ended_only, cfg) = match runner {
         Runner::Detector(f) => (p.clone(), f, false, *cfg),
         // As bigfoot-precise runs a placer: its own checks only, made eagerly (spec §10.4).
@@ -408,35 +460,40 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config, at: Granularity)
         let flagged_events: BTreeSet<EventIdx> = run.events.iter().map(|e| e.unwrap_or(end)).collect();
         s.event.add(Counts::of(&racy_events, &flagged_events));
         let schedule = || Schedule(ex.schedule.to_vec()).to_string();
-        let note = |into: &mut BTreeMap<String, (String, String)>, category: String, what: String| {
-            into.entry(category).or_insert_with(|| (schedule(), what));
+        let note = |into: &mut Found, at: Granularity, category: String, what: String| {
+            into.entry((at, category)).or_insert_with(|| (schedule(), what));
         };
         let hb = std::cell::OnceCell::new();
         let hb = || hb.get_or_init(|| Orders::new(ex.trace));
-        match at {
-            Granularity::Location => {
-                for l in flagged.difference(&truth) {
-                    let e = run.events.iter().flatten().map(|i| &ex.trace[i.0 as usize]).find(|e| addr_of(e).is_some_and(|a| name(a) == *l));
-                    note(&mut s.fp, e.map_or_else(|| "a report that names no access".into(), |e| hb().false_positive(ex.trace, e)), l.clone());
-                }
-                for l in truth.difference(&flagged) {
-                    let r = races.iter().find(|r| name(r.addr) == *l);
-                    note(&mut s.fn_, r.map_or_else(String::new, |r| missed(ex.trace, r)), l.clone());
-                }
-            }
-            Granularity::Event => {
-                for i in flagged_events.difference(&racy_events) {
-                    let (cat, what) = match ex.trace.get(i.0 as usize) {
-                        Some(e) => (hb().false_positive(ex.trace, e), format!("event {} (line {})", i.0, e.line)),
-                        None => ("a report at the end of the trace".into(), "the end of the trace".into()),
-                    };
-                    note(&mut s.fp, cat, what);
-                }
-                for i in racy_events.difference(&flagged_events) {
-                    let r = races.iter().find(|r| r.second == *i);
-                    note(&mut s.fn_, r.map_or_else(String::new, |r| missed(ex.trace, r)), format!("event {} (line {})", i.0, ex.trace[i.0 as usize].line));
-                }
-            }
+        for l in flagged.difference(&truth) {
+            let e = run.events.iter().flatten().map(|i| &ex.trace[i.0 as usize]).find(|e| addr_of(e).is_some_and(|a| name(a) == *l));
+            note(&mut s.fp, Granularity::Location, e.map_or_else(|| "a report that names no access".into(), |e| hb().false_positive(ex.trace, e)), l.clone());
+        }
+        for l in truth.difference(&flagged) {
+            let r = races.iter().find(|r| name(r.addr) == *l);
+            note(&mut s.fn_, Granularity::Location, r.map_or_else(String::new, |r| missed(ex.trace, r)), l.clone());
+        }
+        // A placer's detector reports checks, which the placer moves away from the accesses
+        // they cover: no event granularity (as the card's `event`).
+        if ended_only {
+            return ControlFlow::Continue(());
+        }
+        for i in flagged_events.difference(&racy_events) {
+            let (cat, what) = match ex.trace.get(i.0 as usize) {
+                Some(e) => (hb().false_positive(ex.trace, e), format!("event {} (line {})", i.0, e.line)),
+                None => ("a report at the end of the trace".into(), "the end of the trace".into()),
+            };
+            note(&mut s.fp, Granularity::Event, cat, what);
+        }
+        for i in racy_events.difference(&flagged_events) {
+            let r = races.iter().find(|r| r.second == *i);
+            // A detector whose claim is locations may stay silent on a location it has
+            // already reported (FastTrack's same-epoch rules, spec/bigfoot.md §1.6 [D]): a
+            // category of its own, apart from a race on a location never reported before.
+            let reported_before = r.is_some_and(|r| flagged_events.range(..*i).any(|j| ex.trace.get(j.0 as usize).and_then(addr_of) == Some(r.addr)));
+            let category = r.map_or_else(String::new, |r| missed(ex.trace, r));
+            let category = if reported_before { format!("{category} on a location reported earlier in the trace") } else { category };
+            note(&mut s.fn_, Granularity::Event, category, format!("event {} (line {})", i.0, ex.trace[i.0 as usize].line));
         }
         ControlFlow::Continue(())
     });
@@ -521,7 +578,7 @@ impl Orders {
     }
 }
 
-fn decimal(x: Option<f64>) -> String {
+pub(crate) fn decimal(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), |x| format!("{x:.3}"))
 }
 

@@ -1,0 +1,134 @@
+//! A scoreboard: several detectors' scorecards side by side over the same programs and
+//! traces (`racefuzz score --sut A --sut B …`), then every distinct deviation of each, as a
+//! signature (detector, mistake, granularity, category) with its smallest program shrunk
+//! and its class ([`super::limitations`]: a documented limitation with its citation, or a
+//! suspected bug).
+//!
+//! Invariant: every card was scored on the same corpus (the same generator, seed, program
+//! count and trace choice), so the rows compare; [`Board::new`] refuses cards that were
+//! not.
+
+use super::limitations::{classify, Class};
+use super::{decimal, Counts, Deviation, Scorecard};
+
+/// One detector's row and its deviations.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Entry {
+    /// The SUT as named (`tsan@gcc-12`).
+    pub sut: String,
+    /// Its scorecard.
+    pub card: Scorecard,
+    /// Its deviations, each classified, sorted by signature.
+    pub deviations: Vec<Classified>,
+}
+
+/// A deviation with its class.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Classified {
+    /// `SUT mistake (granularity): category`.
+    pub signature: String,
+    /// The deviation.
+    #[serde(flatten)]
+    pub deviation: Deviation,
+    /// What it is.
+    pub class: Class,
+}
+
+/// Several detectors' scorecards over one corpus.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Board {
+    /// The generator, seed, program count and trace choice every card shares.
+    pub generator: &'static str,
+    /// The corpus's seed.
+    pub seed: u64,
+    /// Programs.
+    pub programs: u64,
+    /// One trace per Mazurkiewicz class.
+    pub classes: bool,
+    /// One entry per detector, in the order named.
+    pub entries: Vec<Entry>,
+}
+
+/// Cards that do not share a corpus.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{first} and {other} were scored on different corpora ({why}); a board compares detectors on the same programs")]
+pub struct MixedCorpora {
+    first: String,
+    other: String,
+    why: String,
+}
+
+impl Board {
+    /// The board of `scored`: (SUT name, card, deviations), in order.
+    ///
+    /// # Errors
+    /// [`MixedCorpora`] when two cards were scored on different corpora.
+    pub fn new(scored: Vec<(String, Scorecard, Vec<Deviation>)>) -> Result<Board, MixedCorpora> {
+        let Some((first, c0, _)) = scored.first() else {
+            return Ok(Board { generator: "", seed: 0, programs: 0, classes: false, entries: vec![] });
+        };
+        let (generator, seed, programs, classes) = (c0.generator, c0.seed, c0.programs, c0.classes);
+        for (name, c, _) in &scored {
+            let why = if c.generator != generator {
+                format!("generators {generator} and {}", c.generator)
+            } else if (c.seed, c.programs, c.classes) != (seed, programs, classes) {
+                "seed, program count or trace choice".to_string()
+            } else {
+                continue;
+            };
+            return Err(MixedCorpora { first: first.clone(), other: name.clone(), why });
+        }
+        let entries = scored
+            .into_iter()
+            .map(|(sut, card, deviations)| {
+                let mut deviations: Vec<Classified> = deviations
+                    .into_iter()
+                    .map(|d| {
+                        let granularity = serde_json::to_value(d.granularity).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                        Classified { signature: format!("{sut} {} ({granularity}): {}", d.mistake, d.example.category), class: classify(&sut, &d), deviation: d }
+                    })
+                    .collect();
+                deviations.sort_by(|a, b| a.signature.cmp(&b.signature));
+                Entry { sut, card, deviations }
+            })
+            .collect();
+        Ok(Board { generator, seed, programs, classes, entries })
+    }
+}
+
+/// `precision recall F1` of `c`, or dashes.
+fn prf(c: Option<Counts>) -> String {
+    c.map_or_else(|| format!("{:>5} {:>5} {:>5}", "-", "-", "-"), |c| format!("{:>5} {:>5} {:>5}", decimal(c.precision()), decimal(c.recall()), decimal(c.f1())))
+}
+
+impl std::fmt::Display for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let traces = if self.classes { "one trace per Mazurkiewicz class" } else { "every interleaving" };
+        writeln!(f, "{} detector(s) on {} programs of {}'s generator, seed {}, {traces}", self.entries.len(), self.programs, self.generator, self.seed)?;
+        writeln!(f)?;
+        let w = self.entries.iter().map(|e| e.sut.len()).max().unwrap_or(0).max(8);
+        writeln!(f, "{:w$}  {:<10} {:>7} {:>9}  {:^17}  {:^17}  {:^17}", "detector", "claim", "traces", "no answer", "program P R F1", "location P R F1", "event P R F1")?;
+        for e in &self.entries {
+            let c = &e.card;
+            writeln!(f, "{:w$}  {:<10} {:>7} {:>9}  {}  {}  {}", e.sut, c.claim, c.traces, c.failed_traces, prf(Some(c.program)), prf(Some(c.location)), prf(c.event))?;
+        }
+        let all: Vec<&Classified> = self.entries.iter().flat_map(|e| &e.deviations).collect();
+        writeln!(f)?;
+        if all.is_empty() {
+            return writeln!(f, "no deviation: every detector agrees with the ground truth at every granularity");
+        }
+        let bugs = all.iter().filter(|d| d.class == Class::SuspectedBug).count();
+        writeln!(f, "{} distinct deviation(s), {} documented, {bugs} suspected bug(s):", all.len(), all.len() - bugs)?;
+        for d in all {
+            let x = &d.deviation.example;
+            writeln!(f)?;
+            writeln!(f, "{} (in {} program(s))", d.signature, x.programs)?;
+            writeln!(f, "  {}", d.class)?;
+            writeln!(f, "  smallest: program {}, shrunk; on schedule {}: {}", x.program, x.schedule, x.at)?;
+            for l in x.shrunk.lines() {
+                writeln!(f, "    {l}")?;
+            }
+        }
+        Ok(())
+    }
+}
