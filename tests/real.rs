@@ -115,7 +115,7 @@ fn a_detector_that_crashes_hangs_or_prints_nonsense_is_a_finding_never_a_pass() 
 fn agrees_on_generated_programs(sut: &str, programs: u64) {
     let o = *Registry::builtin().find("fasttrack-precise").unwrap();
     let subject = Subject::new(&o, &SutSpec::catalogued(Some(sut), None).unwrap()).unwrap();
-    let card = score(&|| subject.sut(), subject.relax(), Corpus { programs, seed: 5, classes: true }, 2, &|| {}).unwrap();
+    let card = score(&|| subject.sut(), subject.relax(), Corpus { programs, seed: 5, classes: true, ..Corpus::new(0, 0) }, 2, &|| {}).unwrap();
     assert_eq!(card.failed_traces, 0, "{sut}: {card}");
     assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{sut}: {card}");
     assert!(card.location.tp >= programs && card.program.tp >= programs / 4, "{sut}: too few races to mean anything: {card}");

@@ -315,6 +315,11 @@ enum Cmd {
         /// Parallel jobs (the card is the same for any number).
         #[arg(long, default_value_t = 1)]
         jobs: usize,
+        /// The programs' generator: the scorecard oracle's, or `histories` (chains of
+        /// forked readers before a write: histories longer than a bounded detector keeps;
+        /// use with --classes).
+        #[arg(long, value_enum, default_value_t = crate::score::Generator::Oracle)]
+        generator: crate::score::Generator,
         /// Print the scorecard as JSON.
         #[arg(long)]
         json: bool,
@@ -458,8 +463,8 @@ pub fn main() -> ExitCode {
         Cmd::Export { format: ExportFormat::C, file, schedule, output, trace_arg, bounds } => {
             export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
         }
-        Cmd::Score { sut, mutant, programs, seed, classes, jobs, json, detector } => {
-            score_cmd::run(&sut, mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes }, jobs, json)
+        Cmd::Score { sut, mutant, programs, seed, classes, jobs, generator, json, detector } => {
+            score_cmd::run(&sut, mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes, generator }, jobs, json)
         }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),

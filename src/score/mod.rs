@@ -167,7 +167,8 @@ pub struct Scorecard {
     pub detector: String,
     /// What the detector claims.
     pub claim: &'static str,
-    /// The oracle whose generator drew the programs.
+    /// The generator that drew the programs: the oracle's whose generator it is, or
+    /// `histories` ([`Generator::Histories`]).
     pub generator: &'static str,
     /// The seed of the corpus.
     pub seed: u64,
@@ -206,6 +207,9 @@ pub enum ScoreError {
     /// The subject is no detector.
     #[error("score judges dynamic detectors (a detector, or a check placer with its detector); a {0:?} is not one")]
     NotADetector(SutKind),
+    /// A generator that draws programs of another dialect than the SUT analyzes.
+    #[error("the {0} generator draws BFJ2 thread programs; a check placer analyzes {1} programs")]
+    Unfit(&'static str, &'static str),
     /// A built-in oracle is missing.
     #[error("racefuzz internal bug: no built-in oracle {0}")]
     Internal(&'static str),
@@ -255,12 +259,26 @@ pub struct Corpus {
     /// compiles and starts a process), at the price of the traces where a detector's answer
     /// depends on the order of independent events.
     pub classes: bool,
+    /// Which generator draws them.
+    pub generator: Generator,
+}
+
+/// The generator of a corpus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Generator {
+    /// The scorecard oracle's (`fasttrack-precise`'s for a detector, `bigfoot-precise`'s
+    /// for a check placer).
+    #[default]
+    Oracle,
+    /// Long histories for detectors (`race_oracles::gen::threads::swarm_histories`): chains
+    /// of 4 to 8 forked readers before a write, beside another thread's access.
+    Histories,
 }
 
 impl Corpus {
     /// `programs` programs drawn with `seed`, every interleaving of each.
     pub fn new(programs: u64, seed: u64) -> Corpus {
-        Corpus { programs, seed, classes: false }
+        Corpus { programs, seed, classes: false, generator: Generator::Oracle }
     }
 }
 
@@ -301,15 +319,20 @@ pub fn score_and_deviations<'s>(
     tick: &(dyn Fn() + Sync),
     every: bool,
 ) -> Result<(Scorecard, Vec<Deviation>), ScoreError> {
-    let Corpus { programs, seed, classes } = corpus;
+    let Corpus { programs, seed, classes, generator } = corpus;
     let (runner, factory, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
+    let (generate, generator_name) = match (generator, runner) {
+        (Generator::Oracle, _) => (oracle.generate, oracle.id),
+        (Generator::Histories, Runner::Detector(_)) => (race_oracles::gen::threads::swarm_histories as fn(&[u8], Relax) -> Program, "histories"),
+        (Generator::Histories, Runner::Placer(..)) => return Err(ScoreError::Unfit("histories", oracle.dialect.name())),
+    };
     let claim = factory.claim();
     let at = if matches!(runner, Runner::Detector(_)) { Granularity::of(claim) } else { Granularity::Location };
     let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
     let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(BUDGET), explorer, ..crate::suts::campaign_bounds() };
     let mut rng = StdRng::seed_from_u64(seed);
-    let ps: Vec<Program> = (0..programs).map(|_| crate::campaign::generate_with(oracle.generate, relax, &mut rng)).collect();
+    let ps: Vec<Program> = (0..programs).map(|_| crate::campaign::generate_with(generate, relax, &mut rng)).collect();
     let jobs = jobs.max(1);
     let mut scored: Vec<(usize, Option<ProgramScore>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
@@ -339,7 +362,7 @@ pub fn score_and_deviations<'s>(
             Runner::Placer(p, f) => format!("{} + {}", p.name(), f.fresh().name()),
         },
         claim: claim.name(),
-        generator: oracle.id,
+        generator: generator_name,
         seed,
         programs,
         classes,

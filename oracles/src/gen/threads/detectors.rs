@@ -44,3 +44,15 @@ fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
     let forks = k.forks && threads == 2;
     ThreadKnobs { fields, objects, locks, threads, stmts, choices: false, nested_loops: false, loop_forks: false, forks, shared_reads: forks && h[2].rotate_left(2) & 1 == 0, ..k }
 }
+
+/// The detector knobs for long histories (`racefuzz score --generator histories`): two
+/// threads, one field of one object, fork/join in every program, and half of the fork draws
+/// a chain of 4 to 8 readers joined before a write ([`ThreadKnobs::reader_chains`]), so a
+/// location's history outgrows a bounded one (ThreadSanitizer's 4 shadow cells per 8
+/// bytes). Made for scoring one trace per Mazurkiewicz class: the readers do not conflict
+/// with one another, so their classes stay few, though their interleavings do not.
+pub fn swarm_histories(bytes: &[u8], _relax: Relax) -> Program {
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
+    let k = detector_knobs(h);
+    build(rest, ThreadKnobs { threads: 2, fields: 1, objects: 1, forks: true, shared_reads: false, reader_chains: true, ..k })
+}

@@ -26,7 +26,7 @@ mod cost;
 mod detectors;
 mod knobs;
 
-pub use detectors::swarm_detectors;
+pub use detectors::{swarm_detectors, swarm_histories};
 pub use knobs::{ThreadKnobs, SWARM_HEADER};
 
 use super::grammar::{prod, Grammar, Production};
@@ -197,6 +197,15 @@ impl Builder<'_, '_> {
                     out.push(format!("r = {o}.{fld}; if r > 0 {{ {} }}", a.join("; ")));
                 }
                 12 if self.k.forks && !self.k.loop_forks && self.in_loop => out.push("skip".into()),
+                12 if self.k.forks && self.k.reader_chains && !self.in_loop => {
+                    let readers = 4 + self.src.below(5);
+                    self.budget = self.budget.saturating_sub(2);
+                    let first = self.fresh + 1;
+                    self.fresh += readers;
+                    let forks: Vec<String> = (first..=self.fresh).map(|h| format!("h{h} = fork {{ r = {o}.{fld} }}")).collect();
+                    let joins: Vec<String> = (first..=self.fresh).map(|h| format!("join(h{h})")).collect();
+                    out.push(format!("{}; {}; {o}.{fld} = {}", forks.join("; "), joins.join("; "), self.src.below(3)));
+                }
                 12 if self.k.forks && self.k.shared_reads && b % 26 < 13 => {
                     self.fresh += 1;
                     self.budget = self.budget.saturating_sub(3);
@@ -386,6 +395,22 @@ mod tests {
             let p = swarm(&bytes, Relax::default());
             crate::lang::validate(&p).unwrap_or_else(|e| panic!("{e}\n{}", print(&p)));
         }
+    }
+
+    /// The histories generator writes chains of at least four forked readers joined before
+    /// a write in a good share of its programs, all valid BFJ2 (counted: fails on a
+    /// generator that stopped writing them).
+    #[test]
+    fn the_histories_generator_writes_reader_chains() {
+        let (mut chains, n) = (0, 300u32);
+        for seed in 0..n {
+            let bytes: Vec<u8> = (0..48u32).map(|i| (seed.wrapping_mul(2_654_435_761).wrapping_add(i * 40_503) >> 11) as u8).collect();
+            let p = swarm_histories(&bytes, Relax::default());
+            crate::lang::validate(&p).unwrap_or_else(|e| panic!("{e}\n{}", print(&p)));
+            let text = print(&p);
+            chains += u32::from(text.matches("= fork {").count() >= 4 && text.matches("join(").count() >= 4);
+        }
+        assert!(chains * 4 >= n, "only {chains} of {n} programs hold a chain of four readers");
     }
 
     /// The classifier can fail: a hand-written program uses every production, an empty one
