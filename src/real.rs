@@ -5,10 +5,11 @@
 //! not installed with that command (exit 2), so a missing tool is never a skipped pass.
 //!
 //! Adding a real detector is a row of [`DETECTORS`] (its versions, each with a pin and an
-//! install line), its tool (a `replay::ReplayTool` for one that runs the C replay), and one
-//! entry in `suts::SUTS`.
+//! install line), its tool (a `replay::ReplayTool` for one that runs the C or Go replay), and
+//! one entry in `suts::SUTS`.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -24,6 +25,10 @@ pub enum Probe {
     /// `valgrind` with the client-request headers the replay includes (`valgrind/helgrind.h`
     /// and `valgrind/drd.h`) for the C compiler of `$CC`; Valgrind's version.
     Valgrind,
+    /// A `go` command (the version's `program`) that builds a racy program with `-race` in
+    /// racefuzz's Go environment (`go_race::environment`) whose run reports the race; Go's
+    /// version.
+    Go,
 }
 
 /// One version of a real detector.
@@ -69,9 +74,16 @@ const TSAN: &[Version] = &[
 /// Valgrind 3.19 (Debian 12), for Helgrind and DRD.
 const VALGRIND: &[Version] = &[Version { name: "", program: "valgrind", pin: "3.19.0", install: "apt-get install valgrind" }];
 
+/// Go's race detector: the `go` on `PATH`, and Debian 12's Go 1.19 by its own path.
+const GO: &[Version] = &[
+    Version { name: "", program: "go", pin: "1.19.8", install: "apt-get install golang-go" },
+    Version { name: "1.19", program: "/usr/lib/go-1.19/bin/go", pin: "1.19.8", install: "apt-get install golang-1.19-go" },
+];
+
 /// Every real detector racefuzz runs, by name.
 pub const DETECTORS: &[RealDetector] = &[
     RealDetector { name: "drd", what: "Valgrind's DRD, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
+    RealDetector { name: "go-race", what: "Go's race detector (go build -race), over the Go replay", versions: GO, probe: Probe::Go },
     RealDetector { name: "helgrind", what: "Valgrind's Helgrind, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
     RealDetector { name: "tsan", what: "ThreadSanitizer (-fsanitize=thread), over the C replay", versions: TSAN, probe: Probe::Tsan },
 ];
@@ -143,6 +155,7 @@ impl RealDetector {
             let found = match self.probe {
                 Probe::Tsan => probe_tsan(&program),
                 Probe::Valgrind => probe_valgrind(),
+                Probe::Go => probe_go(&program),
             };
             if let Ok(mut m) = SEEN.get_or_init(Default::default).lock() {
                 m.insert(key, found.clone());
@@ -164,10 +177,10 @@ pub fn program(v: &Version) -> String {
     }
 }
 
-/// Runs `program` with `args`: its standard output, or why not.
-fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, String> {
+/// Runs `program` with `args` (in `dir`, with `env` added): its standard output, or why not.
+fn output_env(program: &str, args: &[&str], dir: Option<&Path>, env: &[(String, OsString)]) -> Result<String, String> {
     let mut c = Command::new(program);
-    c.args(args).stdin(Stdio::null());
+    c.args(args).stdin(Stdio::null()).envs(env.iter().map(|(k, v)| (k, v)));
     if let Some(d) = dir {
         c.current_dir(d);
     }
@@ -177,6 +190,11 @@ fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, St
         return Err(format!("`{program} {}` failed: {}", args.join(" "), err.lines().next().unwrap_or("").trim()));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Runs `program` with `args` in `dir`: its standard output, or why not.
+fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, String> {
+    output_env(program, args, dir, &[])
 }
 
 /// `cc`'s version, if it builds, links and runs a ThreadSanitizer program (a runtime that
@@ -199,6 +217,25 @@ fn probe_valgrind() -> Result<String, String> {
     let cc = crate::replay::cc();
     output(&cc, &["-c", "probe.c", "-o", "probe.o"], Some(&scratch.0)).map_err(|e| format!("no Valgrind headers for `{cc}`: {e}"))?;
     Ok(version.trim_start_matches("valgrind-").to_string())
+}
+
+/// `go`'s version (`go version go1.19.8 linux/amd64`: `1.19.8`), if it builds a racy program
+/// with `-race` in racefuzz's Go environment, and the program's run reports the race (a Go
+/// without the race runtime for this platform, or without the C compiler cgo needs, fails
+/// here; the first probe on a machine also builds the race-instrumented standard library
+/// into racefuzz's cache).
+fn probe_go(go: &str) -> Result<String, String> {
+    let version = output(go, &["version"], None)?;
+    let version = version.split_whitespace().nth(2).and_then(|v| v.strip_prefix("go")).ok_or_else(|| format!("`{go} version` says `{version}`"))?.to_string();
+    let scratch = Scratch::new("probe-go").map_err(|e| e.to_string())?;
+    let racy = "package main\n\nvar x int\n\nfunc main() {\n\tdone := make(chan bool)\n\tgo func() { x = 1; done <- true }()\n\tx = 2\n\t<-done\n}\n";
+    std::fs::write(scratch.0.join("probe.go"), racy).map_err(|e| e.to_string())?;
+    output_env(go, &["build", "-race", "-o", "probe", "probe.go"], Some(&scratch.0), &crate::go_race::environment()).map_err(|e| format!("no race detector: {e}"))?;
+    let out = Command::new(scratch.0.join("probe")).env("GORACE", crate::go_race::GORACE).stdin(Stdio::null()).output().map_err(|e| format!("its race detector does not run: {e}"))?;
+    if !out.status.success() || !String::from_utf8_lossy(&out.stderr).contains("WARNING: DATA RACE") {
+        return Err(format!("its race detector does not report a race ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").trim()));
+    }
+    Ok(version)
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
+use crate::go_race::GoRace;
 use crate::mutants::{self, Mutant, MUTANTS};
 use crate::replay::{ReplayFactory, ReplayTool};
 use crate::seeded::{self, Prediction};
@@ -112,6 +113,7 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "tsan", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_tsan, rules: &[] },
     SutEntry { name: "helgrind", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_helgrind, rules: &[] },
     SutEntry { name: "drd", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_drd, rules: &[] },
+    SutEntry { name: "go-race", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_go_race, rules: &[] },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES] },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
     SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES] },
@@ -164,6 +166,13 @@ fn build_helgrind(_: &str, names: &[&str]) -> Built {
 /// Valgrind's DRD (`crate::valgrind`).
 fn build_drd(_: &str, names: &[&str]) -> Built {
     replay(names, Valgrind::new(valgrind::Tool::Drd))
+}
+
+/// Go's race detector (`crate::go_race`) through the `go` of `version` (none: the one on
+/// `PATH`).
+fn build_go_race(version: &str, names: &[&str]) -> Built {
+    let v = crate::real::find("go-race")?.version(Some(version)).ok()?;
+    replay(names, GoRace { go: crate::real::program(v) })
 }
 
 fn build_bigfoot(_: &str, names: &[&str]) -> Built {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use race_oracles::theorems::{Budget, Registry, Sut, Verdict};
-use racefuzz::replay::{Output, ReplayError, ReplayFactory, ReplayTool, Report};
+use racefuzz::replay::{Compiler, Output, ReplayError, ReplayFactory, ReplayTool, Report};
 use racefuzz::score::{score, Corpus};
 use racefuzz::sut_spec::SutSpec;
 use racefuzz::suts::Subject;
@@ -70,8 +70,8 @@ impl ReplayTool for Broken {
         format!("broken ({})", self.0)
     }
 
-    fn compiler(&self) -> (String, Vec<&'static str>) {
-        (std::env::var("CC").unwrap_or_else(|_| "cc".into()), vec!["-std=c11", "-pthread"])
+    fn compiler(&self) -> Compiler {
+        Compiler::c(std::env::var("CC").unwrap_or_else(|_| "cc".into()), &["-std=c11", "-pthread"])
     }
 
     fn command(&self, _: &Path, _: &str) -> Command {
