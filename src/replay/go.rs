@@ -79,7 +79,8 @@ pub fn go_program(p: &Program, source: &str, file: &str, default_trace: Option<&
     for n in 0..MAX_THREADS {
         let _ = writeln!(go, "\n//go:noinline\nfunc start{n}(t int) {{ go run(t) }}");
     }
-    let default = default_trace.map_or_else(|| "0".to_string(), |t| format!("{t:?}"));
+    // No default: an empty one, which `main` refuses with its usage line.
+    let default = format!("{:?}", default_trace.unwrap_or(""));
     go.push_str(&MAIN.replace("DEFAULT_TRACE", &default));
     go
 }
