@@ -154,7 +154,8 @@ mod tests {
 
     #[test]
     fn a_report_is_read_with_both_accesses_and_their_threads() {
-        let err = "racefuzz-object 0 0xc000014090 2\n==================\nWARNING: DATA RACE\nRead at 0x00c000014098 by goroutine 8:\n  main.line5_r()\n      /tmp/x.go:40 +0x30\n\n\
+        let err =
+            "racefuzz-object 0 0xc000014090 2\n==================\nWARNING: DATA RACE\nRead at 0x00c000014098 by goroutine 8:\n  main.line5_r()\n      /tmp/x.go:40 +0x30\n\n\
             Previous write at 0x00c000014098 by goroutine 7:\n  main.line4_w()\n      /tmp/x.go:38 +0x33\n\n\
             Goroutine 8 (running) created at:\n  main.start1()\n      /tmp/x.go:90 +0x8e\n  main.main()\n\n\
             Goroutine 7 (finished) created at:\n  main.start0()\n      /tmp/x.go:88 +0x8e\n==================\n\
@@ -164,7 +165,10 @@ mod tests {
         let read = Access { kind: AccessKind::Read, addr: 0xc000014098, thread: Some(1) };
         let write = Access { kind: AccessKind::Write, thread: Some(0), ..read };
         let main = Access { kind: AccessKind::Write, addr: 0xc000014090, thread: None };
-        assert_eq!(parse(err), Ok(vec![Report { current: read, previous: Some(write) }, Report { current: main, previous: Some(Access { kind: AccessKind::Read, thread: Some(0), ..main }) }]));
+        assert_eq!(
+            parse(err),
+            Ok(vec![Report { current: read, previous: Some(write) }, Report { current: main, previous: Some(Access { kind: AccessKind::Read, thread: Some(0), ..main }) }])
+        );
         assert_eq!(parse("no races\n"), Ok(vec![]));
     }
 

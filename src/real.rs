@@ -231,7 +231,8 @@ fn probe_go(go: &str) -> Result<String, String> {
     let racy = "package main\n\nvar x int\n\nfunc main() {\n\tdone := make(chan bool)\n\tgo func() { x = 1; done <- true }()\n\tx = 2\n\t<-done\n}\n";
     std::fs::write(scratch.0.join("probe.go"), racy).map_err(|e| e.to_string())?;
     output_env(go, &["build", "-race", "-o", "probe", "probe.go"], Some(&scratch.0), &crate::go_race::environment()).map_err(|e| format!("no race detector: {e}"))?;
-    let out = Command::new(scratch.0.join("probe")).env("GORACE", crate::go_race::GORACE).stdin(Stdio::null()).output().map_err(|e| format!("its race detector does not run: {e}"))?;
+    let out =
+        Command::new(scratch.0.join("probe")).env("GORACE", crate::go_race::GORACE).stdin(Stdio::null()).output().map_err(|e| format!("its race detector does not run: {e}"))?;
     if !out.status.success() || !String::from_utf8_lossy(&out.stderr).contains("WARNING: DATA RACE") {
         return Err(format!("its race detector does not report a race ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").trim()));
     }

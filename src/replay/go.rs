@@ -294,3 +294,25 @@ func main() {
 	}
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The turns are invisible to the race runtime only as long as no `sync/atomic` touches
+    /// them (measured: with `atomic.LoadInt64`/`StoreInt64` turns, even inside `//go:norace`
+    /// functions, Go 1.19 reports no race of a two-thread racy trace) and the two functions
+    /// that touch the counter stay uninstrumented.
+    #[test]
+    fn the_turns_are_plain_and_uninstrumented() {
+        let p = race_oracles::lang::parse("dialect bfj\nclass C {\n  fields f\n}\ninit {\n  o = new C\n}\nthread {\n  o.f = 1\n}\nthread {\n  r = o.f\n}\n").unwrap();
+        let go = go_program(&p, "", "t.race", Some("2 0.w.9.0.0 1.r.12.0.0"));
+        assert!(!go.contains("sync/atomic") && !go.contains("atomic."), "{go}");
+        assert!(go.contains("//go:norace\nfunc waitTurn(k int) {") && go.contains("//go:norace\nfunc nextTurn(k int) { turn = k + 1 }"), "{go}");
+        // The counter appears in its declaration and the two functions only.
+        let uses: Vec<&str> = go.lines().map(str::trim).filter(|l| !l.starts_with("//") && l.split(|c: char| !c.is_alphanumeric()).any(|w| w == "turn")).collect();
+        assert_eq!(uses.len(), 3, "{uses:?}");
+        assert!(go.contains("func line9_w(p *int64, v int64) { *p = v }") && go.contains("const defaultTrace = \"2 0.w.9.0.0 1.r.12.0.0\""), "{go}");
+        assert!(go.contains(&format!("func start{}(t int) {{ go run(t) }}", MAX_THREADS - 1)) && !go.contains(&format!("func start{MAX_THREADS}(")), "{go}");
+    }
+}
