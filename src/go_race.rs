@@ -34,7 +34,7 @@ use crate::replay::{Access, Compiler, Language, Output, ReplayError, ReplayTool,
 /// The race runtime's options for a replay: no pause at exit (by default a racy program
 /// sleeps a second before it exits, for goroutines still reporting), no failing exit
 /// status (a report is an answer, not a failure; a failure is then a failure of the
-/// replay), and, as for ThreadSanitizer (`crate::tsan::TSAN_OPTIONS`), no suppression of a
+/// replay), and, as for ThreadSanitizer (its `TSAN_OPTIONS`), no suppression of a
 /// report whose stacks or address were reported before: every event of one `.race` line
 /// runs the same Go function.
 pub const GORACE: &str = "atexit_sleep_ms=0 exitcode=0 halt_on_error=0 suppress_equal_stacks=0 suppress_equal_addresses=0";

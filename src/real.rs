@@ -169,6 +169,13 @@ impl RealDetector {
 /// What each probe found, by probe and program: a version, or why not.
 type Probed = BTreeMap<(Probe, String), Result<String, String>>;
 
+/// The program that the real detector `name` runs at `version` (empty: the bare name's;
+/// `None` for a detector or version racefuzz does not know): what a SUT's build runs
+/// (`tsan@gcc-12` runs `gcc-12`).
+pub fn program_of(name: &str, version: &str) -> Option<String> {
+    find(name)?.version(Some(version)).ok().map(program)
+}
+
 /// The program a version runs, with `$CC` read.
 pub fn program(v: &Version) -> String {
     match v.program {
