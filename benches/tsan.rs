@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion) {
     let timeout = Duration::from_secs(10);
     let n: u64 = cases.iter().map(|c| c.traces.len() as u64).sum();
     let tsan = Tsan::from_env();
-    let (cc, flags) = tsan.compiler();
+    let compiler = tsan.compiler();
     // With turns, or free (the OS schedules the threads).
     let run_once = |bin: &std::path::Path, t: &[Event], free: bool| {
         let mut command = tsan.command(bin, &arg(t));
@@ -67,7 +67,7 @@ fn bench(c: &mut Criterion) {
         Ok::<_, racefuzz::replay::ReplayError>((tsan.reports(&out)?, out))
     };
     let dir = std::env::temp_dir().join(format!("racefuzz-tsan-bench-{}", std::process::id()));
-    let binaries: Vec<PathBuf> = cases.iter().map(|k| run::compile(&k.c, &cc, &flags, &dir).expect("cc -fsanitize=thread")).collect();
+    let binaries: Vec<PathBuf> = cases.iter().map(|k| run::compile(&k.c, &compiler, &dir).expect("cc -fsanitize=thread")).collect();
     // What TSan sees with turns and without, in racy locations (cell addresses) found.
     let (mut racy, mut with_turns, mut free) = (0usize, 0usize, 0usize);
     for (k, b) in cases.iter().zip(&binaries) {
@@ -108,7 +108,7 @@ fn bench(c: &mut Criterion) {
             let fresh = dir.join(format!("fresh-{}", rand::random::<u64>()));
             let mut reports = 0;
             for k in &cases {
-                let bin = run::compile(&k.c, &cc, &flags, &fresh).expect("cc -fsanitize=thread");
+                let bin = run::compile(&k.c, &compiler, &fresh).expect("cc -fsanitize=thread");
                 reports += k.traces.iter().map(|t| run_once(&bin, t, false).map_or(0, |r| r.0.len())).sum::<usize>();
             }
             let _ = std::fs::remove_dir_all(&fresh);

@@ -35,9 +35,10 @@
 //! - [`external`]: running a race detector or a static race analysis that lives in another
 //!   process (per trace or program, or persistent over JSON Lines), with timeouts; its
 //!   failures are values.
-//! - [`replay`]: a trace as a C program that replays it, compiled once per program and run
+//! - [`replay`]: a trace as a C or Go program that replays it, compiled once per program and run
 //!   under a real detector per trace; the reports read back as events.
-//! - [`tsan`], [`valgrind`]: ThreadSanitizer, Helgrind and DRD over the replay.
+//! - [`tsan`], [`valgrind`]: ThreadSanitizer, Helgrind and DRD over the C replay; [`go_race`]:
+//!   Go's race detector over the Go replay.
 //! - [`real`]: the real detectors by name and version, whether each is installed here, and
 //!   the command that installs it (`racefuzz detectors`).
 //! - [`loom`]: the loom model checker, at any version, as a whole-program race detector (a
@@ -70,6 +71,7 @@ pub mod corpus;
 pub mod duration;
 pub mod external;
 pub mod finding_header;
+pub mod go_race;
 pub mod loom;
 pub mod merge;
 pub mod mutants;

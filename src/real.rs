@@ -5,10 +5,11 @@
 //! not installed with that command (exit 2), so a missing tool is never a skipped pass.
 //!
 //! Adding a real detector is a row of [`DETECTORS`] (its versions, each with a pin and an
-//! install line), its tool (a `replay::ReplayTool` for one that runs the C replay), and one
-//! entry in `suts::SUTS`.
+//! install line), its tool (a `replay::ReplayTool` for one that runs the C or Go replay), and
+//! one entry in `suts::SUTS`.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -28,6 +29,10 @@ pub enum Probe {
     /// (`crate::loom::Loom::driver`: minutes from crates.io the first time, a cargo no-op
     /// after); the loom version.
     Loom,
+    /// A `go` command (the version's `program`) that builds a racy program with `-race` in
+    /// racefuzz's Go environment (`go_race::environment`) whose run reports the race; Go's
+    /// version.
+    Go,
 }
 
 /// One version of a real detector.
@@ -95,10 +100,16 @@ const LOOM: &[Version] = loom_versions!(
     "0.3.2", "0.3.1", "0.3.0", "0.2.15", "0.2.14", "0.2.13", "0.2.12", "0.2.11", "0.2.10", "0.2.9", "0.2.8", "0.2.7", "0.2.6", "0.2.5", "0.2.4", "0.2.3", "0.2.2", "0.2.1",
     "0.2.0"
 );
+/// Go's race detector: the `go` on `PATH`, and Debian 12's Go 1.19 by its own path.
+const GO: &[Version] = &[
+    Version { name: "", program: "go", pin: "1.19.8", install: "apt-get install golang-go" },
+    Version { name: "1.19", program: "/usr/lib/go-1.19/bin/go", pin: "1.19.8", install: "apt-get install golang-1.19-go" },
+];
 
 /// Every real detector racefuzz runs, by name.
 pub const DETECTORS: &[RealDetector] = &[
     RealDetector { name: "drd", what: "Valgrind's DRD, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
+    RealDetector { name: "go-race", what: "Go's race detector (go build -race), over the Go replay", versions: GO, probe: Probe::Go },
     RealDetector { name: "helgrind", what: "Valgrind's Helgrind, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
     RealDetector { name: "loom", what: "the loom model checker, whole programs (driver built on first use)", versions: LOOM, probe: Probe::Loom },
     RealDetector { name: "tsan", what: "ThreadSanitizer (-fsanitize=thread), over the C replay", versions: TSAN, probe: Probe::Tsan },
@@ -172,6 +183,7 @@ impl RealDetector {
                 Probe::Tsan => probe_tsan(&program),
                 Probe::Valgrind => probe_valgrind(),
                 Probe::Loom => crate::loom::Loom::new(v.pin).and_then(|l| l.driver()).map(|_| v.pin.to_string()).map_err(|e| e.to_string()),
+                Probe::Go => probe_go(&program),
             };
             if let Ok(mut m) = SEEN.get_or_init(Default::default).lock() {
                 m.insert(key, found.clone());
@@ -202,6 +214,13 @@ impl RealDetector {
 /// What each probe found, by probe, program and pin: a version, or why not.
 type Probed = BTreeMap<(Probe, String, &'static str), Result<String, String>>;
 
+/// The program that the real detector `name` runs at `version` (empty: the bare name's;
+/// `None` for a detector or version racefuzz does not know): what a SUT's build runs
+/// (`tsan@gcc-12` runs `gcc-12`).
+pub fn program_of(name: &str, version: &str) -> Option<String> {
+    find(name)?.version(Some(version)).ok().map(program)
+}
+
 /// The program a version runs, with `$CC` read.
 pub fn program(v: &Version) -> String {
     match v.program {
@@ -210,10 +229,10 @@ pub fn program(v: &Version) -> String {
     }
 }
 
-/// Runs `program` with `args`: its standard output, or why not.
-fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, String> {
+/// Runs `program` with `args` (in `dir`, with `env` added): its standard output, or why not.
+fn output_env(program: &str, args: &[&str], dir: Option<&Path>, env: &[(String, OsString)]) -> Result<String, String> {
     let mut c = Command::new(program);
-    c.args(args).stdin(Stdio::null());
+    c.args(args).stdin(Stdio::null()).envs(env.iter().map(|(k, v)| (k, v)));
     if let Some(d) = dir {
         c.current_dir(d);
     }
@@ -223,6 +242,11 @@ fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, St
         return Err(format!("`{program} {}` failed: {}", args.join(" "), err.lines().next().unwrap_or("").trim()));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Runs `program` with `args` in `dir`: its standard output, or why not.
+fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, String> {
+    output_env(program, args, dir, &[])
 }
 
 /// `cc`'s version, if it builds, links and runs a ThreadSanitizer program (a runtime that
@@ -245,6 +269,26 @@ fn probe_valgrind() -> Result<String, String> {
     let cc = crate::replay::cc();
     output(&cc, &["-c", "probe.c", "-o", "probe.o"], Some(&scratch.0)).map_err(|e| format!("no Valgrind headers for `{cc}`: {e}"))?;
     Ok(version.trim_start_matches("valgrind-").to_string())
+}
+
+/// `go`'s version (`go version go1.19.8 linux/amd64`: `1.19.8`), if it builds a racy program
+/// with `-race` in racefuzz's Go environment, and the program's run reports the race (a Go
+/// without the race runtime for this platform, or without the C compiler cgo needs, fails
+/// here; the first probe on a machine also builds the race-instrumented standard library
+/// into racefuzz's cache).
+fn probe_go(go: &str) -> Result<String, String> {
+    let version = output(go, &["version"], None)?;
+    let version = version.split_whitespace().nth(2).and_then(|v| v.strip_prefix("go")).ok_or_else(|| format!("`{go} version` says `{version}`"))?.to_string();
+    let scratch = Scratch::new("probe-go").map_err(|e| e.to_string())?;
+    let racy = "package main\n\nvar x int\n\nfunc main() {\n\tdone := make(chan bool)\n\tgo func() { x = 1; done <- true }()\n\tx = 2\n\t<-done\n}\n";
+    std::fs::write(scratch.0.join("probe.go"), racy).map_err(|e| e.to_string())?;
+    output_env(go, &["build", "-race", "-o", "probe", "probe.go"], Some(&scratch.0), &crate::go_race::environment()).map_err(|e| format!("no race detector: {e}"))?;
+    let out =
+        Command::new(scratch.0.join("probe")).env("GORACE", crate::go_race::GORACE).stdin(Stdio::null()).output().map_err(|e| format!("its race detector does not run: {e}"))?;
+    if !out.status.success() || !String::from_utf8_lossy(&out.stderr).contains("WARNING: DATA RACE") {
+        return Err(format!("its race detector does not report a race ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").trim()));
+    }
+    Ok(version)
 }
 
 #[cfg(test)]

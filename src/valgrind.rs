@@ -21,7 +21,7 @@ use std::process::Command;
 
 use race_oracles::lang::AccessKind;
 
-use crate::replay::{Access, Output, ReplayError, ReplayTool, Report};
+use crate::replay::{Access, Compiler, Output, ReplayError, ReplayTool, Report};
 
 /// Which Valgrind tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,12 +64,12 @@ impl ReplayTool for Valgrind {
         }
     }
 
-    fn compiler(&self) -> (String, Vec<&'static str>) {
+    fn compiler(&self) -> Compiler {
         let define = match self.tool {
             Tool::Helgrind => "-DRACEFUZZ_HELGRIND",
             Tool::Drd => "-DRACEFUZZ_DRD",
         };
-        (self.cc.clone(), vec!["-std=c11", "-O1", "-g", "-pthread", define])
+        Compiler::c(self.cc.clone(), &["-std=c11", "-O1", "-g", "-pthread", define])
     }
 
     fn command(&self, binary: &Path, arg: &str) -> Command {

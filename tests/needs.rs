@@ -54,7 +54,7 @@ pub enum Tool {
     Valgrind,
     /// clang 19 with its ThreadSanitizer runtime (`tsan@clang-19`).
     Clang,
-    /// Go (no test yet).
+    /// Go with its race detector (`go build -race`; `go-race`).
     Go,
     /// Miri, through a nightly toolchain (no test yet).
     Miri,
@@ -116,7 +116,7 @@ pub const TOOLS: [Row; 11] = [
         install: "apt-get install clang-19 libclang-rt-19-dev",
         usage: Usage::Tests,
     },
-    Row { tool: Tool::Go, name: "go", what: "the Go toolchain", probe: || runs("go", &["version"]), install: "apt-get install golang-go", usage: Usage::Later },
+    Row { tool: Tool::Go, name: "go", what: "Go with its race detector", probe: || real("go-race", None), install: "apt-get install golang-go", usage: Usage::Tests },
     Row {
         tool: Tool::Miri,
         name: "miri",

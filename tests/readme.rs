@@ -181,7 +181,8 @@ fn compare(file: &Path, dir: &Path, bless: bool) -> Compared {
 
 #[test]
 fn every_command_of_the_readme_and_the_book_prints_what_they_show() {
-    needs!(Python3, Tsan, Valgrind);
+    // The book's real-detector chapter runs Valgrind's tools, clang 19's TSan and Go's.
+    needs!(Python3, Tsan, Valgrind, Clang, Go);
     let dir = scratch();
     let bless = std::env::var("RACEFUZZ_BLESS").is_ok();
     let docs = documents();

@@ -1,8 +1,9 @@
 //! The real detectors (`racefuzz::real`): the table `racefuzz detectors` prints, a missing
 //! detector refused with its install command (exit 2), a detector that crashes, hangs or
 //! prints nonsense made a finding (never a pass), and Helgrind, DRD and ThreadSanitizer
-//! under each installed compiler agreeing with the ground truth on the racy locations of
-//! every trace of generated programs. The runs need Valgrind and clang (`needs!`).
+//! under each installed compiler, and Go's race detector, agreeing with the ground truth on
+//! the racy locations of every trace of generated programs. The runs need Valgrind, clang
+//! and Go (`needs!`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use race_oracles::theorems::{Budget, Registry, Sut, Verdict};
-use racefuzz::replay::{Output, ReplayError, ReplayFactory, ReplayTool, Report};
+use racefuzz::go_race::GoRace;
+use racefuzz::replay::{Compiler, Output, ReplayError, ReplayFactory, ReplayTool, Report};
 use racefuzz::score::{score, Corpus};
 use racefuzz::sut_spec::SutSpec;
 use racefuzz::suts::Subject;
@@ -36,7 +38,7 @@ fn detectors_lists_every_version_with_its_pin_and_install_line() {
         assert!(r["version"].is_string() != r["missing"].is_string(), "{r}");
     }
     let names: Vec<&str> = rows.iter().filter_map(|r| r["sut"].as_str()).collect();
-    for n in ["drd", "helgrind", "loom", "loom@0.7.3", "loom@0.2.0", "tsan", "tsan@gcc-11", "tsan@gcc-12", "tsan@clang-14", "tsan@clang-19"] {
+    for n in ["drd", "go-race", "go-race@1.19", "helgrind", "loom", "loom@0.7.3", "loom@0.2.0", "tsan", "tsan@gcc-11", "tsan@gcc-12", "tsan@clang-14", "tsan@clang-19"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
     let (code, _, err) = racefuzz(&["detectors", "tsan@gcc-99"]);
@@ -60,6 +62,10 @@ fn a_missing_detector_is_exit_2_with_its_install_command_never_a_pass() {
         let (code, _, err) = racefuzz_env(&["detectors", tool], &[("PATH", empty.to_str().unwrap())]);
         assert_eq!(code, 2, "{err}");
     }
+    // Go's race detector on a PATH without go.
+    let (code, out, err) = racefuzz_env(&["check", "fasttrack-precise", &file, "--sut", "go-race"], &[("PATH", empty.to_str().unwrap())]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("go-race is not installed here: `go` cannot run") && err.contains("install it with `apt-get install golang-go`"), "{err}");
     let _ = std::fs::remove_dir_all(&empty);
 }
 
@@ -72,8 +78,8 @@ impl ReplayTool for Broken {
         format!("broken ({})", self.0)
     }
 
-    fn compiler(&self) -> (String, Vec<&'static str>) {
-        (std::env::var("CC").unwrap_or_else(|_| "cc".into()), vec!["-std=c11", "-pthread"])
+    fn compiler(&self) -> Compiler {
+        Compiler::c(std::env::var("CC").unwrap_or_else(|_| "cc".into()), &["-std=c11", "-pthread"])
     }
 
     fn command(&self, _: &Path, _: &str) -> Command {
@@ -142,11 +148,105 @@ fn tsan_under_clang_reports_exactly_the_racy_locations_of_every_class() {
     assert!(out.starts_with("ThreadSanitizer (clang-19) (claim: locations) on 3 programs"), "{out}");
 }
 
-/// Compiled replays and probes go to the system's temporary directory, never the tree.
+/// A `.race` file in the system's temporary directory: its path.
+fn temp_race(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("racefuzz-real-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn go_race_reports_exactly_the_racy_locations_of_every_class() {
+    needs!(Go);
+    agrees_on_generated_programs("go-race", 8);
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise", &walkthrough(), "--sut", "go-race"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("with Go race detector (go): PASS") && out.contains("10 trace(s), 10 racy; racy locations: o.g"), "{out}");
+}
+
+/// The Go replay's turns order every pair of events, so if the race runtime saw them as
+/// synchronization it would report nothing. It must report each race of every trace,
+/// here of accesses that only the turns order (and unrelated locks around them), and
+/// nothing where a lock (taken reentrantly), a fork or a join orders them.
+#[test]
+fn go_race_sees_no_happens_before_from_the_turns_only_the_traces() {
+    needs!(Go);
+    let class = "dialect DIALECT\nclass C {\n  fields f, g\n}\ninit {\n  o = new C\n  m = new C\n  n = new C\n}\n";
+    let program = |dialect: &str, threads: &str| format!("{}{threads}", class.replace("DIALECT", dialect));
+    let cases = [
+        ("turns-only", program("bfj", "thread {\n  o.f = 1\n  acq(m)\n  rel(m)\n}\nthread {\n  acq(n)\n  rel(n)\n  r = o.f\n}\n"), "20 trace(s), 20 racy; racy locations: o.f"),
+        (
+            "locked",
+            program("bfj", "thread {\n  acq(m)\n  acq(m)\n  o.f = 1\n  rel(m)\n  r = o.f\n  rel(m)\n}\nthread {\n  acq(m)\n  r = o.f\n  o.f = 2\n  rel(m)\n}\n"),
+            "2 trace(s), 0 racy; racy locations: none",
+        ),
+        (
+            "fork-join",
+            program("bfj2", "thread {\n  o.f = 1\n  h = fork {\n    r = o.f\n    o.g = 2\n  }\n  join(h)\n  r = o.g\n  o.f = 3\n}\n"),
+            "1 trace(s), 0 racy; racy locations: none",
+        ),
+    ];
+    for (name, text, says) in cases {
+        let file = temp_race(&format!("{name}.race"), &text);
+        let (code, out, err) = racefuzz(&["check", "fasttrack-precise", &file, "--sut", "go-race"]);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(out.contains(says), "{name}: {out}");
+    }
+}
+
+/// Go's race detector built so that `go build` fails: cgo off, which `-race` needs.
+#[derive(Debug)]
+struct NoCgo(GoRace);
+
+impl ReplayTool for NoCgo {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    fn compiler(&self) -> Compiler {
+        let mut c = self.0.compiler();
+        c.env.push(("CGO_ENABLED".into(), "0".into()));
+        c
+    }
+
+    fn command(&self, binary: &Path, arg: &str) -> Command {
+        self.0.command(binary, arg)
+    }
+
+    fn reports(&self, out: &Output) -> Result<Vec<Report>, ReplayError> {
+        self.0.reports(out)
+    }
+}
+
+#[test]
+fn a_go_build_that_fails_or_a_trace_beyond_the_replay_is_a_finding_never_a_pass() {
+    needs!(Go);
+    let o = *Registry::builtin().find("fasttrack-precise").unwrap();
+    let p = race_oracles::lang::parse(&std::fs::read_to_string(walkthrough()).unwrap()).unwrap();
+    let budget = Budget { explore: racefuzz::suts::campaign_bounds(), relax: Default::default() };
+    let factory = ReplayFactory::new(Arc::new(NoCgo(GoRace { go: "go".into() })));
+    let r = o.check(&p, &Sut::Detector(&factory), &budget);
+    let text = format!("{r:?}");
+    assert!(r.verdict == Verdict::Fail && text.contains("DETECTOR FAILED") && text.contains("`go build -race` failed") && text.contains("requires cgo"), "{text}");
+    // A trace with more threads than the replay's startN functions: the replay refuses it.
+    let factory = ReplayFactory::new(Arc::new(GoRace { go: "go".into() }));
+    let binary = factory.compile(&p).unwrap();
+    let many = racefuzz::replay::go::MAX_THREADS + 1;
+    let trace: Vec<String> = (0..many).map(|t| format!("{t}.r.13.0.1")).collect();
+    let out = Command::new(&binary).arg(format!("{many} {}", trace.join(" "))).env("GORACE", racefuzz::go_race::GORACE).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the replay starts at most 64"), "{out:?}");
+}
+
+/// Compiled replays and probes go to the system's temporary directory (and Go's build
+/// cache to racefuzz's cache), never the tree.
 #[test]
 fn real_detectors_leave_the_source_tree_clean() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let before = std::fs::read_dir(&root).unwrap().count();
     let _ = racefuzz(&["detectors"]);
+    let _ = racefuzz(&["check", "fasttrack-precise", &walkthrough(), "--sut", "go-race"]);
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), before);
 }

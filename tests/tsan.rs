@@ -74,7 +74,7 @@ fn tsan_reports_exactly_the_racy_locations_of_every_class() {
     needs!(Tsan);
     let o = *Registry::builtin().find("fasttrack-precise").unwrap();
     let tsan = Subject::new(&o, &racefuzz::sut_spec::SutSpec::catalogued(Some("tsan"), None).unwrap()).unwrap();
-    let card = score(&|| tsan.sut(), tsan.relax(), Corpus { programs: 40, seed: 5, classes: true }, 2, &|| {}).unwrap();
+    let card = score(&|| tsan.sut(), tsan.relax(), Corpus { programs: 40, seed: 5, classes: true, ..Corpus::new(0, 0) }, 2, &|| {}).unwrap();
     assert_eq!(card.failed_traces, 0, "{card}");
     assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
     assert!(card.location.tp >= 50 && card.program.tp >= 10, "{card}");

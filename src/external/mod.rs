@@ -40,6 +40,17 @@ pub use analysis::ExternalAnalysis;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
 pub use process::{run_on_file, wait_with_timeout, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
 
+/// Where racefuzz keeps what it builds for external tools: `$RACEFUZZ_CACHE`, else
+/// `$XDG_CACHE_HOME/racefuzz`, else `$HOME/.cache/racefuzz`, else the temporary folder's
+/// `racefuzz-cache`. Never the source tree. Loom's drivers and Go's build cache live here.
+pub fn cache_dir(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> std::path::PathBuf {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    set("RACEFUZZ_CACHE")
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("racefuzz")))
+        .or_else(|| set("HOME").map(|d| d.join(".cache/racefuzz")))
+        .unwrap_or_else(|| std::env::temp_dir().join("racefuzz-cache"))
+}
+
 /// Why an external SUT cannot be run as given: a value naming the flag at fault, so that
 /// each source of a SUT's description (flags, environment, finding header; the `sut_spec`
 /// module, above this one) can
@@ -94,4 +105,19 @@ pub fn factory(command: &str, persistent: bool, pattern: Option<&str>, timeout: 
         Mode::PerTrace(PerTrace { command: command.to_string(), pattern: pattern.unwrap_or_else(Pattern::std_event), timeout, scratch })
     };
     Ok(ExternalFactory::new(command, mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn the_cache_is_outside_the_source_tree() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.into());
+        assert_eq!(cache_dir(&env(&[("RACEFUZZ_CACHE", "/c"), ("HOME", "/h")])), PathBuf::from("/c"));
+        assert_eq!(cache_dir(&env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])), PathBuf::from("/x/racefuzz"));
+        assert_eq!(cache_dir(&env(&[("RACEFUZZ_CACHE", ""), ("HOME", "/h")])), PathBuf::from("/h/.cache/racefuzz"));
+    }
 }

@@ -64,7 +64,7 @@ use std::time::Duration;
 use race_oracles::lang::Program;
 use race_oracles::theorems::{ModelChecker, ModelVerdict};
 
-use crate::external::{wait_with_timeout, Failure};
+use crate::external::{cache_dir, wait_with_timeout, Failure};
 
 mod versions;
 pub use versions::{Support, PINS, VERSIONS};
@@ -440,17 +440,6 @@ fn shim_params(version: &str) -> Result<(&'static str, &'static str), LoomError>
     }
 }
 
-/// Where racefuzz keeps what it builds for external tools: `$RACEFUZZ_CACHE`, else
-/// `$XDG_CACHE_HOME/racefuzz`, else `$HOME/.cache/racefuzz`, else the temporary folder's
-/// `racefuzz-cache`. Never the source tree.
-pub fn cache_dir(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
-    let set = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    set("RACEFUZZ_CACHE")
-        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("racefuzz")))
-        .or_else(|| set("HOME").map(|d| d.join(".cache/racefuzz")))
-        .unwrap_or_else(|| std::env::temp_dir().join("racefuzz-cache"))
-}
-
 /// Writes `text` to `path` through a temporary file and a rename, unless it already holds
 /// it (so cargo sees no change, and a concurrent reader never a half-written file).
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
@@ -507,14 +496,6 @@ mod tests {
         assert_eq!(parse_line("racefuzz-loom\tbad-input\t1:1: x"), Err(Answer::BadProgram("1:1: x".into())));
         assert!(matches!(parse_line("racefuzz-loom\tno-race\tmany"), Err(Answer::Crash(_))));
         assert!(matches!(parse_line("racefuzz-loom\tmaybe"), Err(Answer::Crash(_))));
-    }
-
-    #[test]
-    fn the_cache_is_outside_the_source_tree() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.into());
-        assert_eq!(cache_dir(&env(&[("RACEFUZZ_CACHE", "/c"), ("HOME", "/h")])), PathBuf::from("/c"));
-        assert_eq!(cache_dir(&env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])), PathBuf::from("/x/racefuzz"));
-        assert_eq!(cache_dir(&env(&[("RACEFUZZ_CACHE", ""), ("HOME", "/h")])), PathBuf::from("/h/.cache/racefuzz"));
     }
 
     #[test]

@@ -24,8 +24,9 @@ pub enum ExportError {
     NegativeIndex(usize),
 }
 
-/// The `.race` lines that hold a statement, each with its source text.
-fn statement_lines(p: &Program, source: &str) -> BTreeMap<u32, String> {
+/// The `.race` lines that hold a statement, each with its source text (`*/` defused, for a
+/// comment of either language).
+pub(super) fn statement_lines(p: &Program, source: &str) -> BTreeMap<u32, String> {
     let mut lines = BTreeSet::new();
     let mut add = |b: &[race_oracles::lang::Stmt]| {
         walk_block(b, &mut |s| {

@@ -1,17 +1,21 @@
 //! Real detectors that run a trace as a native program: each trace of a `.race` program is
-//! replayed by a C program ([`export`]), compiled once per program ([`run::compile`]) and
-//! run once per trace under the tool ([`ReplayTool`]: ThreadSanitizer, Helgrind, DRD),
-//! whose reports are read back as events of the trace ([`run::reported_events`]).
+//! replayed by a C program ([`export`]) or a Go program ([`go`]), built once per program
+//! ([`run::compile`]) and run once per trace under the tool ([`ReplayTool`]:
+//! ThreadSanitizer, Helgrind, DRD, Go's race detector), whose reports are read back as
+//! events of the trace ([`run::reported_events`]).
 //!
 //! Replaying events rather than translating statements keeps the replay faithful by
 //! construction: values, calls and nondeterministic choices are already resolved in the
 //! trace, so no second semantics of the language has to agree with the machine's. The
 //! threads take turns on a counter that each tool is kept from seeing as synchronization
 //! (a relaxed atomic for ThreadSanitizer; for Valgrind's tools, which do not model C11
-//! atomics, a variable hidden by their client requests), so the happens-before the tool
-//! sees is exactly the trace's: locks, fork, join, and each thread's program order.
+//! atomics, a variable hidden by their client requests; for Go's, which orders every
+//! `sync/atomic` operation, a plain variable that only uninstrumented `//go:norace` code
+//! touches), so the happens-before the tool sees is exactly the trace's: locks, fork, join,
+//! and each thread's program order.
 
 pub mod export;
+pub mod go;
 pub mod run;
 
 use std::collections::BTreeMap;
@@ -72,7 +76,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// pass.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
-    /// The C compiler failed, or could not start.
+    /// The compiler failed, or could not start.
     #[error("`{cc}` failed {message}")]
     Compile {
         /// The compiler and its flags.
@@ -100,13 +104,49 @@ pub enum ReplayError {
     NoProgram(String),
 }
 
-/// A tool that runs a program's C replay and reports races in it.
+/// The language of a replay: which program [`ReplayFactory::compile`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    /// The C11 replay ([`export::c_program`]).
+    C,
+    /// The Go replay ([`go::go_program`]).
+    Go,
+}
+
+/// How a tool builds a program's replay: its language, and the command that compiles it,
+/// `PROGRAM ARGS -o OUT SOURCE`, run in the folder of the source with `env` added to
+/// racefuzz's environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiler {
+    /// The replay's language.
+    pub language: Language,
+    /// The compiler (`gcc-12`, `go`).
+    pub program: String,
+    /// Its arguments before `-o OUT SOURCE` (`-fsanitize=thread …`, `build -race`).
+    pub args: Vec<String>,
+    /// Variables set for it.
+    pub env: Vec<(String, std::ffi::OsString)>,
+}
+
+impl Compiler {
+    /// The C replay, compiled by `cc` with `flags`.
+    pub fn c(cc: String, flags: &[&str]) -> Compiler {
+        Compiler { language: Language::C, program: cc, args: flags.iter().map(|f| f.to_string()).collect(), env: vec![] }
+    }
+
+    /// The compiler and its arguments, as messages show them.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.program.as_str()).chain(self.args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// A tool that runs a program's replay and reports races in it.
 pub trait ReplayTool: fmt::Debug + Send + Sync + 'static {
     /// A short name for messages (`ThreadSanitizer (gcc-12)`).
     fn name(&self) -> String;
 
-    /// The C compiler and its flags (all but `-o OUT SOURCE`).
-    fn compiler(&self) -> (String, Vec<&'static str>);
+    /// How it builds a program's replay.
+    fn compiler(&self) -> Compiler;
 
     /// The command that runs `binary` on the trace argument `arg`.
     fn command(&self, binary: &Path, arg: &str) -> Command;
@@ -161,9 +201,12 @@ impl ReplayFactory {
     /// # Errors
     /// [`ReplayError::Compile`], [`ReplayError::Io`].
     pub fn compile(&self, p: &Program) -> Result<PathBuf, ReplayError> {
-        let c = export::c_program(p, "", "a generated program", None);
-        let (cc, flags) = self.tool.compiler();
-        run::compile(&c, &cc, &flags, &self.dir.0)
+        let compiler = self.tool.compiler();
+        let source = match compiler.language {
+            Language::C => export::c_program(p, "", "a generated program", None),
+            Language::Go => go::go_program(p, "", "a generated program", None),
+        };
+        run::compile(&source, &compiler, &self.dir.0)
     }
 }
 

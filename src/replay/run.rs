@@ -1,8 +1,8 @@
-//! Compiling a program's replay once and running it on each trace under a tool, and reading
+//! Building a program's replay once and running it on each trace under a tool, and reading
 //! the races the tool reports back as events of the trace: what every [`super::ReplayTool`]
-//! shares. A tool says how to compile, how to run and how to read its reports; the object
-//! lines the replay prints, the thread numbering and the mapping to events are the same
-//! for all of them.
+//! shares. A tool says how to build, how to run and how to read its reports; the object
+//! lines the replay prints (C or Go), the thread numbering and the mapping to events are
+//! the same for all of them.
 
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
@@ -14,7 +14,7 @@ use race_oracles::lang::AccessKind;
 use race_oracles::machine::{Addr, Event, EventIdx, EventKind};
 
 use super::export::creation_order;
-use super::ReplayError;
+use super::{Compiler, Language, ReplayError};
 
 /// The thread of a reported access, numbered as the replay creates them
 /// ([`creation_order`]): `None` is `main`, `Some(0)` the first thread it creates. Each tool
@@ -64,13 +64,13 @@ pub struct ReportedPair {
     pub partner: Option<EventIdx>,
 }
 
-/// Compiles `c` with `cc` and `flags` into `dir` (created), once per text and flags: a
+/// Builds `source` with `compiler` into `dir` (created), once per text and compiler: a
 /// binary already there for the same key is reused.
 ///
 /// # Errors
 /// [`ReplayError::Compile`] with the compiler's message; [`ReplayError::Io`].
-pub fn compile(c: &str, cc: &str, flags: &[&str], dir: &Path) -> Result<PathBuf, ReplayError> {
-    let key = race_oracles::fingerprint::of(&format!("{cc} {}\n{c}", flags.join(" ")));
+pub fn compile(source: &str, compiler: &Compiler, dir: &Path) -> Result<PathBuf, ReplayError> {
+    let key = race_oracles::fingerprint::of(&format!("{}\n{source}", compiler.command_line()));
     let binary = dir.join(format!("{key:032x}"));
     if binary.exists() {
         return Ok(binary);
@@ -84,14 +84,28 @@ pub fn compile(c: &str, cc: &str, flags: &[&str], dir: &Path) -> Result<PathBuf,
     // binary appears by a rename, complete, so a concurrent run never sees half a binary.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let source = dir.join(format!("{key:032x}-{n}.c"));
-    std::fs::write(&source, c).map_err(io("cannot write", &source))?;
+    let ext = match compiler.language {
+        Language::C => "c",
+        Language::Go => "go",
+    };
+    let file = dir.join(format!("{key:032x}-{n}.{ext}"));
+    std::fs::write(&file, source).map_err(io("cannot write", &file))?;
     let partial = dir.join(format!("{key:032x}-{n}.partial"));
-    let out =
-        Command::new(cc).args(flags).arg("-o").arg(&partial).arg(&source).output().map_err(|e| ReplayError::Compile { cc: cc.into(), message: format!("cannot run it: {e}") })?;
+    // In the source's folder (so names relative to it), so that nothing the compiler looks
+    // for around it (a Go module's go.mod) comes from where racefuzz happens to run.
+    let name = |p: &Path| p.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
+    let out = Command::new(&compiler.program)
+        .args(&compiler.args)
+        .arg("-o")
+        .arg(name(&partial))
+        .arg(name(&file))
+        .current_dir(dir)
+        .envs(compiler.env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .map_err(|e| ReplayError::Compile { cc: compiler.program.clone(), message: format!("cannot run it: {e}") })?;
     if !out.status.success() {
-        let message = format!("on {}: {}", source.display(), String::from_utf8_lossy(&out.stderr).trim());
-        return Err(ReplayError::Compile { cc: format!("{cc} {}", flags.join(" ")), message });
+        let message = format!("on {}: {}", file.display(), String::from_utf8_lossy(&out.stderr).trim());
+        return Err(ReplayError::Compile { cc: compiler.command_line(), message });
     }
     std::fs::rename(&partial, &binary).map_err(io("cannot move", &partial))?;
     Ok(binary)

@@ -26,12 +26,14 @@ use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
+use crate::go_race::GoRace;
 use crate::mutants::{self, Mutant, MUTANTS};
+use crate::real;
 use crate::replay::{ReplayFactory, ReplayTool};
 use crate::seeded::{self, Prediction};
 use crate::sut_spec::SutSpec;
 use crate::tsan::Tsan;
-use crate::valgrind::{self, Valgrind};
+use crate::valgrind::{Tool, Valgrind};
 use std::sync::Arc;
 
 mod error;
@@ -112,9 +114,22 @@ pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[&RACERDX_RULES, &RACERDX_REPORT_RULES] },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
     SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
-    SutEntry { name: "tsan", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_tsan, rules: &[] },
-    SutEntry { name: "helgrind", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_helgrind, rules: &[] },
-    SutEntry { name: "drd", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_drd, rules: &[] },
+    SutEntry {
+        name: "tsan",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: |v, n| replay(n, Tsan { cc: real::program_of("tsan", v)? }),
+        rules: &[],
+    },
+    SutEntry { name: "helgrind", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, n| replay(n, Valgrind::new(Tool::Helgrind)), rules: &[] },
+    SutEntry { name: "drd", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, n| replay(n, Valgrind::new(Tool::Drd)), rules: &[] },
+    SutEntry {
+        name: "go-race",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: |v, n| replay(n, GoRace { go: real::program_of("go-race", v)? }),
+        rules: &[],
+    },
     SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[] },
     SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES] },
     SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
@@ -149,25 +164,9 @@ fn build_fasttrack(_: &str, names: &[&str]) -> Built {
     Some((lend(FastTrackFactory { bug, on_checks: false }, |f| Sut::Detector(f)), Relax::default()))
 }
 
-/// A real detector over the C replay (`crate::replay`): no seeded bugs.
+/// A real detector over a replay (`crate::replay`; built in [`SUTS`] itself): no seeded bugs.
 fn replay(names: &[&str], tool: impl ReplayTool) -> Built {
     names.is_empty().then(|| (lend(ReplayFactory::new(Arc::new(tool)), |f| Sut::Detector(f)), Relax::default()))
-}
-
-/// ThreadSanitizer (`crate::tsan`) through the compiler of `version` (`gcc-12`; none: `$CC`).
-fn build_tsan(version: &str, names: &[&str]) -> Built {
-    let v = crate::real::find("tsan")?.version(Some(version)).ok()?;
-    replay(names, Tsan { cc: crate::real::program(v) })
-}
-
-/// Valgrind's Helgrind (`crate::valgrind`).
-fn build_helgrind(_: &str, names: &[&str]) -> Built {
-    replay(names, Valgrind::new(valgrind::Tool::Helgrind))
-}
-
-/// Valgrind's DRD (`crate::valgrind`).
-fn build_drd(_: &str, names: &[&str]) -> Built {
-    replay(names, Valgrind::new(valgrind::Tool::Drd))
 }
 
 /// loom (`crate::loom`) at `version` (none: the newest), a whole-program model checker;

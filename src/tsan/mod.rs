@@ -13,7 +13,7 @@ use std::process::Command;
 
 use race_oracles::lang::AccessKind;
 
-use crate::replay::{Access, Output, ReplayError, ReplayTool, Report};
+use crate::replay::{Access, Compiler, Output, ReplayError, ReplayTool, Report};
 
 /// The options ThreadSanitizer runs with: no symbolization (a report names an address,
 /// which is all the comparison needs, and symbolizing costs about 170 ms per report), no
@@ -48,8 +48,8 @@ impl ReplayTool for Tsan {
         format!("ThreadSanitizer ({})", self.cc)
     }
 
-    fn compiler(&self) -> (String, Vec<&'static str>) {
-        (self.cc.clone(), FLAGS.to_vec())
+    fn compiler(&self) -> Compiler {
+        Compiler::c(self.cc.clone(), &FLAGS)
     }
 
     fn command(&self, binary: &Path, arg: &str) -> Command {
