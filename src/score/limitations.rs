@@ -51,14 +51,27 @@ impl std::fmt::Display for Class {
 
 /// Every documented limitation racefuzz knows of. Rows are added only with a citation
 /// checked against the tool's documentation or the project's specs.
-pub const KNOWN: &[Limitation] = &[Limitation {
-    detector: "*",
+pub const KNOWN: &[Limitation] = &[
+    Limitation {
+        detector: "*",
     mistake: "false negative",
     granularity: Granularity::Event,
     category: "on a location reported earlier in the trace",
     why: "a detector of racy locations (FT(α) = DR(α)) need not report a location's later races: FastTrack's same-epoch rules skip them, and the reference FastTrack deviates alike on the same traces",
     citation: "docs/spec/bigfoot.md §1.6 [D]",
-}];
+    },
+    Limitation { detector: "tsan", mistake: "false negative", granularity: Granularity::Location, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
+    Limitation { detector: "tsan", mistake: "false negative", granularity: Granularity::Event, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
+    Limitation { detector: "go-race", mistake: "false negative", granularity: Granularity::Location, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
+    Limitation { detector: "go-race", mistake: "false negative", granularity: Granularity::Event, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
+];
+
+/// ThreadSanitizer's bounded history (Go's race runtime is ThreadSanitizer's).
+const TSAN_HISTORY: &str =
+    "ThreadSanitizer keeps a bounded history per 8 bytes (4 shadow cells); once they are full a new access replaces one, and a race with the access replaced goes unseen";
+
+/// Where ThreadSanitizer documents it.
+const TSAN_CELLS: &str = "github.com/google/sanitizers/wiki/ThreadSanitizerAlgorithm, \"Shadow State\": N shadow words per 8-byte word (kShadowCnt = 4 in tsan_defs.h)";
 
 /// The class of `d`, a deviation of the detector named `sut` (`tsan@gcc-12`).
 pub fn classify(sut: &str, d: &Deviation) -> Class {
