@@ -155,6 +155,17 @@ pub enum Scheme {
     PerTrace,
 }
 
+impl Scheme {
+    /// `per-trace` when `RACEFUZZ_REPLAY` says so, else served: the old scheme stays one
+    /// variable away, to compare a served run with it on a program of one's own.
+    pub fn from_env() -> Scheme {
+        match std::env::var("RACEFUZZ_REPLAY").as_deref() {
+            Ok("per-trace") => Scheme::PerTrace,
+            _ => Scheme::Served,
+        }
+    }
+}
+
 /// A tool as a detector factory: per program, its replay compiled once, into a scratch
 /// folder of its own that goes when the factory does (compiled replays are a cache for
 /// this run only).
@@ -174,9 +185,9 @@ impl ReplayFactory {
     }
 
     /// As [`ReplayFactory::new`], each replay killed after `timeout` (a hung tool is a
-    /// failure of its own, never a pass).
+    /// failure of its own, never a pass); the scheme is [`Scheme::from_env`].
     pub fn with_timeout(tool: Arc<dyn ReplayTool>, timeout: Duration) -> ReplayFactory {
-        ReplayFactory { tool, dir: Scratch::named("replay"), timeout, scheme: Scheme::default() }
+        ReplayFactory { tool, dir: Scratch::named("replay"), timeout, scheme: Scheme::from_env() }
     }
 
     /// The same factory, running its traces by `scheme`.
