@@ -81,6 +81,15 @@ impl ReplayTool for Valgrind {
         c
     }
 
+    /// `fork`: Valgrind's start-up (0.6 s) is paid once; each trace runs in a child, whose
+    /// XML (its errors and closing tags, without the preamble the server wrote) goes to the
+    /// same descriptor, before the server's `racefuzz-done` line.
+    fn server(&self, binary: &Path) -> Option<Command> {
+        let mut c = self.command(binary, "--serve");
+        c.arg("fork");
+        Some(c)
+    }
+
     fn reports(&self, out: &Output) -> Result<Vec<Report>, ReplayError> {
         parse(&out.stderr)
     }
@@ -95,8 +104,15 @@ impl ReplayTool for Valgrind {
 pub fn parse(xml: &str) -> Result<Vec<Report>, ReplayError> {
     // Valgrind writes the XML document after whatever the program wrote to the same
     // descriptor; the replay writes nothing there, but a stray line must not hide a report.
-    let start = xml.find("<?xml").ok_or_else(|| ReplayError::Parse(format!("no Valgrind XML in its output: `{}`", xml.trim())))?;
-    let doc = roxmltree::Document::parse(&xml[start..]).map_err(|e| ReplayError::Parse(format!("Valgrind's XML does not parse: {e}")))?;
+    // A forked child of a replay server writes the rest of a document without its preamble
+    // (`crate::replay::serve`): its errors and `</valgrindoutput>`.
+    let no_xml = || ReplayError::Parse(format!("no Valgrind XML in its output: `{}`", xml.trim()));
+    let doc_text = match xml.find("<?xml") {
+        Some(start) => std::borrow::Cow::Borrowed(&xml[start..]),
+        None if xml.contains("</valgrindoutput>") => std::borrow::Cow::Owned(format!("<valgrindoutput>{}", &xml[xml.find('<').ok_or_else(no_xml)?..])),
+        None => return Err(no_xml()),
+    };
+    let doc = roxmltree::Document::parse(&doc_text).map_err(|e| ReplayError::Parse(format!("Valgrind's XML does not parse: {e}")))?;
     let mut reports = vec![];
     for e in doc.root_element().children().filter(|n| n.has_tag_name("error")) {
         let report = match text(e, "kind") {

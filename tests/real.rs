@@ -10,9 +10,13 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use race_oracles::theorems::{Budget, Registry, Sut, Verdict};
+use std::ops::ControlFlow;
+
+use race_oracles::explore::{Config, ExplorerKind};
+use race_oracles::machine::{Event, EventIdx, Machine};
+use race_oracles::theorems::{Budget, DetectorFactory, Registry, Sut, Verdict};
 use racefuzz::go_race::GoRace;
-use racefuzz::replay::{Compiler, Output, ReplayError, ReplayFactory, ReplayTool, Report};
+use racefuzz::replay::{Compiler, Output, ReplayError, ReplayFactory, ReplayTool, Report, Scheme};
 use racefuzz::score::{score, Corpus};
 use racefuzz::sut_spec::SutSpec;
 use racefuzz::suts::Subject;
@@ -69,9 +73,10 @@ fn a_missing_detector_is_exit_2_with_its_install_command_never_a_pass() {
     let _ = std::fs::remove_dir_all(&empty);
 }
 
-/// A replay tool that misbehaves in one way: its command line, run in place of the replay.
+/// A replay tool that misbehaves in one way: its command line, run in place of the replay
+/// (and, with a second one, in place of its server).
 #[derive(Debug)]
-struct Broken(&'static str);
+struct Broken(&'static str, Option<&'static str>);
 
 impl ReplayTool for Broken {
     fn name(&self) -> String {
@@ -94,6 +99,12 @@ impl ReplayTool for Broken {
         }
         racefuzz::tsan::parse(&out.stderr)
     }
+
+    fn server(&self, _: &Path) -> Option<Command> {
+        let mut c = Command::new("sh");
+        c.args(["-c", self.1?]);
+        Some(c)
+    }
 }
 
 #[test]
@@ -106,8 +117,19 @@ fn a_detector_that_crashes_hangs_or_prints_nonsense_is_a_finding_never_a_pass() 
         ("echo nonsense", "cannot read `nonsense`"),
         ("exit 3", "the replay exited with exit status: 3"),
     ];
-    for (command, says) in cases {
-        let factory = ReplayFactory::with_timeout(Arc::new(Broken(command)), Duration::from_millis(300));
+    // A server whose child crashes or fails, a server that dies, hangs or answers nonsense.
+    let served = [
+        ("read l; echo racefuzz-done 11 >&2; sleep 30", "the replay exited with signal: 11"),
+        ("read l; echo oops >&2; echo racefuzz-done 768 >&2; sleep 30", "the replay exited with exit status: 3: oops"),
+        ("read l; kill -SEGV $$", "the replay exited with signal: 11"),
+        ("sleep 30", "no answer within 0.3s (killed)"),
+        ("read l; echo nonsense >&2; echo racefuzz-done 0 >&2; sleep 30", "cannot read `nonsense`"),
+        ("read l; echo racefuzz-done zero >&2", "the replay server answered `racefuzz-done zero`"),
+    ];
+    let cases = cases.iter().map(|&(c, says)| (Broken(c, None), says)).chain(served.iter().map(|&(c, says)| (Broken("exit 0", Some(c)), says)));
+    for (tool, says) in cases {
+        let command = format!("{tool:?}");
+        let factory = ReplayFactory::with_timeout(Arc::new(tool), Duration::from_millis(300));
         let budget = Budget { explore: racefuzz::suts::campaign_bounds(), relax: Default::default() };
         let r = o.check(&p, &Sut::Detector(&factory), &budget);
         assert_eq!(r.verdict, Verdict::Fail, "{command}: {r:?}");
@@ -249,4 +271,70 @@ fn real_detectors_leave_the_source_tree_clean() {
     let _ = racefuzz(&["detectors"]);
     let _ = racefuzz(&["check", "fasttrack-precise", &walkthrough(), "--sut", "go-race"]);
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), before);
+}
+
+/// The first `cap` traces of `explorer` on each of `programs` generated programs through
+/// `tool` per trace and through its server: the same events reported, with the same
+/// partners. Returns how many traces were compared and how many of them had a report.
+fn served_as_per_trace(tool: Arc<dyn ReplayTool>, programs: usize, explorer: ExplorerKind, cap: usize) -> (usize, usize) {
+    let o = *Registry::builtin().find("fasttrack-precise").unwrap();
+    let fasttrack = Subject::for_oracle(&o, None).unwrap();
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(7);
+    let cfg = Config { explorer, ..racefuzz::suts::campaign_bounds() };
+    let per_trace = ReplayFactory::new(tool.clone()).with_scheme(Scheme::PerTrace);
+    let served = ReplayFactory::new(tool.clone()).with_scheme(Scheme::Served);
+    let (mut compared, mut reported) = (0, 0);
+    for _ in 0..programs {
+        let p = racefuzz::campaign::generate(&o, &fasttrack, &mut rng);
+        let m = Machine::new(&p, cfg.loop_bound);
+        let Ok(init) = m.initial_state() else { continue };
+        let mut traces: Vec<Vec<Event>> = vec![];
+        cfg.explorer.get().explore(&m, init, &cfg, &mut |ex| {
+            traces.push(ex.trace.to_vec());
+            if traces.len() < cap {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        });
+        let (a, b) = (per_trace.for_program(&p), served.for_program(&p));
+        for t in &traces {
+            let answer = |f: &dyn DetectorFactory| {
+                let mut d = f.fresh();
+                d.on_trace(t).map(|at| at.iter().map(|i| (*i, i.map(|i| d.explain(t, i).partners))).collect::<Vec<(Option<EventIdx>, _)>>())
+            };
+            let (x, y) = (answer(a.as_ref()), answer(b.as_ref()));
+            assert_eq!(x, y, "{}: per trace and served differ on a trace of\n{}", tool.name(), race_oracles::lang::print(&p));
+            assert!(x.is_ok(), "{}: {x:?}", tool.name());
+            compared += 1;
+            reported += usize::from(x.is_ok_and(|r| !r.is_empty()));
+        }
+    }
+    (compared, reported)
+}
+
+#[test]
+fn served_replays_report_exactly_what_per_trace_replays_do() {
+    needs!(Tsan, Clang, Valgrind);
+    let tools: Vec<Arc<dyn ReplayTool>> = vec![
+        Arc::new(racefuzz::tsan::Tsan::from_env()),
+        Arc::new(racefuzz::tsan::Tsan { cc: "clang-19".into() }),
+        Arc::new(racefuzz::valgrind::Valgrind::new(racefuzz::valgrind::Tool::Helgrind)),
+        Arc::new(racefuzz::valgrind::Valgrind::new(racefuzz::valgrind::Tool::Drd)),
+    ];
+    for tool in tools {
+        // Valgrind starts in 0.6 s per trace: fewer programs for it.
+        // One trace per class; for ThreadSanitizer, whose server replays its traces in one
+        // process, also up to 250 interleavings of a program through one server and the
+        // next (a server takes 200).
+        let mut runs = vec![(12, ExplorerKind::Dpor, usize::MAX, 40)];
+        if tool.name().starts_with("ThreadSanitizer") {
+            runs.push((40, ExplorerKind::Naive, 250, 400));
+        }
+        for (programs, explorer, cap, least) in runs {
+            let (compared, reported) = served_as_per_trace(tool.clone(), programs, explorer, cap);
+            eprintln!("{}: {compared} traces ({explorer:?}) compared, {reported} with reports", tool.name());
+            assert!(compared >= least && reported >= least / 4, "{}: too few comparisons to mean anything ({compared}, {reported} with reports)", tool.name());
+        }
+    }
 }

@@ -139,13 +139,27 @@ pub fn reproducer(p: &Program, source: &str, file: &str, schedule: &str, trace: 
 
 /// Everything but the per-line functions, the dispatch and `main`.
 const PRELUDE: &str = r#"
-#define _XOPEN_SOURCE 700 /* recursive mutexes and strdup under -std=c11 */
+#define _GNU_SOURCE /* recursive mutexes, strdup, gettid and _Fork under -std=c11 */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A server's fork. glibc's _Fork (2.34) skips the atfork handlers: ThreadSanitizer's touch
+ * every page of its stack depot in parent and child (4 ms a fork), and with one thread in
+ * the parent there is no lock they need to take. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#define racefuzz_fork _Fork
+#else
+#define racefuzz_fork fork
+#endif
 
 /* Valgrind's Helgrind and DRD do not model C11 atomics, so the turn counter and the thread
  * handles would be races of their own: built with -DRACEFUZZ_HELGRIND or -DRACEFUZZ_DRD,
@@ -164,14 +178,15 @@ static struct event *events;   /* the trace, written before any thread starts */
 static long nevents;
 static long **objects;         /* object a: its fields or cells, one long each */
 static pthread_mutex_t **locks; /* object a's lock */
-static pthread_mutex_t global_lock;
+static pthread_mutex_t *global_lock;
 static long nobjects;
 static _Atomic unsigned long *handles; /* pthread_t of each thread, 0 until it is started */
+static pid_t *tids;             /* each thread's system id, written by the thread */
 static atomic_long turn = -1;  /* the index of the event whose turn it is; -1 while main starts the threads */
 static _Thread_local volatile long sink; /* a read's value goes here: one per thread, so no race of its own */
 
 static long *cell(const struct event *e) { return &objects[e->a][e->b]; }
-static pthread_mutex_t *mutex(const struct event *e) { return e->a < 0 ? &global_lock : locks[e->a]; }
+static pthread_mutex_t *mutex(const struct event *e) { return e->a < 0 ? global_lock : locks[e->a]; }
 
 /* Waits for event k's turn. The counter is relaxed: no happens-before for ThreadSanitizer.
  * The signal fences keep the compiler from moving the event across the wait. */
@@ -210,10 +225,11 @@ static void other(long k, const struct event *e) {
 }
 "#;
 
-/// `run`, the trace parser and `main` (`DEFAULT_TRACE` is replaced).
+/// `run`, the trace parser, the server and `main` (`DEFAULT_TRACE` is replaced).
 const MAIN: &str = r#"
 static void *run(void *arg) {
   long me = (long)arg;
+  tids[me] = gettid();
   for (long k = 0; k < nevents; k++) {
     if (events[k].thread != me) continue;
     wait_turn(k);
@@ -225,17 +241,21 @@ static void *run(void *arg) {
 
 static const char *default_trace = DEFAULT_TRACE;
 
-int main(int argc, char **argv) {
-  const char *text = argc > 1 ? argv[1] : default_trace;
-  free_run = getenv("RACEFUZZ_FREE_RUN") != NULL;
-  if (!text) { fprintf(stderr, "usage: %s TRACE\n", argv[0]); return 2; }
+/* One trace, from a fresh state: its objects, locks and threads are its own (a server
+ * replays many in one process; nothing is freed, so no address is reused). */
+static int replay(const char *text) {
+  nevents = 0;
+  nobjects = 0;
+  atomic_store_explicit(&turn, -1, memory_order_relaxed);
   char *s = strdup(text), *save = NULL;
-  long threads = atol(strtok_r(s, " ", &save));
+  char *first = strtok_r(s, " ", &save);
+  if (!first) { fprintf(stderr, "empty trace\n"); return 2; }
+  long threads = atol(first);
   events = calloc(strlen(text) / 2 + 1, sizeof *events);
   long cells[4096] = {0};
   for (char *item; (item = strtok_r(NULL, " ", &save));) {
     struct event *e = &events[nevents++];
-    if (sscanf(item, "%d.%c.%d.%ld.%ld", &e->thread, &e->op, &e->line, &e->a, &e->b) != 5 || e->a >= 4096 || e->b >= 1 << 20) {
+    if (sscanf(item, "%d.%c.%d.%ld.%ld", &e->thread, &e->op, &e->line, &e->a, &e->b) != 5 || e->thread < 0 || e->thread >= threads || e->a >= 4096 || e->b >= 1 << 20) {
       fprintf(stderr, "bad trace item `%s`\n", item);
       return 2;
     }
@@ -249,7 +269,8 @@ int main(int argc, char **argv) {
   pthread_mutexattr_t recursive;
   pthread_mutexattr_init(&recursive);
   pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
-  pthread_mutex_init(&global_lock, &recursive);
+  global_lock = malloc(sizeof(pthread_mutex_t));
+  pthread_mutex_init(global_lock, &recursive);
   for (long o = 0; o < nobjects; o++) {
     objects[o] = calloc(cells[o] + 1, sizeof(long));
     locks[o] = malloc(sizeof(pthread_mutex_t));
@@ -259,6 +280,7 @@ int main(int argc, char **argv) {
   }
   fflush(stdout);
   handles = calloc(threads + 1, sizeof *handles);
+  tids = calloc(threads + 1, sizeof *tids);
   ANNOTATE_BENIGN_RACE_SIZED(handles, (threads + 1) * sizeof *handles, "racefuzz: thread handles");
   ANNOTATE_BENIGN_RACE_SIZED(&turn, sizeof turn, "racefuzz: turn-taking");
   char *forked = calloc(threads + 1, 1), *seen = calloc(threads + 1, 1), *joined = calloc(threads + 1, 1);
@@ -282,6 +304,72 @@ int main(int argc, char **argv) {
         while (!(h = atomic_load_explicit(&handles[t], memory_order_relaxed))) sched_yield();
         pthread_join((pthread_t)h, NULL);
       }
+  /* Each thread's place in the creation order and system id (every thread is joined, so its
+   * write is ordered before this read): how a report names a thread when the tool's own
+   * numbers went on from earlier traces (a server that replays many in one process). */
+  long *rank = calloc(threads + 1, sizeof *rank), created = 0;
+  for (long t = 0; t < threads; t++)
+    if (seen[t] && !forked[t]) rank[t] = created++;
+  for (long k = 0; k < nevents; k++)
+    if (events[k].op == 'f') rank[events[k].a] = created++;
+  for (long t = 0; t < threads; t++)
+    if (tids[t]) printf("racefuzz-thread %ld %ld\n", rank[t], (long)tids[t]);
+  fflush(stdout);
   return 0;
+}
+
+/* `replay --serve fork` or `--serve inline`: one trace per line of standard input, each
+ * followed by `racefuzz-done STATUS` (a wait status) on standard error, where everything
+ * else goes too. `fork` replays each trace in a child, forked while this process has one
+ * thread (so the tool's start-up is paid once and every trace starts from the same state);
+ * `inline` replays them one after another in this process. */
+static int serve(const char *mode) {
+  int inline_ = strcmp(mode, "inline") == 0;
+  if (!inline_ && strcmp(mode, "fork") != 0) { fprintf(stderr, "unknown mode `%s`\n", mode); return 2; }
+  dup2(2, 1);
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    char *nl = len ? memchr(buf, '\n', len) : NULL;
+    if (!nl) {
+      if (len + 1 >= cap) buf = realloc(buf, cap *= 2);
+      /* read(2), not stdio: a child's exit flushes stdio streams, which would move the
+       * offset of a shared input file. */
+      ssize_t n = read(0, buf + len, cap - len - 1);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return 0;
+      len += (size_t)n;
+      continue;
+    }
+    *nl = 0;
+    int status = 0;
+    fflush(stdout);
+    fflush(stderr);
+    if (inline_) {
+      status = replay(buf) << 8;
+    } else {
+      pid_t pid = racefuzz_fork();
+      if (pid < 0) { perror("fork"); return 2; }
+      if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) dup2(null, 0);
+        exit(replay(buf));
+      }
+      while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) { perror("waitpid"); return 2; }
+    }
+    fprintf(stderr, "racefuzz-done %d\n", status);
+    fflush(stderr);
+    len -= (size_t)(nl + 1 - buf);
+    memmove(buf, nl + 1, len);
+  }
+}
+
+int main(int argc, char **argv) {
+  free_run = getenv("RACEFUZZ_FREE_RUN") != NULL;
+  if (argc > 2 && strcmp(argv[1], "--serve") == 0) return serve(argv[2]);
+  const char *text = argc > 1 ? argv[1] : default_trace;
+  if (!text) { fprintf(stderr, "usage: %s TRACE | --serve fork|inline\n", argv[0]); return 2; }
+  return replay(text);
 }
 "#;

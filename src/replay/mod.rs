@@ -3,6 +3,9 @@
 //! ([`run::compile`]) and run once per trace under the tool ([`ReplayTool`]:
 //! ThreadSanitizer, Helgrind, DRD, Go's race detector), whose reports are read back as
 //! events of the trace ([`run::reported_events`]).
+//! A tool that can runs the replay as a server ([`serve`]) that replays many traces in one
+//! process, which pays the tool's start-up once per 200 traces rather than once per trace
+//! ([`Scheme`]).
 //!
 //! Replaying events rather than translating statements keeps the replay faithful by
 //! construction: values, calls and nondeterministic choices are already resolved in the
@@ -17,12 +20,13 @@
 pub mod export;
 pub mod go;
 pub mod run;
+pub mod serve;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use race_oracles::lang::Program;
@@ -151,6 +155,13 @@ pub trait ReplayTool: fmt::Debug + Send + Sync + 'static {
     /// The command that runs `binary` on the trace argument `arg`.
     fn command(&self, binary: &Path, arg: &str) -> Command;
 
+    /// The command that runs `binary` as a replay server (`--serve MODE`, [`serve`]), if the
+    /// tool can; `None` (the default) replays each trace in a process of its own.
+    fn server(&self, binary: &Path) -> Option<Command> {
+        let _ = binary;
+        None
+    }
+
     /// The race reports of one run.
     ///
     /// # Errors
@@ -173,6 +184,29 @@ pub fn replay<T: ReplayTool + ?Sized>(tool: &T, binary: &Path, trace: &[Event], 
     run::reported_events(trace, &out.objects, &tool.reports(&out)?)
 }
 
+/// How a factory's detectors run their traces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scheme {
+    /// Through the tool's replay server ([`ReplayTool::server`], [`serve`]), one per
+    /// program and detector factory, when the tool has one; each trace in a process of its
+    /// own otherwise.
+    #[default]
+    Served,
+    /// Each trace in a process of its own: the tool starts once per trace.
+    PerTrace,
+}
+
+impl Scheme {
+    /// `per-trace` when `RACEFUZZ_REPLAY` says so, else served: the old scheme stays one
+    /// variable away, to compare a served run with it on a program of one's own.
+    pub fn from_env() -> Scheme {
+        match std::env::var("RACEFUZZ_REPLAY").as_deref() {
+            Ok("per-trace") => Scheme::PerTrace,
+            _ => Scheme::Served,
+        }
+    }
+}
+
 /// A tool as a detector factory: per program, its replay compiled once, into a scratch
 /// folder of its own that goes when the factory does (compiled replays are a cache for
 /// this run only).
@@ -181,6 +215,7 @@ pub struct ReplayFactory {
     tool: Arc<dyn ReplayTool>,
     dir: Scratch,
     timeout: Duration,
+    scheme: Scheme,
 }
 
 impl ReplayFactory {
@@ -191,9 +226,14 @@ impl ReplayFactory {
     }
 
     /// As [`ReplayFactory::new`], each replay killed after `timeout` (a hung tool is a
-    /// failure of its own, never a pass).
+    /// failure of its own, never a pass); the scheme is [`Scheme::from_env`].
     pub fn with_timeout(tool: Arc<dyn ReplayTool>, timeout: Duration) -> ReplayFactory {
-        ReplayFactory { tool, dir: Scratch::named("replay"), timeout }
+        ReplayFactory { tool, dir: Scratch::named("replay"), timeout, scheme: Scheme::from_env() }
+    }
+
+    /// The same factory, running its traces by `scheme`.
+    pub fn with_scheme(self, scheme: Scheme) -> ReplayFactory {
+        ReplayFactory { scheme, ..self }
     }
 
     /// The compiled replay of `p`.
@@ -212,11 +252,14 @@ impl ReplayFactory {
 
 impl DetectorFactory for ReplayFactory {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
-        Box::new(Replay { tool: self.tool.clone(), binary: Err(ReplayError::NoProgram(self.tool.name())), timeout: self.timeout, reports: BTreeMap::new() })
+        let runner =
+            Runner { tool: self.tool.clone(), binary: Err(ReplayError::NoProgram(self.tool.name())), timeout: self.timeout, scheme: self.scheme, server: Mutex::new(None) };
+        Box::new(Replay { runner: Arc::new(runner), reports: BTreeMap::new() })
     }
 
     fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
-        Box::new(Compiled { tool: self.tool.clone(), binary: self.compile(p), timeout: self.timeout })
+        let runner = Runner { tool: self.tool.clone(), binary: self.compile(p), timeout: self.timeout, scheme: self.scheme, server: Mutex::new(None) };
+        Box::new(Compiled(Arc::new(runner)))
     }
 
     fn claim(&self) -> Claim {
@@ -224,29 +267,62 @@ impl DetectorFactory for ReplayFactory {
     }
 }
 
-/// The replay of one program: its binary, or why it could not be built.
-struct Compiled {
+/// How one program's traces run: its binary (or why it could not be built) and, once a
+/// trace has asked for it, its server.
+struct Runner {
     tool: Arc<dyn ReplayTool>,
     binary: Result<PathBuf, ReplayError>,
     timeout: Duration,
+    scheme: Scheme,
+    /// Started at the first trace, replaced when spent or after a failure that may have
+    /// killed it. A lock, not a server per detector: the oracles make a fresh detector per
+    /// trace, and one program's traces come one after another.
+    server: Mutex<Option<serve::Server>>,
 }
+
+impl Runner {
+    /// One trace through the tool: by its server when it has one and the scheme says so.
+    fn replay(&self, trace: &[Event]) -> Result<Vec<ReportedPair>, ReplayError> {
+        let binary = self.binary.as_ref().map_err(Clone::clone)?;
+        let command = match self.scheme {
+            Scheme::Served => self.tool.server(binary),
+            Scheme::PerTrace => None,
+        };
+        let Some(command) = command else { return replay(self.tool.as_ref(), binary, trace, self.timeout) };
+        let arg = export::encode(trace)?;
+        // A poisoned lock held only a server, which is then dropped and replaced.
+        let mut server = self.server.lock().unwrap_or_else(|p| p.into_inner());
+        if server.as_mut().is_none_or(|s| s.spent() || !s.usable()) {
+            *server = None;
+            *server = Some(serve::Server::start(command)?);
+        }
+        let Some(s) = server.as_mut() else { return Err(ReplayError::Run("racefuzz internal bug: no replay server".into())) };
+        let out = s.replay(&arg, self.timeout);
+        if out.is_err() && !s.usable() {
+            *server = None;
+        }
+        let out = out?;
+        run::reported_events(trace, &out.objects, &self.tool.reports(&out)?)
+    }
+}
+
+/// The replay of one program.
+struct Compiled(Arc<Runner>);
 
 impl DetectorFactory for Compiled {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
-        Box::new(Replay { tool: self.tool.clone(), binary: self.binary.clone(), timeout: self.timeout, reports: BTreeMap::new() })
+        Box::new(Replay { runner: self.0.clone(), reports: BTreeMap::new() })
     }
 
     fn claim(&self) -> Claim {
-        self.tool.claim()
+        self.0.tool.claim()
     }
 }
 
 /// One trace through the tool; remembers each reported event's partner for
 /// [`DynamicDetector::explain`] (the pairs claim).
 struct Replay {
-    tool: Arc<dyn ReplayTool>,
-    binary: Result<PathBuf, ReplayError>,
-    timeout: Duration,
+    runner: Arc<Runner>,
     reports: BTreeMap<EventIdx, Option<EventIdx>>,
 }
 
@@ -256,7 +332,7 @@ impl DynamicDetector for Replay {
     }
 
     fn name(&self) -> String {
-        self.tool.name()
+        self.runner.tool.name()
     }
 
     fn whole_trace(&self) -> bool {
@@ -264,8 +340,7 @@ impl DynamicDetector for Replay {
     }
 
     fn on_trace(&mut self, trace: &[Event]) -> Result<Vec<Option<EventIdx>>, DetectorFailure> {
-        let binary = self.binary.as_ref().map_err(|e| DetectorFailure(e.to_string()))?;
-        let pairs = replay(self.tool.as_ref(), binary, trace, self.timeout).map_err(|e| DetectorFailure(e.to_string()))?;
+        let pairs = self.runner.replay(trace).map_err(|e| DetectorFailure(e.to_string()))?;
         for p in &pairs {
             self.reports.entry(p.at).or_insert(p.partner);
         }
@@ -275,6 +350,6 @@ impl DynamicDetector for Replay {
     fn explain(&self, _: &[Event], at: EventIdx) -> DetectorReport {
         let partners: Vec<EventIdx> = self.reports.get(&at).copied().flatten().into_iter().collect();
         let with = partners.first().map_or(String::new(), |p| format!(" with event {}", p.0));
-        DetectorReport { at, partners, reason: format!("{} reported event {}{with}", self.tool.name(), at.0), locations: vec![] }
+        DetectorReport { at, partners, reason: format!("{} reported event {}{with}", self.runner.tool.name(), at.0), locations: vec![] }
     }
 }

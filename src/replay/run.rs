@@ -121,6 +121,10 @@ pub struct Output {
     pub stderr: String,
     /// Object number → (base address, cells).
     pub objects: BTreeMap<u64, (u64, u64)>,
+    /// Each thread's system id → its place in the creation order (the replay's
+    /// `racefuzz-thread` lines): how a tool that numbers threads on from earlier traces in
+    /// one process names them (`super::serve`).
+    pub threads: BTreeMap<u64, u32>,
 }
 
 /// Runs `command` (the replay, or a tool around it) in a process group of its own, killed
@@ -142,7 +146,7 @@ pub fn run(mut command: Command, timeout: Duration) -> Result<Output, ReplayErro
     if !status.success() {
         return Err(ReplayError::Run(format!("the replay exited with {status}: {}", stderr.trim())));
     }
-    Ok(Output { objects: objects(&stdout)?, stdout, stderr })
+    Ok(Output { objects: objects(&stdout)?, threads: threads(&stdout)?, stdout, stderr })
 }
 
 /// The replay's `racefuzz-object N BASE CELLS` lines.
@@ -160,6 +164,22 @@ pub fn objects(out: &str) -> Result<BTreeMap<u64, (u64, u64)>, ReplayError> {
         }
     }
     Ok(objects)
+}
+
+/// The replay's `racefuzz-thread RANK TID` lines: system id → place in the creation order.
+///
+/// # Errors
+/// [`ReplayError::Parse`] on a line that starts so but does not parse.
+pub fn threads(out: &str) -> Result<BTreeMap<u64, u32>, ReplayError> {
+    let mut threads = BTreeMap::new();
+    for l in out.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if let ["racefuzz-thread", rank, tid] = w[..] {
+            let bad = || ReplayError::Parse(format!("bad thread line `{l}`"));
+            threads.insert(tid.parse().map_err(|_| bad())?, rank.parse().map_err(|_| bad())?);
+        }
+    }
+    Ok(threads)
 }
 
 /// Each report as events of `trace`, in report order. The later access is the first event

@@ -8,6 +8,7 @@
 //! does not count as synchronization. `tsan` is the compiler of `$CC` (default `cc`);
 //! `tsan@gcc-12`, `tsan@clang-19` name one (the `real` module's table).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -58,8 +59,45 @@ impl ReplayTool for Tsan {
         c
     }
 
+    /// `inline`: a fork of a ThreadSanitizer process still costs 1.5 ms (copying its page
+    /// tables, and the pages it then writes), against 0.2 ms for a trace with no race
+    /// replayed in place; see `crate::replay::serve` for why a trace replayed after others
+    /// in one process is reported as in a process of its own.
+    fn server(&self, binary: &Path) -> Option<Command> {
+        let mut c = Command::new(binary);
+        c.args(["--serve", "inline"]).env("TSAN_OPTIONS", TSAN_OPTIONS);
+        Some(c)
+    }
+
     fn reports(&self, out: &Output) -> Result<Vec<Report>, ReplayError> {
-        parse(&out.stderr)
+        let mut reports = parse(&out.stderr)?;
+        // Threads by system id when the replay printed them (the `T` numbers of a server go
+        // on from earlier traces): `Thread T2 (tid=4242, running) created by ...`.
+        let by_t: BTreeMap<u32, u64> = out
+            .stderr
+            .lines()
+            .filter_map(|l| {
+                let rest = l.trim().strip_prefix("Thread T")?;
+                let (t, rest) = rest.split_once(' ')?;
+                let tid = rest.strip_prefix("(tid=")?.split(|c: char| !c.is_ascii_digit()).next()?;
+                Some((t.parse().ok()?, tid.parse().ok()?))
+            })
+            .collect();
+        let rank = |a: &mut Access| {
+            if let Some(t) = a.thread {
+                // `parse` made `T<n>` thread n - 1.
+                if let Some(r) = by_t.get(&(t + 1)).and_then(|tid| out.threads.get(tid)) {
+                    a.thread = Some(*r);
+                }
+            }
+        };
+        for r in &mut reports {
+            rank(&mut r.current);
+            if let Some(p) = &mut r.previous {
+                rank(p);
+            }
+        }
+        Ok(reports)
     }
 }
 
