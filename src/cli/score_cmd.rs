@@ -46,8 +46,7 @@ fn board(suts: &[String], mutant: Option<&str>, detector: &DetectorArgs, corpus:
         named.push(("--detector-cmd".into(), detector.spec(None, None)?, generator_for("fasttrack")?));
     }
     let subjects = named.iter().map(|(n, spec, id)| Ok((n.clone(), subject(&oracle(id)?, spec)?))).collect::<Result<Vec<_>, CliError>>()?;
-    let bar = ProgressBar::new(corpus.programs * subjects.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    let bar = progress(corpus.programs * subjects.len() as u64);
     let mut scored = vec![];
     for (name, subject) in &subjects {
         let (card, deviations) = score_and_deviations(&|| subject.sut(), subject.relax(), corpus, jobs, &|| bar.inc(1), true).map_err(|e| CliError::internal(e.to_string()))?;
@@ -55,13 +54,7 @@ fn board(suts: &[String], mutant: Option<&str>, detector: &DetectorArgs, corpus:
     }
     bar.finish_and_clear();
     let board = Board::new(scored).map_err(|e| CliError::input(format!("error: {e}")))?;
-    if json {
-        let text = serde_json::to_string_pretty(&board).map_err(CliError::internal)?;
-        outln!("{text}");
-    } else {
-        super::shared::emit(&board.to_string());
-    }
-    Ok(Exit::Ok)
+    print(&board, json)
 }
 
 /// One detector's scorecard.
@@ -70,18 +63,29 @@ fn one(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus:
     let name = sut.or_else(|| mutant.and_then(|m| m.split('+').next()).and_then(crate::mutants::find).map(|m| m.sut)).unwrap_or("fasttrack");
     let id = generator_for(name)?;
     let subject = subject(&oracle(id)?, &detector.spec(sut, mutant)?)?;
-    let bar = ProgressBar::new(corpus.programs);
-    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    let bar = progress(corpus.programs);
     let mut card = score(&|| subject.sut(), subject.relax(), corpus, jobs, &|| bar.inc(1)).map_err(|e| CliError::internal(e.to_string()))?;
     if let Some(m) = subject.mutant() {
         card.detector = format!("{} (mutant {m})", card.detector);
     }
     bar.finish_and_clear();
+    print(&card, json)
+}
+
+/// A progress bar over `programs` programs.
+fn progress(programs: u64) -> ProgressBar {
+    let bar = ProgressBar::new(programs);
+    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} programs").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    bar
+}
+
+/// Prints a scorecard or a board, as JSON or as text.
+fn print(value: &(impl serde::Serialize + std::fmt::Display), json: bool) -> Result<Exit, CliError> {
     if json {
-        let text = serde_json::to_string_pretty(&card).map_err(CliError::internal)?;
+        let text = serde_json::to_string_pretty(value).map_err(CliError::internal)?;
         outln!("{text}");
     } else {
-        super::shared::emit(&card.to_string());
+        super::shared::emit(&value.to_string());
     }
     Ok(Exit::Ok)
 }

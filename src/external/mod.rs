@@ -38,7 +38,9 @@ use std::time::Duration;
 
 pub use analysis::ExternalAnalysis;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
-pub use process::{run_on_file, wait_with_timeout, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION};
+pub use process::{
+    kill_group, run_on_file, status_within_a_second, wait_with_timeout, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION,
+};
 
 /// Where racefuzz keeps what it builds for external tools: `$RACEFUZZ_CACHE`, else
 /// `$XDG_CACHE_HOME/racefuzz`, else `$HOME/.cache/racefuzz`, else the temporary folder's

@@ -402,25 +402,33 @@ impl Drop for Persistent {
 /// The failure of a process that closed its output or input: its exit status, if it
 /// exits within a second; otherwise it is killed.
 fn exited(r: &mut Running) -> Failure {
-    let start = Instant::now();
-    let status = loop {
-        match r.child.try_wait() {
-            Ok(Some(s)) => break s.to_string(),
-            Ok(None) if start.elapsed() < Duration::from_secs(1) => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) => {
-                kill_group(&mut r.child);
-                break "no status: it closed its standard input or output and was killed".to_string();
-            }
-            Err(e) => break format!("an unknown status ({e})"),
-        }
-    };
+    let status = status_within_a_second(&mut r.child).unwrap_or_else(|| "no status: it closed its standard input or output and was killed".to_string());
     // Its stderr is racefuzz's own (inherited), so there is none to quote.
     Failure::Crash { status, stderr: String::new() }
 }
 
+/// The exit status of `child`, which closed its output or input, as text (or why it is
+/// unknown) if it exits within a second; `None` when it did not, and was killed with its
+/// process group.
+pub fn status_within_a_second(child: &mut Child) -> Option<String> {
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Some(s.to_string()),
+            Ok(None) if start.elapsed() < Duration::from_secs(1) => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) => {
+                kill_group(child);
+                return None;
+            }
+            Err(e) => return Some(format!("an unknown status ({e})")),
+        }
+    }
+}
+
 /// Kills `child` and every process it started (its process group: `sh -c` forks the
-/// command's processes, and killing `sh` alone would leave them running), then reaps it.
-fn kill_group(child: &mut Child) {
+/// command's processes, a fork server its current child, and killing the leader alone would
+/// leave them running), then reaps it.
+pub fn kill_group(child: &mut Child) {
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         // SAFETY: kill(2) on the process group the child leads (`process_group(0)` at spawn);
         // it touches no memory of ours.

@@ -35,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use super::run::{objects, threads, Output};
 use super::ReplayError;
+use crate::external::{kill_group, status_within_a_second};
 
 /// How many traces one server replays before it is replaced (see the module docs).
 pub const TRACES_PER_SERVER: u64 = 200;
@@ -129,18 +130,7 @@ impl Server {
     /// The failure of a server that stopped answering: its exit status (an `inline` replay
     /// that crashed takes the server with it), once it exits.
     fn died(&mut self, text: String) -> ReplayError {
-        let start = Instant::now();
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(s)) => break s.to_string(),
-                Ok(None) if start.elapsed() < Duration::from_secs(1) => std::thread::sleep(Duration::from_millis(2)),
-                Ok(None) => {
-                    kill_group(&mut self.child);
-                    break "its output closed (killed)".into();
-                }
-                Err(e) => break format!("an unknown status ({e})"),
-            }
-        };
+        let status = status_within_a_second(&mut self.child).unwrap_or_else(|| "its output closed (killed)".into());
         ReplayError::Run(format!("the replay exited with {status}: {}", text.trim()))
     }
 }
@@ -149,18 +139,4 @@ impl Drop for Server {
     fn drop(&mut self) {
         kill_group(&mut self.child);
     }
-}
-
-/// Kills `child` and its process group (a fork server's current child, Valgrind's), then
-/// reaps it.
-fn kill_group(child: &mut Child) {
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill(2) on the process group the child leads (`process_group(0)` at spawn);
-        // it touches no memory of ours.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }

@@ -83,10 +83,7 @@ impl Board {
             .map(|(sut, card, deviations)| {
                 let mut deviations: Vec<Classified> = deviations
                     .into_iter()
-                    .map(|d| {
-                        let granularity = serde_json::to_value(d.granularity).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-                        Classified { signature: format!("{sut} {} ({granularity}): {}", d.mistake, d.example.category), class: classify(&sut, &d), deviation: d }
-                    })
+                    .map(|d| Classified { signature: format!("{sut} {} ({}): {}", d.mistake, d.granularity.name(), d.example.category), class: classify(&sut, &d), deviation: d })
                     .collect();
                 deviations.sort_by(|a, b| a.signature.cmp(&b.signature));
                 Entry { sut, card, deviations }

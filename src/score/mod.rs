@@ -134,6 +134,14 @@ pub enum Granularity {
 }
 
 impl Granularity {
+    /// Its name in text and JSON (`location`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Granularity::Location => "location",
+            Granularity::Event => "event",
+        }
+    }
+
     /// Events for the claims about events (`events`, `first-race`), locations otherwise.
     pub fn of(claim: Claim) -> Granularity {
         match claim {
@@ -647,10 +655,7 @@ impl std::fmt::Display for Scorecard {
             };
             writeln!(f, "{name:<12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6}", c.tp, c.fp, c.fn_, decimal(c.precision()), decimal(c.recall()), decimal(c.f1()))?;
         }
-        let at = match self.examples_at {
-            Granularity::Location => "location",
-            Granularity::Event => "event",
-        };
+        let at = self.examples_at.name();
         for (what, e) in [("false positive", &self.false_positive), ("false negative", &self.false_negative)] {
             writeln!(f)?;
             let Some(e) = e else {
