@@ -203,3 +203,30 @@ fn walk(d: &std::path::Path) -> Vec<String> {
     }
     found
 }
+
+/// loom sits on a board beside the detectors, on the same programs, one row per version,
+/// at program granularity only (it names one race per program: no location or event
+/// counts). loom 0.7.3 is exact there; loom 0.2.2's missed races are a documented
+/// limitation, citing the loom changelog entry that fixed them.
+#[test]
+fn loom_versions_sit_on_a_board_at_program_granularity() {
+    let (code, out, err) = racefuzz(&["score", "--sut", &format!("loom@{CI_VERSION}"), "--sut", "loom@0.2.2", "--sut", "fasttrack", "--programs", "30", "--classes", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let board: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let entries = board["entries"].as_array().unwrap();
+    let card = |i: usize| &entries[i]["card"];
+    let counts = |i: usize| (card(i)["program"]["tp"].as_u64().unwrap(), card(i)["program"]["fp"].as_u64().unwrap(), card(i)["program"]["fn"].as_u64().unwrap());
+    for i in 0..2 {
+        assert_eq!((card(i)["claim"].as_str(), card(i)["location"].is_null(), card(i)["event"].is_null(), card(i)["failed_traces"].as_u64()), (Some("whole-program"), true, true, Some(0)), "{out}");
+    }
+    let (tp, fp, fn_) = counts(0);
+    assert!(tp >= 10 && (fp, fn_) == (0, 0), "loom {CI_VERSION}: {out}");
+    assert_eq!(entries[0]["deviations"].as_array().map(Vec::len), Some(0), "{out}");
+    assert_eq!(counts(1).0 + counts(1).2, tp, "the same racy programs");
+    assert!(counts(1).2 > 0, "loom 0.2.2 misses races: {out}");
+    for d in entries[1]["deviations"].as_array().unwrap() {
+        assert_eq!((d["mistake"].as_str(), d["granularity"].as_str()), (Some("false negative"), Some("program")), "{d}");
+        assert!(d["class"]["citation"].as_str().is_some_and(|c| c.contains("(#42)")), "{d}");
+    }
+    assert_eq!(card(2)["program"]["tp"].as_u64(), Some(tp), "fasttrack on the same programs: {out}");
+}

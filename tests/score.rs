@@ -38,10 +38,10 @@ fn fasttrack_is_exact_at_locations_and_the_card_is_deterministic() {
     let o = race_oracles::theorems::Registry::builtin().find("fasttrack-precise").copied().unwrap();
     let ft = Subject::for_oracle(&o, None).unwrap();
     let card = score(&|| ft.sut(), ft.relax(), Corpus::new(300, 1), 1, &|| {}).unwrap();
-    assert_eq!((card.location.fp, card.location.fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
-    assert_eq!((card.location.precision(), card.location.recall()), (Some(1.0), Some(1.0)));
+    assert_eq!((card.location.unwrap().fp, card.location.unwrap().fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
+    assert_eq!((card.location.unwrap().precision(), card.location.unwrap().recall()), (Some(1.0), Some(1.0)));
     // Not vacuous: racy programs, many racy locations, and every trace read.
-    assert!(card.program.tp >= 50 && card.location.tp >= 1_000 && card.traces >= 10_000 && card.failed_traces == 0, "{card}");
+    assert!(card.program.tp >= 50 && card.location.unwrap().tp >= 1_000 && card.traces >= 10_000 && card.failed_traces == 0, "{card}");
     assert_eq!((card.false_positive.clone(), card.false_negative.clone()), (None, None));
     // The same seed draws the same corpus, with any number of jobs; another seed another one.
     assert_eq!(score(&|| ft.sut(), ft.relax(), Corpus::new(300, 1), 3, &|| {}).unwrap(), card);
@@ -51,7 +51,7 @@ fn fasttrack_is_exact_at_locations_and_the_card_is_deterministic() {
 #[test]
 fn flagging_every_access_has_full_recall_and_shows_a_shrunk_false_alarm() {
     let card = card_of(true, 150);
-    for c in [card.program, card.location, card.event.unwrap()] {
+    for c in [card.program, card.location.unwrap(), card.event.unwrap()] {
         assert_eq!(c.fn_, 0, "{card}");
         assert!(c.tp > 0 && c.fp > 0 && c.precision().is_some_and(|p| p < 1.0), "{card}");
     }
@@ -68,8 +68,8 @@ fn flagging_every_access_has_full_recall_and_shows_a_shrunk_false_alarm() {
 #[test]
 fn flagging_nothing_has_no_precision_and_no_recall_and_shows_a_shrunk_missed_race() {
     let card = card_of(false, 150);
-    assert_eq!((card.location.tp, card.location.fp, card.location.precision(), card.location.recall()), (0, 0, None, Some(0.0)), "{card}");
-    assert!(card.location.fn_ > 0 && card.program.fn_ > 0, "{card}");
+    assert_eq!((card.location.unwrap().tp, card.location.unwrap().fp, card.location.unwrap().precision(), card.location.unwrap().recall()), (0, 0, None, Some(0.0)), "{card}");
+    assert!(card.location.unwrap().fn_ > 0 && card.program.fn_ > 0, "{card}");
     let missed = card.false_negative.clone().unwrap();
     assert!(missed.category.ends_with(" race"), "{card}");
     // A missed race needs two threads and two accesses, and the shrinker gets there.
@@ -84,7 +84,7 @@ fn the_command_scores_detectors_only_and_prints_the_card() {
     assert!(out.starts_with("FastTrack (claim: locations) on 20 programs of fasttrack-precise's generator, seed 1\n") && out.contains("\nlocation "), "{out}");
     let (code, _, err) = racefuzz(&["score", "--sut", "racerdx"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("score judges dynamic detectors; `racerdx` is not one (detectors: fasttrack, tsan, helgrind, drd, go-race, bigfoot, per-access)"), "{err}");
+    assert!(err.contains("score judges dynamic detectors and model checkers; `racerdx` is neither (those it judges: fasttrack, tsan, helgrind, drd, go-race, loom, bigfoot, per-access)"), "{err}");
     let (code, _, err) = racefuzz(&["score", "--mutant", "nope"]);
     assert_eq!(code, 2, "{err}");
     let (code, out, err) = racefuzz(&["score", "--sut", "bigfoot", "--programs", "10"]);

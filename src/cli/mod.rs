@@ -293,8 +293,9 @@ enum Cmd {
     /// most frequent false positive and false negative shrunk (the book's "Scorecards").
     Score {
         /// The detector: `fasttrack`, a real one (`tsan@gcc-12`, `helgrind`, `drd`;
-        /// `racefuzz detectors`), or a check placer with its detector (`per-access`,
-        /// `bigfoot`); default fasttrack (or the --detector-cmd). Repeat it to put several
+        /// `racefuzz detectors`), a check placer with its detector (`per-access`,
+        /// `bigfoot`), or a model checker (`loom@0.7.3`: per program only); default
+        /// fasttrack (or the --detector-cmd). Repeat it to put several
         /// side by side on the same programs and traces, with every distinct deviation of
         /// each shrunk and classified (a --detector-cmd joins them as one more row).
         #[arg(long)]

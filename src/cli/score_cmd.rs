@@ -29,7 +29,7 @@ fn generator_for(name: &str) -> Result<&'static str, CliError> {
     let base = name.parse::<SutName>().map_or_else(|_| name.to_string(), |n| n.name);
     SUTS.iter().find(|e| e.name == base).and_then(|e| generator_of(e.kind)).ok_or_else(|| {
         let fitting: Vec<&str> = SUTS.iter().filter(|e| generator_of(e.kind).is_some()).map(|e| e.name).collect();
-        CliError::input(format!("error: score judges dynamic detectors; `{name}` is not one (detectors: {})", fitting.join(", ")))
+        CliError::input(format!("error: score judges dynamic detectors and model checkers; `{name}` is neither (those it judges: {})", fitting.join(", ")))
     })
 }
 

@@ -73,6 +73,20 @@ impl Drop for Scratch {
     }
 }
 
+/// The lines a universal replay ([`export::c_universal`], [`go::go_universal`]) has a
+/// function for: every statement of a generated program is on one of them (a generated
+/// program has 20 to 60 lines), and a program that is not gets a replay of its own.
+pub const UNIVERSAL_LINES: u32 = 256;
+
+/// Lines 1 to [`UNIVERSAL_LINES`], with no source text.
+fn universal_lines() -> BTreeMap<u32, String> {
+    (1..=UNIVERSAL_LINES).map(|l| (l, String::new())).collect()
+}
+
+/// How many idle servers a factory keeps ([`Servers`]): one per job of a campaign, and a
+/// few more for programs whose replay is their own.
+const IDLE_SERVERS: usize = 8;
+
 /// How long one replay may run.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -207,15 +221,50 @@ impl Scheme {
     }
 }
 
-/// A tool as a detector factory: per program, its replay compiled once, into a scratch
-/// folder of its own that goes when the factory does (compiled replays are a cache for
-/// this run only).
+/// A tool as a detector factory: one replay compiled for every program of at most
+/// [`UNIVERSAL_LINES`] lines, and one per longer program, into a scratch folder of its own
+/// that goes when the factory does (compiled replays are a cache for this run only). Its
+/// replay servers outlive a program: the next program's traces go to the same server when
+/// they have the same binary, so a campaign pays the tool's start-up once per
+/// [`serve::TRACES_PER_SERVER`] traces, not once per program.
 #[derive(Debug)]
 pub struct ReplayFactory {
     tool: Arc<dyn ReplayTool>,
     dir: Scratch,
     timeout: Duration,
     scheme: Scheme,
+    universal: std::sync::OnceLock<Result<PathBuf, ReplayError>>,
+    servers: Arc<Servers>,
+}
+
+/// Idle replay servers, each with the binary it replays, oldest first; at most
+/// [`IDLE_SERVERS`]. A server is taken out while it replays a trace, so jobs never share
+/// one.
+#[derive(Debug, Default)]
+struct Servers(Mutex<Vec<(PathBuf, serve::Server)>>);
+
+impl Servers {
+    /// An idle server of `binary` that can take another trace.
+    fn take(&self, binary: &Path) -> Option<serve::Server> {
+        // A poisoned lock held only idle servers, which stay usable.
+        let mut idle = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let i = idle.iter().rposition(|(b, _)| b == binary)?;
+        let (_, mut s) = idle.remove(i);
+        (!s.spent() && s.usable()).then_some(s)
+    }
+
+    /// `s` back, idle, unless it is spent or dead; the oldest idle server goes when there
+    /// are too many.
+    fn put(&self, binary: &Path, mut s: serve::Server) {
+        if s.spent() || !s.usable() {
+            return;
+        }
+        let mut idle = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() >= IDLE_SERVERS {
+            idle.remove(0);
+        }
+        idle.push((binary.to_path_buf(), s));
+    }
 }
 
 impl ReplayFactory {
@@ -228,7 +277,7 @@ impl ReplayFactory {
     /// As [`ReplayFactory::new`], each replay killed after `timeout` (a hung tool is a
     /// failure of its own, never a pass); the scheme is [`Scheme::from_env`].
     pub fn with_timeout(tool: Arc<dyn ReplayTool>, timeout: Duration) -> ReplayFactory {
-        ReplayFactory { tool, dir: Scratch::named("replay"), timeout, scheme: Scheme::from_env() }
+        ReplayFactory { tool, dir: Scratch::named("replay"), timeout, scheme: Scheme::from_env(), universal: Default::default(), servers: Default::default() }
     }
 
     /// The same factory, running its traces by `scheme`.
@@ -242,6 +291,16 @@ impl ReplayFactory {
     /// [`ReplayError::Compile`], [`ReplayError::Io`].
     pub fn compile(&self, p: &Program) -> Result<PathBuf, ReplayError> {
         let compiler = self.tool.compiler();
+        if export::statement_lines(p, "").keys().all(|&l| l <= UNIVERSAL_LINES) {
+            let universal = || {
+                let source = match compiler.language {
+                    Language::C => export::c_universal(),
+                    Language::Go => go::go_universal(),
+                };
+                run::compile(&source, &compiler, &self.dir.0)
+            };
+            return self.universal.get_or_init(universal).clone();
+        }
         let source = match compiler.language {
             Language::C => export::c_program(p, "", "a generated program", None),
             Language::Go => go::go_program(p, "", "a generated program", None),
@@ -252,13 +311,18 @@ impl ReplayFactory {
 
 impl DetectorFactory for ReplayFactory {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
-        let runner =
-            Runner { tool: self.tool.clone(), binary: Err(ReplayError::NoProgram(self.tool.name())), timeout: self.timeout, scheme: self.scheme, server: Mutex::new(None) };
+        let runner = Runner {
+            tool: self.tool.clone(),
+            binary: Err(ReplayError::NoProgram(self.tool.name())),
+            timeout: self.timeout,
+            scheme: self.scheme,
+            servers: self.servers.clone(),
+        };
         Box::new(Replay { runner: Arc::new(runner), reports: BTreeMap::new() })
     }
 
     fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
-        let runner = Runner { tool: self.tool.clone(), binary: self.compile(p), timeout: self.timeout, scheme: self.scheme, server: Mutex::new(None) };
+        let runner = Runner { tool: self.tool.clone(), binary: self.compile(p), timeout: self.timeout, scheme: self.scheme, servers: self.servers.clone() };
         Box::new(Compiled(Arc::new(runner)))
     }
 
@@ -267,17 +331,14 @@ impl DetectorFactory for ReplayFactory {
     }
 }
 
-/// How one program's traces run: its binary (or why it could not be built) and, once a
-/// trace has asked for it, its server.
+/// How one program's traces run: its binary (or why it could not be built), and the
+/// factory's servers.
 struct Runner {
     tool: Arc<dyn ReplayTool>,
     binary: Result<PathBuf, ReplayError>,
     timeout: Duration,
     scheme: Scheme,
-    /// Started at the first trace, replaced when spent or after a failure that may have
-    /// killed it. A lock, not a server per detector: the oracles make a fresh detector per
-    /// trace, and one program's traces come one after another.
-    server: Mutex<Option<serve::Server>>,
+    servers: Arc<Servers>,
 }
 
 impl Runner {
@@ -290,17 +351,12 @@ impl Runner {
         };
         let Some(command) = command else { return replay(self.tool.as_ref(), binary, trace, self.timeout) };
         let arg = export::encode(trace)?;
-        // A poisoned lock held only a server, which is then dropped and replaced.
-        let mut server = self.server.lock().unwrap_or_else(|p| p.into_inner());
-        if server.as_mut().is_none_or(|s| s.spent() || !s.usable()) {
-            *server = None;
-            *server = Some(serve::Server::start(command)?);
-        }
-        let Some(s) = server.as_mut() else { return Err(ReplayError::Run("racefuzz internal bug: no replay server".into())) };
-        let out = s.replay(&arg, self.timeout);
-        if out.is_err() && !s.usable() {
-            *server = None;
-        }
+        let mut server = match self.servers.take(binary) {
+            Some(s) => s,
+            None => serve::Server::start(command)?,
+        };
+        let out = server.replay(&arg, self.timeout);
+        self.servers.put(binary, server);
         let out = out?;
         run::reported_events(trace, &out.objects, &self.tool.reports(&out)?)
     }

@@ -104,10 +104,10 @@ impl std::fmt::Display for Board {
         writeln!(f, "{} detector(s) on {} programs of {}'s generator, seed {}, {traces}", self.entries.len(), self.programs, self.generator, self.seed)?;
         writeln!(f)?;
         let w = self.entries.iter().map(|e| e.sut.len()).max().unwrap_or(0).max(8);
-        writeln!(f, "{:w$}  {:<10} {:>7} {:>9}  {:^17}  {:^17}    event P R F1", "detector", "claim", "traces", "no answer", "program P R F1", "location P R F1")?;
+        writeln!(f, "{:w$}  {:<13} {:>7} {:>9}  {:^17}  {:^17}    event P R F1", "detector", "claim", "traces", "no answer", "program P R F1", "location P R F1")?;
         for e in &self.entries {
             let c = &e.card;
-            writeln!(f, "{:w$}  {:<10} {:>7} {:>9}  {}  {}  {}", e.sut, c.claim, c.traces, c.failed_traces, prf(Some(c.program)), prf(Some(c.location)), prf(c.event))?;
+            writeln!(f, "{:w$}  {:<13} {:>7} {:>9}  {}  {}  {}", e.sut, c.claim, c.traces, c.failed_traces, prf(Some(c.program)), prf(c.location), prf(c.event))?;
         }
         let all: Vec<&Classified> = self.entries.iter().flat_map(|e| &e.deviations).collect();
         writeln!(f)?;

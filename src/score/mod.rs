@@ -51,7 +51,7 @@ use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::lang::{print, AccessKind, Program, Relax};
 use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
 use race_oracles::race::{data_races, Hb, Race};
-use race_oracles::theorems::{detector::reported_locations, CheckPlacer, Claim, DetectorFactory, Oracle, Registry, Sut, SutKind};
+use race_oracles::theorems::{detector::reported_locations, CheckPlacer, Claim, DetectorFactory, ModelChecker, ModelVerdict, Oracle, Registry, Sut, SutKind};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
@@ -127,6 +127,8 @@ fn ratio(a: u64, b: u64) -> Option<f64> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Granularity {
+    /// Whether a program races (a model checker's whole-program claim).
+    Program,
     /// Racy locations of a trace.
     Location,
     /// Racy events of a trace.
@@ -137,6 +139,7 @@ impl Granularity {
     /// Its name in text and JSON (`location`).
     pub fn name(self) -> &'static str {
         match self {
+            Granularity::Program => "program",
             Granularity::Location => "location",
             Granularity::Event => "event",
         }
@@ -190,14 +193,16 @@ pub struct Scorecard {
     /// Programs the ground truth or the placer could not run (no initial state, placement
     /// declined): counted in no row.
     pub skipped_programs: u64,
-    /// Traces the detector read.
+    /// Traces the detector read (a model checker reads programs: 0).
     pub traces: u64,
-    /// Traces on which the detector gave no answer.
+    /// Traces on which the detector gave no answer (for a model checker, programs: beyond
+    /// its bounds, or it failed).
     pub failed_traces: u64,
     /// Program granularity.
     pub program: Counts,
-    /// Location granularity.
-    pub location: Counts,
+    /// Location granularity; `None` for a model checker, which names the location of the
+    /// first race it finds in a program, not every racy one.
+    pub location: Option<Counts>,
     /// Event granularity; `None` for a check placer, whose detector reports checks, which
     /// a placer moves away from the accesses they cover.
     pub event: Option<Counts>,
@@ -213,7 +218,7 @@ pub struct Scorecard {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScoreError {
     /// The subject is no detector.
-    #[error("score judges dynamic detectors (a detector, or a check placer with its detector); a {0:?} is not one")]
+    #[error("score judges dynamic detectors (a detector, or a check placer with its detector) and model checkers; a {0:?} is neither")]
     NotADetector(SutKind),
     /// A generator that draws programs of another dialect than the SUT analyzes.
     #[error("the {0} generator draws BFJ2 thread programs; a check placer analyzes {1} programs")]
@@ -223,18 +228,41 @@ pub enum ScoreError {
     Internal(&'static str),
 }
 
-/// What runs on a program: a detector on the program itself, or a placer's program with
-/// its detector.
+/// What runs on a program: a detector on the program itself, a placer's program with its
+/// detector, or a model checker on the whole program.
 #[derive(Clone, Copy)]
 enum Runner<'a> {
     Detector(&'a dyn DetectorFactory),
     Placer(&'a dyn CheckPlacer, &'a dyn DetectorFactory),
+    ModelChecker(&'a dyn ModelChecker),
+}
+
+impl Runner<'_> {
+    /// What the SUT claims, by name (a model checker: `whole-program`, a race iff the
+    /// program has one, on a racy location).
+    fn claim(self) -> &'static str {
+        match self {
+            Runner::Detector(f) | Runner::Placer(_, f) => f.claim().name(),
+            Runner::ModelChecker(_) => "whole-program",
+        }
+    }
+
+    /// The granularity of its claim, where its examples are shown.
+    fn granularity(self) -> Granularity {
+        match self {
+            Runner::Detector(f) => Granularity::of(f.claim()),
+            Runner::Placer(..) => Granularity::Location,
+            Runner::ModelChecker(_) => Granularity::Program,
+        }
+    }
 }
 
 /// One program's score.
 #[derive(Default)]
 struct ProgramScore {
     cut: bool,
+    /// A model checker gave no verdict: the program counts in no row.
+    no_answer: bool,
     traces: u64,
     failed: u64,
     racy: bool,
@@ -328,15 +356,14 @@ pub fn score_and_deviations<'s>(
     every: bool,
 ) -> Result<(Scorecard, Vec<Deviation>), ScoreError> {
     let Corpus { programs, seed, classes, generator } = corpus;
-    let (runner, factory, oracle_id) = runner_of(make())?;
+    let (runner, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
     let (generate, generator_name) = match (generator, runner) {
         (Generator::Oracle, _) => (oracle.generate, oracle.id),
-        (Generator::Histories, Runner::Detector(_)) => (race_oracles::gen::threads::swarm_histories as fn(&[u8], Relax) -> Program, "histories"),
+        (Generator::Histories, Runner::Detector(_) | Runner::ModelChecker(_)) => (race_oracles::gen::threads::swarm_histories as fn(&[u8], Relax) -> Program, "histories"),
         (Generator::Histories, Runner::Placer(..)) => return Err(ScoreError::Unfit("histories", oracle.dialect.name())),
     };
-    let claim = factory.claim();
-    let at = if matches!(runner, Runner::Detector(_)) { Granularity::of(claim) } else { Granularity::Location };
+    let at = runner.granularity();
     let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
     let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(BUDGET), explorer, ..crate::suts::campaign_bounds() };
     let mut rng = StdRng::seed_from_u64(seed);
@@ -368,8 +395,9 @@ pub fn score_and_deviations<'s>(
         detector: match runner {
             Runner::Detector(f) => f.fresh().name(),
             Runner::Placer(p, f) => format!("{} + {}", p.name(), f.fresh().name()),
+            Runner::ModelChecker(m) => m.name(),
         },
-        claim: claim.name(),
+        claim: runner.claim(),
         generator: generator_name,
         seed,
         programs,
@@ -379,7 +407,7 @@ pub fn score_and_deviations<'s>(
         traces: 0,
         failed_traces: 0,
         program: Counts::default(),
-        location: Counts::default(),
+        location: (!matches!(runner, Runner::ModelChecker(_))).then(Counts::default),
         event: matches!(runner, Runner::Detector(_)).then(Counts::default),
         examples_at: at,
         false_positive: None,
@@ -394,13 +422,15 @@ pub fn score_and_deviations<'s>(
         };
         card.traces += s.traces;
         card.failed_traces += s.failed;
-        card.location.add(s.location);
+        if let Some(l) = &mut card.location {
+            l.add(s.location);
+        }
         if let Some(e) = &mut card.event {
             e.add(s.event);
         }
         if s.cut {
             card.cut_programs += 1;
-        } else {
+        } else if !s.no_answer {
             card.program.add(Counts { tp: u64::from(s.racy && s.flagged), fp: u64::from(!s.racy && s.flagged), fn_: u64::from(s.racy && !s.flagged) });
         }
         for (found, seen) in [(&s.fp, &mut fps), (&s.fn_, &mut fns)] {
@@ -438,12 +468,17 @@ pub fn generator_of(kind: SutKind) -> Option<&'static str> {
     race_oracles::theorems::Registry::builtin().all().iter().find(|o| o.scorecard && o.sut == kind).map(|o| o.id)
 }
 
-/// What runs on each program, the detector, and the oracle whose generator fits.
-fn runner_of(sut: Sut<'_>) -> Result<(Runner<'_>, &dyn DetectorFactory, &'static str), ScoreError> {
-    let oracle = generator_of(sut.kind()).ok_or(ScoreError::NotADetector(sut.kind()))?;
+/// What runs on each program, and the oracle whose generator draws the corpus. A model
+/// checker is scored on the detectors' corpus (its scorecard oracle, `whole-program-exact`,
+/// draws from the same generator as `fasttrack-precise`), so that it sits on a board
+/// beside them.
+fn runner_of(sut: Sut<'_>) -> Result<(Runner<'_>, &'static str), ScoreError> {
+    let kind = if sut.kind() == SutKind::ModelChecker { SutKind::DynamicDetector } else { sut.kind() };
+    let oracle = generator_of(kind).ok_or(ScoreError::NotADetector(sut.kind()))?;
     match sut {
-        Sut::Detector(f) => Ok((Runner::Detector(f), f, oracle)),
-        Sut::Placer(p, f) => Ok((Runner::Placer(p, f), f, oracle)),
+        Sut::Detector(f) => Ok((Runner::Detector(f), oracle)),
+        Sut::Placer(p, f) => Ok((Runner::Placer(p, f), oracle)),
+        Sut::ModelChecker(m) => Ok((Runner::ModelChecker(m), oracle)),
         other => Err(ScoreError::NotADetector(other.kind())),
     }
 }
@@ -471,6 +506,7 @@ fn example(seen: &Seen, key: &(Granularity, String), found: impl Fn(&Program) ->
 /// Scores one program; `None` when it cannot run (no initial state, placement declined).
 fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<ProgramScore> {
     let (program, factory, ended_only, cfg) = match runner {
+        Runner::ModelChecker(m) => return score_whole_program(m, p, cfg),
         Runner::Detector(f) => (p.clone(), f, false, *cfg),
         // As bigfoot-precise runs a placer: its own checks only, made eagerly (spec §10.4).
         Runner::Placer(placer, f) => (placer.place(&p.without_checks()).ok()?, f, true, Config { eager_checks: cfg.eager_local, ..*cfg }),
@@ -539,6 +575,55 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<Progra
         ControlFlow::Continue(())
     });
     s.cut = !stats.complete;
+    Some(s)
+}
+
+/// Scores a model checker's verdict on `p` against the ground truth over every
+/// Mazurkiewicz class (as `whole-program-exact` does). Its mistakes are at program
+/// granularity: a racy program called race-free (the category of its first race), a
+/// race-free program called racy, a race named on a location no execution races on. A
+/// program beyond its bounds, or on which it failed, has no answer.
+fn score_whole_program(m: &dyn ModelChecker, p: &Program, cfg: &Config) -> Option<ProgramScore> {
+    let machine = Machine::new(p, cfg.loop_bound);
+    let init = machine.initial_state().ok()?;
+    let mut s = ProgramScore::default();
+    let mut racy_locations = BTreeSet::new();
+    // The first racing execution's schedule and its first race's category, for an example.
+    let mut first: Option<(String, String)> = None;
+    let cfg = Config { explorer: ExplorerKind::Dpor, ..*cfg };
+    let stats = cfg.explorer.get().explore(&machine, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+        let races = data_races(ex.trace);
+        for r in &races {
+            racy_locations.insert(ex.state.addr_name(&machine, r.addr));
+        }
+        if let (None, Some(r)) = (&first, races.first()) {
+            first = Some((Schedule(ex.schedule.to_vec()).to_string(), missed(ex.trace, r)));
+        }
+        ControlFlow::Continue(())
+    });
+    s.cut = !stats.complete;
+    s.racy = first.is_some();
+    match m.verdict(p, cfg.loop_bound) {
+        ModelVerdict::BeyondBounds(_) | ModelVerdict::Failed(_) => {
+            s.failed = 1;
+            s.no_answer = true;
+        }
+        ModelVerdict::NoRace { .. } => {
+            if let Some((schedule, category)) = first {
+                s.fn_.insert((Granularity::Program, category), (schedule, "no race reported".into()));
+            }
+        }
+        ModelVerdict::Race { location, line, .. } => {
+            s.flagged = true;
+            let at = format!("{location} (line {line})");
+            if !s.racy {
+                s.fp.insert((Granularity::Program, "a race reported in a race-free program".into()), (String::new(), at));
+            } else if !racy_locations.contains(&location) {
+                let schedule = first.map(|f| f.0).unwrap_or_default();
+                s.fp.insert((Granularity::Program, "a race reported on a location no execution races on".into()), (schedule, at));
+            }
+        }
+    }
     Some(s)
 }
 
@@ -648,9 +733,10 @@ impl std::fmt::Display for Scorecard {
         )?;
         writeln!(f)?;
         writeln!(f, "{:<12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6}", "granularity", "TP", "FP", "FN", "precision", "recall", "F1")?;
-        for (name, c) in [("program", Some(self.program)), ("location", Some(self.location)), ("event", self.event)] {
+        for (name, c) in [("program", Some(self.program)), ("location", self.location), ("event", self.event)] {
             let Some(c) = c else {
-                writeln!(f, "{name:<12} (none: the detector reports the placed checks, not the accesses)")?;
+                let why = if self.location.is_none() { "a model checker names the first race it finds in a program" } else { "the detector reports the placed checks, not the accesses" };
+                writeln!(f, "{name:<12} (none: {why})")?;
                 continue;
             };
             writeln!(f, "{name:<12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6}", c.tp, c.fp, c.fn_, decimal(c.precision()), decimal(c.recall()), decimal(c.f1()))?;

@@ -90,7 +90,8 @@ pub struct Oracle {
     /// Whether it is the scorecard oracle of its kind: its generator draws the corpus on
     /// which `racefuzz score` counts a SUT of [`Oracle::sut`]'s true and false positives,
     /// and the scorecard runs the SUT as it does. At most one oracle per kind
-    /// (`fasttrack-precise` for dynamic detectors, `bigfoot-precise` for check placers).
+    /// (`fasttrack-precise` for dynamic detectors, `bigfoot-precise` for check placers,
+    /// `whole-program-exact` for model checkers).
     pub scorecard: bool,
     /// The id of its operational variant, which `--operational` picks instead of it: the
     /// claim on the operational semantics, where the formal one has no run-time violations

@@ -37,7 +37,9 @@ pub const ORACLE: Oracle = Oracle {
     negative_control: false,
     reads: Reads::Answers,
     unexercised: &[],
-    scorecard: false,
+    // Scores a model checker; its generator is `fasttrack-precise`'s, on whose corpus a
+    // model checker is scored beside the detectors.
+    scorecard: true,
     operational: None,
     generate: gen::threads::swarm_detectors,
     grammar: &gen::threads::GRAMMAR_DETECTORS,
