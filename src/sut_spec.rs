@@ -95,6 +95,10 @@ pub enum SutSpec {
         sut: Option<SutName>,
         /// `--mutant`.
         mutant: Option<String>,
+        /// `--claim`: what a detector is held to instead of its own claim (a real
+        /// detector's is `locations`; ThreadSanitizer, Helgrind and Go name both accesses of
+        /// a report, so `pairs` applies to them too). `None`: its own.
+        claim: Option<Claim>,
     },
     /// A race detector in another process.
     Detector(DetectorSpec),
@@ -105,7 +109,7 @@ pub enum SutSpec {
 impl Default for SutSpec {
     /// The oracle's own SUT, unmutated.
     fn default() -> SutSpec {
-        SutSpec::Catalogued { sut: None, mutant: None }
+        SutSpec::Catalogued { sut: None, mutant: None, claim: None }
     }
 }
 
@@ -167,7 +171,16 @@ impl SutSpec {
     pub fn catalogued(sut: Option<&str>, mutant: Option<&str>) -> Result<SutSpec, SpecError> {
         let sut = sut.map(str::parse).transpose()?;
         let mutant = mutant.filter(|m| !m.is_empty() && *m != NO_MUTANT).map(str::to_string);
-        Ok(SutSpec::Catalogued { sut, mutant })
+        Ok(SutSpec::Catalogued { sut, mutant, claim: None })
+    }
+
+    /// The same spec, a catalogued SUT held to `claim` where one is given (an external
+    /// detector carries its own, [`DetectorSpec::claim`]).
+    pub fn claiming(self, claim: Option<Claim>) -> SutSpec {
+        match self {
+            SutSpec::Catalogued { sut, mutant, claim: own } => SutSpec::Catalogued { sut, mutant, claim: claim.or(own) },
+            other => other,
+        }
     }
 
     /// An external detector; checked as [`DetectorSpec::factory`] checks it, so that a bad
@@ -207,8 +220,12 @@ impl SutSpec {
             (None, Some(cmd)) => Some(("RACEFUZZ_ANALYSIS_CMD", cmd, false)),
             (None, None) => None,
         };
+        let claim = match var("RACEFUZZ_CLAIM") {
+            Some(c) => Some(Claim::parse(&c).ok_or_else(|| SpecError::Var { var: "RACEFUZZ_CLAIM", why: Box::new(SpecError::Claim(c.clone())) })?),
+            None => None,
+        };
         let Some((name, command, detector)) = external else {
-            return SutSpec::catalogued(var("RACEFUZZ_SUT").as_deref(), var("RACEFUZZ_MUTANT").as_deref()).map_err(at("RACEFUZZ_SUT"));
+            return Ok(SutSpec::catalogued(var("RACEFUZZ_SUT").as_deref(), var("RACEFUZZ_MUTANT").as_deref()).map_err(at("RACEFUZZ_SUT"))?.claiming(claim));
         };
         if catalogued {
             return Err(SpecError::VarsBesideExternal(name));
@@ -221,10 +238,7 @@ impl SutSpec {
         if !detector {
             return SutSpec::analysis(AnalysisSpec { command, persistent, timeout }).map_err(at(name));
         }
-        let claim = match var("RACEFUZZ_CLAIM") {
-            Some(c) => Claim::parse(&c).ok_or_else(|| SpecError::Var { var: "RACEFUZZ_CLAIM", why: Box::new(SpecError::Claim(c.clone())) })?,
-            None => Claim::default(),
-        };
+        let claim = claim.unwrap_or_default();
         SutSpec::detector(DetectorSpec { command, persistent, report_pattern: var("RACEFUZZ_REPORT_PATTERN"), timeout, claim }).map_err(at(name))
     }
 
@@ -238,13 +252,14 @@ impl SutSpec {
     pub fn from_header(key: &dyn Fn(&str) -> Option<String>) -> Result<SutSpec, SpecError> {
         let sut = key("sut");
         let persistent = |mode: &str| key(mode).as_deref() == Some("persistent");
+        let claim = match key("claim") {
+            Some(c) => Some(Claim::parse(&c).ok_or(SpecError::HeaderClaim(c))?),
+            None => None,
+        };
         match sut.as_deref() {
             Some(EXTERNAL_DETECTOR) => {
                 let command = key("detector-cmd").ok_or(SpecError::NoCommand { sut: EXTERNAL_DETECTOR, key: "detector-cmd" })?;
-                let claim = match key("claim") {
-                    Some(c) => Claim::parse(&c).ok_or(SpecError::HeaderClaim(c))?,
-                    None => Claim::default(),
-                };
+                let claim = claim.unwrap_or_default();
                 let d = DetectorSpec { command, persistent: persistent("detector-mode"), report_pattern: key("report-pattern"), timeout: external::DEFAULT_TIMEOUT, claim };
                 SutSpec::detector(d)
             }
@@ -252,7 +267,7 @@ impl SutSpec {
                 let command = key("analysis-cmd").ok_or(SpecError::NoCommand { sut: EXTERNAL_ANALYSIS, key: "analysis-cmd" })?;
                 SutSpec::analysis(AnalysisSpec { command, persistent: persistent("analysis-mode"), timeout: external::DEFAULT_TIMEOUT })
             }
-            _ => SutSpec::catalogued(sut.as_deref(), key("mutant").as_deref()),
+            _ => Ok(SutSpec::catalogued(sut.as_deref(), key("mutant").as_deref())?.claiming(claim)),
         }
     }
 
@@ -261,9 +276,10 @@ impl SutSpec {
     /// for none, as every finding has written).
     pub fn header(&self) -> String {
         match self {
-            SutSpec::Catalogued { sut, mutant } => {
+            SutSpec::Catalogued { sut, mutant, claim } => {
                 let sut = sut.as_ref().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
-                format!("{sut}// mutant: {}\n", mutant.as_deref().unwrap_or(NO_MUTANT))
+                let claim = claim.map(|c| format!("// claim: {}\n", c.name())).unwrap_or_default();
+                format!("{sut}{claim}// mutant: {}\n", mutant.as_deref().unwrap_or(NO_MUTANT))
             }
             SutSpec::Detector(d) => {
                 let mode = if d.persistent { "persistent" } else { "per-trace" };
@@ -294,6 +310,22 @@ impl SutSpec {
         }
     }
 
+    /// The same spec without a claim of its own.
+    pub fn without_claim(self) -> SutSpec {
+        match self {
+            SutSpec::Catalogued { sut, mutant, .. } => SutSpec::Catalogued { sut, mutant, claim: None },
+            other => other,
+        }
+    }
+
+    /// The claim a catalogued detector is held to instead of its own, if one is named.
+    pub fn claim(&self) -> Option<Claim> {
+        match self {
+            SutSpec::Catalogued { claim, .. } => *claim,
+            _ => None,
+        }
+    }
+
     /// The mutant, if any.
     pub fn mutant(&self) -> Option<&str> {
         match self {
@@ -312,8 +344,10 @@ impl SutSpec {
     pub fn overridden_by(self, flags: SutSpec) -> SutSpec {
         match (self, flags) {
             (_, external @ (SutSpec::Detector(_) | SutSpec::Analysis(_))) => external,
-            (SutSpec::Catalogued { sut, mutant }, SutSpec::Catalogued { sut: s, mutant: m }) => SutSpec::Catalogued { sut: s.or(sut), mutant: m.or(mutant) },
-            (external, SutSpec::Catalogued { sut: None, mutant: None }) => external,
+            (SutSpec::Catalogued { sut, mutant, claim }, SutSpec::Catalogued { sut: s, mutant: m, claim: c }) => {
+                SutSpec::Catalogued { sut: s.or(sut), mutant: m.or(mutant), claim: c.or(claim) }
+            }
+            (external, SutSpec::Catalogued { sut: None, mutant: None, claim: None }) => external,
             (_, flags) => flags,
         }
     }
@@ -386,6 +420,7 @@ mod tests {
             SutSpec::analysis(AnalysisSpec { command: "naive --serve".into(), persistent: true, timeout: external::DEFAULT_TIMEOUT }).unwrap(),
         ];
         for c in Claim::ALL {
+            out.push(SutSpec::catalogued(Some("helgrind"), None).unwrap().claiming(Some(c)));
             out.push(SutSpec::detector(d(false, None, c)).unwrap());
             out.push(SutSpec::detector(d(false, Some("*race at {loc}*"), c)).unwrap());
             out.push(SutSpec::detector(d(true, None, c)).unwrap());
@@ -441,6 +476,9 @@ mod tests {
         assert!(env(&[("RACEFUZZ_ANALYSIS_CMD", "naive")]).is_err_and(|e| e.starts_with("RACEFUZZ_ANALYSIS_CMD: --analysis-cmd `naive` has no `{}`")));
         assert_eq!(env(&[("RACEFUZZ_ANALYSIS_CMD", "n {}"), ("RACEFUZZ_DETECTOR_TIMEOUT", "3s")]), Err("RACEFUZZ_DETECTOR_TIMEOUT: `3s` is not a number of seconds".into()));
         assert_eq!(env(&[("RACEFUZZ_SUT", "tsan@")]), Err("RACEFUZZ_SUT: `tsan@` is not a SUT name (NAME or NAME@VERSION)".into()));
+        let pairs = SutSpec::catalogued(Some("tsan@gcc-12"), None).unwrap().claiming(Some(Claim::Pairs));
+        assert_eq!(env(&[("RACEFUZZ_SUT", "tsan@gcc-12"), ("RACEFUZZ_CLAIM", "pairs")]), Ok(pairs.clone()));
+        assert_eq!(pairs.header(), "// sut: tsan@gcc-12\n// claim: pairs\n// mutant: none\n");
     }
 
     #[test]
@@ -448,6 +486,9 @@ mod tests {
         let found = SutSpec::catalogued(Some("per-access"), Some("m")).unwrap();
         assert_eq!(found.clone().overridden_by(SutSpec::default()), found);
         assert_eq!(found.clone().overridden_by(SutSpec::catalogued(None, Some("n")).unwrap()), SutSpec::catalogued(Some("per-access"), Some("n")).unwrap());
+        let claimed = |c| SutSpec::catalogued(Some("per-access"), Some("m")).unwrap().claiming(Some(c));
+        assert_eq!(claimed(Claim::Events).overridden_by(SutSpec::default()), claimed(Claim::Events), "a finding's claim stays");
+        assert_eq!(claimed(Claim::Events).overridden_by(SutSpec::default().claiming(Some(Claim::Pairs))), claimed(Claim::Pairs), "--claim replaces it");
         let a = SutSpec::analysis(AnalysisSpec { command: "n {}".into(), persistent: false, timeout: external::DEFAULT_TIMEOUT }).unwrap();
         assert_eq!(found.overridden_by(a.clone()), a);
         assert_eq!(a.clone().overridden_by(SutSpec::default()), a);

@@ -217,7 +217,11 @@ fn loom_versions_sit_on_a_board_at_program_granularity() {
     let card = |i: usize| &entries[i]["card"];
     let counts = |i: usize| (card(i)["program"]["tp"].as_u64().unwrap(), card(i)["program"]["fp"].as_u64().unwrap(), card(i)["program"]["fn"].as_u64().unwrap());
     for i in 0..2 {
-        assert_eq!((card(i)["claim"].as_str(), card(i)["location"].is_null(), card(i)["event"].is_null(), card(i)["failed_traces"].as_u64()), (Some("whole-program"), true, true, Some(0)), "{out}");
+        assert_eq!(
+            (card(i)["claim"].as_str(), card(i)["location"].is_null(), card(i)["event"].is_null(), card(i)["failed_traces"].as_u64()),
+            (Some("whole-program"), true, true, Some(0)),
+            "{out}"
+        );
     }
     let (tp, fp, fn_) = counts(0);
     assert!(tp >= 10 && (fp, fn_) == (0, 0), "loom {CI_VERSION}: {out}");

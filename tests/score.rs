@@ -84,7 +84,12 @@ fn the_command_scores_detectors_only_and_prints_the_card() {
     assert!(out.starts_with("FastTrack (claim: locations) on 20 programs of fasttrack-precise's generator, seed 1\n") && out.contains("\nlocation "), "{out}");
     let (code, _, err) = racefuzz(&["score", "--sut", "racerdx"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("score judges dynamic detectors and model checkers; `racerdx` is neither (those it judges: fasttrack, tsan, helgrind, drd, go-race, loom, bigfoot, per-access)"), "{err}");
+    assert!(
+        err.contains(
+            "score judges dynamic detectors and model checkers; `racerdx` is neither (those it judges: fasttrack, tsan, helgrind, drd, go-race, loom, bigfoot, per-access)"
+        ),
+        "{err}"
+    );
     let (code, _, err) = racefuzz(&["score", "--mutant", "nope"]);
     assert_eq!(code, 2, "{err}");
     let (code, out, err) = racefuzz(&["score", "--sut", "bigfoot", "--programs", "10"]);

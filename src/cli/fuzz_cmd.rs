@@ -122,6 +122,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         None => campaign::Shard::WHOLE,
     };
     let spec = a.detector.spec(sut, mutant)?;
+    let claim = spec.claim().map(|c| format!(" (claim {})", c.name())).unwrap_or_default();
     let oracles = oracles(a.ids, &spec)?;
     // --sut applies to the oracles it fits, and must fit one.
     if let Some(name) = spec.catalogued_sut().filter(|n| !oracles.iter().any(|o| suts::fitting(o).any(|e| e.name == n.name))) {
@@ -173,7 +174,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         names.join(", "),
         s.jobs,
         if shard == campaign::Shard::WHOLE { String::new() } else { format!(", shard {}/{}", shard.index, shard.count) },
-        sut.map(|n| format!(", SUT {n}")).unwrap_or_default(),
+        sut.map(|n| format!(", SUT {n}{claim}")).unwrap_or_default(),
         mutant.map(|m| format!(", mutant {m}")).unwrap_or_default(),
         out.display(),
         s.keep

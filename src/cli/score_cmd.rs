@@ -40,7 +40,7 @@ fn board(suts: &[String], mutant: Option<&str>, detector: &DetectorArgs, corpus:
     }
     let mut named: Vec<(String, crate::sut_spec::SutSpec, &'static str)> = vec![];
     for s in suts {
-        named.push((s.clone(), super::shared::catalogued(Some(s), None)?, generator_for(s)?));
+        named.push((s.clone(), super::shared::catalogued(Some(s), None)?.claiming(detector.claim()?), generator_for(s)?));
     }
     if detector.is_external() {
         named.push(("--detector-cmd".into(), detector.spec(None, None)?, generator_for("fasttrack")?));

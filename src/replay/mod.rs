@@ -176,6 +176,13 @@ pub trait ReplayTool: fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether one replay of every program of at most [`UNIVERSAL_LINES`] lines serves it
+    /// ([`export::c_universal`]); else each program's replay is its own (the default for a
+    /// tool that says no).
+    fn universal(&self) -> bool {
+        true
+    }
+
     /// The race reports of one run.
     ///
     /// # Errors
@@ -291,7 +298,7 @@ impl ReplayFactory {
     /// [`ReplayError::Compile`], [`ReplayError::Io`].
     pub fn compile(&self, p: &Program) -> Result<PathBuf, ReplayError> {
         let compiler = self.tool.compiler();
-        if export::statement_lines(p, "").keys().all(|&l| l <= UNIVERSAL_LINES) {
+        if self.tool.universal() && export::statement_lines(p, "").keys().all(|&l| l <= UNIVERSAL_LINES) {
             let universal = || {
                 let source = match compiler.language {
                     Language::C => export::c_universal(),
@@ -311,13 +318,8 @@ impl ReplayFactory {
 
 impl DetectorFactory for ReplayFactory {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
-        let runner = Runner {
-            tool: self.tool.clone(),
-            binary: Err(ReplayError::NoProgram(self.tool.name())),
-            timeout: self.timeout,
-            scheme: self.scheme,
-            servers: self.servers.clone(),
-        };
+        let runner =
+            Runner { tool: self.tool.clone(), binary: Err(ReplayError::NoProgram(self.tool.name())), timeout: self.timeout, scheme: self.scheme, servers: self.servers.clone() };
         Box::new(Replay { runner: Arc::new(runner), reports: BTreeMap::new() })
     }
 

@@ -103,6 +103,12 @@ pub fn classify(sut: &str, d: &Deviation) -> Class {
     let (name, version) = sut.split_once('@').unwrap_or((sut, ""));
     KNOWN
         .iter()
-        .find(|l| (l.detector == name || l.detector == "*") && (l.versions.is_empty() || l.versions.contains(&version)) && l.mistake == d.mistake && l.granularity == d.granularity && d.example.category.contains(l.category))
+        .find(|l| {
+            (l.detector == name || l.detector == "*")
+                && (l.versions.is_empty() || l.versions.contains(&version))
+                && l.mistake == d.mistake
+                && l.granularity == d.granularity
+                && d.example.category.contains(l.category)
+        })
         .map_or(Class::SuspectedBug, |l| Class::Limitation { why: l.why, citation: l.citation })
 }

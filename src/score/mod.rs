@@ -735,7 +735,8 @@ impl std::fmt::Display for Scorecard {
         writeln!(f, "{:<12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6}", "granularity", "TP", "FP", "FN", "precision", "recall", "F1")?;
         for (name, c) in [("program", Some(self.program)), ("location", self.location), ("event", self.event)] {
             let Some(c) = c else {
-                let why = if self.location.is_none() { "a model checker names the first race it finds in a program" } else { "the detector reports the placed checks, not the accesses" };
+                let why =
+                    if self.location.is_none() { "a model checker names the first race it finds in a program" } else { "the detector reports the placed checks, not the accesses" };
                 writeln!(f, "{name:<12} (none: {why})")?;
                 continue;
             };

@@ -69,6 +69,15 @@ pub enum SubjectError {
         /// The version given.
         given: String,
     },
+    /// `--claim` for a SUT that is no dynamic detector (a claim is about a detector's
+    /// reports on a trace).
+    #[error("--claim {claim}: {sut} is no dynamic detector; a claim is what a detector says about every trace")]
+    ClaimOfNoDetector {
+        /// The SUT.
+        sut: String,
+        /// The claim given.
+        claim: &'static str,
+    },
     /// A real detector at a version racefuzz does not know, or not installed here.
     #[error(transparent)]
     Real(#[from] crate::real::RealError),

@@ -14,7 +14,9 @@
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::theorems::rules::Rules;
-use race_oracles::theorems::{Budget, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis};
+use race_oracles::theorems::{
+    Budget, Claim, DetectorFactory, DynamicDetector, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis,
+};
 
 use crate::analyses::bigfoot::dynamic::{DynamicBfFactory, DYNAMIC_BF_RULES};
 use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
@@ -46,6 +48,65 @@ pub use error::SubjectError;
 pub trait Implementation: Send + Sync {
     /// The SUT, as the oracle receives it.
     fn sut(&self) -> Sut<'_>;
+}
+
+/// A detector held to another claim than its own (`--claim` beside `--sut`): it runs as the
+/// detector it wraps, and says `claim`.
+///
+/// Invariant: `inner` lends itself as a [`Sut::Detector`] ([`Subject::new`] checks it before
+/// making one).
+struct Claimed {
+    inner: Box<dyn Implementation>,
+    claim: Claim,
+}
+
+impl Claimed {
+    fn detector(&self) -> &dyn DetectorFactory {
+        match self.inner.sut() {
+            Sut::Detector(f) => f,
+            _ => unreachable!("Subject::new wraps detectors only"),
+        }
+    }
+}
+
+impl Implementation for Claimed {
+    fn sut(&self) -> Sut<'_> {
+        Sut::Detector(self)
+    }
+}
+
+impl DetectorFactory for Claimed {
+    fn fresh(&self) -> Box<dyn DynamicDetector> {
+        self.detector().fresh()
+    }
+
+    fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
+        Box::new(ClaimedFor { inner: self.detector().for_program(p), claim: self.claim })
+    }
+
+    fn claim(&self) -> Claim {
+        self.claim
+    }
+}
+
+/// [`Claimed`] for one program.
+struct ClaimedFor<'a> {
+    inner: Box<dyn DetectorFactory + 'a>,
+    claim: Claim,
+}
+
+impl DetectorFactory for ClaimedFor<'_> {
+    fn fresh(&self) -> Box<dyn DynamicDetector> {
+        self.inner.fresh()
+    }
+
+    fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
+        Box::new(ClaimedFor { inner: self.inner.for_program(p), claim: self.claim })
+    }
+
+    fn claim(&self) -> Claim {
+        self.claim
+    }
 }
 
 /// An owned implementation and how it lends itself as a [`Sut`].
@@ -300,8 +361,17 @@ impl Subject {
     /// kind the oracle does not judge.
     pub fn new(oracle: &Oracle, spec: &SutSpec) -> Result<Subject, SubjectError> {
         match spec {
-            SutSpec::Catalogued { sut: None, mutant } => Subject::for_oracle(oracle, mutant.as_deref()),
-            SutSpec::Catalogued { sut: Some(name), mutant } => {
+            SutSpec::Catalogued { claim: Some(claim), .. } => {
+                let unclaimed = Subject::new(oracle, &spec.clone().without_claim())?;
+                let sut = unclaimed.spec.sut_name().unwrap_or_else(|| unclaimed.entry.name.to_string());
+                if !matches!(unclaimed.sut(), Sut::Detector(_)) {
+                    return Err(SubjectError::ClaimOfNoDetector { sut, claim: claim.name() });
+                }
+                let implementation = Box::new(Claimed { inner: unclaimed.implementation, claim: *claim });
+                Ok(Subject { implementation, spec: spec.clone(), ..unclaimed })
+            }
+            SutSpec::Catalogued { sut: None, mutant, .. } => Subject::for_oracle(oracle, mutant.as_deref()),
+            SutSpec::Catalogued { sut: Some(name), mutant, .. } => {
                 foreign(oracle, mutant.as_deref())?;
                 let entry = *fitting(oracle).find(|e| e.name == name.name).ok_or_else(|| SubjectError::UnknownSut {
                     given: name.to_string(),
@@ -349,8 +419,8 @@ impl Subject {
     /// As [`Subject::new`].
     pub fn where_it_fits(oracle: &Oracle, spec: &SutSpec) -> Result<Subject, SubjectError> {
         match spec {
-            SutSpec::Catalogued { sut: Some(name), mutant } if !fitting(oracle).any(|e| e.name == name.name) => {
-                Subject::new(oracle, &SutSpec::Catalogued { sut: None, mutant: mutant.clone() })
+            SutSpec::Catalogued { sut: Some(name), mutant, .. } if !fitting(oracle).any(|e| e.name == name.name) => {
+                Subject::new(oracle, &SutSpec::Catalogued { sut: None, mutant: mutant.clone(), claim: None })
             }
             _ => Subject::new(oracle, spec),
         }
@@ -389,7 +459,7 @@ impl Subject {
             return Err(unknown());
         }
         let (implementation, relax) = (entry.build)(version, &names).ok_or_else(unknown)?;
-        Ok(Subject { entry, implementation, relax, spec: SutSpec::Catalogued { sut: None, mutant: mutant.map(str::to_string) } })
+        Ok(Subject { entry, implementation, relax, spec: SutSpec::Catalogued { sut: None, mutant: mutant.map(str::to_string), claim: None } })
     }
 
     /// The SUT, as the oracle receives it.

@@ -97,8 +97,11 @@ pub struct DetectorArgs {
     /// the `first-race` (its first report), `no-false-alarm` or `no-missed-race` (the
     /// halves of the locations claim), or `pairs` (each pair of accesses a report names is
     /// a race of the trace).
-    #[arg(long, requires = "detector_cmd", default_value = "locations", value_parser = clap::builder::PossibleValuesParser::new(race_oracles::theorems::Claim::ALL.map(race_oracles::theorems::Claim::name)))]
-    pub claim: String,
+    /// An external detector's is `locations` unless given; beside `--sut`, it holds a
+    /// catalogued detector (a real one: `tsan@clang-19 --claim pairs`) to it instead of
+    /// its own.
+    #[arg(long, conflicts_with = "analysis_cmd", value_parser = clap::builder::PossibleValuesParser::new(race_oracles::theorems::Claim::ALL.map(race_oracles::theorems::Claim::name)))]
+    pub claim: Option<String>,
 }
 
 impl DetectorArgs {
@@ -114,17 +117,22 @@ impl DetectorArgs {
         let spec = match (&self.detector_cmd, &self.analysis_cmd) {
             (_, Some(command)) => SutSpec::analysis(AnalysisSpec { command: command.clone(), persistent: self.persistent, timeout: self.timeout()? }).map_err(bad)?,
             (Some(command), None) => {
-                let claim = Claim::parse(&self.claim).ok_or_else(|| CliError::internal(format!("--claim {} passed clap's check", self.claim)))?;
+                let claim = self.claim()?.unwrap_or_default();
                 let d = DetectorSpec { command: command.clone(), persistent: self.persistent, report_pattern: self.report_pattern.clone(), timeout: self.timeout()?, claim };
                 SutSpec::detector(d).map_err(bad)?
             }
-            (None, None) => return super::catalogued(sut, mutant),
+            (None, None) => return Ok(super::catalogued(sut, mutant)?.claiming(self.claim()?)),
         };
         if sut.is_some() || mutant.is_some() {
             let flag = if self.analysis_cmd.is_some() { "--analysis-cmd" } else { "--detector-cmd" };
             return Err(bad(SpecError::FlagsBesideExternal(flag)));
         }
         Ok(spec)
+    }
+
+    /// `--claim`, if given.
+    pub fn claim(&self) -> Result<Option<Claim>, CliError> {
+        self.claim.as_deref().map(|c| Claim::parse(c).ok_or_else(|| CliError::internal(format!("--claim {c} passed clap's check")))).transpose()
     }
 
     /// `--detector-timeout`.
