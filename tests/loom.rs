@@ -13,6 +13,7 @@ use race_oracles::gen::threads::swarm_detectors;
 use race_oracles::lang::{print, Relax};
 use race_oracles::truth::ground_truth;
 use racefuzz::loom::{Loom, LoomVerdict, Support, VERSIONS};
+use racefuzz::score::limitations::KNOWN;
 
 use super::cli::{racefuzz, temp_dir};
 
@@ -233,4 +234,18 @@ fn loom_versions_sit_on_a_board_at_program_granularity() {
         assert!(d["class"]["citation"].as_str().is_some_and(|c| c.contains("(#42)")), "{d}");
     }
     assert_eq!(card(2)["program"]["tp"].as_u64(), Some(tp), "fasttrack on the same programs: {out}");
+}
+
+/// The loom versions the scoreboard's limitations name (`racefuzz::score::limitations`)
+/// are exactly those `VERSIONS` records as deviating: the two tables say the same thing
+/// about each version, so neither can drift from the other. No loom is built.
+#[test]
+fn the_limitations_name_exactly_the_deviating_loom_versions() {
+    let mut compared = 0;
+    for (version, support) in VERSIONS {
+        let documented = KNOWN.iter().any(|l| l.detector == "loom" && l.versions.contains(version));
+        assert_eq!(documented, matches!(support, Support::Deviates(_)), "loom {version}: {support:?}");
+        compared += 1;
+    }
+    assert_eq!(compared, 41, "every version on crates.io");
 }

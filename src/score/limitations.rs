@@ -55,12 +55,13 @@ impl std::fmt::Display for Class {
 /// checked against the tool's documentation or the project's specs.
 pub const KNOWN: &[Limitation] = &[
     Limitation {
-        detector: "*", versions: &[],
-    mistake: "false negative",
-    granularity: Granularity::Event,
-    category: "on a location reported earlier in the trace",
-    why: "a detector of racy locations (FT(α) = DR(α)) need not report a location's later races: FastTrack's same-epoch rules skip them, and the reference FastTrack deviates alike on the same traces",
-    citation: "docs/spec/bigfoot.md §1.6 [D]",
+        detector: "*",
+        versions: &[],
+        mistake: "false negative",
+        granularity: Granularity::Event,
+        category: "on a location reported earlier in the trace",
+        why: "a detector of racy locations (FT(α) = DR(α)) need not report a location's later races: FastTrack's same-epoch rules skip them, and the reference FastTrack deviates alike on the same traces",
+        citation: "docs/spec/bigfoot.md §1.6 [D]",
     },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
