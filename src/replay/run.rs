@@ -182,10 +182,18 @@ pub fn threads(out: &str) -> Result<BTreeMap<u64, u32>, ReplayError> {
     Ok(threads)
 }
 
-/// Each report as events of `trace`, in report order. The later access is the first event
-/// of that thread, kind, cell (and line, when the tool names it) after an event matching
-/// the earlier access (or the first such event when the earlier one is unknown); the
-/// earlier access is the last matching event before it.
+/// Each report as events of `trace`, in report order.
+///
+/// A tool reports a race when its later access runs, and the replay runs the trace's
+/// events in order, so reports come in the order of their later accesses: each report's
+/// later access is sought at or after the previous report's. Among the events there of that
+/// thread, kind, cell (and line, when the tool names it), it is the first one after an
+/// event matching the earlier access when the tool names one; otherwise the first one with
+/// a conflicting access of another thread before it, since no detector can report an
+/// access that conflicts with nothing yet (a loop's iterations on one line are told apart
+/// so, when DRD names no earlier access); failing that, the first one. The earlier access
+/// is the last event matching it before the later one. A report that names no event after
+/// the previous one is sought in the whole trace.
 ///
 /// # Errors
 /// [`ReplayError::NoEvent`]: a report that names no event of the trace.
@@ -194,21 +202,83 @@ pub fn reported_events(trace: &[Event], objects: &BTreeMap<u64, (u64, u64)>, rep
     let cell_of = |a: u64| objects.iter().find(|(_, (base, cells))| a >= *base && a < base + 8 * (cells + 1)).map(|(o, (base, _))| (*o, (a - base) / 8));
     let matches = |e: &Event, x: &Access| {
         let EventKind::Access(k, addr) = e.kind else { return false };
-        let at = match addr {
-            Addr::Field(o, f) => (u64::from(o.0), u64::from(f.0)),
-            Addr::Index(o, i) => (u64::from(o.0), u64::try_from(i).unwrap_or(u64::MAX)),
-        };
         let thread = x.thread.and_then(|t| order.get(t as usize));
-        k == x.kind && Some(at) == cell_of(x.addr) && thread == Some(&e.thread) && x.line.is_none_or(|l| l == e.line)
+        k == x.kind && Some(cell(addr)) == cell_of(x.addr) && thread == Some(&e.thread) && x.line.is_none_or(|l| l == e.line)
     };
-    reports
-        .iter()
-        .map(|r| {
-            let after = r.previous.and_then(|p| trace.iter().position(|e| matches(e, &p))).unwrap_or(0);
-            let found = trace.iter().skip(after).position(|e| matches(e, &r.current)).map(|p| p + after).or_else(|| trace.iter().position(|e| matches(e, &r.current)));
-            let at = found.ok_or_else(|| ReplayError::NoEvent(format!("{r:?}")))?;
-            let partner = r.previous.and_then(|p| trace[..at].iter().rev().find(|e| matches(e, &p))).map(|e| e.idx);
-            Ok(ReportedPair { at: trace[at].idx, partner })
-        })
-        .collect()
+    let conflicts_before = |at: usize| {
+        let EventKind::Access(k, addr) = trace[at].kind else { return false };
+        trace[..at]
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Access(j, b) if e.thread != trace[at].thread && cell(b) == cell(addr) && (j == AccessKind::Write || k == AccessKind::Write)))
+    };
+    let mut cursor = 0;
+    let mut pairs = Vec::with_capacity(reports.len());
+    for r in reports {
+        // The first candidate from `from` that fits the earlier access: after an event
+        // matching it, or, when the tool names none, after any conflicting access.
+        let fits = |i: usize| match r.previous {
+            Some(p) => trace[..i].iter().any(|e| matches(e, &p)),
+            None => conflicts_before(i),
+        };
+        let find_from = |from: usize| {
+            let mut candidates = (from..trace.len()).filter(|&i| matches(&trace[i], &r.current));
+            candidates.clone().find(|&i| fits(i)).or_else(|| candidates.next())
+        };
+        let at = find_from(cursor).or_else(|| find_from(0)).ok_or_else(|| ReplayError::NoEvent(format!("{r:?}")))?;
+        cursor = at;
+        let partner = r.previous.and_then(|p| trace[..at].iter().rev().find(|e| matches(e, &p))).map(|e| e.idx);
+        pairs.push(ReportedPair { at: trace[at].idx, partner });
+    }
+    Ok(pairs)
+}
+
+/// An address as (object, cell), the replay's numbering of `racefuzz-object` lines.
+fn cell(addr: Addr) -> (u64, u64) {
+    match addr {
+        Addr::Field(o, f) => (u64::from(o.0), u64::from(f.0)),
+        Addr::Index(o, i) => (u64::from(o.0), u64::try_from(i).unwrap_or(u64::MAX)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::clock::ThreadId;
+    use race_oracles::machine::{FieldId, Moved, ObjId};
+
+    use super::*;
+
+    /// Thread 1 writes `o1.h` on line 10 in a loop, thread 2 reads it once on line 13
+    /// (schedule `1,1,2,1`), as in a shrunk DRD witness of the 2,000-program scorecard.
+    fn loop_trace() -> Vec<Event> {
+        let h = Addr::Field(ObjId(1), FieldId(2));
+        let at =
+            |i: u32, t: u32, line: u32, k: AccessKind| Event { idx: EventIdx(i), thread: ThreadId(t), line, kind: EventKind::Access(k, h), moved: Moved::Nothing, violation: None };
+        vec![at(0, 1, 10, AccessKind::Write), at(1, 1, 10, AccessKind::Write), at(2, 2, 13, AccessKind::Read), at(3, 1, 10, AccessKind::Write)]
+    }
+
+    fn access(kind: AccessKind, thread: u32, line: u32) -> Access {
+        Access { kind, addr: 0x1000 + 8 * 2, thread: Some(thread), line: Some(line) }
+    }
+
+    #[test]
+    fn an_unnamed_earlier_access_maps_a_loop_report_to_the_iteration_that_conflicts() {
+        let objects = BTreeMap::from([(1, (0x1000, 3))]);
+        // DRD names the read (it conflicts with the first two writes), then the write after it.
+        let reports = [Report { current: access(AccessKind::Read, 1, 13), previous: None }, Report { current: access(AccessKind::Write, 0, 10), previous: None }];
+        let pairs = reported_events(&loop_trace(), &objects, &reports).expect("maps");
+        assert_eq!(pairs.iter().map(|p| p.at.0).collect::<Vec<_>>(), [2, 3]);
+        // Alone, the write report still names the iteration after the read, not the first.
+        let pairs = reported_events(&loop_trace(), &objects, &reports[1..]).expect("maps");
+        assert_eq!(pairs[0].at.0, 3);
+    }
+
+    #[test]
+    fn a_named_earlier_access_maps_to_the_first_iteration_after_it() {
+        let objects = BTreeMap::from([(1, (0x1000, 3))]);
+        let reports = [Report { current: access(AccessKind::Write, 0, 10), previous: Some(access(AccessKind::Read, 1, 13)) }];
+        let pairs = reported_events(&loop_trace(), &objects, &reports).expect("maps");
+        assert_eq!((pairs[0].at.0, pairs[0].partner.map(|p| p.0)), (3, Some(2)));
+        let none = [Report { current: access(AccessKind::Read, 0, 13), previous: None }];
+        assert!(matches!(reported_events(&loop_trace(), &objects, &none), Err(ReplayError::NoEvent(_))));
+    }
 }
