@@ -45,7 +45,14 @@ fn bench(c: &mut Criterion) {
     let n: u64 = ps.iter().map(traces).sum();
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let cmd = format!("python3 {root}/examples/detectors/hb.py --persistent");
-    let spec = racefuzz::sut_spec::DetectorSpec { command: cmd, persistent: true, report_pattern: None, timeout: std::time::Duration::from_secs(10), claim: Default::default() };
+    let spec = racefuzz::sut_spec::DetectorSpec {
+        command: cmd,
+        persistent: true,
+        report_pattern: None,
+        timeout: std::time::Duration::from_secs(10),
+        claim: Default::default(),
+        all_traces: false,
+    };
     let hb = Subject::new(&o, &racefuzz::sut_spec::SutSpec::detector(spec).expect("a persistent command")).expect("a detector oracle");
     let run = |s: &Subject| ps.iter().filter(|p| suts::check(&o, p, s, suts::campaign_bounds()).verdict == Verdict::Pass).count();
     // Both answer every trace alike (the example is a precise happens-before detector).

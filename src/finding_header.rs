@@ -144,6 +144,7 @@ mod tests {
             report_pattern: Some("*race at {loc}*".into()),
             timeout: crate::external::DEFAULT_TIMEOUT,
             claim: race_oracles::theorems::Claim::FirstRace,
+            all_traces: true,
         };
         let a = AnalysisSpec { command: "naive --serve".into(), persistent: true, timeout: crate::external::DEFAULT_TIMEOUT };
         vec![

@@ -72,6 +72,9 @@ pub struct DetectorSpec {
     pub timeout: Duration,
     /// What it claims about every trace.
     pub claim: Claim,
+    /// `--all-traces`: run it on every interleaving, not one trace per Mazurkiewicz class
+    /// (an external detector pays a process or a request per trace).
+    pub all_traces: bool,
 }
 
 /// An external static race analysis (`--analysis-cmd`), as given.
@@ -99,6 +102,9 @@ pub enum SutSpec {
         /// detector's is `locations`; ThreadSanitizer, Helgrind and Go name both accesses of
         /// a report, so `pairs` applies to them too). `None`: its own.
         claim: Option<Claim>,
+        /// `--all-traces`: a detector that asks for one trace per Mazurkiewicz class (a
+        /// real one) runs on every interleaving instead.
+        all_traces: bool,
     },
     /// A race detector in another process.
     Detector(DetectorSpec),
@@ -109,7 +115,7 @@ pub enum SutSpec {
 impl Default for SutSpec {
     /// The oracle's own SUT, unmutated.
     fn default() -> SutSpec {
-        SutSpec::Catalogued { sut: None, mutant: None, claim: None }
+        SutSpec::Catalogued { sut: None, mutant: None, claim: None, all_traces: false }
     }
 }
 
@@ -160,6 +166,9 @@ pub enum SpecError {
     /// A finding's claim racefuzz does not know.
     #[error("the finding's claim `{0}` is not one racefuzz knows")]
     HeaderClaim(String),
+    /// A finding's `traces` line other than `all`.
+    #[error("the finding's `traces: {0}` is not `all`")]
+    HeaderTraces(String),
 }
 
 impl SutSpec {
@@ -171,15 +180,34 @@ impl SutSpec {
     pub fn catalogued(sut: Option<&str>, mutant: Option<&str>) -> Result<SutSpec, SpecError> {
         let sut = sut.map(str::parse).transpose()?;
         let mutant = mutant.filter(|m| !m.is_empty() && *m != NO_MUTANT).map(str::to_string);
-        Ok(SutSpec::Catalogued { sut, mutant, claim: None })
+        Ok(SutSpec::Catalogued { sut, mutant, claim: None, all_traces: false })
     }
 
     /// The same spec, a catalogued SUT held to `claim` where one is given (an external
     /// detector carries its own, [`DetectorSpec::claim`]).
     pub fn claiming(self, claim: Option<Claim>) -> SutSpec {
         match self {
-            SutSpec::Catalogued { sut, mutant, claim: own } => SutSpec::Catalogued { sut, mutant, claim: claim.or(own) },
+            SutSpec::Catalogued { sut, mutant, claim: own, all_traces } => SutSpec::Catalogued { sut, mutant, claim: claim.or(own), all_traces },
             other => other,
+        }
+    }
+
+    /// The same spec, a detector run on every interleaving when `all` (`--all-traces`);
+    /// a spec that already asks for them keeps asking.
+    pub fn all_traces(self, all: bool) -> SutSpec {
+        match self {
+            SutSpec::Catalogued { sut, mutant, claim, all_traces } => SutSpec::Catalogued { sut, mutant, claim, all_traces: all_traces || all },
+            SutSpec::Detector(d) => SutSpec::Detector(DetectorSpec { all_traces: d.all_traces || all, ..d }),
+            other @ SutSpec::Analysis(_) => other,
+        }
+    }
+
+    /// Whether a detector runs on every interleaving (`--all-traces`).
+    pub fn wants_all_traces(&self) -> bool {
+        match self {
+            SutSpec::Catalogued { all_traces, .. } => *all_traces,
+            SutSpec::Detector(d) => d.all_traces,
+            SutSpec::Analysis(_) => false,
         }
     }
 
@@ -206,7 +234,8 @@ impl SutSpec {
     /// empty counts as unset): `RACEFUZZ_DETECTOR_CMD` or `RACEFUZZ_ANALYSIS_CMD` (with
     /// `RACEFUZZ_DETECTOR_PERSISTENT=1`, `RACEFUZZ_DETECTOR_TIMEOUT` in seconds,
     /// `RACEFUZZ_REPORT_PATTERN`, `RACEFUZZ_CLAIM`, as the flags of `--detector-cmd`), else
-    /// `RACEFUZZ_SUT` and `RACEFUZZ_MUTANT` (as `--sut` and `--mutant`).
+    /// `RACEFUZZ_SUT` and `RACEFUZZ_MUTANT` (as `--sut` and `--mutant`); with either,
+    /// `RACEFUZZ_ALL_TRACES=1` as `--all-traces`.
     ///
     /// # Errors
     /// [`SpecError`], naming the variable.
@@ -224,8 +253,9 @@ impl SutSpec {
             Some(c) => Some(Claim::parse(&c).ok_or_else(|| SpecError::Var { var: "RACEFUZZ_CLAIM", why: Box::new(SpecError::Claim(c.clone())) })?),
             None => None,
         };
+        let all_traces = var("RACEFUZZ_ALL_TRACES").is_some_and(|v| v == "1");
         let Some((name, command, detector)) = external else {
-            return Ok(SutSpec::catalogued(var("RACEFUZZ_SUT").as_deref(), var("RACEFUZZ_MUTANT").as_deref()).map_err(at("RACEFUZZ_SUT"))?.claiming(claim));
+            return Ok(SutSpec::catalogued(var("RACEFUZZ_SUT").as_deref(), var("RACEFUZZ_MUTANT").as_deref()).map_err(at("RACEFUZZ_SUT"))?.claiming(claim).all_traces(all_traces));
         };
         if catalogued {
             return Err(SpecError::VarsBesideExternal(name));
@@ -239,7 +269,7 @@ impl SutSpec {
             return SutSpec::analysis(AnalysisSpec { command, persistent, timeout }).map_err(at(name));
         }
         let claim = claim.unwrap_or_default();
-        SutSpec::detector(DetectorSpec { command, persistent, report_pattern: var("RACEFUZZ_REPORT_PATTERN"), timeout, claim }).map_err(at(name))
+        SutSpec::detector(DetectorSpec { command, persistent, report_pattern: var("RACEFUZZ_REPORT_PATTERN"), timeout, claim, all_traces }).map_err(at(name))
     }
 
     /// The spec a finding's header lines give (`key` looks a `// key: value` line up); the
@@ -256,18 +286,24 @@ impl SutSpec {
             Some(c) => Some(Claim::parse(&c).ok_or(SpecError::HeaderClaim(c))?),
             None => None,
         };
+        let all_traces = match key("traces") {
+            Some(t) if t == "all" => true,
+            Some(t) => return Err(SpecError::HeaderTraces(t)),
+            None => false,
+        };
         match sut.as_deref() {
             Some(EXTERNAL_DETECTOR) => {
                 let command = key("detector-cmd").ok_or(SpecError::NoCommand { sut: EXTERNAL_DETECTOR, key: "detector-cmd" })?;
                 let claim = claim.unwrap_or_default();
-                let d = DetectorSpec { command, persistent: persistent("detector-mode"), report_pattern: key("report-pattern"), timeout: external::DEFAULT_TIMEOUT, claim };
+                let d =
+                    DetectorSpec { command, persistent: persistent("detector-mode"), report_pattern: key("report-pattern"), timeout: external::DEFAULT_TIMEOUT, claim, all_traces };
                 SutSpec::detector(d)
             }
             Some(EXTERNAL_ANALYSIS) => {
                 let command = key("analysis-cmd").ok_or(SpecError::NoCommand { sut: EXTERNAL_ANALYSIS, key: "analysis-cmd" })?;
                 SutSpec::analysis(AnalysisSpec { command, persistent: persistent("analysis-mode"), timeout: external::DEFAULT_TIMEOUT })
             }
-            _ => Ok(SutSpec::catalogued(sut.as_deref(), key("mutant").as_deref())?.claiming(claim)),
+            _ => Ok(SutSpec::catalogued(sut.as_deref(), key("mutant").as_deref())?.claiming(claim).all_traces(all_traces)),
         }
     }
 
@@ -276,15 +312,20 @@ impl SutSpec {
     /// for none, as every finding has written).
     pub fn header(&self) -> String {
         match self {
-            SutSpec::Catalogued { sut, mutant, claim } => {
+            SutSpec::Catalogued { sut, mutant, claim, all_traces } => {
                 let sut = sut.as_ref().map(|n| format!("// sut: {n}\n")).unwrap_or_default();
                 let claim = claim.map(|c| format!("// claim: {}\n", c.name())).unwrap_or_default();
-                format!("{sut}{claim}// mutant: {}\n", mutant.as_deref().unwrap_or(NO_MUTANT))
+                format!("{sut}{claim}{}// mutant: {}\n", traces_line(*all_traces), mutant.as_deref().unwrap_or(NO_MUTANT))
             }
             SutSpec::Detector(d) => {
                 let mode = if d.persistent { "persistent" } else { "per-trace" };
                 let pattern = d.report_pattern.as_ref().filter(|_| !d.persistent).map(|p| format!("// report-pattern: {p}\n")).unwrap_or_default();
-                format!("// sut: {EXTERNAL_DETECTOR}\n// detector-cmd: {}\n// detector-mode: {mode}\n{pattern}// claim: {}\n// mutant: {NO_MUTANT}\n", d.command, d.claim.name())
+                let traces = traces_line(d.all_traces);
+                format!(
+                    "// sut: {EXTERNAL_DETECTOR}\n// detector-cmd: {}\n// detector-mode: {mode}\n{pattern}// claim: {}\n{traces}// mutant: {NO_MUTANT}\n",
+                    d.command,
+                    d.claim.name()
+                )
             }
             SutSpec::Analysis(a) => {
                 let mode = if a.persistent { "persistent" } else { "per-program" };
@@ -310,10 +351,11 @@ impl SutSpec {
         }
     }
 
-    /// The same spec without a claim of its own.
-    pub fn without_claim(self) -> SutSpec {
+    /// The same spec without a claim or `--all-traces` of its own: the detector as it judges
+    /// itself.
+    pub fn as_built(self) -> SutSpec {
         match self {
-            SutSpec::Catalogued { sut, mutant, .. } => SutSpec::Catalogued { sut, mutant, claim: None },
+            SutSpec::Catalogued { sut, mutant, .. } => SutSpec::Catalogued { sut, mutant, claim: None, all_traces: false },
             other => other,
         }
     }
@@ -344,12 +386,21 @@ impl SutSpec {
     pub fn overridden_by(self, flags: SutSpec) -> SutSpec {
         match (self, flags) {
             (_, external @ (SutSpec::Detector(_) | SutSpec::Analysis(_))) => external,
-            (SutSpec::Catalogued { sut, mutant, claim }, SutSpec::Catalogued { sut: s, mutant: m, claim: c }) => {
-                SutSpec::Catalogued { sut: s.or(sut), mutant: m.or(mutant), claim: c.or(claim) }
+            (SutSpec::Catalogued { sut, mutant, claim, all_traces }, SutSpec::Catalogued { sut: s, mutant: m, claim: c, all_traces: a }) => {
+                SutSpec::Catalogued { sut: s.or(sut), mutant: m.or(mutant), claim: c.or(claim), all_traces: a || all_traces }
             }
-            (external, SutSpec::Catalogued { sut: None, mutant: None, claim: None }) => external,
+            (external, SutSpec::Catalogued { sut: None, mutant: None, claim: None, all_traces }) => external.all_traces(all_traces),
             (_, flags) => flags,
         }
+    }
+}
+
+/// The header line of `--all-traces` (none without it, as findings have always had).
+fn traces_line(all: bool) -> &'static str {
+    if all {
+        "// traces: all\n"
+    } else {
+        ""
     }
 }
 
@@ -364,7 +415,7 @@ impl DetectorSpec {
     /// # Errors
     /// [`external::ConfigError`]: a per-trace command without `{}`, a bad report pattern.
     pub fn factory(&self) -> Result<external::ExternalFactory, external::ConfigError> {
-        Ok(external::factory(&self.command, self.persistent, self.report_pattern.as_deref(), self.timeout)?.claiming(self.claim))
+        Ok(external::factory(&self.command, self.persistent, self.report_pattern.as_deref(), self.timeout)?.claiming(self.claim).all_traces(self.all_traces))
     }
 
     /// What [`DetectorSpec::factory`] would refuse, without starting anything.
@@ -409,6 +460,7 @@ mod tests {
             report_pattern: report_pattern.map(str::to_string),
             timeout: external::DEFAULT_TIMEOUT,
             claim,
+            all_traces: !persistent,
         };
         let mut out = vec![
             SutSpec::default(),
@@ -421,6 +473,7 @@ mod tests {
         ];
         for c in Claim::ALL {
             out.push(SutSpec::catalogued(Some("helgrind"), None).unwrap().claiming(Some(c)));
+            out.push(SutSpec::catalogued(Some("drd"), None).unwrap().claiming(Some(c)).all_traces(true));
             out.push(SutSpec::detector(d(false, None, c)).unwrap());
             out.push(SutSpec::detector(d(false, Some("*race at {loc}*"), c)).unwrap());
             out.push(SutSpec::detector(d(true, None, c)).unwrap());
@@ -441,7 +494,14 @@ mod tests {
     fn the_header_lines_are_those_findings_have_always_had() {
         assert_eq!(SutSpec::default().header(), "// mutant: none\n");
         assert_eq!(SutSpec::catalogued(Some("per-access"), Some("pa-write-checked-as-read")).unwrap().header(), "// sut: per-access\n// mutant: pa-write-checked-as-read\n");
-        let d = DetectorSpec { command: "hb {}".into(), persistent: false, report_pattern: Some("*{loc}*".into()), timeout: Duration::from_secs(3), claim: Claim::Events };
+        let d = DetectorSpec {
+            command: "hb {}".into(),
+            persistent: false,
+            report_pattern: Some("*{loc}*".into()),
+            timeout: Duration::from_secs(3),
+            claim: Claim::Events,
+            all_traces: false,
+        };
         assert_eq!(
             SutSpec::detector(d).unwrap().header(),
             "// sut: external\n// detector-cmd: hb {}\n// detector-mode: per-trace\n// report-pattern: *{loc}*\n// claim: events\n// mutant: none\n"
@@ -479,6 +539,8 @@ mod tests {
         let pairs = SutSpec::catalogued(Some("tsan@gcc-12"), None).unwrap().claiming(Some(Claim::Pairs));
         assert_eq!(env(&[("RACEFUZZ_SUT", "tsan@gcc-12"), ("RACEFUZZ_CLAIM", "pairs")]), Ok(pairs.clone()));
         assert_eq!(pairs.header(), "// sut: tsan@gcc-12\n// claim: pairs\n// mutant: none\n");
+        let all = env(&[("RACEFUZZ_SUT", "tsan@gcc-12"), ("RACEFUZZ_ALL_TRACES", "1")]).unwrap();
+        assert_eq!(all.header(), "// sut: tsan@gcc-12\n// traces: all\n// mutant: none\n");
     }
 
     #[test]
@@ -489,6 +551,8 @@ mod tests {
         let claimed = |c| SutSpec::catalogued(Some("per-access"), Some("m")).unwrap().claiming(Some(c));
         assert_eq!(claimed(Claim::Events).overridden_by(SutSpec::default()), claimed(Claim::Events), "a finding's claim stays");
         assert_eq!(claimed(Claim::Events).overridden_by(SutSpec::default().claiming(Some(Claim::Pairs))), claimed(Claim::Pairs), "--claim replaces it");
+        assert!(claimed(Claim::Events).overridden_by(SutSpec::default().all_traces(true)).wants_all_traces(), "--all-traces adds to it");
+        assert!(claimed(Claim::Events).all_traces(true).overridden_by(SutSpec::default()).wants_all_traces(), "a finding's --all-traces stays");
         let a = SutSpec::analysis(AnalysisSpec { command: "n {}".into(), persistent: false, timeout: external::DEFAULT_TIMEOUT }).unwrap();
         assert_eq!(found.overridden_by(a.clone()), a);
         assert_eq!(a.clone().overridden_by(SutSpec::default()), a);

@@ -186,7 +186,14 @@ fn a_toy_sut_is_lent_through_its_seam_and_every_kind_has_an_entry() {
 #[test]
 fn a_toy_external_sut_is_named_by_its_spec_alone_from_flags_to_findings() {
     let o = *Registry::builtin().find("fasttrack-precise").unwrap();
-    let toy = DetectorSpec { command: "cat {} >/dev/null".into(), persistent: false, report_pattern: None, timeout: std::time::Duration::from_secs(10), claim: Claim::Locations };
+    let toy = DetectorSpec {
+        command: "cat {} >/dev/null".into(),
+        persistent: false,
+        report_pattern: None,
+        timeout: std::time::Duration::from_secs(10),
+        claim: Claim::Locations,
+        all_traces: false,
+    };
     let spec = SutSpec::detector(toy).unwrap();
     let out = std::env::temp_dir().join(format!("racefuzz-toy-external-{}", std::process::id()));
     let s = Settings {

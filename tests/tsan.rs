@@ -78,9 +78,13 @@ fn tsan_reports_exactly_the_racy_locations_of_every_class() {
     assert_eq!(card.failed_traces, 0, "{card}");
     assert_eq!((card.location.unwrap().fp, card.location.unwrap().fn_, card.program.fp, card.program.fn_), (0, 0, 0, 0), "{card}");
     assert!(card.location.unwrap().tp >= 50 && card.program.tp >= 10, "{card}");
-    // Through the oracle too, on every interleaving of a program with a lock.
+    // Through the oracle too, on one trace per class of a program with a lock, and with
+    // --all-traces on every interleaving.
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/walkthrough/ordered_and_not.race");
     let (code, out, err) = racefuzz(&["check", "fasttrack-precise", file.to_str().unwrap(), "--sut", "tsan"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("4 trace(s) (one per Mazurkiewicz class), 4 racy; racy locations: o.g"), "{out}");
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise", file.to_str().unwrap(), "--sut", "tsan", "--all-traces"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("10 trace(s), 10 racy; racy locations: o.g"), "{out}");
 }

@@ -201,7 +201,7 @@ pub(super) fn bench_mutants(time_per: &str, seed: u64) -> Result<Exit, CliError>
                 deadline,
                 seed,
                 jobs: 1,
-                spec: crate::sut_spec::SutSpec::Catalogued { sut: None, mutant: Some(m.name.to_string()), claim: None },
+                spec: crate::sut_spec::SutSpec::Catalogued { sut: None, mutant: Some(m.name.to_string()), claim: None, all_traces: false },
                 out: out.clone(),
                 max_programs: None,
                 keep: 1,

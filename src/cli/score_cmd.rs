@@ -17,6 +17,9 @@ use crate::suts::SUTS;
 /// A SUT that is no detector, a mutant of another SUT, a bad detector command; on a board,
 /// detectors whose generators differ, or a mutant.
 pub(super) fn run(suts: &[String], mutant: Option<&str>, detector: &DetectorArgs, corpus: Corpus, jobs: usize, json: bool) -> Result<Exit, CliError> {
+    if detector.all_traces {
+        return Err(CliError::input("error: score runs every interleaving unless --classes; --all-traces is for check, fuzz and shrink"));
+    }
     match suts {
         [] | [_] if !(suts.len() == 1 && detector.is_external()) => one(suts.first().map(String::as_str), mutant, detector, corpus, jobs, json),
         _ => board(suts, mutant, detector, corpus, jobs, json),

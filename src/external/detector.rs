@@ -8,7 +8,7 @@ use race_oracles::explore::Names;
 use race_oracles::lang::Program;
 use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
 use race_oracles::theorems::detector::{DetectorFactory, DetectorFailure, DynamicDetector, Reported};
-use race_oracles::theorems::Claim;
+use race_oracles::theorems::{Claim, Traces};
 
 use super::process::{Failure, PerTrace, Persistent};
 use crate::std_trace::{write, NameTableBuilder};
@@ -32,6 +32,9 @@ pub struct ExternalFactory {
     fields: Vec<String>,
     /// What the detector claims about every trace (`--claim`).
     claim: Claim,
+    /// Which traces it runs on: one per class unless `--all-traces` (a trace costs a
+    /// process or a request).
+    traces: Traces,
 }
 
 /// Numbers the trace files of per-trace mode: one counter for the process, so that no two
@@ -54,9 +57,14 @@ impl ExternalFactory {
         ExternalFactory { claim, ..self }
     }
 
+    /// The same detector, run on every interleaving when `all` (`--all-traces`).
+    pub fn all_traces(self, all: bool) -> Self {
+        ExternalFactory { traces: if all { Traces::Every } else { Traces::OnePerClass }, ..self }
+    }
+
     /// A factory for `command` run in `mode`.
     pub fn new(command: &str, mode: Mode) -> Self {
-        ExternalFactory { command: command.to_string(), mode, fields: vec![], claim: Claim::default() }
+        ExternalFactory { command: command.to_string(), mode, fields: vec![], claim: Claim::default(), traces: Traces::OnePerClass }
     }
 }
 
@@ -71,6 +79,10 @@ impl DetectorFactory for ExternalFactory {
 
     fn claim(&self) -> Claim {
         self.claim
+    }
+
+    fn traces(&self) -> Traces {
+        self.traces
     }
 }
 

@@ -32,7 +32,7 @@ use std::time::Duration;
 use race_oracles::lang::Program;
 use race_oracles::machine::{Event, EventIdx};
 use race_oracles::theorems::detector::{DetectorFailure, DetectorReport};
-use race_oracles::theorems::{Claim, DetectorFactory, DynamicDetector, Reported};
+use race_oracles::theorems::{Claim, DetectorFactory, DynamicDetector, Reported, Traces};
 
 pub use run::{line_of_function, Access, Output, Report, ReportedPair, ToolThread};
 
@@ -331,6 +331,11 @@ impl DetectorFactory for ReplayFactory {
     fn claim(&self) -> Claim {
         self.tool.claim()
     }
+
+    /// One trace per class: each trace costs a run of the replay under the tool.
+    fn traces(&self) -> Traces {
+        Traces::OnePerClass
+    }
 }
 
 /// How one program's traces run: its binary (or why it could not be built), and the
@@ -374,6 +379,10 @@ impl DetectorFactory for Compiled {
 
     fn claim(&self) -> Claim {
         self.0.tool.claim()
+    }
+
+    fn traces(&self) -> Traces {
+        Traces::OnePerClass
     }
 }
 

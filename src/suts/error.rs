@@ -78,6 +78,13 @@ pub enum SubjectError {
         /// The claim given.
         claim: &'static str,
     },
+    /// `--all-traces` for a SUT that is no dynamic detector (only a detector runs on traces
+    /// one by one).
+    #[error("--all-traces: {sut} is no dynamic detector; only a detector is run trace by trace")]
+    AllTracesOfNoDetector {
+        /// The SUT.
+        sut: String,
+    },
     /// A real detector at a version racefuzz does not know, or not installed here.
     #[error(transparent)]
     Real(#[from] crate::real::RealError),

@@ -15,7 +15,7 @@ use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::theorems::rules::Rules;
 use race_oracles::theorems::{
-    Budget, Claim, DetectorFactory, DynamicDetector, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis,
+    Budget, Claim, DetectorFactory, DynamicDetector, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis, Traces,
 };
 
 use crate::analyses::bigfoot::dynamic::{DynamicBfFactory, DYNAMIC_BF_RULES};
@@ -50,17 +50,18 @@ pub trait Implementation: Send + Sync {
     fn sut(&self) -> Sut<'_>;
 }
 
-/// A detector held to another claim than its own (`--claim` beside `--sut`): it runs as the
-/// detector it wraps, and says `claim`.
+/// A detector judged otherwise than it asks (`--claim` or `--all-traces` beside `--sut`): it
+/// runs as the detector it wraps, and says `claim` and `traces` where they are given.
 ///
 /// Invariant: `inner` lends itself as a [`Sut::Detector`] ([`Subject::new`] checks it before
 /// making one).
-struct Claimed {
+struct Judged {
     inner: Box<dyn Implementation>,
-    claim: Claim,
+    claim: Option<Claim>,
+    traces: Option<Traces>,
 }
 
-impl Claimed {
+impl Judged {
     fn detector(&self) -> &dyn DetectorFactory {
         match self.inner.sut() {
             Sut::Detector(f) => f,
@@ -69,43 +70,52 @@ impl Claimed {
     }
 }
 
-impl Implementation for Claimed {
+impl Implementation for Judged {
     fn sut(&self) -> Sut<'_> {
         Sut::Detector(self)
     }
 }
 
-impl DetectorFactory for Claimed {
+impl DetectorFactory for Judged {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
         self.detector().fresh()
     }
 
     fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
-        Box::new(ClaimedFor { inner: self.detector().for_program(p), claim: self.claim })
+        Box::new(JudgedFor { inner: self.detector().for_program(p), claim: self.claim, traces: self.traces })
     }
 
     fn claim(&self) -> Claim {
-        self.claim
+        self.claim.unwrap_or_else(|| self.detector().claim())
+    }
+
+    fn traces(&self) -> Traces {
+        self.traces.unwrap_or_else(|| self.detector().traces())
     }
 }
 
-/// [`Claimed`] for one program.
-struct ClaimedFor<'a> {
+/// [`Judged`] for one program.
+struct JudgedFor<'a> {
     inner: Box<dyn DetectorFactory + 'a>,
-    claim: Claim,
+    claim: Option<Claim>,
+    traces: Option<Traces>,
 }
 
-impl DetectorFactory for ClaimedFor<'_> {
+impl DetectorFactory for JudgedFor<'_> {
     fn fresh(&self) -> Box<dyn DynamicDetector> {
         self.inner.fresh()
     }
 
     fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
-        Box::new(ClaimedFor { inner: self.inner.for_program(p), claim: self.claim })
+        Box::new(JudgedFor { inner: self.inner.for_program(p), claim: self.claim, traces: self.traces })
     }
 
     fn claim(&self) -> Claim {
-        self.claim
+        self.claim.unwrap_or_else(|| self.inner.claim())
+    }
+
+    fn traces(&self) -> Traces {
+        self.traces.unwrap_or_else(|| self.inner.traces())
     }
 }
 
@@ -361,14 +371,17 @@ impl Subject {
     /// kind the oracle does not judge.
     pub fn new(oracle: &Oracle, spec: &SutSpec) -> Result<Subject, SubjectError> {
         match spec {
-            SutSpec::Catalogued { claim: Some(claim), .. } => {
-                let unclaimed = Subject::new(oracle, &spec.clone().without_claim())?;
-                let sut = unclaimed.spec.sut_name().unwrap_or_else(|| unclaimed.entry.name.to_string());
-                if !matches!(unclaimed.sut(), Sut::Detector(_)) {
-                    return Err(SubjectError::ClaimOfNoDetector { sut, claim: claim.name() });
+            SutSpec::Catalogued { claim, all_traces, .. } if claim.is_some() || *all_traces => {
+                let built = Subject::new(oracle, &spec.clone().as_built())?;
+                let sut = built.spec.sut_name().unwrap_or_else(|| built.entry.name.to_string());
+                if !matches!(built.sut(), Sut::Detector(_)) {
+                    return Err(match claim {
+                        Some(claim) => SubjectError::ClaimOfNoDetector { sut, claim: claim.name() },
+                        None => SubjectError::AllTracesOfNoDetector { sut },
+                    });
                 }
-                let implementation = Box::new(Claimed { inner: unclaimed.implementation, claim: *claim });
-                Ok(Subject { implementation, spec: spec.clone(), ..unclaimed })
+                let implementation = Box::new(Judged { inner: built.implementation, claim: *claim, traces: all_traces.then_some(Traces::Every) });
+                Ok(Subject { implementation, spec: spec.clone(), ..built })
             }
             SutSpec::Catalogued { sut: None, mutant, .. } => Subject::for_oracle(oracle, mutant.as_deref()),
             SutSpec::Catalogued { sut: Some(name), mutant, .. } => {
@@ -420,7 +433,7 @@ impl Subject {
     pub fn where_it_fits(oracle: &Oracle, spec: &SutSpec) -> Result<Subject, SubjectError> {
         match spec {
             SutSpec::Catalogued { sut: Some(name), mutant, .. } if !fitting(oracle).any(|e| e.name == name.name) => {
-                Subject::new(oracle, &SutSpec::Catalogued { sut: None, mutant: mutant.clone(), claim: None })
+                Subject::new(oracle, &SutSpec::Catalogued { sut: None, mutant: mutant.clone(), claim: None, all_traces: false })
             }
             _ => Subject::new(oracle, spec),
         }
@@ -459,7 +472,7 @@ impl Subject {
             return Err(unknown());
         }
         let (implementation, relax) = (entry.build)(version, &names).ok_or_else(unknown)?;
-        Ok(Subject { entry, implementation, relax, spec: SutSpec::Catalogued { sut: None, mutant: mutant.map(str::to_string), claim: None } })
+        Ok(Subject { entry, implementation, relax, spec: SutSpec::Catalogued { sut: None, mutant: mutant.map(str::to_string), claim: None, all_traces: false } })
     }
 
     /// The SUT, as the oracle receives it.

@@ -55,6 +55,14 @@ impl Claim {
         Claim::ALL.into_iter().find(|c| c.name() == s)
     }
 
+    /// Whether the ground truth's side of the claim is the same on every trace of a
+    /// Mazurkiewicz class: happens-before races are (docs/spec/dpor.md, "The bound"), so the racy
+    /// locations, the racy events and the pairs are; the *first* race is not, since the
+    /// order of independent events decides which race comes first.
+    pub fn class_invariant(self) -> bool {
+        self != Claim::FirstRace
+    }
+
     /// What holds, for a result's subject (`racy locations of every trace`).
     pub fn property(self) -> &'static str {
         match self {

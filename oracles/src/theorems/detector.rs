@@ -125,6 +125,28 @@ pub trait DetectorFactory {
     fn claim(&self) -> super::Claim {
         super::Claim::Locations
     }
+
+    /// Which traces of a program `fasttrack-precise` runs its detectors on. The default is
+    /// every interleaving, since a detector's state depends on the order of independent
+    /// events even where the races do not; a detector that pays a process or a replay per
+    /// trace asks for one per Mazurkiewicz class.
+    fn traces(&self) -> Traces {
+        Traces::Every
+    }
+}
+
+/// Which traces of a program a detector runs on ([`DetectorFactory::traces`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Traces {
+    /// Every interleaving (the naive explorer).
+    #[default]
+    Every,
+    /// One trace per Mazurkiewicz class (DPOR), for a claim the ground truth answers the
+    /// same on every trace of a class ([`super::Claim::class_invariant`]); the others still
+    /// run on every interleaving. A detector whose answer depends on the order of
+    /// independent events (ThreadSanitizer's bounded history) is then judged on fewer
+    /// orders: `--all-traces` judges it on all of them.
+    OnePerClass,
 }
 
 impl<F: Fn() -> Box<dyn DynamicDetector>> DetectorFactory for F {
@@ -149,6 +171,10 @@ impl<F: DetectorFactory + ?Sized> DetectorFactory for SameFactory<'_, F> {
 
     fn claim(&self) -> super::Claim {
         self.0.claim()
+    }
+
+    fn traces(&self) -> Traces {
+        self.0.traces()
     }
 
     fn for_program(&self, _: &Program) -> Box<dyn DetectorFactory + '_> {

@@ -5,7 +5,9 @@
 //! The system under test is any [`super::DynamicDetector`] (FastTrack, or a user's own
 //! through the same seam), fresh per trace. For every execution of a tier-2 BFJ (`bfj2`: fork and join) thread program
 //! (the naive explorer: every interleaving, because a detector's state depends on the order
-//! of independent events even where the races do not), the locations it reports (the
+//! of independent events even where the races do not; one per Mazurkiewicz class, by DPOR,
+//! for a detector that asks for it, [`super::detector::Traces`], under a claim whose ground
+//! truth is the same on every trace of a class), the locations it reports (the
 //! address of each reported event) must equal the locations with a happens-before data race
 //! in the trace ([`crate::race::data_races`]). Every execution counts, whatever its ending:
 //! terminated, stuck, deadlocked or cut by a budget, since a precise detector is precise on
@@ -20,10 +22,10 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::detector_view;
+use super::detector::{detector_view, Traces};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Reads, Sut, SutKind};
-use crate::explore::{Config, Execution, Explorer, ExplorerKind, Naive, Names, Schedule, SutView, Witness};
+use crate::explore::{Config, Execution, ExplorerKind, Names, Schedule, SutView, Witness};
 use crate::gen;
 use crate::lang::{Dialect, Program};
 use crate::machine::{EventIdx, Machine};
@@ -57,19 +59,21 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     if let Some(note) = ORACLE.unmet(p, b.relax) {
         return inconclusive(note);
     }
-    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer: ExplorerKind::Naive, ..b.explore };
+    // Static facts about the program, once (a detector may need them; FastTrack does not).
+    let factory = factory.for_program(p);
+    let claim = factory.claim();
+    let per_class = factory.traces() == Traces::OnePerClass && claim.class_invariant();
+    let explorer = if per_class { ExplorerKind::Dpor } else { ExplorerKind::Naive };
+    let cfg = Config { max_executions: b.explore.max_executions.min(BUDGET), explorer, ..b.explore };
     let m = Machine::new(p, cfg.loop_bound);
     let init = match m.initial_state() {
         Ok(s) => s,
         Err(e) => return inconclusive(format!("no initial state: {e}")),
     };
-    // Static facts about the program, once (a detector may need them; FastTrack does not).
-    let factory = factory.for_program(p);
-    let claim = factory.claim();
     let (mut traces, mut racy) = (0u64, 0u64);
     let mut locations = BTreeSet::new();
     let mut mismatch = None;
-    let stats = Naive.explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
+    let stats = explorer.get().explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
         let races = data_races(ex.trace);
         // Names only for a mismatch's message (the cold path).
@@ -97,7 +101,8 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     }
     let note = b.cut_short(stats.complete, traces);
     let explanation = vec![format!(
-        "{traces} trace(s), {racy} racy; racy locations: {}",
+        "{traces} trace(s){}, {racy} racy; racy locations: {}",
+        if per_class { " (one per Mazurkiewicz class)" } else { "" },
         if locations.is_empty() { "none".to_string() } else { locations.into_iter().collect::<Vec<_>>().join(", ") }
     )];
     let item = Item { subject, status: if note.is_some() { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation, witness: None };

@@ -57,7 +57,7 @@ pub mod trace_precision;
 pub mod whole_program;
 
 pub use claim::Claim;
-pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported};
+pub use detector::{DetectorFactory, DetectorReport, DetectorRun, DynamicDetector, Reported, Traces};
 pub use explorer_agree::FastExplorers;
 pub use filter::{AccessFilter, Classes, Decision, FilterFactory};
 pub use model_checker::{ModelChecker, ModelVerdict};

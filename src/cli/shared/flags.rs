@@ -102,6 +102,13 @@ pub struct DetectorArgs {
     /// its own.
     #[arg(long, conflicts_with = "analysis_cmd", value_parser = clap::builder::PossibleValuesParser::new(race_oracles::theorems::Claim::ALL.map(race_oracles::theorems::Claim::name)))]
     pub claim: Option<String>,
+    /// Run a detector on every interleaving of each program. A real detector or a command
+    /// runs on one trace per Mazurkiewicz class by default (each trace costs a run): the
+    /// claims it is held to, but for `first-race`, are the same on every trace of a class,
+    /// while a detector whose answer depends on the order of independent events
+    /// (ThreadSanitizer's bounded history) is judged on more orders with this.
+    #[arg(long, conflicts_with = "analysis_cmd")]
+    pub all_traces: bool,
 }
 
 impl DetectorArgs {
@@ -118,10 +125,17 @@ impl DetectorArgs {
             (_, Some(command)) => SutSpec::analysis(AnalysisSpec { command: command.clone(), persistent: self.persistent, timeout: self.timeout()? }).map_err(bad)?,
             (Some(command), None) => {
                 let claim = self.claim()?.unwrap_or_default();
-                let d = DetectorSpec { command: command.clone(), persistent: self.persistent, report_pattern: self.report_pattern.clone(), timeout: self.timeout()?, claim };
+                let d = DetectorSpec {
+                    command: command.clone(),
+                    persistent: self.persistent,
+                    report_pattern: self.report_pattern.clone(),
+                    timeout: self.timeout()?,
+                    claim,
+                    all_traces: self.all_traces,
+                };
                 SutSpec::detector(d).map_err(bad)?
             }
-            (None, None) => return Ok(super::catalogued(sut, mutant)?.claiming(self.claim()?)),
+            (None, None) => return Ok(super::catalogued(sut, mutant)?.claiming(self.claim()?).all_traces(self.all_traces)),
         };
         if sut.is_some() || mutant.is_some() {
             let flag = if self.analysis_cmd.is_some() { "--analysis-cmd" } else { "--detector-cmd" };
