@@ -48,6 +48,7 @@ fn bench(c: &mut Criterion) {
     let spec = racefuzz::sut_spec::DetectorSpec {
         command: cmd,
         persistent: true,
+        batch: false,
         report_pattern: None,
         timeout: std::time::Duration::from_secs(10),
         claim: Default::default(),

@@ -141,6 +141,7 @@ mod tests {
         let d = DetectorSpec {
             command: "hb {}".into(),
             persistent: false,
+            batch: true,
             report_pattern: Some("*race at {loc}*".into()),
             timeout: crate::external::DEFAULT_TIMEOUT,
             claim: race_oracles::theorems::Claim::FirstRace,

@@ -66,6 +66,8 @@ pub struct DetectorSpec {
     pub command: String,
     /// One long-lived process speaking JSON Lines.
     pub persistent: bool,
+    /// A command per program, on a folder of its traces (`--batch`).
+    pub batch: bool,
     /// How a report line looks (per trace), a glob with one `{loc}`.
     pub report_pattern: Option<String>,
     /// The time the process may take on one trace.
@@ -232,7 +234,7 @@ impl SutSpec {
 
     /// The SUT of a cargo-fuzz target, from its environment (`var` looks a variable up;
     /// empty counts as unset): `RACEFUZZ_DETECTOR_CMD` or `RACEFUZZ_ANALYSIS_CMD` (with
-    /// `RACEFUZZ_DETECTOR_PERSISTENT=1`, `RACEFUZZ_DETECTOR_TIMEOUT` in seconds,
+    /// `RACEFUZZ_DETECTOR_PERSISTENT=1`, `RACEFUZZ_DETECTOR_BATCH=1`, `RACEFUZZ_DETECTOR_TIMEOUT` in seconds,
     /// `RACEFUZZ_REPORT_PATTERN`, `RACEFUZZ_CLAIM`, as the flags of `--detector-cmd`), else
     /// `RACEFUZZ_SUT` and `RACEFUZZ_MUTANT` (as `--sut` and `--mutant`); with either,
     /// `RACEFUZZ_ALL_TRACES=1` as `--all-traces`.
@@ -261,6 +263,7 @@ impl SutSpec {
             return Err(SpecError::VarsBesideExternal(name));
         }
         let persistent = var("RACEFUZZ_DETECTOR_PERSISTENT").is_some_and(|v| v == "1");
+        let batch = var("RACEFUZZ_DETECTOR_BATCH").is_some_and(|v| v == "1");
         let timeout = match var("RACEFUZZ_DETECTOR_TIMEOUT") {
             Some(t) => Duration::from_secs(t.parse().map_err(|_| SpecError::Var { var: "RACEFUZZ_DETECTOR_TIMEOUT", why: Box::new(SpecError::Seconds(t.clone())) })?),
             None => external::DEFAULT_TIMEOUT,
@@ -269,7 +272,7 @@ impl SutSpec {
             return SutSpec::analysis(AnalysisSpec { command, persistent, timeout }).map_err(at(name));
         }
         let claim = claim.unwrap_or_default();
-        SutSpec::detector(DetectorSpec { command, persistent, report_pattern: var("RACEFUZZ_REPORT_PATTERN"), timeout, claim, all_traces }).map_err(at(name))
+        SutSpec::detector(DetectorSpec { command, persistent, batch, report_pattern: var("RACEFUZZ_REPORT_PATTERN"), timeout, claim, all_traces }).map_err(at(name))
     }
 
     /// The spec a finding's header lines give (`key` looks a `// key: value` line up); the
@@ -295,8 +298,15 @@ impl SutSpec {
             Some(EXTERNAL_DETECTOR) => {
                 let command = key("detector-cmd").ok_or(SpecError::NoCommand { sut: EXTERNAL_DETECTOR, key: "detector-cmd" })?;
                 let claim = claim.unwrap_or_default();
-                let d =
-                    DetectorSpec { command, persistent: persistent("detector-mode"), report_pattern: key("report-pattern"), timeout: external::DEFAULT_TIMEOUT, claim, all_traces };
+                let d = DetectorSpec {
+                    command,
+                    persistent: persistent("detector-mode"),
+                    batch: key("detector-mode").as_deref() == Some("batch"),
+                    report_pattern: key("report-pattern"),
+                    timeout: external::DEFAULT_TIMEOUT,
+                    claim,
+                    all_traces,
+                };
                 SutSpec::detector(d)
             }
             Some(EXTERNAL_ANALYSIS) => {
@@ -318,7 +328,11 @@ impl SutSpec {
                 format!("{sut}{claim}{}// mutant: {}\n", traces_line(*all_traces), mutant.as_deref().unwrap_or(NO_MUTANT))
             }
             SutSpec::Detector(d) => {
-                let mode = if d.persistent { "persistent" } else { "per-trace" };
+                let mode = match (d.persistent, d.batch) {
+                    (true, _) => "persistent",
+                    (false, true) => "batch",
+                    (false, false) => "per-trace",
+                };
                 let pattern = d.report_pattern.as_ref().filter(|_| !d.persistent).map(|p| format!("// report-pattern: {p}\n")).unwrap_or_default();
                 let traces = traces_line(d.all_traces);
                 format!(
@@ -413,13 +427,17 @@ impl DetectorSpec {
     /// The detector, ready to run.
     ///
     /// # Errors
-    /// [`external::ConfigError`]: a per-trace command without `{}`, a bad report pattern.
+    /// [`external::ConfigError`]: a per-trace or batch command without `{}`, a bad report
+    /// pattern, `--batch` beside `--persistent`.
     pub fn factory(&self) -> Result<external::ExternalFactory, external::ConfigError> {
-        Ok(external::factory(&self.command, self.persistent, self.report_pattern.as_deref(), self.timeout)?.claiming(self.claim).all_traces(self.all_traces))
+        Ok(external::factory(&self.command, self.persistent, self.batch, self.report_pattern.as_deref(), self.timeout)?.claiming(self.claim).all_traces(self.all_traces))
     }
 
     /// What [`DetectorSpec::factory`] would refuse, without starting anything.
     fn check(&self) -> Result<(), external::ConfigError> {
+        if self.batch && self.persistent {
+            return Err(external::ConfigError::BatchAndPersistent);
+        }
         external::detector_pattern(&self.command, self.persistent, self.report_pattern.as_deref()).map(drop)
     }
 }
@@ -457,6 +475,7 @@ mod tests {
         let d = |persistent, report_pattern: Option<&str>, claim| DetectorSpec {
             command: if persistent { "hb --serve".into() } else { "hb {} | grep race".into() },
             persistent,
+            batch: !persistent && report_pattern.is_none(),
             report_pattern: report_pattern.map(str::to_string),
             timeout: external::DEFAULT_TIMEOUT,
             claim,
@@ -497,6 +516,7 @@ mod tests {
         let d = DetectorSpec {
             command: "hb {}".into(),
             persistent: false,
+            batch: false,
             report_pattern: Some("*{loc}*".into()),
             timeout: Duration::from_secs(3),
             claim: Claim::Events,

@@ -120,6 +120,10 @@ fn an_external_detector_is_judged_and_its_failures_are_findings() {
     let (code, out, err) = racefuzz(&["check", "fasttrack-precise", p, "--persistent", "--detector-cmd", "python3 examples/detectors/hb.py --persistent", "--all-traces"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("PASS") && out.contains("504 trace(s), 0 racy"), "{out}");
+    // In batches: one process per program, on a folder of its traces.
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise", p, "--batch", "--detector-cmd", "python3 examples/detectors/hb.py --batch {}", "--all-traces"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS") && out.contains("504 trace(s), 0 racy"), "{out}");
     // LockSet knows no fork or join: a false alarm, with the trace as a witness.
     let (code, out, _) = racefuzz(&["check", "fasttrack-precise", p, "--detector-cmd", "python3 examples/detectors/lockset.py {}"]);
     assert_eq!(code, 1, "{out}");
@@ -154,6 +158,8 @@ fn an_external_detector_is_judged_and_its_failures_are_findings() {
         (vec!["fasttrack-precise", p, "--detector-cmd", "x {}", "--report-pattern", "race"], "must contain `{loc}` exactly once"),
         (vec!["fasttrack-precise", p, "--detector-cmd", "x {}", "--mutant", "ft-no-join-edge"], "takes no --sut or --mutant"),
         (vec!["racerdx-tp", "corpus/paper/racerdx/fig1_dodo.race", "--all-traces"], "--all-traces: racerdx is no dynamic detector"),
+        (vec!["fasttrack-precise", p, "--batch", "--persistent", "--detector-cmd", "x {}"], "cannot be used with"),
+        (vec!["fasttrack-precise", p, "--batch", "--detector-cmd", "x"], "has no `{}`"),
     ] {
         let (code, _, err) = racefuzz(&[&["check"][..], &flags].concat());
         assert_eq!(code, 2, "{flags:?}: {err}");

@@ -189,6 +189,7 @@ fn a_toy_external_sut_is_named_by_its_spec_alone_from_flags_to_findings() {
     let toy = DetectorSpec {
         command: "cat {} >/dev/null".into(),
         persistent: false,
+        batch: false,
         report_pattern: None,
         timeout: std::time::Duration::from_secs(10),
         claim: Claim::Locations,

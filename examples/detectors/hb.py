@@ -9,8 +9,10 @@ detector claims exactly the racy events (and so exactly the racy locations).
 
     python3 hb.py TRACE.std       one trace: prints `Race detected at event N : EVENT` per race
     python3 hb.py --persistent    racefuzz's JSON Lines protocol on stdin/stdout (version 1)
+    python3 hb.py --batch DIR     every DIR/*.std, each one's races after `==> FILE <==`
 """
 import json
+import os
 import sys
 
 
@@ -65,16 +67,24 @@ def races(lines):
     return found
 
 
+def report(path):
+    with open(path) as f:
+        for loc, line in races(f):
+            print(f"Race detected at event {loc} : {line}")
+
+
 def main():
     if sys.argv[1:] == ["--persistent"]:
         for request in sys.stdin:
             r = json.loads(request)
             locs = [loc for loc, _ in races(r["std"].splitlines())]
             print(json.dumps({"version": 1, "id": r["id"], "races": locs}), flush=True)
+    elif len(sys.argv) == 3 and sys.argv[1] == "--batch":
+        for name in sorted(n for n in os.listdir(sys.argv[2]) if n.endswith(".std")):
+            print(f"==> {name} <==")
+            report(os.path.join(sys.argv[2], name))
     elif len(sys.argv) == 2:
-        with open(sys.argv[1]) as f:
-            for i, (loc, line) in enumerate(races(f), 1):
-                print(f"Race detected at event {loc} : {line}")
+        report(sys.argv[1])
     else:
         raise SystemExit(__doc__)
 

@@ -1,6 +1,7 @@
 //! The external detector behind the [`DynamicDetector`] seam: a whole-trace detector
 //! ([`DynamicDetector::whole_trace`]) whose answer comes from a process.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -10,7 +11,7 @@ use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
 use race_oracles::theorems::detector::{DetectorFactory, DetectorFailure, DynamicDetector, Reported};
 use race_oracles::theorems::{Claim, Traces};
 
-use super::process::{Failure, PerTrace, Persistent};
+use super::process::{Batch, Failure, PerTrace, Persistent};
 use crate::std_trace::{write, NameTableBuilder};
 
 /// How the process is run.
@@ -20,7 +21,13 @@ pub enum Mode {
     PerTrace(PerTrace),
     /// One process for every trace (shared by the campaign's workers, one request at a time).
     Persistent(Arc<Mutex<Persistent>>),
+    /// A command per program, on a folder of its traces; each answer is kept by its
+    /// trace's STD text until the trace is judged.
+    Batch(Batch, Arc<Mutex<Answers>>),
 }
+
+/// A batch's answers, by trace (its STD text).
+pub type Answers = BTreeMap<String, Result<Vec<u64>, Failure>>;
 
 /// Makes [`ExternalDetector`]s: the SUT `racefuzz check|fuzz --detector-cmd` judges.
 #[derive(Clone)]
@@ -46,6 +53,7 @@ impl std::fmt::Debug for ExternalFactory {
         let mode = match self.mode {
             Mode::PerTrace(_) => "per trace",
             Mode::Persistent(_) => "persistent",
+            Mode::Batch(..) => "batch",
         };
         write!(f, "ExternalFactory({:?}, {mode})", self.command)
     }
@@ -74,7 +82,29 @@ impl DetectorFactory for ExternalFactory {
     }
 
     fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
-        Box::new(ExternalFactory { fields: Machine::new(p, 0).fields, ..self.clone() })
+        // A batch's answers belong to one program's traces.
+        let mode = match &self.mode {
+            Mode::Batch(b, _) => Mode::Batch(b.clone(), Arc::default()),
+            other => other.clone(),
+        };
+        Box::new(ExternalFactory { fields: Machine::new(p, 0).fields, mode, ..self.clone() })
+    }
+
+    fn batches(&self) -> bool {
+        matches!(self.mode, Mode::Batch(..))
+    }
+
+    fn prepare(&self, traces: &[Vec<Event>]) {
+        let Mode::Batch(batch, answers) = &self.mode else { return };
+        let detector = ExternalDetector { factory: self.clone() };
+        // A trace STD cannot write is answered when it is judged (with that error).
+        let mut texts: Vec<String> = traces.iter().filter_map(|t| detector.std(t).ok()).collect();
+        texts.sort();
+        texts.dedup();
+        let got = batch.run(&texts);
+        if let Ok(mut answers) = answers.lock() {
+            answers.extend(texts.into_iter().zip(got));
+        }
     }
 
     fn claim(&self) -> Claim {
@@ -125,6 +155,13 @@ impl DynamicDetector for ExternalDetector {
             Mode::Persistent(p) => match p.lock() {
                 Ok(mut p) => p.run(&std),
                 Err(_) => Err(Failure::Spawn { command: self.factory.command.clone(), why: "racefuzz internal bug: a worker panicked holding the detector".into() }),
+            },
+            // A trace the batch did not cover (judged without `prepare`) is a batch of one.
+            Mode::Batch(batch, answers) => match answers.lock().ok().and_then(|a| a.get(&std).cloned()) {
+                Some(answer) => answer,
+                None => {
+                    batch.run(std::slice::from_ref(&std)).pop().unwrap_or_else(|| Err(Failure::Garbage { line: String::new(), why: "a batch of one trace gave no answer".into() }))
+                }
             },
         };
         let locs = answer.map_err(|f| DetectorFailure(f.to_string()))?;

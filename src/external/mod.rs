@@ -39,7 +39,8 @@ use std::time::Duration;
 pub use analysis::ExternalAnalysis;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
 pub use process::{
-    kill_group, run_on_file, status_within_a_second, wait_with_timeout, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION,
+    kill_group, run_on_file, status_within_a_second, wait_with_timeout, Batch, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT,
+    PROTOCOL_VERSION,
 };
 
 /// Where racefuzz keeps what it builds for external tools: `$RACEFUZZ_CACHE`, else
@@ -59,11 +60,14 @@ pub fn cache_dir(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> std::path:
 /// say where it came from.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
+    /// `--batch` beside `--persistent`.
+    #[error("--batch runs a command per program; --persistent one process for every trace: choose one")]
+    BatchAndPersistent,
     /// A report pattern for a persistent detector, which answers in JSON.
     #[error("--report-pattern reads per-trace output; a --persistent detector answers in JSON")]
     PatternWhenPersistent,
     /// A per-trace detector command without `{}`.
-    #[error("--detector-cmd `{0}` has no `{{}}` for the trace file (or add --persistent for a JSON Lines detector)")]
+    #[error("--detector-cmd `{0}` has no `{{}}` for the trace file (the folder of traces with --batch; or add --persistent for a JSON Lines detector)")]
     NoTraceFile(String),
     /// A per-program analysis command without `{}`.
     #[error("--analysis-cmd `{0}` has no `{{}}` for the program file (or add --persistent for a JSON Lines analysis)")]
@@ -92,21 +96,28 @@ pub fn detector_pattern(command: &str, persistent: bool, pattern: Option<&str>) 
     Ok(pattern.map(Pattern::glob).transpose()?)
 }
 
-/// The external detector `command`: `persistent` (JSON Lines) or per trace (then `command`
-/// must hold `{}`, and `pattern` is a glob with one `{loc}`, default [`Pattern::std_event`]).
-/// Per-trace files go to a scratch folder under the system's temporary directory.
+/// The external detector `command`: `persistent` (JSON Lines), `batch` (per program, on a
+/// folder of traces) or per trace (then `command` must hold `{}`, and `pattern` is a glob
+/// with one `{loc}`, default [`Pattern::std_event`]). Per-trace files and batch folders go
+/// to a scratch folder under the system's temporary directory.
 ///
 /// # Errors
 /// [`ConfigError`], naming the flag at fault (`--detector-cmd`, `--report-pattern`).
-pub fn factory(command: &str, persistent: bool, pattern: Option<&str>, timeout: Duration) -> Result<ExternalFactory, ConfigError> {
+pub fn factory(command: &str, persistent: bool, batch: bool, pattern: Option<&str>, timeout: Duration) -> Result<ExternalFactory, ConfigError> {
+    if batch && persistent {
+        return Err(ConfigError::BatchAndPersistent);
+    }
     let pattern = detector_pattern(command, persistent, pattern)?;
+    let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
+    let (command, pattern) = (command.to_string(), pattern.unwrap_or_else(Pattern::std_event));
     let mode = if persistent {
-        Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(command, timeout))))
+        Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(&command, timeout))))
+    } else if batch {
+        Mode::Batch(Batch { command: command.clone(), pattern, timeout, scratch }, std::sync::Arc::default())
     } else {
-        let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
-        Mode::PerTrace(PerTrace { command: command.to_string(), pattern: pattern.unwrap_or_else(Pattern::std_event), timeout, scratch })
+        Mode::PerTrace(PerTrace { command: command.clone(), pattern, timeout, scratch })
     };
-    Ok(ExternalFactory::new(command, mode))
+    Ok(ExternalFactory::new(&command, mode))
 }
 
 #[cfg(test)]

@@ -51,7 +51,10 @@ use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::lang::{print, AccessKind, Program, Relax};
 use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
 use race_oracles::race::{data_races, Hb, Race};
-use race_oracles::theorems::{detector::reported_locations, CheckPlacer, Claim, DetectorFactory, ModelChecker, ModelVerdict, Oracle, Registry, Sut, SutKind};
+use race_oracles::theorems::{
+    detector::{prepare_batch, reported_locations},
+    CheckPlacer, Claim, DetectorFactory, ModelChecker, ModelVerdict, Oracle, Registry, Sut, SutKind,
+};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
@@ -514,6 +517,7 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<Progra
     let m = Machine::new(&program, cfg.loop_bound);
     let init = m.initial_state().ok()?;
     let factory = factory.for_program(&program);
+    prepare_batch(factory.as_ref(), cfg.explorer.get(), &m, init.clone(), &cfg);
     let mut s = ProgramScore::default();
     let stats = cfg.explorer.get().explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         if ended_only && !matches!(ex.outcome, Outcome::Terminated | Outcome::Deadlock { .. }) {

@@ -117,6 +117,14 @@ impl DetectorFactory for JudgedFor<'_> {
     fn traces(&self) -> Traces {
         self.traces.unwrap_or_else(|| self.inner.traces())
     }
+
+    fn batches(&self) -> bool {
+        self.inner.batches()
+    }
+
+    fn prepare(&self, traces: &[Vec<race_oracles::machine::Event>]) {
+        self.inner.prepare(traces);
+    }
 }
 
 /// An owned implementation and how it lends itself as a [`Sut`].

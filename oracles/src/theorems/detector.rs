@@ -133,6 +133,43 @@ pub trait DetectorFactory {
     fn traces(&self) -> Traces {
         Traces::Every
     }
+
+    /// Whether its detectors answer faster given every trace of a program at once (a
+    /// command run once per program on a folder of traces, `--batch`): then
+    /// [`DetectorFactory::prepare`] receives them before they are judged one by one.
+    fn batches(&self) -> bool {
+        false
+    }
+
+    /// Every trace of the program this factory is for ([`DetectorFactory::for_program`]),
+    /// in the order they will be judged, when [`DetectorFactory::batches`]: a batching
+    /// detector runs them here and answers each trace from what it learnt. A failure is
+    /// the answer of each trace it covers, so nothing is returned.
+    fn prepare(&self, traces: &[Vec<Event>]) {
+        let _ = traces;
+    }
+}
+
+/// Hands a batching factory ([`DetectorFactory::batches`]) every trace that `explorer`
+/// will visit from `init`, by exploring once first: the oracles that judge detectors call
+/// it before their own exploration, so that a detector that pays a process start per
+/// trace pays one per program. Does nothing for any other factory.
+pub fn prepare_batch<'p>(
+    factory: &dyn DetectorFactory,
+    explorer: &dyn crate::explore::Explorer,
+    m: &crate::machine::Machine<'p>,
+    init: crate::machine::State<'p>,
+    cfg: &crate::explore::Config,
+) {
+    if !factory.batches() {
+        return;
+    }
+    let mut traces = vec![];
+    explorer.explore(m, init, cfg, &mut |ex| {
+        traces.push(ex.trace.to_vec());
+        std::ops::ControlFlow::Continue(())
+    });
+    factory.prepare(&traces);
 }
 
 /// Which traces of a program a detector runs on ([`DetectorFactory::traces`]).
@@ -175,6 +212,14 @@ impl<F: DetectorFactory + ?Sized> DetectorFactory for SameFactory<'_, F> {
 
     fn traces(&self) -> Traces {
         self.0.traces()
+    }
+
+    fn batches(&self) -> bool {
+        self.0.batches()
+    }
+
+    fn prepare(&self, traces: &[Vec<Event>]) {
+        self.0.prepare(traces);
     }
 
     fn for_program(&self, _: &Program) -> Box<dyn DetectorFactory + '_> {

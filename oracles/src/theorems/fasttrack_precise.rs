@@ -22,7 +22,7 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use super::detector::{detector_view, Traces};
+use super::detector::{detector_view, prepare_batch, Traces};
 use super::result::{Item, ItemStatus, OracleResult};
 use super::{Budget, Oracle, Reads, Sut, SutKind};
 use crate::explore::{Config, Execution, ExplorerKind, Names, Schedule, SutView, Witness};
@@ -73,6 +73,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let (mut traces, mut racy) = (0u64, 0u64);
     let mut locations = BTreeSet::new();
     let mut mismatch = None;
+    prepare_batch(factory.as_ref(), explorer.get(), &m, init.clone(), &cfg);
     let stats = explorer.get().explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
         let races = data_races(ex.trace);

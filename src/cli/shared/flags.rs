@@ -83,6 +83,12 @@ pub struct DetectorArgs {
     /// CMD is one long-lived process reading a request per trace (or program) on stdin.
     #[arg(long, requires = "external")]
     pub persistent: bool,
+    /// CMD runs once per program: `{}` stands for a folder holding one STD file per trace
+    /// (`trace-0001.std`, …), and each file's reports follow a line `==> trace-0001.std <==`
+    /// on stdout (what `head` prints before each of several files), for a detector that
+    /// pays a process start per run (a JVM's).
+    #[arg(long, requires = "detector_cmd", conflicts_with = "persistent")]
+    pub batch: bool,
     /// How a report line looks (per trace): a glob with one `{loc}`, `*` for any text
     /// (`'*race at {loc}*'`); default: any line that echoes an STD event
     /// (`Race detected at event 2 : T1|w(V1)|2`).
@@ -128,6 +134,7 @@ impl DetectorArgs {
                 let d = DetectorSpec {
                     command: command.clone(),
                     persistent: self.persistent,
+                    batch: self.batch,
                     report_pattern: self.report_pattern.clone(),
                     timeout: self.timeout()?,
                     claim,
