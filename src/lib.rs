@@ -82,6 +82,7 @@ pub mod render;
 pub mod replay;
 pub mod rule_coverage;
 pub mod score;
+pub mod scratch;
 pub mod seeded;
 pub mod signature;
 pub mod std_trace;

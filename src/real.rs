@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use crate::replay::Scratch;
+use crate::scratch::Scratch;
 
 /// How a real detector is checked for on this machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -254,9 +254,9 @@ fn output(program: &str, args: &[&str], dir: Option<&Path>) -> Result<String, St
 fn probe_tsan(cc: &str) -> Result<String, String> {
     let version = output(cc, &["-dumpfullversion"], None).or_else(|_| output(cc, &["-dumpversion"], None))?;
     let scratch = Scratch::new("probe-tsan").map_err(|e| e.to_string())?;
-    std::fs::write(scratch.0.join("probe.c"), "int main(void) { return 0; }\n").map_err(|e| e.to_string())?;
-    output(cc, &["-fsanitize=thread", "-pthread", "probe.c", "-o", "probe"], Some(&scratch.0)).map_err(|e| format!("no ThreadSanitizer: {e}"))?;
-    output("./probe", &[], Some(&scratch.0)).map_err(|e| format!("its ThreadSanitizer does not run: {e}"))?;
+    std::fs::write(scratch.path().join("probe.c"), "int main(void) { return 0; }\n").map_err(|e| e.to_string())?;
+    output(cc, &["-fsanitize=thread", "-pthread", "probe.c", "-o", "probe"], Some(scratch.path())).map_err(|e| format!("no ThreadSanitizer: {e}"))?;
+    output("./probe", &[], Some(scratch.path())).map_err(|e| format!("its ThreadSanitizer does not run: {e}"))?;
     Ok(version)
 }
 
@@ -265,9 +265,9 @@ fn probe_valgrind() -> Result<String, String> {
     let version = output("valgrind", &["--version"], None)?;
     let scratch = Scratch::new("probe-valgrind").map_err(|e| e.to_string())?;
     let c = "#include <valgrind/helgrind.h>\n#include <valgrind/valgrind.h>\nint main(void) { return RUNNING_ON_VALGRIND; }\n";
-    std::fs::write(scratch.0.join("probe.c"), c).map_err(|e| e.to_string())?;
+    std::fs::write(scratch.path().join("probe.c"), c).map_err(|e| e.to_string())?;
     let cc = crate::replay::cc();
-    output(&cc, &["-c", "probe.c", "-o", "probe.o"], Some(&scratch.0)).map_err(|e| format!("no Valgrind headers for `{cc}`: {e}"))?;
+    output(&cc, &["-c", "probe.c", "-o", "probe.o"], Some(scratch.path())).map_err(|e| format!("no Valgrind headers for `{cc}`: {e}"))?;
     Ok(version.trim_start_matches("valgrind-").to_string())
 }
 
@@ -281,10 +281,13 @@ fn probe_go(go: &str) -> Result<String, String> {
     let version = version.split_whitespace().nth(2).and_then(|v| v.strip_prefix("go")).ok_or_else(|| format!("`{go} version` says `{version}`"))?.to_string();
     let scratch = Scratch::new("probe-go").map_err(|e| e.to_string())?;
     let racy = "package main\n\nvar x int\n\nfunc main() {\n\tdone := make(chan bool)\n\tgo func() { x = 1; done <- true }()\n\tx = 2\n\t<-done\n}\n";
-    std::fs::write(scratch.0.join("probe.go"), racy).map_err(|e| e.to_string())?;
-    output_env(go, &["build", "-race", "-o", "probe", "probe.go"], Some(&scratch.0), &crate::go_race::environment()).map_err(|e| format!("no race detector: {e}"))?;
-    let out =
-        Command::new(scratch.0.join("probe")).env("GORACE", crate::go_race::GORACE).stdin(Stdio::null()).output().map_err(|e| format!("its race detector does not run: {e}"))?;
+    std::fs::write(scratch.path().join("probe.go"), racy).map_err(|e| e.to_string())?;
+    output_env(go, &["build", "-race", "-o", "probe", "probe.go"], Some(scratch.path()), &crate::go_race::environment()).map_err(|e| format!("no race detector: {e}"))?;
+    let out = Command::new(scratch.path().join("probe"))
+        .env("GORACE", crate::go_race::GORACE)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("its race detector does not run: {e}"))?;
     if !out.status.success() || !String::from_utf8_lossy(&out.stderr).contains("WARNING: DATA RACE") {
         return Err(format!("its race detector does not report a race ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").trim()));
     }

@@ -476,6 +476,34 @@ fn sigint_stops_a_campaign_with_its_summary() {
     assert!(rest.contains(" programs in ") && rest.contains("stopped by a signal") && rest.contains("no counterexample"), "{rest}");
 }
 
+/// SIGTERM stops any other command at once, with exit 130, and removes its scratch
+/// folders first: here the per-trace folder of a detector command that is running.
+#[cfg(unix)]
+#[test]
+fn sigterm_leaves_no_scratch_folder_behind() {
+    let dir = temp_dir("sigterm");
+    let marker = dir.join("running");
+    let command = format!("touch '{}'; sleep 5 # {{}}", marker.display());
+    let file = format!("{}/examples/walkthrough/ordered_and_not.race", env!("CARGO_MANIFEST_DIR"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_racefuzz"))
+        .args(["check", "fasttrack-precise", &file, "--detector-cmd", &command])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let prefix = format!("racefuzz-detector-{}-", child.id());
+    let scratch = || std::fs::read_dir(std::env::temp_dir()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with(&prefix)).count();
+    // The detector runs once its trace file is in the scratch folder.
+    while !marker.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(scratch(), 1);
+    let kill = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert_eq!(scratch(), 0, "a scratch folder outlived the signal");
+}
+
 /// An analysis that only drops reports fails the default campaign (every oracle),
 /// through `racerdx-reports`; before it, both racerdx oracles passed such a bug.
 #[test]

@@ -2,7 +2,7 @@
 //! `racefuzz shrink` (reduce a counterexample; `--into-test` makes it a CI test).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -82,22 +82,8 @@ pub(super) struct FuzzArgs<'a> {
 
 /// SIGINT and SIGTERM received so far: the first stops the campaign at the next program,
 /// the second the shrinking, the third the process.
-static SIGNALS: AtomicUsize = AtomicUsize::new(0);
-
 fn signals() -> usize {
-    SIGNALS.load(Ordering::Relaxed)
-}
-
-/// Catches SIGINT and SIGTERM, so that a stopped campaign still prints its summary and
-/// shrinks what it found; the third signal exits at once (every finding is on disk as soon
-/// as it is found, so even then none is lost).
-fn catch_signals() {
-    // An error here only means a handler is already set (a second campaign in-process).
-    let _ = ctrlc::set_handler(|| {
-        if SIGNALS.fetch_add(1, Ordering::Relaxed) >= 2 {
-            std::process::exit(130);
-        }
-    });
+    super::shared::signals::received()
 }
 
 /// Why a campaign ended.
@@ -168,7 +154,7 @@ pub(super) fn fuzz(a: &FuzzArgs<'_>) -> Result<Exit, CliError> {
         (None, None) => String::new(),
     };
     // Before the header: a signal sent once the header is out is always caught.
-    catch_signals();
+    super::shared::signals::stop_gracefully();
     say(&format!(
         "racefuzz fuzz: {}{budget}, seed {seed}, {} job(s){}{}{}; findings go to {}/<oracle>/ ({} per signature)",
         names.join(", "),

@@ -431,6 +431,7 @@ struct CorpusArgs {
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    shared::signals::install();
     let result = match cli.cmd {
         Cmd::Explore(a) => explore_cmd::explore(&a),
         Cmd::Replay(a) => replay_cmd::run(&a.file, &a.schedule, a.pair.as_deref(), a.json, &a.bounds, &a.pictures),

@@ -24,7 +24,6 @@
 //! method, is an [`AnalysisFailure`] that says what is wrong, as is a crash or a timeout.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -33,12 +32,13 @@ use race_oracles::lang::{parse, print, walk_block, AccessKind, Place, Program, S
 use race_oracles::theorems::{AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis};
 
 use super::process::{run_on_file, Failure, Persistent, PROTOCOL_VERSION};
+use crate::scratch::Scratch;
 
 /// How the analysis process is run.
 #[derive(Clone)]
 enum Mode {
     /// A command per program, on a file.
-    PerProgram { timeout: Duration, scratch: PathBuf },
+    PerProgram { timeout: Duration, scratch: Arc<Scratch> },
     /// One process for every program (shared by the campaign's workers, one request at a time).
     Persistent(Arc<Mutex<Persistent>>),
 }
@@ -74,7 +74,7 @@ impl ExternalAnalysis {
         let mode = if persistent {
             Mode::Persistent(Arc::new(Mutex::new(Persistent::new(command, timeout))))
         } else {
-            Mode::PerProgram { timeout, scratch: std::env::temp_dir().join(format!("racefuzz-analysis-{}", std::process::id())) }
+            Mode::PerProgram { timeout, scratch: Arc::new(Scratch::named("analysis")) }
         };
         Ok(ExternalAnalysis { command: command.to_string(), mode })
     }
@@ -96,7 +96,7 @@ impl ExternalAnalysis {
         match &self.mode {
             Mode::PerProgram { timeout, scratch } => {
                 let n = PROGRAM_FILES.fetch_add(1, Ordering::Relaxed);
-                let out = run_on_file(&self.command, *timeout, &scratch.join(format!("program-{}-{n}.race", std::process::id())), text)?;
+                let out = run_on_file(&self.command, *timeout, &scratch.path().join(format!("program-{}-{n}.race", std::process::id())), text)?;
                 let garbage = |why: String| Failure::Garbage { line: out.trim().chars().take(2_000).collect(), why };
                 let answer: Answer = serde_json::from_str(out.trim()).map_err(|e| garbage(e.to_string()))?;
                 if answer.version != PROTOCOL_VERSION {

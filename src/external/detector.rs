@@ -11,7 +11,8 @@ use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
 use race_oracles::theorems::detector::{DetectorFactory, DetectorFailure, DynamicDetector, Reported};
 use race_oracles::theorems::{Claim, Traces};
 
-use super::process::{Batch, Failure, PerTrace, Persistent};
+use super::batch::Batch;
+use super::process::{Failure, PerTrace, Persistent};
 use crate::std_trace::{write, NameTableBuilder};
 
 /// How the process is run.
@@ -199,7 +200,7 @@ mod tests {
     }
 
     fn per_trace(command: &str) -> ExternalFactory {
-        let scratch = std::env::temp_dir().join(format!("racefuzz-external-detector-{}", std::process::id()));
+        let scratch = Arc::new(crate::scratch::Scratch::named("external-detector"));
         ExternalFactory::new(command, Mode::PerTrace(PerTrace { command: command.into(), pattern: Pattern::std_event(), timeout: Duration::from_secs(5), scratch }))
     }
 

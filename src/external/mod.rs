@@ -31,16 +31,17 @@
 //! side by side).
 
 mod analysis;
+mod batch;
 mod detector;
 mod process;
 
 use std::time::Duration;
 
 pub use analysis::ExternalAnalysis;
+pub use batch::Batch;
 pub use detector::{ExternalDetector, ExternalFactory, Mode};
 pub use process::{
-    kill_group, run_on_file, status_within_a_second, wait_with_timeout, Batch, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT,
-    PROTOCOL_VERSION,
+    kill_group, run_on_file, status_within_a_second, wait_with_timeout, Failure, Pattern, PatternError, PerTrace, Persistent, Request, Response, DEFAULT_TIMEOUT, PROTOCOL_VERSION,
 };
 
 /// Where racefuzz keeps what it builds for external tools: `$RACEFUZZ_CACHE`, else
@@ -108,7 +109,7 @@ pub fn factory(command: &str, persistent: bool, batch: bool, pattern: Option<&st
         return Err(ConfigError::BatchAndPersistent);
     }
     let pattern = detector_pattern(command, persistent, pattern)?;
-    let scratch = std::env::temp_dir().join(format!("racefuzz-detector-{}", std::process::id()));
+    let scratch = std::sync::Arc::new(crate::scratch::Scratch::named("detector"));
     let (command, pattern) = (command.to_string(), pattern.unwrap_or_else(Pattern::std_event));
     let mode = if persistent {
         Mode::Persistent(std::sync::Arc::new(std::sync::Mutex::new(Persistent::new(&command, timeout))))

@@ -29,6 +29,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::scratch::Scratch;
 use race_oracles::lang::Program;
 use race_oracles::machine::{Event, EventIdx};
 use race_oracles::theorems::detector::{DetectorFailure, DetectorReport};
@@ -40,37 +41,6 @@ pub use run::{line_of_function, Access, Output, Report, ReportedPair, ToolThread
 /// unless a version names another.
 pub fn cc() -> String {
     std::env::var("CC").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "cc".into())
-}
-
-/// A scratch folder of its own under the system's temporary directory
-/// (`racefuzz-WHAT-PID-N`), removed with everything in it when dropped: compiled replays,
-/// a probe's program. Never in the source tree.
-#[derive(Debug)]
-pub struct Scratch(pub PathBuf);
-
-impl Scratch {
-    /// A new, empty folder for `what`.
-    ///
-    /// # Errors
-    /// [`ReplayError::Io`] when it cannot be created.
-    pub fn new(what: &str) -> Result<Scratch, ReplayError> {
-        let s = Scratch::named(what);
-        std::fs::create_dir_all(&s.0).map_err(|e| ReplayError::Io(format!("cannot create {}", s.0.display()), e.to_string()))?;
-        Ok(s)
-    }
-
-    /// Its name only; the folder is made by whoever first writes into it.
-    fn named(what: &str) -> Scratch {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Scratch(std::env::temp_dir().join(format!("racefuzz-{what}-{}-{n}", std::process::id())))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The lines a universal replay ([`export::c_universal`], [`go::go_universal`]) has a
@@ -304,7 +274,7 @@ impl ReplayFactory {
                     Language::C => export::c_universal(),
                     Language::Go => go::go_universal(),
                 };
-                run::compile(&source, &compiler, &self.dir.0)
+                run::compile(&source, &compiler, self.dir.path())
             };
             return self.universal.get_or_init(universal).clone();
         }
@@ -312,7 +282,7 @@ impl ReplayFactory {
             Language::C => export::c_program(p, "", "a generated program", None),
             Language::Go => go::go_program(p, "", "a generated program", None),
         };
-        run::compile(&source, &compiler, &self.dir.0)
+        run::compile(&source, &compiler, self.dir.path())
     }
 }
 

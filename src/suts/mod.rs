@@ -14,9 +14,7 @@
 use race_oracles::explore::Config;
 use race_oracles::lang::{Dialect, Program, Relax};
 use race_oracles::theorems::rules::Rules;
-use race_oracles::theorems::{
-    Budget, Claim, DetectorFactory, DynamicDetector, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis, Traces,
-};
+use race_oracles::theorems::{Budget, FastExplorers, MustNotAliasAnalysis, Oracle, OracleResult, Reads, StaticRaceAnalysis, Sut, SutKind, SyncCfgAnalysis, Traces};
 
 use crate::analyses::bigfoot::dynamic::{DynamicBfFactory, DYNAMIC_BF_RULES};
 use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
@@ -39,7 +37,9 @@ use crate::valgrind::{Tool, Valgrind};
 use std::sync::Arc;
 
 mod error;
+mod judged;
 pub use error::SubjectError;
+use judged::Judged;
 
 /// An implementation, with its seeded bugs applied or not, that lends itself to an oracle as
 /// the [`Sut`] of its seam. The catalogue holds no enum of seams of its own: each entry's
@@ -48,83 +48,6 @@ pub use error::SubjectError;
 pub trait Implementation: Send + Sync {
     /// The SUT, as the oracle receives it.
     fn sut(&self) -> Sut<'_>;
-}
-
-/// A detector judged otherwise than it asks (`--claim` or `--all-traces` beside `--sut`): it
-/// runs as the detector it wraps, and says `claim` and `traces` where they are given.
-///
-/// Invariant: `inner` lends itself as a [`Sut::Detector`] ([`Subject::new`] checks it before
-/// making one).
-struct Judged {
-    inner: Box<dyn Implementation>,
-    claim: Option<Claim>,
-    traces: Option<Traces>,
-}
-
-impl Judged {
-    fn detector(&self) -> &dyn DetectorFactory {
-        match self.inner.sut() {
-            Sut::Detector(f) => f,
-            _ => unreachable!("Subject::new wraps detectors only"),
-        }
-    }
-}
-
-impl Implementation for Judged {
-    fn sut(&self) -> Sut<'_> {
-        Sut::Detector(self)
-    }
-}
-
-impl DetectorFactory for Judged {
-    fn fresh(&self) -> Box<dyn DynamicDetector> {
-        self.detector().fresh()
-    }
-
-    fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
-        Box::new(JudgedFor { inner: self.detector().for_program(p), claim: self.claim, traces: self.traces })
-    }
-
-    fn claim(&self) -> Claim {
-        self.claim.unwrap_or_else(|| self.detector().claim())
-    }
-
-    fn traces(&self) -> Traces {
-        self.traces.unwrap_or_else(|| self.detector().traces())
-    }
-}
-
-/// [`Judged`] for one program.
-struct JudgedFor<'a> {
-    inner: Box<dyn DetectorFactory + 'a>,
-    claim: Option<Claim>,
-    traces: Option<Traces>,
-}
-
-impl DetectorFactory for JudgedFor<'_> {
-    fn fresh(&self) -> Box<dyn DynamicDetector> {
-        self.inner.fresh()
-    }
-
-    fn for_program(&self, p: &Program) -> Box<dyn DetectorFactory + '_> {
-        Box::new(JudgedFor { inner: self.inner.for_program(p), claim: self.claim, traces: self.traces })
-    }
-
-    fn claim(&self) -> Claim {
-        self.claim.unwrap_or_else(|| self.inner.claim())
-    }
-
-    fn traces(&self) -> Traces {
-        self.traces.unwrap_or_else(|| self.inner.traces())
-    }
-
-    fn batches(&self) -> bool {
-        self.inner.batches()
-    }
-
-    fn prepare(&self, traces: &[Vec<race_oracles::machine::Event>]) {
-        self.inner.prepare(traces);
-    }
 }
 
 /// An owned implementation and how it lends itself as a [`Sut`].

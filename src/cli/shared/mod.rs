@@ -1,12 +1,13 @@
 //! What the subcommands share, and the only module of `cli/` they import: no subcommand
 //! imports another (tests/layers.rs). Errors and exit codes, the flag groups, output,
-//! input (files, oracles, SUTs), traces of a program, and progress lines.
+//! input (files, oracles, SUTs), traces of a program, progress lines and signals.
 
 mod error;
 mod flags;
 mod input;
 mod output;
 mod reproducer;
+pub mod signals;
 mod traces;
 
 pub(in crate::cli) use error::EXIT_CODES;
