@@ -74,8 +74,8 @@ fn bench(c: &mut Criterion) {
     };
     g.bench_function("fasttrack-in-process", |b| b.iter(|| cases.iter().flat_map(|k| &k.1).map(|t| reported(ft, t).map_or(0, |r| r.len())).sum::<usize>()));
     let tools: Vec<(&str, Option<&str>, Arc<dyn ReplayTool>)> = vec![
-        ("tsan", Some("gcc-12"), Arc::new(Tsan { cc: "gcc-12".into() })),
-        ("tsan", Some("clang-19"), Arc::new(Tsan { cc: "clang-19".into() })),
+        ("tsan", Some("gcc-12"), Arc::new(Tsan::through("gcc-12"))),
+        ("tsan", Some("clang-19"), Arc::new(Tsan::through("clang-19"))),
         ("helgrind", None, Arc::new(Valgrind::new(Tool::Helgrind))),
         ("drd", None, Arc::new(Valgrind::new(Tool::Drd))),
     ];

@@ -341,7 +341,7 @@ fn served_replays_report_exactly_what_per_trace_replays_do() {
     needs!(Tsan, Clang, Valgrind);
     let tools: Vec<Arc<dyn ReplayTool>> = vec![
         Arc::new(racefuzz::tsan::Tsan::from_env()),
-        Arc::new(racefuzz::tsan::Tsan { cc: "clang-19".into() }),
+        Arc::new(racefuzz::tsan::Tsan::through("clang-19")),
         Arc::new(racefuzz::valgrind::Valgrind::new(racefuzz::valgrind::Tool::Helgrind)),
         Arc::new(racefuzz::valgrind::Valgrind::new(racefuzz::valgrind::Tool::Drd)),
     ];

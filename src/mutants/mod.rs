@@ -50,6 +50,7 @@ pub static MUTANTS: LazyLock<Vec<Mutant>> = LazyLock::new(|| {
         listed("naikaiken", naik_aiken::SEEDED),
         listed("ldrf", ldrf::SEEDED),
         listed("ldrf-analyses", ldrf_analyses::SEEDED),
+        listed("tsan", crate::tsan::SEEDED),
     ]
     .concat()
 });

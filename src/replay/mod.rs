@@ -146,6 +146,12 @@ pub trait ReplayTool: fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// The replay's source as this tool builds it: the generated one, unless the tool
+    /// carries a seeded bug of the harness (ThreadSanitizer's have one).
+    fn patched(&self, generated: String) -> String {
+        generated
+    }
+
     /// Whether one replay of every program of at most [`UNIVERSAL_LINES`] lines serves it
     /// ([`export::c_universal`]); else each program's replay is its own (the default for a
     /// tool that says no).
@@ -270,18 +276,18 @@ impl ReplayFactory {
         let compiler = self.tool.compiler();
         if self.tool.universal() && export::statement_lines(p, "").keys().all(|&l| l <= UNIVERSAL_LINES) {
             let universal = || {
-                let source = match compiler.language {
+                let source = self.tool.patched(match compiler.language {
                     Language::C => export::c_universal(),
                     Language::Go => go::go_universal(),
-                };
+                });
                 run::compile(&source, &compiler, self.dir.path())
             };
             return self.universal.get_or_init(universal).clone();
         }
-        let source = match compiler.language {
+        let source = self.tool.patched(match compiler.language {
             Language::C => export::c_program(p, "", "a generated program", None),
             Language::Go => go::go_program(p, "", "a generated program", None),
-        };
+        });
         run::compile(&source, &compiler, self.dir.path())
     }
 }

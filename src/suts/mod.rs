@@ -120,7 +120,7 @@ pub const SUTS: &[SutEntry] = &[
         name: "tsan",
         kind: SutKind::DynamicDetector,
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
-        build: |v, n| replay(n, Tsan { cc: real::program_of("tsan", v)? }),
+        build: |v, n| replay_seeded(Tsan { cc: real::program_of("tsan", v)?, bug: seeded::one(crate::tsan::SEEDED, n)? }),
         rules: &[],
     },
     SutEntry { name: "helgrind", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, n| replay(n, Valgrind::new(Tool::Helgrind)), rules: &[] },
@@ -168,7 +168,13 @@ fn build_fasttrack(_: &str, names: &[&str]) -> Built {
 
 /// A real detector over a replay (`crate::replay`; built in [`SUTS`] itself): no seeded bugs.
 fn replay(names: &[&str], tool: impl ReplayTool) -> Built {
-    names.is_empty().then(|| (lend(ReplayFactory::new(Arc::new(tool)), |f| Sut::Detector(f)), Relax::default()))
+    names.is_empty().then(|| replay_seeded(tool)).flatten()
+}
+
+/// A real detector over a replay whose tool carries the seeded bugs named (ThreadSanitizer's
+/// harness bugs, `crate::tsan::SEEDED`).
+fn replay_seeded(tool: impl ReplayTool) -> Built {
+    Some((lend(ReplayFactory::new(Arc::new(tool)), |f| Sut::Detector(f)), Relax::default()))
 }
 
 /// loom (`crate::loom`) at `version` (none: the newest), a whole-program model checker;

@@ -15,6 +15,7 @@ use std::process::Command;
 use race_oracles::lang::AccessKind;
 
 use crate::replay::{Access, Compiler, Output, ReplayError, ReplayTool, Report};
+use crate::seeded::{Predicted, Seeded};
 
 /// The options ThreadSanitizer runs with: no symbolization (a report names an address,
 /// which is all the comparison needs, and symbolizing costs about 170 ms per report), no
@@ -39,14 +40,47 @@ pub const FLAGS: [&str; 5] = ["-std=c11", "-fsanitize=thread", "-O1", "-g", "-pt
 pub struct Tsan {
     /// The C compiler (`gcc-12`, `clang-19`, `$CC`).
     pub cc: String,
+    /// A seeded bug of the harness around it ([`SEEDED`]), if any.
+    pub bug: Option<TsanBug>,
 }
 
 impl Tsan {
     /// ThreadSanitizer through `$CC` (default `cc`).
     pub fn from_env() -> Tsan {
-        Tsan { cc: crate::replay::cc() }
+        Tsan::through(crate::replay::cc())
+    }
+
+    /// ThreadSanitizer through the C compiler `cc`, with no seeded bug.
+    pub fn through(cc: impl Into<String>) -> Tsan {
+        Tsan { cc: cc.into(), bug: None }
     }
 }
+
+/// Seeded bugs of the harness that runs ThreadSanitizer, not of ThreadSanitizer: what a
+/// careless replay does, which the oracles must catch as they would a detector's bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TsanBug {
+    /// The turn counter is read with acquire and written with release instead of relaxed:
+    /// ThreadSanitizer models C11 atomics, so it sees each event ordered after the one
+    /// before it, and no race at all.
+    TurnsSynchronize,
+}
+
+/// The seeded bugs of `tsan` (the SUT catalogue's `tsan` entry applies them).
+pub const SEEDED: &[Seeded<TsanBug>] = &[Seeded {
+    name: "tsan-turns-synchronize",
+    oracle: "fasttrack-precise",
+    description: "the replay's turn counter is acquire/release, not relaxed: ThreadSanitizer sees the turns as synchronization and every trace as race-free",
+    predicted: Predicted::breaks(&["fasttrack-precise"]),
+    spec: "spec/bigfoot.md §9.1 O0; the replay's turns add no synchronization a detector can see (src/replay/mod.rs)",
+    bug: TsanBug::TurnsSynchronize,
+}];
+
+/// The relaxed turn operations of the C replay and their synchronizing versions.
+const TURNS_SYNCHRONIZE: [(&str, &str); 2] = [
+    ("while (atomic_load_explicit(&turn, memory_order_relaxed) != k) sched_yield();", "while (atomic_load_explicit(&turn, memory_order_acquire) != k) sched_yield();"),
+    ("atomic_store_explicit(&turn, k + 1, memory_order_relaxed);", "atomic_store_explicit(&turn, k + 1, memory_order_release);"),
+];
 
 impl ReplayTool for Tsan {
     fn name(&self) -> String {
@@ -61,6 +95,13 @@ impl ReplayTool for Tsan {
         let mut c = Command::new(binary);
         c.arg(arg).env("TSAN_OPTIONS", TSAN_OPTIONS);
         c
+    }
+
+    fn patched(&self, generated: String) -> String {
+        match self.bug {
+            None => generated,
+            Some(TsanBug::TurnsSynchronize) => TURNS_SYNCHRONIZE.iter().fold(generated, |s, (relaxed, synchronizing)| s.replace(relaxed, synchronizing)),
+        }
     }
 
     /// `inline`: a fork of a ThreadSanitizer process still costs 1.5 ms (copying its page
@@ -148,6 +189,19 @@ fn access(l: &str) -> Option<Access> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The seeded bug rewrites both turn operations of the C replay, so it cannot silently
+    /// stop applying when the export changes.
+    #[test]
+    fn the_seeded_bug_makes_both_turn_operations_synchronize() {
+        let c = crate::replay::export::c_universal();
+        let seeded = Tsan { bug: Some(TsanBug::TurnsSynchronize), ..Tsan::through("cc") };
+        for (relaxed, synchronizing) in TURNS_SYNCHRONIZE {
+            assert!(c.contains(relaxed), "the replay no longer has `{relaxed}`");
+            assert!(seeded.patched(c.clone()).contains(synchronizing) && !seeded.patched(c.clone()).contains(relaxed));
+        }
+        assert_eq!(Tsan::through("cc").patched(c.clone()), c);
+    }
 
     #[test]
     fn a_report_is_read_with_both_accesses() {
