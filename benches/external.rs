@@ -1,8 +1,9 @@
 //! An external detector's cost per trace against the in-process FastTrack, in the same
 //! run: `fasttrack-precise` over the same generated programs, judging FastTrack and then
 //! the Python happens-before example (`examples/detectors/hb.py`) through the persistent
-//! JSON Lines protocol. Throughput is in traces (every execution the oracle explores is
-//! one trace given to the detector). Run with `cargo bench -p racefuzz-bench --bench
+//! JSON Lines protocol, in traces (every execution the oracle explores is one trace given
+//! to the detector); then in programs, the example per trace (a process per trace) and in
+//! batches (a process per program), each on one trace per Mazurkiewicz class. Run with `cargo bench -p racefuzz-bench --bench
 //! external` from the repository root (it needs `python3`).
 
 use std::ops::ControlFlow;
@@ -44,26 +45,44 @@ fn bench(c: &mut Criterion) {
     let ps: Vec<Program> = (0..PROGRAMS).map(|_| racefuzz::campaign::generate(&o, &fasttrack, &mut rng)).collect();
     let n: u64 = ps.iter().map(traces).sum();
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let cmd = format!("python3 {root}/examples/detectors/hb.py --persistent");
-    let spec = racefuzz::sut_spec::DetectorSpec {
-        command: cmd,
-        persistent: true,
-        batch: false,
-        report_pattern: None,
-        timeout: std::time::Duration::from_secs(10),
-        claim: Default::default(),
-        all_traces: false,
+    let hb = |command: String, persistent: bool, batch: bool, all_traces: bool| {
+        let spec = racefuzz::sut_spec::DetectorSpec {
+            command,
+            persistent,
+            batch,
+            report_pattern: None,
+            timeout: std::time::Duration::from_secs(10),
+            claim: Default::default(),
+            all_traces,
+        };
+        Subject::new(&o, &racefuzz::sut_spec::SutSpec::detector(spec).expect("a detector command")).expect("a detector oracle")
     };
-    let hb = Subject::new(&o, &racefuzz::sut_spec::SutSpec::detector(spec).expect("a persistent command")).expect("a detector oracle");
+    let script = format!("python3 {root}/examples/detectors/hb.py");
+    // Every trace, as FastTrack, for the cost per trace.
+    let persistent = hb(format!("{script} --persistent"), true, false, true);
+    // One trace per class (a command's default), for the cost per program of each protocol.
+    let (per_trace, batch) = (hb(format!("{script} {{}}"), false, false, false), hb(format!("{script} --batch {{}}"), false, true, false));
     let run = |s: &Subject| ps.iter().filter(|p| suts::check(&o, p, s, suts::campaign_bounds()).verdict == Verdict::Pass).count();
-    // Both answer every trace alike (the example is a precise happens-before detector).
-    assert_eq!(run(&fasttrack), run(&hb), "hb.py and FastTrack disagree on some program");
+    // All answer every trace alike (the example is a precise happens-before detector).
+    let passed = run(&fasttrack);
+    for (name, s) in [("persistent", &persistent), ("per trace", &per_trace), ("batch", &batch)] {
+        assert_eq!(run(s), passed, "hb.py ({name}) and FastTrack disagree on some program");
+    }
     eprintln!("external detector benchmark: {PROGRAMS} programs, {n} traces");
     let mut g = c.benchmark_group("external");
     g.sample_size(10);
     g.throughput(Throughput::Elements(n));
     g.bench_function("fasttrack-in-process", |b| b.iter(|| run(&fasttrack)));
-    g.bench_function("hb.py-persistent", |b| b.iter(|| run(&hb)));
+    g.bench_function("hb.py-persistent", |b| b.iter(|| run(&persistent)));
+    g.finish();
+    // Programs per second, one trace per class for the commands (FastTrack on every
+    // interleaving, its default): a process per trace against one per program.
+    let mut g = c.benchmark_group("external-programs");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(PROGRAMS as u64));
+    g.bench_function("fasttrack-in-process", |b| b.iter(|| run(&fasttrack)));
+    g.bench_function("hb.py-per-trace", |b| b.iter(|| run(&per_trace)));
+    g.bench_function("hb.py-batch", |b| b.iter(|| run(&batch)));
     g.finish();
 }
 
