@@ -33,8 +33,8 @@
 //! - [`rule_coverage`]: which cases of a SUT's spec rules its oracle's generator reaches.
 //! - [`corpus`]: `.race` header conventions and the curated corpus folders.
 //! - [`external`]: running a race detector or a static race analysis that lives in another
-//!   process (per trace or program, or persistent over JSON Lines), with timeouts; its
-//!   failures are values.
+//!   process (per trace, per program on a folder of traces, or persistent over JSON
+//!   Lines), with timeouts; its failures are values.
 //! - [`replay`]: a trace as a C or Go program that replays it, compiled once per program and run
 //!   under a real detector per trace; the reports read back as events.
 //! - [`tsan`], [`valgrind`]: ThreadSanitizer, Helgrind and DRD over the C replay; [`go_race`]:
@@ -46,6 +46,8 @@
 //! - [`picture`]: pictures of a witness (HTML, DOT, ShiViz, SARIF) and a campaign's page.
 //! - [`score`]: a detector's scorecard (precision, recall, F1 per program, location, event).
 //! - [`duration`]: durations as written on the command line.
+//! - [`scratch`]: scratch folders under the system's temporary directory, removed when
+//!   dropped or, on a signal, by the command line's handler.
 //! - [`cli`]: the command line: the clap tree, a module per subcommand, and what they share.
 //!
 //! The modules form layers (`tests/layers.rs`): formats and values at the bottom, then
