@@ -84,6 +84,8 @@ pub fn event_text(names: &Names, k: EventKind) -> String {
         EventKind::Check(kind, a) => format!("check {} {}", kind.letter(), names.addr(a)),
         EventKind::Enter(k) => format!("enter {}", names.object(k)),
         EventKind::Exit(k) => format!("exit {}", names.object(k)),
+        EventKind::Atomic(kind, a) => format!("atomic {} {}", kind.describe(), names.addr(a)),
+        EventKind::Fence(o) => format!("fence({o})"),
     }
 }
 

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use super::Value;
-use crate::lang::AccessKind;
+use crate::lang::{AccessKind, Order};
 
 /// A thread, numbered in creation order within one execution (0-based). Defined with the
 /// vector clocks it indexes (the `clock` module sits below the machine).
@@ -73,6 +73,100 @@ pub enum EventKind {
     Enter(ObjId),
     /// Exit from a capsule method.
     Exit(ObjId),
+    /// An atomic access of an address (docs/spec/atomics.md §1.1): one step, whatever the
+    /// operation.
+    Atomic(AtomicKind, Addr),
+    /// A fence (docs/spec/atomics.md §1.1): touches no address.
+    Fence(Order),
+}
+
+/// What an atomic access does (docs/spec/atomics.md §1.1), with its orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AtomicKind {
+    /// `ALoad(o, a)`: `r = x.f.load(o)`.
+    Load(Order),
+    /// `AStore(o, a)`: `x.f.store(v, o)`.
+    Store(Order),
+    /// `ARmw(o, a)`: `fetch_add`, `xchg`, or a compare-exchange that stored (with its success
+    /// order).
+    Rmw(Order),
+    /// A compare-exchange that failed: an atomic *load* with the failure order, marked
+    /// `cas_failed` (\[T\] `[atomics.types.operations]`).
+    CasFailed {
+        /// The success order it would have had.
+        success: Order,
+        /// The failure order it has.
+        failure: Order,
+    },
+}
+
+impl AtomicKind {
+    /// Whether it reads the address (every kind but a store).
+    pub fn reads(self) -> bool {
+        !matches!(self, AtomicKind::Store(_))
+    }
+
+    /// Whether it writes the address (store, RMW; a failed CAS is a read, spec §1.3).
+    pub fn writes(self) -> bool {
+        matches!(self, AtomicKind::Store(_) | AtomicKind::Rmw(_))
+    }
+
+    /// The order of the access (a failed CAS: the failure order).
+    pub fn order(self) -> Order {
+        match self {
+            AtomicKind::Load(o) | AtomicKind::Store(o) | AtomicKind::Rmw(o) => o,
+            AtomicKind::CasFailed { failure, .. } => failure,
+        }
+    }
+
+    /// Whether it is an *acquire read* (docs/spec/atomics.md §2.3): a read whose order acquires.
+    pub fn acquire_read(self) -> bool {
+        self.reads() && self.order().acquires()
+    }
+
+    /// Whether it is a *release write* (docs/spec/atomics.md §2.2): a write whose order releases.
+    pub fn release_write(self) -> bool {
+        self.writes() && self.order().releases()
+    }
+
+    /// Whether it is a compare-exchange (whatever its outcome), which DPOR and the class
+    /// counter take as a write (docs/spec/atomics.md §7 \[C\]). A successful CAS is an RMW
+    /// and is a write anyway.
+    pub fn is_failed_cas(self) -> bool {
+        matches!(self, AtomicKind::CasFailed { .. })
+    }
+
+    /// Its name in traces and witnesses (`load(acquire)`, `cas-failed(acquire, relaxed)`).
+    pub fn describe(self) -> String {
+        match self {
+            AtomicKind::Load(o) => format!("load({o})"),
+            AtomicKind::Store(o) => format!("store({o})"),
+            AtomicKind::Rmw(o) => format!("rmw({o})"),
+            AtomicKind::CasFailed { success, failure } => format!("cas-failed({success}, {failure})"),
+        }
+    }
+}
+
+/// A memory access of an event, plain or atomic, as the race definition sees it
+/// (docs/spec/atomics.md §0.3, §1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemAccess {
+    /// The address.
+    pub addr: Addr,
+    /// Whether it writes (plain writes, atomic stores and RMWs).
+    pub write: bool,
+    /// Whether it is atomic.
+    pub atomic: bool,
+}
+
+impl MemAccess {
+    /// Whether `self` and `other` conflict for the race definition: the same address, at
+    /// least one writes, at least one is non-atomic (spec §0.3, §1.3; two atomic accesses
+    /// never race, \[T\] `[intro.races]/21`).
+    pub fn races_with(self, other: MemAccess) -> bool {
+        self.addr == other.addr && (self.write || other.write) && !(self.atomic && other.atomic)
+    }
 }
 
 /// The values an event moves (docs/spec/escape_capsule.md §2.1 `t:write l v`, `t:read l v`,
@@ -150,12 +244,34 @@ impl Event {
         Event { idx, thread, line, kind, moved: Moved::Nothing, violation: None }
     }
 
-    /// The address and kind, if the event is a heap access.
+    /// The address and kind, if the event is a plain (non-atomic) heap access.
     pub fn access(&self) -> Option<(AccessKind, Addr)> {
         match self.kind {
             EventKind::Access(k, a) => Some((k, a)),
             _ => None,
         }
+    }
+
+    /// The memory access of the event, plain or atomic (docs/spec/atomics.md §1.3).
+    pub fn mem_access(&self) -> Option<MemAccess> {
+        self.kind.mem_access()
+    }
+}
+
+impl EventKind {
+    /// The memory access of the event, plain or atomic (docs/spec/atomics.md §1.3); checks are
+    /// not memory accesses.
+    pub fn mem_access(self) -> Option<MemAccess> {
+        match self {
+            EventKind::Access(k, addr) => Some(MemAccess { addr, write: k == AccessKind::Write, atomic: false }),
+            EventKind::Atomic(k, addr) => Some(MemAccess { addr, write: k.writes(), atomic: true }),
+            _ => None,
+        }
+    }
+
+    /// Whether the event is an atomic access or a fence (docs/spec/atomics.md §1.1).
+    pub fn is_atomic(self) -> bool {
+        matches!(self, EventKind::Atomic(..) | EventKind::Fence(_))
     }
 }
 
