@@ -172,7 +172,8 @@ impl MemAccess {
 /// The values an event moves (docs/spec/escape_capsule.md §2.1 `t:write l v`, `t:read l v`,
 /// `t:fork p t'`; §7.1 `t:enter k v̄`, `t:exit k v`): what a dynamic escape or capsule
 /// analysis sees besides the addresses, as RoadRunner's instrumentation does. Recorded
-/// only where [`super::Semantics::values`] is set; [`Moved::Nothing`] elsewhere.
+/// where [`super::Semantics::values`] is set, and for atomic events in every dialect
+/// (docs/spec/atomics.md §6.1); [`Moved::Nothing`] elsewhere, and on DPOR's traces.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub enum Moved {
     /// No value (synchronization, or a dialect that does not record values).
@@ -181,7 +182,8 @@ pub enum Moved {
     /// The value read or written, the thread object of a fork (`p` of `p.run()`), or the
     /// value a capsule method returns at its exit.
     One(Value),
-    /// The arguments of a capsule method, at its enter.
+    /// The arguments of a capsule method, at its enter; for an atomic RMW, the value read
+    /// and the value written.
     Args(Box<[Value]>),
 }
 
@@ -275,28 +277,37 @@ impl EventKind {
     }
 }
 
-/// The vector clocks of threads and locks as a trace unfolds: the one implementation of the
-/// happens-before rules ([`crate::clock`]), keyed by this machine's locks. Used to stamp
+/// The vector clocks of threads, locks and atomics as a trace unfolds: the one
+/// implementation of the happens-before rules ([`crate::clock`]; atomics and fences by
+/// docs/spec/atomics.md §4.2), keyed by this machine's locks and addresses. Used to stamp
 /// traces (`race::Hb`) and by the machine where the semantics itself needs happens-before
 /// (CapJava's `capFree`).
-pub type Clocks = crate::clock::Clocks<LockId>;
+pub type Clocks = crate::clock::Clocks<LockId, Addr>;
 
 impl Clocks {
-    /// The incoming edges of an event by `t` (acquire, join): they count before the event.
+    /// The incoming edges of an event by `t` (acquire, join, an atomic read, an acquire
+    /// fence): they count before the event.
     pub fn before(&mut self, t: ThreadId, ev: EventKind) {
         match ev {
             EventKind::Acquire(l) => self.acquire(t, &l),
             EventKind::Join(u) => self.join(t, u),
+            EventKind::Atomic(k, m) if k.reads() => self.atomic_read(t, &m, k.acquire_read()),
+            EventKind::Fence(o) if o.acquires() => self.fence_acquire(t),
             _ => {}
         }
     }
 
-    /// The outgoing edges of an event by `t` (release, fork): they count after the event,
-    /// and the thread starts a new epoch.
+    /// The outgoing edges of an event by `t` (release, fork, a release write, a release
+    /// fence; and a plain or relaxed write's effect on `W`): they count after the event,
+    /// and a releasing one starts a new epoch.
     pub fn after(&mut self, t: ThreadId, ev: EventKind) {
         match ev {
             EventKind::Release(l) => self.release(t, l),
             EventKind::Fork(u) => self.fork(t, u),
+            EventKind::Access(AccessKind::Write, m) => self.plain_write(&m),
+            EventKind::Atomic(AtomicKind::Store(o), m) => self.atomic_store(t, m, o.releases()),
+            EventKind::Atomic(AtomicKind::Rmw(o), m) => self.atomic_rmw(t, m, o.releases()),
+            EventKind::Fence(o) if o.releases() => self.fence_release(t),
             _ => {}
         }
     }
