@@ -1,7 +1,7 @@
 //! Atomic operations and fences (docs/spec/atomics.md §1.1): each is one step with one event.
 //!
 //! An atomic read reads the cell as it is now, the last write to it in the trace (the
-//! semantics stays SC, spec §0.2); an RMW reads and writes in the same step, so it reads the
+//! semantics stays SC, spec §0, decision 2); an RMW reads and writes in the same step, so it reads the
 //! write just before it in modification order (spec §2.1). A compare-exchange compares
 //! values ([`Value`] equality) and is strong: it fails only when the value differs (spec
 //! §1.1 \[C\]). A failed CAS is an atomic load with the failure order

@@ -149,7 +149,7 @@ impl AtomicKind {
 }
 
 /// A memory access of an event, plain or atomic, as the race definition sees it
-/// (docs/spec/atomics.md §0.3, §1.3).
+/// (docs/spec/atomics.md §0 (decision 3), §1.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MemAccess {
     /// The address.
@@ -162,7 +162,7 @@ pub struct MemAccess {
 
 impl MemAccess {
     /// Whether `self` and `other` conflict for the race definition: the same address, at
-    /// least one writes, at least one is non-atomic (spec §0.3, §1.3; two atomic accesses
+    /// least one writes, at least one is non-atomic (spec §0 (decision 3), §1.3; two atomic accesses
     /// never race, \[T\] `[intro.races]/21`).
     pub fn races_with(self, other: MemAccess) -> bool {
         self.addr == other.addr && (self.write || other.write) && !(self.atomic && other.atomic)

@@ -15,7 +15,7 @@
 //!
 //! A **data race** is a pair i < j of accesses to the same address by different threads, at
 //! least one a write, not ordered by hb (docs/spec/escape_capsule.md §1.3), and at least one
-//! non-atomic (docs/spec/atomics.md §0.3: two atomic accesses never race). On a trace with
+//! non-atomic (docs/spec/atomics.md §0, decision 3: two atomic accesses never race). On a trace with
 //! atomics, [`data_races`] uses the literal definition ([`super::literal`]): the ground truth of
 //! the new rules is the one written as the standard states them; the clocks agree with it
 //! on every test trace. A **check race** is

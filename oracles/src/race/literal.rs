@@ -10,7 +10,7 @@
 //! trace with atomics (those traces are small: the cost is O(n³) per trace).
 //!
 //! Two accesses race when they conflict (same address, one writes), at least one is
-//! non-atomic (§0.3), they are in different threads and neither happens-before the other.
+//! non-atomic (§0, decision 3), they are in different threads and neither happens-before the other.
 
 use crate::machine::{AtomicKind, Event, EventKind};
 
@@ -44,7 +44,7 @@ pub fn happens_before(trace: &[Event]) -> Vec<Vec<bool>> {
     r
 }
 
-/// Every (i, j), i < j, of racing memory accesses (§0.3, §1.3), in (j, i) order.
+/// Every (i, j), i < j, of racing memory accesses (§0 (decision 3), §1.3), in (j, i) order.
 pub fn races(trace: &[Event]) -> Vec<(usize, usize)> {
     let hb = happens_before(trace);
     let mut out = vec![];

@@ -1,7 +1,7 @@
 //! Atomic operations and fences (docs/spec/atomics.md §1): C11/C++11 atomics on fields, with
 //! memory orders written in full.
 //!
-//! Atomicity belongs to the *access*, not to the location (spec §0.1, §1.3 \[C\]): the same
+//! Atomicity belongs to the *access*, not to the location (spec §0 (decision 1), §1.3 \[C\]): the same
 //! field may be read and written plainly elsewhere. The syntax is spec §1.1's, exactly
 //! (outside tools read and write it):
 //!

@@ -104,6 +104,13 @@ impl Program {
         out
     }
 
+    /// Whether a whole-program "race-free" verdict over SC interleavings is exact: every
+    /// atomic operation and fence is `seq_cst` (a CAS in both orders), or there are none
+    /// (DRF-SC, docs/spec/atomics.md §3.3). Decided from the program text alone (spec §3.4).
+    pub fn race_freedom_is_exact(&self) -> bool {
+        self.atomics().iter().all(|a| a.orders().iter().all(|o| *o == super::Order::SeqCst))
+    }
+
     /// Whether the program has an atomic operation or a fence (docs/spec/atomics.md §1.1).
     pub fn has_atomics(&self) -> bool {
         !self.atomics().is_empty()

@@ -112,7 +112,7 @@ impl Validator<'_> {
                 }
             });
             if let Some(line) = bad {
-                return self.fail("init", "`init` builds the initial heap and is straight-line: only `new`, `new_array`, assignments, loads and stores (plain ones: no atomics, docs/spec/atomics.md §1.1)".into(), Some(line));
+                return self.fail("init", "`init` builds the initial heap and is straight-line: only `new`, `new_array`, assignments, loads and stores".into(), Some(line));
             }
         }
         self.atomics()?;
