@@ -99,3 +99,31 @@ pub struct Run {
     /// One racing execution, the first in exploration order.
     pub witness: Option<Witness>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RaceVerdict::{self, *};
+
+    /// docs/spec/atomics.md §3.4: racy is exact; race-free only when the enumeration is exact
+    /// (every atomic and fence seq_cst) and complete; a cut enumeration is never race-free.
+    #[test]
+    fn verdict_labels() {
+        assert_eq!([RaceVerdict::of(true, true, false), RaceVerdict::of(true, false, true)], [Racy, Racy]);
+        assert_eq!([RaceVerdict::of(false, true, true), RaceVerdict::of(false, true, false), RaceVerdict::of(false, false, true)], [RaceFree, ScExecutionsOnly, Incomplete]);
+        assert_eq!(RaceVerdict::combine([RaceFree, ScExecutionsOnly, Incomplete]), Incomplete);
+        assert_eq!(RaceVerdict::combine([RaceFree, ScExecutionsOnly]), ScExecutionsOnly);
+        assert_eq!(RaceVerdict::combine([ScExecutionsOnly, Racy]), Racy);
+        assert_eq!(RaceVerdict::combine([]), RaceFree);
+        assert_eq!(ScExecutionsOnly.to_string(), "inconclusive (SC executions only)");
+    }
+
+    /// The label is decided from the program text alone.
+    #[test]
+    fn exactness_is_static() {
+        let p = |body: &str| crate::lang::parse(&format!("dialect bfj\ninit {{ o = new }}\nthread {{ {body} }}\n")).unwrap();
+        assert!(p("o.f = 1").race_freedom_is_exact());
+        assert!(p("o.f.store(1, seq_cst); r = o.f.cas(0, 1, seq_cst, seq_cst); fence(seq_cst)").race_freedom_is_exact());
+        assert!(!p("r = o.f.cas(0, 1, seq_cst, acquire)").race_freedom_is_exact());
+        assert!(!p("fence(acq_rel)").race_freedom_is_exact());
+    }
+}
