@@ -23,6 +23,7 @@ use std::fmt;
 use super::ast::*;
 use super::lexer::{lex, Tok, Token};
 
+mod atomic;
 mod expr;
 mod item;
 mod stmt;
