@@ -55,6 +55,9 @@ pub fn run(r: &Run) -> String {
     let _ = writeln!(out, "{}: {}", r.setup, stats(&r.executions, r.classes));
     if r.racy {
         let _ = writeln!(out, "  RACE on {}", r.racy_addresses.join(", "));
+    } else if r.verdict == race_oracles::explore::RaceVerdict::ScExecutionsOnly {
+        // docs/spec/atomics.md §3.4: never "no race" when orders weaker than seq_cst are present.
+        let _ = writeln!(out, "  no race over SC executions: {} (the program has atomics or fences weaker than seq_cst, whose non-SC executions are not enumerated)", r.verdict);
     } else {
         let _ = writeln!(out, "  no race");
     }
@@ -84,6 +87,8 @@ pub fn event_text(names: &Names, k: EventKind) -> String {
         EventKind::Check(kind, a) => format!("check {} {}", kind.letter(), names.addr(a)),
         EventKind::Enter(k) => format!("enter {}", names.object(k)),
         EventKind::Exit(k) => format!("exit {}", names.object(k)),
+        EventKind::Atomic(kind, a) => format!("atomic {} {}", kind.describe(), names.addr(a)),
+        EventKind::Fence(o) => format!("fence({o})"),
     }
 }
 

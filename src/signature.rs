@@ -95,6 +95,13 @@ pub fn kind_name(k: &StmtKind) -> &'static str {
         StmtKind::Check(_) => "check",
         StmtKind::Assume(_) => "assume",
         StmtKind::Assert(_) => "assert",
+        StmtKind::Atomic(a) => match a {
+            race_oracles::lang::Atomic::Load { .. } => "atomic-load",
+            race_oracles::lang::Atomic::Store { .. } => "atomic-store",
+            race_oracles::lang::Atomic::Rmw { .. } => "atomic-rmw",
+            race_oracles::lang::Atomic::Cas { .. } => "cas",
+            race_oracles::lang::Atomic::Fence(_) => "fence",
+        },
     }
 }
 

@@ -24,6 +24,7 @@ mod gen;
 mod json;
 mod lang;
 mod layers;
+mod litmus;
 mod loom;
 mod oracles;
 mod picture;

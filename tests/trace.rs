@@ -11,12 +11,13 @@ use racefuzz::cli::shared::DIALECTS;
 use racefuzz::std_trace::{self, NameTable, NameTableBuilder};
 
 /// Every execution of `path`'s program (the naive explorer, default bounds), with its
-/// names; `None` outside the STD dialects.
+/// names; `None` outside the STD dialects, and for programs with atomics (STD has none:
+/// `racefuzz trace` refuses them, docs/spec/atomics.md).
 fn traces(path: &Path) -> Option<Vec<(Vec<Event>, Names)>> {
     let src = std::fs::read_to_string(path).unwrap();
     // Regressions of other dialects may be invalid on purpose (a dialect's validator is
     // what they pin); a program of an STD dialect must load.
-    if !race_oracles::lang::parse(&src).is_ok_and(|p| DIALECTS.contains(&p.dialect)) {
+    if !race_oracles::lang::parse(&src).is_ok_and(|p| DIALECTS.contains(&p.dialect) && !p.has_atomics()) {
         return None;
     }
     let (_, prog) = racefuzz::cli::load(path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));

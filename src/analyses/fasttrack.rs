@@ -285,6 +285,9 @@ impl Clocks {
     pub(crate) fn sync(&mut self, t: ThreadId, kind: EventKind, bug: Option<FastTrackBug>) {
         match kind {
             EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
+            // Atomics (docs/spec/atomics.md §4.4): not modelled yet; `suts::check` refuses programs
+            // with atomics before any trace of theirs reaches FastTrack.
+            EventKind::Atomic(..) | EventKind::Fence(_) => {}
             EventKind::Acquire(m) => {
                 self.clock(t);
                 fire(if self.locks.contains_key(&m) { FtRule::AcquireJoin } else { FtRule::AcquireFirst });

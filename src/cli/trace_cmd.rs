@@ -66,6 +66,13 @@ pub fn trace(a: &TraceArgs<'_>) -> Result<Exit, CliError> {
             known.join(", ")
         )));
     }
+    if prog.has_atomics() {
+        // Atomics (docs/spec/atomics.md): STD (RAPID's format) has no atomic operations or fences.
+        return Err(CliError::input(format!(
+            "error: {}: atomics: STD traces have no atomic operations or fences (docs/spec/atomics.md), so `racefuzz trace` refuses programs with them",
+            a.file.display()
+        )));
+    }
     if let Some(e) = a.bounds.explorer() {
         return Err(CliError::input(format!(
             "error: --{} does not apply to `racefuzz trace`: the traces pick the explorer (--all the naive one, --classes DPOR, --schedule a replay)",

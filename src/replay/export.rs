@@ -22,6 +22,10 @@ pub enum ExportError {
     /// An array cell below 0 (the machine faults first; kept as a value all the same).
     #[error("event {0} accesses a negative array index")]
     NegativeIndex(usize),
+    /// An atomic operation or a fence: the exports do not write atomics yet
+    /// (docs/spec/atomics.md §6).
+    #[error("event {0} is an atomic operation or a fence, which the exports do not write yet (docs/spec/atomics.md §6)")]
+    Atomics(usize),
 }
 
 /// The `.race` lines that hold a statement, each with its source text (`*/` defused, for a
@@ -116,6 +120,8 @@ pub fn encode(trace: &[Event]) -> Result<String, ExportError> {
             EventKind::Fork(t) => ('f', i64::from(t.0), 0),
             EventKind::Join(t) => ('j', i64::from(t.0), 0),
             EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => ('n', 0, 0),
+            // Atomics (docs/spec/atomics.md §6): not exported yet; refused.
+            EventKind::Atomic(..) | EventKind::Fence(_) => return Err(ExportError::Atomics(i)),
         };
         let _ = write!(out, " {}.{op}.{}.{a}.{b}", e.thread.0, e.line);
     }

@@ -33,6 +33,8 @@ impl NameTableBuilder {
                     self.threads.insert(names.thread(t));
                 }
                 EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
+                // STD has no atomics: `racefuzz trace` refuses programs with them.
+                EventKind::Atomic(..) | EventKind::Fence(_) => {}
             }
         }
     }
@@ -96,6 +98,8 @@ pub fn details(trace: &[Event], names: &Names, table: &NameTable, source: Option
             EventKind::Fork(t) => (Op::Fork, names.thread(t)),
             EventKind::Join(t) => (Op::Join, names.thread(t)),
             EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => continue,
+            // STD has no atomics: `racefuzz trace` refuses programs with them.
+            EventKind::Atomic(..) | EventKind::Fence(_) => continue,
         };
         let decor = match op {
             Op::R | Op::W => table.variable(&on).ok_or_else(|| missing("variable", &on))?,

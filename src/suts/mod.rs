@@ -471,11 +471,33 @@ impl Subject {
 /// Checks `oracle` on `p` against `subject`: the one dispatch of racefuzz. The result's
 /// `sut` names the mutant too.
 pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -> OracleResult {
+    if let Some(r) = refuse_atomics(oracle, p, subject) {
+        return r;
+    }
     let mut r = oracle.check(p, &subject.sut(), &Budget { explore, relax: subject.relax });
     if let Some(m) = subject.mutant() {
         r.sut = format!("{} (mutant {m})", r.sut);
     }
     r
+}
+
+/// The refusal of a program with atomics (docs/spec/atomics.md) by a SUT that does not model
+/// them yet: every SUT but the explorers, whose ground truth does. `inconclusive`, naming the
+/// assumption, never a verdict on what the SUT does not see.
+fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
+    if oracle.sut == race_oracles::theorems::SutKind::Explorers || !p.has_atomics() {
+        return None;
+    }
+    // Atomics (docs/spec/atomics.md §4.4, §6): no detector, analysis or export models them yet.
+    let note = format!(
+        "precondition unmet: atomics: {} does not model atomic operations and fences yet (docs/spec/atomics.md), so programs with them are refused, not judged",
+        subject.entry().name
+    );
+    let sut = match subject.mutant() {
+        Some(m) => format!("{} (mutant {m})", subject.entry().name),
+        None => subject.entry().name.to_string(),
+    };
+    Some(OracleResult::inconclusive(oracle.id, sut, oracle.item_kind, note))
 }
 
 /// The exploration bounds of campaigns, shrinking and regression tests: the defaults, with
@@ -499,6 +521,22 @@ mod tests {
     use race_oracles::theorems::Registry;
 
     use super::*;
+
+    /// docs/spec/atomics.md: a SUT that does not model atomics refuses a program with them
+    /// (inconclusive, naming the assumption); the explorers, whose ground truth models them,
+    /// judge it.
+    #[test]
+    fn suts_without_atomics_refuse_programs_with_them() {
+        let p = race_oracles::lang::parse("dialect bfj2\ninit { o = new }\nthread { o.d = 1; o.f.store(1, release) }\nthread { r = o.f.load(acquire); t = o.d }\n").unwrap();
+        let reg = Registry::builtin();
+        let ft = reg.find("fasttrack-precise").unwrap();
+        let r = check(ft, &p, &Subject::for_oracle(ft, None).unwrap(), campaign_bounds());
+        assert_eq!(r.verdict, race_oracles::theorems::Verdict::Inconclusive);
+        assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: "), "{:?}", r.note);
+        let ea = reg.find("explorer-agree").unwrap();
+        let r = check(ea, &p, &Subject::for_oracle(ea, None).unwrap(), campaign_bounds());
+        assert!(!r.note.as_deref().unwrap_or("").contains("atomics"), "{:?}", r.note);
+    }
 
     #[test]
     fn every_oracle_has_a_sut_and_every_mutant_a_home() {

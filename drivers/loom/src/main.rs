@@ -166,6 +166,9 @@ fn main() {
         Dialect::Bfj | Dialect::Bfj2 | Dialect::SimpleJava => {}
         d => beyond(&format!("dialect {}: the driver runs init/thread programs of bfj, bfj2 and simplejava", d.name())),
     }
+    if p.has_atomics() {
+        beyond(ATOMICS);
+    }
     if p.threads.len() > shim::MAX_THREADS {
         beyond(&format!("{} threads; loom {} runs at most {}", p.threads.len(), shim::VERSION, shim::MAX_THREADS));
     }
@@ -182,6 +185,10 @@ fn main() {
     let assignments = ASSIGNMENTS.load(Ordering::Relaxed).to_string();
     say("no-race", &[&runs, &assignments])
 }
+
+/// Why the driver refuses a program with atomics: it does not export them to loom's atomics
+/// yet (docs/spec/atomics.md §6.2).
+const ATOMICS: &str = "atomics: the loom driver does not export atomic operations and fences yet (spec/atomics.md §6.2)";
 
 /// Choice assignments run through loom.
 static ASSIGNMENTS: AtomicU64 = AtomicU64::new(0);
@@ -425,6 +432,8 @@ fn effect<'a>(sh: &'a Rc<Shared>, name: &str, line: u32, ev: EventKind, held: &m
         // The join itself happened in loom before the step; checks, capsule enters and
         // exits have no effect loom could see.
         EventKind::Join(_) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
+        // `main` refuses programs with atomics before any step.
+        EventKind::Atomic(..) | EventKind::Fence(_) => beyond(ATOMICS),
     }
 }
 

@@ -10,7 +10,11 @@
 //! - two accesses (or checks) of one address, at least one a write;
 //! - two operations on one lock (acquire or release);
 //! - a fork or join of thread t and any event of t;
-//! - two capsule entries or exits of one capsule.
+//! - two capsule entries or exits of one capsule;
+//! - atomics (docs/spec/atomics.md §7): an atomic access is an access of its address (a store
+//!   or RMW writes, a load reads; a compare-exchange counts as a write whether it succeeds or
+//!   not \[C\], the same relation as DPOR's, `explore::dpor::events`); a fence depends on no
+//!   event of another thread, except that two `seq_cst` fences depend on each other \[C\].
 //!
 //! An execution is more than its events: the key also holds each thread's sequence of
 //! alternatives (branch and loop choices, which may leave no event) and the fixed initial
@@ -72,8 +76,20 @@ fn named<'a>(m: &'a Machine<'_>, st: &'a State<'_>, e: &Event) -> Named<'a> {
         EventKind::Join(t) => ("join", thread(t), true),
         EventKind::Enter(o) => ("enter", obj(o), true),
         EventKind::Exit(o) => ("exit", obj(o), true),
+        EventKind::Atomic(k, a) => (atomic_kind(k), addr(a), k.writes() || k.is_failed_cas()),
+        EventKind::Fence(crate::lang::Order::SeqCst) => ("sc-fence", On::Name("seq_cst fences"), true),
+        EventKind::Fence(_) => ("fence", On::Name("fence"), false),
     };
     Named { thread: thread(e.thread), line: e.line, kind, on, write }
+}
+
+fn atomic_kind(k: crate::machine::AtomicKind) -> &'static str {
+    match k {
+        crate::machine::AtomicKind::Load(_) => "load",
+        crate::machine::AtomicKind::Store(_) => "store",
+        crate::machine::AtomicKind::Rmw(_) => "rmw",
+        crate::machine::AtomicKind::CasFailed { .. } => "cas-failed",
+    }
 }
 
 fn lock<'a>(l: crate::machine::LockId, obj: &impl Fn(crate::machine::ObjId) -> On<'a>) -> On<'a> {
@@ -85,9 +101,11 @@ fn lock<'a>(l: crate::machine::LockId, obj: &impl Fn(crate::machine::ObjId) -> O
 
 fn dependent(a: &Named<'_>, b: &Named<'_>) -> bool {
     let family = |k: &'static str| match k {
-        "access" | "check" => 0,
+        "access" | "check" | "load" | "store" | "rmw" | "cas-failed" => 0,
         "acquire" | "release" => 1,
         "fork" | "join" => 2,
+        "sc-fence" => 4,
+        "fence" => 5,
         _ => 3,
     };
     if a.thread == b.thread {
@@ -97,6 +115,10 @@ fn dependent(a: &Named<'_>, b: &Named<'_>) -> bool {
     let (fa, fb) = (family(a.kind), family(b.kind));
     if (fa == 2 && a.on == b.thread) || (fb == 2 && b.on == a.thread) {
         return true;
+    }
+    // A non-seq_cst fence touches nothing another thread does (docs/spec/atomics.md §7).
+    if fa == 5 || fb == 5 {
+        return false;
     }
     fa == fb && fa != 2 && a.on == b.on && (fa != 0 || a.write || b.write)
 }

@@ -18,6 +18,6 @@ pub mod witness;
 pub use explorer::{Config, Execution, ExploreError, Explorer, ExplorerKind, Outcome, Property, StatePredicate, StateRace, Stats, MAX_STATES};
 pub use naive::Naive;
 pub use replay::{replay_filling_heap, search_thread, Reached, ThreadSearch};
-pub use run::Run;
+pub use run::{RaceVerdict, Run};
 pub use schedule::{Choice, Schedule, ScheduleParseError};
 pub use witness::{CheckCover, DetectorView, FilterView, Names, RaceDefinition, SutView, Witness, WitnessEvent};

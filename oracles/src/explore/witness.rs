@@ -64,6 +64,8 @@ impl Names {
             EventKind::Join(t) => format!("join {}", self.thread(t)),
             EventKind::Enter(o) => format!("enter {}", self.object(o)),
             EventKind::Exit(o) => format!("exit {}", self.object(o)),
+            EventKind::Atomic(k, a) => format!("atomic {} {}", k.describe(), self.addr(a)),
+            EventKind::Fence(o) => format!("fence({o})"),
         };
         format!("event {} ({}, line {}: {what})", e.idx.0, self.thread(e.thread), e.line)
     }

@@ -90,6 +90,28 @@ fn cond() -> impl Strategy<Value = Cond> {
     prop_oneof![Just(Cond::Star), expr().prop_map(Cond::Expr)]
 }
 
+/// Any atomic statement (docs/spec/atomics.md §1.1), valid orders or not: validity is the
+/// dialect's business, syntax is the parser's.
+fn atomic() -> impl Strategy<Value = Atomic> {
+    let order = || proptest::sample::select(&Order::ALL[..]);
+    let field = || (name(VARS), proptest::collection::vec(name(FIELDS), 1..3)).prop_map(|(base, fields)| Place::Field { base, fields });
+    let op = proptest::sample::select(&[RmwOp::FetchAdd, RmwOp::Xchg][..]);
+    prop_oneof![
+        (name(VARS), field(), order()).prop_map(|(dst, place, order)| Atomic::Load { dst, place, order }),
+        (field(), expr(), order()).prop_map(|(place, val, order)| Atomic::Store { place, val, order }),
+        (name(VARS), op, field(), expr(), order()).prop_map(|(dst, op, place, val, order)| Atomic::Rmw { dst, op, place, val, order }),
+        (name(VARS), field(), expr(), expr(), order(), order()).prop_map(|(dst, place, expected, new, success, failure)| Atomic::Cas {
+            dst,
+            place,
+            expected,
+            new,
+            success,
+            failure
+        }),
+        order().prop_map(Atomic::Fence),
+    ]
+}
+
 fn check_item() -> impl Strategy<Value = CheckItem> {
     let kind = proptest::sample::select(&[AccessKind::Read, AccessKind::Write][..]);
     let target = prop_oneof![
@@ -129,6 +151,7 @@ fn simple_stmt(in_loop: bool) -> BoxedStrategy<Stmt> {
         proptest::collection::vec(check_item(), 1..4).prop_map(StmtKind::Check).boxed(),
         expr().prop_map(StmtKind::Assume).boxed(),
         expr().prop_map(StmtKind::Assert).boxed(),
+        atomic().prop_map(StmtKind::Atomic).boxed(),
     ];
     if in_loop {
         choices.push(Just(StmtKind::Break).boxed());

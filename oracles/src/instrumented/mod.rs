@@ -62,6 +62,8 @@ pub fn ground_truth(p: &Program, cfg: &Config) -> crate::explore::Run {
         threads: vec!["T1".into()],
         executions: stats,
         racy: !racy_addresses.is_empty(),
+        // The naikaiken dialect has no atomics: race freedom over interleavings is exact.
+        verdict: crate::explore::RaceVerdict::of(!racy_addresses.is_empty(), stats.complete, true),
         hb_racy_addresses: racy_addresses.clone(),
         racy_addresses,
         classes: None,

@@ -215,6 +215,19 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
         StmtKind::Assert(e) => {
             let _ = write!(out, "assert {}", expr(e));
         }
+        StmtKind::Atomic(a) => out.push_str(&atomic(a)),
+    }
+}
+
+/// Prints an atomic statement in the syntax of docs/spec/atomics.md §1.1 (`consume` was read
+/// as `acquire` and prints so).
+pub fn atomic(a: &Atomic) -> String {
+    match a {
+        Atomic::Load { dst, place: p, order } => format!("{dst} = {}.load({order})", place(p)),
+        Atomic::Store { place: p, val, order } => format!("{}.store({}, {order})", place(p), expr(val)),
+        Atomic::Rmw { dst, op, place: p, val, order } => format!("{dst} = {}.{}({}, {order})", place(p), op.name(), expr(val)),
+        Atomic::Cas { dst, place: p, expected, new, success, failure } => format!("{dst} = {}.cas({}, {}, {success}, {failure})", place(p), expr(expected), expr(new)),
+        Atomic::Fence(order) => format!("fence({order})"),
     }
 }
 

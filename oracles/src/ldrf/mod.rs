@@ -51,6 +51,8 @@ pub fn ground_truth(p: &Program, bounds: &Config) -> Run {
         threads: (1..=p.threads.len()).map(|i| format!("T{i}")).collect(),
         executions,
         racy: !racy.is_empty(),
+        // The ldrf dialect has no atomics: race freedom over interleavings is exact.
+        verdict: crate::explore::RaceVerdict::of(!racy.is_empty(), executions.complete, true),
         hb_racy_addresses: racy.clone(),
         racy_addresses: racy,
         classes: None,

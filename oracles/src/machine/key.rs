@@ -15,6 +15,15 @@
 //! - whether a loop was cut at its bound, and CapJava's capFree clocks (their debug text,
 //!   which is exact; they exist only in that dialect).
 //!
+//! Atomics (docs/spec/atomics.md §7) add nothing: an atomically accessed cell is a heap cell
+//! like any other, already in the key, and the semantics is SC (an atomic read reads the
+//! cell), so the heap and the locals determine every future value, CAS outcome and event.
+//! The synchronization an atomic or fence creates (`W`, `Frel`, `Facq` of spec §4.1) is
+//! trace history, like the clocks of locks: it decides happens-before races, which the
+//! stateful explorer does not claim to preserve (`ExplorerKind::preserves`). So a release
+//! and a relaxed store of the same value reach states with one key
+//! (`tests::atomics_add_no_state`).
+//!
 //! What stays out: the fixed initial facts (`arg1@T1 = l1`, `l1.f = l2`). They are a log
 //! of the lazy choices made on the way, which the semantics never consults: a choice's
 //! value is in the heap (or the formal) from then on, and a fact whose cell was overwritten
@@ -208,6 +217,23 @@ mod tests {
         m.step(&mut a, thread_id(1), 0).unwrap();
         m.step(&mut b, thread_id(0), 0).unwrap();
         assert_eq!(a.key(), b.key());
+    }
+
+    /// docs/spec/atomics.md §7: the orders of atomics are history, not state; their values are
+    /// state.
+    #[test]
+    fn atomics_add_no_state() {
+        let key = |body: &str| {
+            let p = parse(&format!("dialect bfj\ninit {{ o = new }}\nthread {{ {body} }}\n")).unwrap();
+            let m = Machine::new(&p, 2);
+            let mut st = m.initial_state().unwrap();
+            m.step(&mut st, thread_id(0), 0).unwrap();
+            st.key()
+        };
+        assert_eq!(key("o.f.store(1, release)"), key("o.f.store(1, relaxed)"));
+        assert_eq!(key("o.f.store(1, seq_cst)"), key("o.f = 1"));
+        assert_ne!(key("o.f.store(1, release)"), key("o.f.store(2, release)"));
+        assert_ne!(key("fence(seq_cst)"), key("skip; skip"), "a fence moves the thread on");
     }
 
     /// The key is the crate's fingerprint of the state's walk, and each step of this path reaches a state with a new key.

@@ -23,6 +23,7 @@
 //! - `eval`: expressions, places, the cells a heap access reads;
 //! - `sync`: locks, capsules and CapJava's `capFree`: the whole acquire rule;
 //! - `call`: calls, returns, `fork` and `join`;
+//! - `atomic`: atomic operations and fences (docs/spec/atomics.md §1.1), one step each;
 //! - `step`: the step function, one small function per statement kind;
 //! - `next`: what the explorer asks about a thread's next step without taking it;
 //! - `observe`: the values a step moves and the capsule violation it is (operational mode);
@@ -35,6 +36,7 @@
 //! argument. `State` never calls into `Machine`, except that the public
 //! [`State::resolve_lazy`] and [`State::addr_name`] read the machine's field table.
 
+mod atomic;
 mod call;
 mod cow;
 mod eval;

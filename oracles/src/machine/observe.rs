@@ -16,7 +16,9 @@ impl<'p> Machine<'p> {
     /// step is disabled).
     pub fn observe(&self, before: &State<'p>, after: Option<&State<'p>>, t: ThreadId, kind: EventKind) -> (Moved, Option<Violation>) {
         let moved = match after {
-            Some(after) if self.sem.values => self.moved(before, after, t, kind),
+            // Atomic events carry their values in every dialect (docs/spec/atomics.md §6.1):
+            // a replay checks each atomic's result against them.
+            Some(after) if self.sem.values || matches!(kind, EventKind::Atomic(..)) => self.moved(before, after, t, kind),
             _ => Moved::Nothing,
         };
         let violation = if self.sem.operational { self.violation(before, t, kind) } else { None };
@@ -24,7 +26,22 @@ impl<'p> Machine<'p> {
     }
 
     fn moved(&self, before: &State<'p>, after: &State<'p>, t: ThreadId, kind: EventKind) -> Moved {
+        let cell = |st: &State<'p>, a: Addr| match a {
+            Addr::Field(o, f) => match st.objects[idx(o)].fields.get(f.0 as usize) {
+                Some(Cell::Val(v)) => Some(*v),
+                _ => None,
+            },
+            Addr::Index(o, i) => st.objects[idx(o)].elems.as_ref().and_then(|es| usize::try_from(i).ok().and_then(|i| es.get(i))).copied(),
+        };
         match kind {
+            // An atomic load or failed CAS: the value read; a store: the value written; an
+            // RMW (a successful CAS included): the value read, then the value written.
+            EventKind::Atomic(k, a) => match (k, cell(before, a), cell(after, a)) {
+                (AtomicKind::Rmw(_), Some(old), Some(new)) => Moved::Args(Box::new([old, new])),
+                (AtomicKind::Rmw(_), ..) => Moved::Nothing,
+                (_, _, Some(v)) => Moved::One(v),
+                _ => Moved::Nothing,
+            },
             // A read leaves the cell as it was; a write leaves its value there.
             EventKind::Access(_, a) => match a {
                 Addr::Field(o, f) => match after.objects[idx(o)].fields.get(f.0 as usize) {
@@ -62,7 +79,7 @@ impl<'p> Machine<'p> {
     /// CAPWRITE and CAPMETHOD make in the formal mode, spec §7.3–7.4).
     fn violation(&self, before: &State<'p>, t: ThreadId, kind: EventKind) -> Option<Violation> {
         match kind {
-            EventKind::Access(_, a) if self.outside_capsule(before, t, a.obj()) => Some(Violation::Encapsulation),
+            EventKind::Access(_, a) | EventKind::Atomic(_, a) if self.outside_capsule(before, t, a.obj()) => Some(Violation::Encapsulation),
             EventKind::Enter(k) if before.objects[idx(k)].capsule_holder.is_some() => Some(Violation::Occupied),
             EventKind::Enter(k) => before.capfree.as_ref().is_some_and(|cf| !cf.may_enter(t, k)).then_some(Violation::CapFree),
             _ => None,
@@ -140,5 +157,15 @@ mod tests {
         let ev = events(src, true, &[0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
         let marked: Vec<Violation> = ev.iter().filter_map(|(.., v)| *v).collect();
         assert_eq!(marked, [Violation::CapFree]);
+    }
+
+    /// docs/spec/atomics.md §6.1: atomic events carry their values in every dialect (here
+    /// BFJ, which records none for plain accesses).
+    #[test]
+    fn atomic_events_carry_their_values() {
+        let src = "dialect bfj\ninit { o = new }\nthread { o.f.store(3, relaxed); r = o.f.fetch_add(2, relaxed); ok = o.f.cas(1, 2, seq_cst, seq_cst); s = o.f.load(acquire); fence(seq_cst); o.g = 1 }\n";
+        let moved: Vec<Moved> = events(src, false, &[0; 8]).into_iter().map(|(_, m, _)| m).collect();
+        let i = Value::Int;
+        assert_eq!(moved, [Moved::One(i(3)), Moved::Args(Box::new([i(3), i(5)])), Moved::One(i(5)), Moved::One(i(5)), Moved::Nothing, Moved::Nothing]);
     }
 }

@@ -120,6 +120,7 @@ impl<'p> Machine<'p> {
                 Value::Bool(false) => fault("assertion failed"),
                 v => fault(format!("assert of {v:?}, not a boolean")),
             },
+            StmtKind::Atomic(a) => self.atomic(st, t, a),
         }
     }
 

@@ -24,7 +24,7 @@ use std::ops::ControlFlow;
 
 use crate::explore::classes::{class_key, final_state};
 use crate::explore::witness::{def36_rows, rows};
-use crate::explore::{Config, Execution, ExploreError, Names, Outcome, Property, RaceDefinition, Run, Schedule, StatePredicate, Witness};
+use crate::explore::{Config, Execution, ExploreError, Names, Outcome, Property, RaceDefinition, RaceVerdict, Run, Schedule, StatePredicate, Witness};
 use crate::lang::{Dialect, Program};
 use crate::machine::*;
 use crate::race::{data_races, def36, first_race};
@@ -186,6 +186,7 @@ fn run<'p>(m: &Machine<'p>, init: State<'p>, cfg: &Config, setup: String, thread
         threads,
         executions: stats,
         racy: !racy.is_empty(),
+        verdict: RaceVerdict::of(!racy.is_empty(), stats.complete, m.program.race_freedom_is_exact()),
         racy_addresses: racy.into_iter().collect(),
         hb_racy_addresses: hb_racy.into_iter().collect(),
         classes: traces.then_some(classes.len() as u64),

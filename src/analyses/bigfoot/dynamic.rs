@@ -522,6 +522,9 @@ impl DynamicDetector for DynamicBf {
         let race = match e.kind {
             // Runs on checks only; capsule entries and exits add no happens-before edge.
             EventKind::Access(..) | EventKind::Enter(_) | EventKind::Exit(_) => false,
+            // Atomics (docs/spec/atomics.md): not modelled here yet; `suts::check` refuses programs
+            // with atomics before any trace of theirs reaches this detector.
+            EventKind::Atomic(..) | EventKind::Fence(_) => false,
             EventKind::Check(k, Addr::Field(o, f)) => self.field(t, k, o, f, e.idx),
             EventKind::Check(kind, Addr::Index(array, index)) => {
                 fire(DynamicBfRule::ArrayFootprint);

@@ -218,6 +218,8 @@ impl BigFoot {
             let long = |p: &Place| matches!(p, Place::Field { fields, .. } if fields.len() > 1);
             match &s.kind {
                 StmtKind::Check(_) => return Err(self.decline(line, "the program already has checks")),
+                // Atomics (docs/spec/atomics.md): not modelled by the placement yet.
+                StmtKind::Atomic(_) => return Err(self.decline(line, "atomics: BigFoot's placement does not model atomic operations and fences yet (spec/atomics.md)")),
                 StmtKind::Lock | StmtKind::Unlock | StmtKind::Fork { .. } | StmtKind::Join(_) | StmtKind::Assume(_) | StmtKind::Assert(_) => {
                     return Err(self.decline(line, "BigFoot places checks in BFJ: per-object locks, no fork/join (spec/bigfoot.md §2.1, A2)"))
                 }

@@ -110,6 +110,7 @@ pub fn explore_json(file: &Path, prog: &Program, cfg: &Config, runs: &[Run]) -> 
             "truncated": total(|s| s.truncated),
         },
         "racy": runs.iter().any(|r| r.racy),
+        "verdict": race_oracles::explore::RaceVerdict::combine(runs.iter().map(|r| r.verdict)),
         "racy_addresses": addrs,
         "witness": runs.iter().find_map(|r| r.witness.as_ref()).map(crate::render::witness_json),
         "runs": runs.iter().map(run_json).collect::<Vec<_>>(),
@@ -118,7 +119,7 @@ pub fn explore_json(file: &Path, prog: &Program, cfg: &Config, runs: &[Run]) -> 
 
 fn run_json(r: &Run) -> serde_json::Value {
     serde_json::json!({
-        "setup": r.setup, "threads": r.threads, "executions": r.executions, "racy": r.racy,
+        "setup": r.setup, "threads": r.threads, "executions": r.executions, "racy": r.racy, "verdict": r.verdict,
         "racy_addresses": r.racy_addresses, "hb_racy_addresses": r.hb_racy_addresses,
         "problems": r.problems, "final_states": r.final_states, "witness": r.witness.as_ref().map(crate::render::witness_json),
     })

@@ -16,7 +16,13 @@
 //! prefixes and actuals are reads, though they yield no trace event; a check counts as an
 //! access, as in [`crate::explore::classes`]); two operations on one lock (acquire,
 //! release; the RacerDX global lock is one lock); two entries or exits of one capsule; a
-//! fork or join of thread `c` and any event of `c`.
+//! fork or join of thread `c` and any event of `c`. Atomics (docs/spec/atomics.md §7): an
+//! atomic access touches its cell like a plain one (a load reads, a store or RMW writes, and
+//! a compare-exchange counts as a write whether it succeeds or not \[C\]: loom does the
+//! same, and the naive class counter `explore::classes` uses this relation too); a fence
+//! touches nothing, except that every `seq_cst` fence writes one shared resource
+//! ([`Res::ScFences`]) \[C\]: Miri and loom order SC fences globally, so their output depends
+//! on the fence order.
 
 use std::rc::Rc;
 
@@ -35,6 +41,8 @@ pub(super) enum Res {
     Lock(u32),
     Capsule(u32),
     Thread(u32),
+    /// The global order of `seq_cst` fences (docs/spec/atomics.md §7 \[C\]).
+    ScFences,
 }
 
 /// The global lock's id among [`Res::Lock`]s (objects are numbered from 0).
@@ -288,7 +296,7 @@ impl Names {
         fp.reserve(2 + reads.len());
         fp.push((Res::Thread(thread), true));
         let own = match ev {
-            Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => Some(a),
+            Some(EventKind::Access(_, a) | EventKind::Check(_, a) | EventKind::Atomic(_, a)) => Some(a),
             _ => None,
         };
         let mut addressing = vec![];
@@ -337,6 +345,15 @@ impl Names {
                 fp.push((r, true));
                 sync = Sync::End(r);
             }
+            Some(EventKind::Atomic(k, a)) => {
+                let touch = (self.res(st, a), k.writes() || k.is_failed_cas());
+                fp.retain(|(r, w)| !(*r == touch.0 && !*w && touch.1));
+                if !fp.contains(&touch) {
+                    fp.push(touch);
+                }
+            }
+            Some(EventKind::Fence(crate::lang::Order::SeqCst)) => fp.push((Res::ScFences, true)),
+            Some(EventKind::Fence(_)) => {}
             Some(EventKind::Fork(c)) => fp.push((Res::Thread(self.threads.get(c.0 as usize, &after.threads[c.0 as usize].name)), true)),
             Some(EventKind::Join(c)) => fp.push((Res::Thread(self.threads.get(c.0 as usize, &after.threads[c.0 as usize].name)), false)),
         }

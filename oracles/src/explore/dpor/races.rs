@@ -5,7 +5,7 @@
 //! ([`Races`]: the executions of one search share long prefixes).
 //!
 //! **Deviation: which races are reversible.** The paper's events are all reversible; ours
-//! are only where the reversal is possible: between two heap touches (the later one not
+//! are only where the reversal is possible: between two heap touches or two `seq_cst` fences (docs/spec/atomics.md §7; the later one not
 //! happening-before-ordered after the earlier through any other path), and between two
 //! critical sections of one lock (or occupancies of one capsule): the acquire of a lock
 //! races with the acquire that began the previous critical section of another thread,
@@ -259,7 +259,10 @@ impl Races {
     /// The heap races of `e` (at `j`) with the events processed.
     fn heap_races(&self, events: &[Rc<Label>], e: &Label, direct: &[(usize, Res)], out: &mut Vec<usize>) {
         for &(d, r) in direct {
-            if matches!(r, Res::Cell(..) | Res::Elem(..)) && events[d].thread != e.thread && direct.iter().all(|&(d2, _)| d2 == d || self.not_before(events, d, d2)) {
+            // Two seq_cst fences race like two writes of one cell: fences never block, so
+            // either order is feasible (docs/spec/atomics.md §7).
+            if matches!(r, Res::Cell(..) | Res::Elem(..) | Res::ScFences) && events[d].thread != e.thread && direct.iter().all(|&(d2, _)| d2 == d || self.not_before(events, d, d2))
+            {
                 out.push(d);
             }
         }

@@ -19,10 +19,12 @@
 //! `stmt` (statements, their conditions and checks), `expr` (expressions and heap places)
 //! and `walk` (traversals, and the views of a program derived from them).
 
+mod atomic;
 mod expr;
 mod stmt;
 mod walk;
 
+pub use atomic::{Atomic, Order, OrderRule, RmwOp, ATOMIC_METHODS};
 pub use expr::{BinOp, Expr, Place, UnOp};
 pub use stmt::{AccessKind, Block, CheckItem, CheckTarget, Cond, ForkTarget, Stmt, StmtKind};
 pub use walk::{mentioned_vars, walk_block};

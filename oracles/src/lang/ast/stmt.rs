@@ -5,7 +5,7 @@
 //! Invariant (established by the parser, relied on by the machine): a heap access appears
 //! only as a whole statement (`x = p` or `p = e`).
 
-use super::{Expr, Line, Place};
+use super::{Atomic, Expr, Line, Place};
 
 /// A sequence of statements.
 pub type Block = Vec<Stmt>;
@@ -99,6 +99,10 @@ pub enum StmtKind {
     Assume(Expr),
     /// `assert e`: a false `e` makes the thread stuck with an assertion failure.
     Assert(Expr),
+    /// An atomic operation or a fence (docs/spec/atomics.md §1.1): `r = x.f.load(o)`,
+    /// `x.f.store(v, o)`, `r = x.f.fetch_add(v, o)`, `r = x.f.xchg(v, o)`,
+    /// `ok = x.f.cas(e, v, os, of)`, `fence(o)`.
+    Atomic(Atomic),
 }
 
 /// What a `fork` runs.
@@ -145,7 +149,7 @@ pub enum CheckTarget {
 
 impl StmtKind {
     /// The variable the statement assigns, if any (`x` of `x = e`, `x <- y`, `x = new …`,
-    /// `x = p`, `x = y.m(…)`).
+    /// `x = p`, `x = y.m(…)`, `x = p.load(o)` and the other atomics that return a value).
     pub fn assigned(&self) -> Option<&str> {
         match self {
             StmtKind::Assign { dst, .. }
@@ -156,6 +160,7 @@ impl StmtKind {
             | StmtKind::Pick { dst, .. }
             | StmtKind::Nondet { dst, .. } => Some(dst),
             StmtKind::Call { dst: Some(dst), .. } => Some(dst),
+            StmtKind::Atomic(a) => a.assigned(),
             _ => None,
         }
     }

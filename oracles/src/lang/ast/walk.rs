@@ -28,6 +28,11 @@ pub fn mentioned_vars(block: &[Stmt]) -> std::collections::BTreeSet<&str> {
             | StmtKind::While { cond: Cond::Expr(e), .. } => e.for_each_var(&mut |v| {
                 vs.insert(v);
             }),
+            StmtKind::Atomic(a) => a.operands().into_iter().for_each(|e| {
+                e.for_each_var(&mut |v| {
+                    vs.insert(v);
+                })
+            }),
             _ => {}
         }
         vs.extend(s.kind.assigned());
@@ -63,6 +68,7 @@ impl Program {
                 match &s.kind {
                     StmtKind::Load { src, .. } | StmtKind::Read(src) => place(src),
                     StmtKind::Store { dst, .. } => place(dst),
+                    StmtKind::Atomic(a) => a.place().into_iter().for_each(place),
                     StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().for_each(|a| {
                         if let Expr::Path(p) = a {
                             place(p)
@@ -81,6 +87,35 @@ impl Program {
         fields
     }
 
+    /// Every atomic statement of the program (docs/spec/atomics.md §1.1), in source order:
+    /// methods, then `init`, then threads.
+    pub fn atomics(&self) -> Vec<&super::Atomic> {
+        let mut out = vec![];
+        let mut bodies: Vec<&Block> = self.all_methods().map(|(_, m)| &m.body).collect();
+        bodies.extend(self.init.iter());
+        bodies.extend(self.threads.iter());
+        for b in bodies {
+            walk_block(b, &mut |s| {
+                if let StmtKind::Atomic(a) = &s.kind {
+                    out.push(a);
+                }
+            });
+        }
+        out
+    }
+
+    /// Whether a whole-program "race-free" verdict over SC interleavings is exact: every
+    /// atomic operation and fence is `seq_cst` (a CAS in both orders), or there are none
+    /// (DRF-SC, docs/spec/atomics.md §3.3). Decided from the program text alone (spec §3.4).
+    pub fn race_freedom_is_exact(&self) -> bool {
+        self.atomics().iter().all(|a| a.orders().iter().all(|o| *o == super::Order::SeqCst))
+    }
+
+    /// Whether the program has an atomic operation or a fence (docs/spec/atomics.md §1.1).
+    pub fn has_atomics(&self) -> bool {
+        !self.atomics().is_empty()
+    }
+
     /// Whether some step reads the heap without an event of its own: a path of two or more
     /// fields reads its prefix (`x.f` of `x.f.g`), and a path actual reads its whole path
     /// (Def. 3.1/3.6: neither is an access). Mazurkiewicz classes read off the events
@@ -95,6 +130,7 @@ impl Program {
             walk_block(b, &mut |s| {
                 found |= match &s.kind {
                     StmtKind::Load { src: p, .. } | StmtKind::Store { dst: p, .. } | StmtKind::Read(p) => multi(p),
+                    StmtKind::Atomic(a) => a.place().is_some_and(multi),
                     StmtKind::Call { args, .. } | StmtKind::Fork { target: ForkTarget::Call { args, .. }, .. } => args.iter().any(|a| matches!(a, Expr::Path(_))),
                     StmtKind::Check(items) => items.iter().any(|i| matches!(&i.target, CheckTarget::Fields { fields, .. } if fields.len() > 1)),
                     _ => false,

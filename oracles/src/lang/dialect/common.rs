@@ -58,6 +58,38 @@ fn find_cycle<'s>(root: &'s str, g: &BTreeMap<&'s str, BTreeSet<&'s str>>, done:
 }
 
 impl Validator<'_> {
+    /// Atomics (docs/spec/atomics.md §1.1, §1.2): only in the dialects whose threads share
+    /// fields and whose semantics is this crate's machine (BFJ, tier-2 BFJ, SimpleJava,
+    /// CapJava), and only with the orders of spec §1.2's table, a CAS's failure order at most
+    /// its success order. `init` stays plain (the `init` check above).
+    fn atomics(&self) -> VResult {
+        let name = self.d.name();
+        match self.d {
+            Dialect::RacerDx | Dialect::Ldrf | Dialect::NaikAiken => {
+                let why = match self.d {
+                    Dialect::RacerDx => "a racerdx program is a set of methods, not threads",
+                    Dialect::Ldrf => "the L-DRF language has shared integers, not fields",
+                    _ => "Naik-Aiken's language has none, and its instrumented semantics does not model them",
+                };
+                let what = format!("atomic operations and fences belong to the thread dialects with fields (bfj, bfj2, simplejava, capjava): {why} ({name})");
+                return self.forbid("atomics", &what, |k| matches!(k, StmtKind::Atomic(_)));
+            }
+            Dialect::Bfj | Dialect::Bfj2 | Dialect::SimpleJava | Dialect::CapJava => {}
+        }
+        for (owner, b) in self.bodies() {
+            let mut bad = None;
+            walk_block(b, &mut |s| {
+                if let (None, StmtKind::Atomic(a)) = (&bad, &s.kind) {
+                    bad = a.invalid_order().map(|rule| (rule, s.line));
+                }
+            });
+            if let Some((rule, line)) = bad {
+                return self.fail("atomics §1.2", format!("{rule}, in {owner}"), Some(line));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn common(&self) -> VResult {
         if self.d != Dialect::Ldrf && !self.p.regions.is_empty() {
             return self.fail("regions", "`regions` partitions belong to the ldrf dialect (spec/ldrf.md §3)".into(), None);
@@ -83,6 +115,7 @@ impl Validator<'_> {
                 return self.fail("init", "`init` builds the initial heap and is straight-line: only `new`, `new_array`, assignments, loads and stores".into(), Some(line));
             }
         }
+        self.atomics()?;
         for (owner, b) in self.bodies() {
             let mut bad = None;
             walk_block(b, &mut |s| {
@@ -170,6 +203,40 @@ mod tests {
         assert_eq!(msg, "`m` takes 1 argument(s) but is called with 0, in thread T1");
         let (_, _, msg) = violation("dialect racerdx\nmethod a(arg1) { b(arg1) }\nmethod b(arg1) { a(arg1) }\n").unwrap();
         assert_eq!(msg, "methods are non-recursive, but a → b → a calls itself");
+    }
+
+    /// docs/spec/atomics.md §1.2: the valid orders, the CAS pair rule, plain `init`, and the
+    /// dialects without atomics, each error naming its line and rule.
+    #[test]
+    fn atomics_orders_and_dialects() {
+        let v = |src: &str| violation(src);
+        let bfj = |body: &str| format!("dialect bfj\ninit {{ o = new }}\nthread {{\n  {body}\n}}\n");
+        for ok in [
+            "r = o.f.load(consume)",
+            "o.f.store(1, seq_cst)",
+            "r = o.f.fetch_add(1, acq_rel)",
+            "r = o.f.xchg(2, release)",
+            "r = o.f.cas(0, 1, release, acquire)",
+            "fence(acq_rel)",
+            "fence(consume)",
+        ] {
+            assert_eq!(v(&bfj(ok)), None, "{ok}");
+        }
+        let (a, line, msg) = v(&bfj("r = o.f.load(release)")).unwrap();
+        assert_eq!((a, line), ("atomics §1.2", Some(4)));
+        assert_eq!(msg, "load does not accept order `release` (spec/atomics.md §1.2, the standard's Expects clause), in thread T1");
+        for bad in ["o.f.store(1, acquire)", "o.f.store(1, acq_rel)", "o.f.store(1, consume)", "r = o.f.cas(0, 1, seq_cst, release)", "fence(relaxed)"] {
+            assert_eq!(v(&bfj(bad)).map(|(a, l, _)| (a, l)), Some(("atomics §1.2", Some(4))), "{bad}");
+        }
+        let (_, _, msg) = v(&bfj("r = o.f.cas(0, 1, acquire, seq_cst)")).unwrap();
+        assert!(msg.starts_with("`cas` failure order `seq_cst` is stronger than its success order `acquire`"), "{msg}");
+        assert_eq!(v("dialect bfj\ninit { o = new; o.f.store(1, relaxed) }\nthread { skip }\n").map(|(a, l, _)| (a, l)), Some(("init", Some(2))));
+        assert_eq!(v("dialect racerdx\nmethod m(arg1) { fence(seq_cst) }\n").map(|(a, l, _)| (a, l)), Some(("atomics", Some(2))));
+        assert_eq!(v("dialect ldrf\nthread { fence(seq_cst) }\n").map(|(a, l, _)| (a, l)), Some(("atomics", Some(2))));
+        for d in ["bfj2", "simplejava", "capjava"] {
+            let src = format!("dialect {d}\nclass C {{ fields f }}\nthread {{ o = new C; r = o.f.load(acquire); o.f.store(r, release) }}\n");
+            assert_eq!(v(&src), None, "{d}");
+        }
     }
 
     /// 10,000 methods in one cycle: found without recursing once per call (the test thread's

@@ -11,7 +11,10 @@
 //!           | x = e | x <- y | x = new [C] [@h] | x = new_array e | x = place | place = e
 //!           | [x =] [y.]m(args) | [h =] fork (y.m(args) | m(args) | y | block) | return [e]
 //!           | check(K: cpath, ..) | assume e | assert e
+//!           | x = place.load(o) | place.store(e, o) | x = place.fetch_add(e, o)
+//!           | x = place.xchg(e, o) | x = place.cas(e, e, o, o) | fence(o)   (place a field path)
 //! cond     := "*" | e        place := x.f(.f)* | x[e]
+//! o        := relaxed | consume | acquire | release | acq_rel | seq_cst   (docs/spec/atomics.md §1.1)
 //! cpath    := x.f(/f)* | x[e] | x[e..e] | x[e..e:k]
 //! ```
 
@@ -20,6 +23,7 @@ use std::fmt;
 use super::ast::*;
 use super::lexer::{lex, Tok, Token};
 
+mod atomic;
 mod expr;
 mod item;
 mod stmt;
@@ -154,6 +158,7 @@ pub(super) const KEYWORDS: &[&str] = &[
     "assume",
     "assert",
     "read",
+    "fence",
     "new",
     "new_array",
     "true",
@@ -425,5 +430,43 @@ mod tests {
         assert!(e.message.contains("unknown dialect"));
         let e = parse("dialect bfj\nthread { break }").unwrap_err();
         assert!(e.message.contains("outside a loop"));
+    }
+
+    /// docs/spec/atomics.md §1.1: exactly that syntax, orders in full, `consume` read and
+    /// printed as `acquire`; the canonical text prints back to itself.
+    #[test]
+    fn atomics_parse_and_print_in_the_specs_syntax() {
+        let stmts = [
+            "r = x.f.load(relaxed)",
+            "x.f.store(v + 1, release)",
+            "r = x.f.g.fetch_add(1, acq_rel)",
+            "r = x.f.xchg(null, seq_cst)",
+            "ok = x.f.cas(0, 1, acquire, relaxed)",
+            "fence(seq_cst)",
+        ];
+        for st in stmts {
+            let src = format!("dialect bfj\nthread {{ {st} }}\n");
+            let p = parse(&src).unwrap_or_else(|e| panic!("{st}: {e}"));
+            assert!(matches!(p.threads[0][0].kind, StmtKind::Atomic(_)), "{st}");
+            assert_eq!(print::stmt_to_string(&p.threads[0][0]), st);
+        }
+        let p = parse("dialect bfj\nthread { r = x.f.load(consume); fence(consume) }\n").unwrap();
+        let printed: Vec<String> = p.threads[0].iter().map(print::stmt_to_string).collect();
+        assert_eq!(printed, ["r = x.f.load(acquire)", "fence(acquire)"]);
+        // A field may be called like an operation; only `.op(` makes an atomic.
+        let p = parse("dialect bfj\nthread { x.load = 1; r = x.store.load(relaxed) }\n").unwrap();
+        assert!(matches!(p.threads[0][0].kind, StmtKind::Store { .. }) && matches!(p.threads[0][1].kind, StmtKind::Atomic(_)));
+    }
+
+    #[test]
+    fn malformed_atomics_are_syntax_errors() {
+        let msg = |st: &str| parse(&format!("dialect bfj\nthread {{ {st} }}\n")).map(|_| ()).unwrap_err().message;
+        assert_eq!(msg("r = x.f.load(rlx)"), "expected a memory order (`relaxed`, `consume`, `acquire`, `release`, `acq_rel` or `seq_cst`), found `rlx`");
+        assert!(msg("r = x.f.store(1, relaxed)").starts_with("`store` returns nothing"));
+        assert!(msg("x.f.load(relaxed)").starts_with("`load` returns a value"));
+        assert!(msg("r = x.f.swap(1, relaxed)").starts_with("`.swap(..)` on a field"));
+        assert!(msg("r = x.f.cas(0, 1, relaxed)").starts_with("expected `,`"));
+        assert!(msg("fence()").starts_with("expected a memory order"));
+        assert!(msg("fence = 1").contains("keyword"));
     }
 }

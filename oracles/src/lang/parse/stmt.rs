@@ -112,6 +112,13 @@ impl Parser<'_> {
                 self.bump();
                 Ok(StmtKind::Assert(self.expr()?))
             }
+            "fence" => {
+                self.bump();
+                self.expect_punct("(")?;
+                let order = self.order()?;
+                self.expect_punct(")")?;
+                Ok(StmtKind::Atomic(Atomic::Fence(order)))
+            }
             "read" => {
                 self.bump();
                 match self.place()? {
@@ -340,6 +347,9 @@ impl Parser<'_> {
         if self.is_punct(".") || self.is_punct("[") {
             self.i = start;
             let dst = self.place()?;
+            if self.is_punct("(") {
+                return self.atomic(None, dst);
+            }
             self.expect_punct("=")?;
             let src = self.expr()?;
             return Ok(StmtKind::Store { dst, src });
@@ -406,6 +416,9 @@ impl Parser<'_> {
                 }
                 Tok::Punct(".") | Tok::Punct("[") => {
                     let src = self.place()?;
+                    if self.is_punct("(") {
+                        return self.atomic(Some(dst), src);
+                    }
                     if self.binop().is_some() {
                         return self.err(ParseErrorKind::Form, ANF_MSG);
                     }
