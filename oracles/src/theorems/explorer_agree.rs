@@ -10,7 +10,10 @@
 //!   Mazurkiewicz class the naive explorer finds, and at most one per class (where classes
 //!   see every dependence: programs without silent reads, `Program::reads_silently`); both
 //!   fast explorers reach the same final states and outcomes (terminated, stuck,
-//!   deadlocked), and DPOR the same happens-before racy addresses.
+//!   deadlocked), and DPOR the same happens-before racy addresses. Programs with atomics and
+//!   fences (docs/spec/atomics.md §7) are judged the same way: the classes use spec §7's
+//!   dependence, and `tests/litmus.rs` runs this oracle on the §8 litmus tests and on
+//!   generated atomic programs (the swarm generator has no atomics yet).
 //! - [`RACERDX`] on racerdx method pairs (the racerdx generator): the stateful search finds
 //!   the same Def. 3.6 racy addresses and reaches the same final states (heaps and thread
 //!   statuses; the lazily fixed initial facts are a log, not state: `machine::key`) as the
