@@ -29,7 +29,7 @@ use race_oracles::explore::stateful::Stateful;
 use race_oracles::explore::{Config, ExplorerKind, Outcome};
 use race_oracles::lang::{parse, validate, Program};
 use race_oracles::machine::{Event, Machine};
-use race_oracles::race::{data_races, data_races_by_clocks, literal, Hb};
+use race_oracles::race::{clocks_agree_with_literal, data_races};
 use race_oracles::theorems::{explorer_agree, Budget, Sut, Verdict};
 use race_oracles::truth::ground_truth;
 
@@ -78,24 +78,6 @@ fn race_lines(trace: &[Event]) -> RaceSet {
     data_races(trace).iter().map(|r| (trace[r.first.0 as usize].line, trace[r.second.0 as usize].line)).map(|(a, b)| (a.min(b), a.max(b))).collect()
 }
 
-/// The vector clocks and the literal definition order the same pairs and find the same
-/// races on `trace`.
-fn clocks_agree(trace: &[Event]) -> Result<(), String> {
-    let hb = Hb::new(trace);
-    let lit = literal::happens_before(trace);
-    for (i, row) in lit.iter().enumerate() {
-        for (j, &ordered) in row.iter().enumerate().skip(i + 1) {
-            if hb.ordered(i, j) != ordered {
-                return Err(format!("events {i}, {j}: clocks say {}, the literal definition {ordered}", hb.ordered(i, j)));
-            }
-        }
-    }
-    if data_races(trace) != data_races_by_clocks(trace) {
-        return Err("the race sets differ".into());
-    }
-    Ok(())
-}
-
 /// Per class (by key): its race set, and how many executions the explorer ran in it.
 fn classes(p: &Program, explorer: ExplorerKind) -> (BTreeMap<u64, (RaceSet, u64)>, BTreeSet<String>) {
     let cfg = Config { explorer, ..Config::default() };
@@ -107,7 +89,7 @@ fn classes(p: &Program, explorer: ExplorerKind) -> (BTreeMap<u64, (RaceSet, u64)
             finals.insert(final_state(&m, ex));
         }
         if explorer != ExplorerKind::Stateful {
-            if let Err(e) = clocks_agree(ex.trace) {
+            if let Err(e) = clocks_agree_with_literal(ex.trace) {
                 panic!("{e}, on the trace {:?}", ex.trace.iter().map(|e| (e.thread.0, e.line)).collect::<Vec<_>>());
             }
             let races = race_lines(ex.trace);

@@ -94,6 +94,25 @@ pub fn data_races_by_clocks(trace: &[Event]) -> Vec<Race> {
     out
 }
 
+/// The cross-check of the clocks against the plain definition (design.md: an optimization is
+/// checked against the plain version): [`Hb`] orders exactly the pairs that
+/// `race::literal::happens_before` orders (spec §4.3), and [`data_races_by_clocks`] finds the
+/// races [`data_races`] finds. The first disagreement, by event index, is the error.
+pub fn clocks_agree_with_literal(trace: &[Event]) -> Result<(), String> {
+    let hb = Hb::new(trace);
+    for (i, row) in super::literal::happens_before(trace).iter().enumerate() {
+        for (j, &ordered) in row.iter().enumerate().skip(i + 1) {
+            if hb.ordered(i, j) != ordered {
+                return Err(format!("events {i}, {j}: clocks say {}, the literal definition {ordered}", hb.ordered(i, j)));
+            }
+        }
+    }
+    if data_races(trace) != data_races_by_clocks(trace) {
+        return Err("the race sets differ".into());
+    }
+    Ok(())
+}
+
 /// Every check race of `trace` (`typed`: at least one `W` check; untyped: any two checks).
 pub fn check_races(trace: &[Event], typed: bool) -> Vec<Race> {
     races_by(
@@ -198,24 +217,6 @@ mod tests {
         (0..r.len()).flat_map(|j| (0..j).map(move |i| (i, j))).filter(|&(i, j)| r[i][j]).collect()
     }
 
-    /// The vector clocks (spec §4.2) order exactly the pairs the literal definition
-    /// (spec §2) orders, and give the same races.
-    fn agree(trace: &[Event]) -> Result<(), String> {
-        let hb = Hb::new(trace);
-        let lit = crate::race::literal::happens_before(trace);
-        for (i, row) in lit.iter().enumerate() {
-            for (j, &ordered) in row.iter().enumerate().skip(i + 1) {
-                if hb.ordered(i, j) != ordered {
-                    return Err(format!("pair ({i},{j}): clocks {}, literal {ordered}", hb.ordered(i, j)));
-                }
-            }
-        }
-        if data_races(trace) != data_races_by_clocks(trace) {
-            return Err("race sets differ".into());
-        }
-        Ok(())
-    }
-
     use crate::lang::Order::{self, *};
     use crate::machine::AtomicKind as K;
 
@@ -242,10 +243,10 @@ mod tests {
         let (d, f) = (1, 0);
         // Rule 1: MP rel/acq, the load reading the release store: no race.
         let mp = trace_of(&[(0, plain(true, d)), (0, at(K::Store(Release), f)), (1, at(K::Load(Acquire), f)), (1, plain(false, d))]);
-        assert_eq!((agree(&mp), race_pairs(&mp)), (Ok(()), vec![]));
+        assert_eq!((clocks_agree_with_literal(&mp), race_pairs(&mp)), (Ok(()), vec![]));
         // Relaxed load: a race on d; the atomic pair never races.
         let mp2 = trace_of(&[(0, plain(true, d)), (0, at(K::Store(Release), f)), (1, at(K::Load(Relaxed), f)), (1, plain(false, d))]);
-        assert_eq!((agree(&mp2), race_pairs(&mp2)), (Ok(()), vec![(0, 3)]));
+        assert_eq!((clocks_agree_with_literal(&mp2), race_pairs(&mp2)), (Ok(()), vec![(0, 3)]));
         // Rule 2: fence/fence.
         let ff = trace_of(&[
             (0, plain(true, d)),
@@ -255,27 +256,27 @@ mod tests {
             (1, EventKind::Fence(Acquire)),
             (1, plain(false, d)),
         ]);
-        assert_eq!((agree(&ff), race_pairs(&ff)), (Ok(()), vec![]));
+        assert_eq!((clocks_agree_with_literal(&ff), race_pairs(&ff)), (Ok(()), vec![]));
         // Rule 3: fence/acquire load; rule 4: release store/acquire fence.
         let fa = trace_of(&[(0, plain(true, d)), (0, EventKind::Fence(Release)), (0, at(K::Store(Relaxed), f)), (1, at(K::Load(Acquire), f)), (1, plain(false, d))]);
-        assert_eq!((agree(&fa), race_pairs(&fa)), (Ok(()), vec![]));
+        assert_eq!((clocks_agree_with_literal(&fa), race_pairs(&fa)), (Ok(()), vec![]));
         let af = trace_of(&[(0, plain(true, d)), (0, at(K::Store(Release), f)), (1, at(K::Load(Relaxed), f)), (1, EventKind::Fence(Acquire)), (1, plain(false, d))]);
-        assert_eq!((agree(&af), race_pairs(&af)), (Ok(()), vec![]));
+        assert_eq!((clocks_agree_with_literal(&af), race_pairs(&af)), (Ok(()), vec![]));
         // A release sequence through another thread's relaxed RMW (L6), cut by a relaxed
         // store (L7), and by the releasing thread's own relaxed store (L8, C++20).
         let l6 = trace_of(&[(0, plain(true, d)), (0, at(K::Store(Release), f)), (1, at(K::Rmw(Relaxed), f)), (2, at(K::Load(Acquire), f)), (2, plain(false, d))]);
-        assert_eq!((agree(&l6), race_pairs(&l6)), (Ok(()), vec![]));
+        assert_eq!((clocks_agree_with_literal(&l6), race_pairs(&l6)), (Ok(()), vec![]));
         let l7 = trace_of(&[(0, plain(true, d)), (0, at(K::Store(Release), f)), (1, at(K::Store(Relaxed), f)), (2, at(K::Load(Acquire), f)), (2, plain(false, d))]);
-        assert_eq!((agree(&l7), race_pairs(&l7)), (Ok(()), vec![(0, 4)]));
+        assert_eq!((clocks_agree_with_literal(&l7), race_pairs(&l7)), (Ok(()), vec![(0, 4)]));
         let l8 = trace_of(&[(0, plain(true, d)), (0, at(K::Store(Release), f)), (0, at(K::Store(Relaxed), f)), (1, at(K::Load(Acquire), f)), (1, plain(false, d))]);
-        assert_eq!((agree(&l8), race_pairs(&l8)), (Ok(()), vec![(0, 4)]));
+        assert_eq!((clocks_agree_with_literal(&l8), race_pairs(&l8)), (Ok(()), vec![(0, 4)]));
         // A plain write ends the release sequence and releases nothing; a failed CAS is a
         // read: it races with a plain write, not with a plain read (L13).
         let pw = trace_of(&[(0, plain(true, d)), (0, at(K::Store(Release), f)), (1, plain(true, f)), (2, at(K::Load(Acquire), f)), (2, plain(false, d))]);
-        assert_eq!((agree(&pw), race_pairs(&pw)), (Ok(()), vec![(1, 2), (2, 3), (0, 4)]));
+        assert_eq!((clocks_agree_with_literal(&pw), race_pairs(&pw)), (Ok(()), vec![(1, 2), (2, 3), (0, 4)]));
         let cas = K::CasFailed { success: Relaxed, failure: Relaxed };
         let l13 = trace_of(&[(0, at(cas, f)), (1, plain(false, f)), (1, plain(true, f)), (0, at(cas, f))]);
-        assert_eq!((agree(&l13), race_pairs(&l13)), (Ok(()), vec![(0, 2), (2, 3)]));
+        assert_eq!((clocks_agree_with_literal(&l13), race_pairs(&l13)), (Ok(()), vec![(0, 2), (2, 3)]));
         // A fence uses only its own thread's reads (L15).
         let l15 = trace_of(&[
             (0, plain(true, d)),
@@ -286,7 +287,7 @@ mod tests {
             (2, EventKind::Fence(Acquire)),
             (2, plain(false, d)),
         ]);
-        assert_eq!((agree(&l15), race_pairs(&l15)), (Ok(()), vec![(0, 6)]));
+        assert_eq!((clocks_agree_with_literal(&l15), race_pairs(&l15)), (Ok(()), vec![(0, 6)]));
     }
 
     fn order() -> impl proptest::strategy::Strategy<Value = Order> {
@@ -318,7 +319,7 @@ mod tests {
         proptest::test_runner::TestRunner::new(cfg)
             .run(&traces, |evs| {
                 let t = trace_of(&evs);
-                agree(&t).map_err(|e| TestCaseError::fail(format!("{e}\n{evs:?}")))
+                clocks_agree_with_literal(&t).map_err(|e| TestCaseError::fail(format!("{e}\n{evs:?}")))
             })
             .unwrap();
     }

@@ -11,4 +11,4 @@ pub mod literal;
 pub mod precise_checks;
 
 pub use first_race::{first_race, FirstRace};
-pub use hb::{check_races, data_races, data_races_by_clocks, Hb, Race};
+pub use hb::{check_races, clocks_agree_with_literal, data_races, data_races_by_clocks, Hb, Race};
