@@ -718,6 +718,19 @@ fn gen_runs_the_naikaiken_generator() {
     assert!(!stdout.contains("BELOW FLOOR"), "{stdout}");
 }
 
+/// `gen limits` and `gen histories`: the scorecard's generators aimed at detector limits
+/// (`score --generator`); `--stats` says which limit shapes their traces reach.
+#[test]
+fn gen_runs_the_detector_limit_generators() {
+    let (code, stdout, stderr) = racefuzz(&["gen", "histories", "--count", "2", "--seed", "3"]);
+    assert_eq!((code, stdout.matches("dialect bfj2").count()), (0, 2), "{stdout}{stderr}");
+    let (code, stdout, stderr) = racefuzz(&["gen", "limits", "--stats", "--count", "12", "--seed", "1"]);
+    assert_eq!(code, 0, "{stderr}");
+    for line in ["12 programs from the limits generator", "detector-limit coverage", "race behind 4 accesses", "reuse after join", "ground truth (happens-before)"] {
+        assert!(stdout.contains(line), "no `{line}`:\n{stdout}");
+    }
+}
+
 /// `explore` on an ldrf program (docs/spec/ldrf.md §6.1, §8 R1): Fig. 1's E-STD view (32 states,
 /// no race, the truth per relevant location), its E-LDRF view (33 states, the copies with
 /// version ranks) and E-CART's sizes, as one snapshot; the default view is its E-STD part.

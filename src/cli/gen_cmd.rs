@@ -1,16 +1,18 @@
 //! `racefuzz gen` (generated programs and their statistics) and `racefuzz bench-mutants`
 //! (the fuzzer's power, measured: time to the first counterexample of each mutant).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use race_oracles::explore::Config;
+use race_oracles::explore::{Config, ExplorerKind};
 use race_oracles::gen::grammar::{Coverage, FLOOR_PERCENT};
-use race_oracles::gen::naikaiken;
 use race_oracles::gen::shrink::{counts, shrink};
-use race_oracles::lang::{parse, print, walk_block, Block, Dialect, Place, Program, StmtKind};
+use race_oracles::gen::{naikaiken, threads};
+use race_oracles::lang::{parse, print, walk_block, Block, Dialect, Place, Program, Relax, StmtKind};
+use race_oracles::race::limits::Limit;
 use race_oracles::theorems::{Oracle, Registry, Verdict};
 use race_oracles::truth::ground_truth;
 use rand::rngs::StdRng;
@@ -71,6 +73,9 @@ fn truth(p: &Program, cfg: &Config) -> Option<bool> {
 }
 
 pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_interval: &str) -> Result<Exit, CliError> {
+    if let Some((name, generate)) = <crate::score::Generator as clap::ValueEnum>::from_str(name, false).ok().and_then(crate::score::Generator::detector_limits) {
+        return limit_stats(name, generate, count, seed, stats);
+    }
     let mut status_clock = super::shared::StatusClock::new(status_interval)?;
     let (o, subject) = generator(name)?;
     let mut rng = StdRng::seed_from_u64(seed);
@@ -145,6 +150,55 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_inter
         for note in unexercised {
             outln!("{note}");
         }
+    }
+    Ok(Exit::Ok)
+}
+
+/// `racefuzz gen histories|limits`: the scorecard generators aimed at detector limits
+/// (`racefuzz score --generator`), their programs, or with `stats` which limit shapes
+/// (`race_oracles::race::limits`) the traces of each program reach, one trace per
+/// Mazurkiewicz class as `score --classes` judges them.
+fn limit_stats(name: &str, generate: fn(&[u8], Relax) -> Program, count: usize, seed: u64, stats: bool) -> Result<Exit, CliError> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let cfg = Config { explorer: ExplorerKind::Dpor, ..suts::campaign_bounds() };
+    let (mut t, mut reached, mut cut) = (Tally::default(), BTreeMap::<Limit, usize>::new(), 0);
+    for i in 0..count {
+        let p = campaign::generate_with(generate, Relax::default(), &mut rng);
+        if !stats {
+            outln!("// program {i} (seed {seed})");
+            emit(&print(&p));
+            outln!();
+            continue;
+        }
+        tally(&p, &mut t);
+        let (shapes, complete) = threads::reached(&p, &cfg);
+        cut += usize::from(!complete);
+        for s in shapes {
+            *reached.entry(s).or_default() += 1;
+        }
+        match truth(&p, &cfg) {
+            Some(true) => t.racy += 1,
+            Some(false) => t.race_free += 1,
+            None => t.incomplete += 1,
+        }
+    }
+    if stats {
+        outln!("{count} programs from the {name} generator (seed {seed}, swarm knobs per program)");
+        outln!("statements per program  {}", describe(&t.stmts));
+        outln!("detector-limit coverage: programs whose traces (one per Mazurkiewicz class) reach each shape (floor {FLOOR_PERCENT}%)");
+        for l in Limit::ALL {
+            let pct = 100.0 * reached.get(&l).copied().unwrap_or(0) as f64 / count.max(1) as f64;
+            let flag = if pct < FLOOR_PERCENT { "  BELOW FLOOR" } else { "" };
+            outln!("  {:<26} {:>5.1}%  {}{flag}", l.name(), pct, l.why());
+        }
+        outln!("explorations cut by the campaign bounds: {cut}");
+        outln!(
+            "ground truth (happens-before): {} racy, {} race-free, {} incomplete; racy fraction {:.1}%",
+            t.racy,
+            t.race_free,
+            t.incomplete,
+            100.0 * t.racy as f64 / (t.racy + t.race_free).max(1) as f64
+        );
     }
     Ok(Exit::Ok)
 }

@@ -50,6 +50,7 @@ use race_oracles::explore::{Config, Execution, ExplorerKind, Outcome, Schedule};
 use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::lang::{print, AccessKind, Program, Relax};
 use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
+use race_oracles::race::limits::{between, SHADOW_CELLS};
 use race_oracles::race::{data_races, Hb, Race};
 use race_oracles::theorems::{
     detector::{prepare_batch, reported_locations},
@@ -182,7 +183,7 @@ pub struct Scorecard {
     /// What the detector claims.
     pub claim: &'static str,
     /// The generator that drew the programs: the oracle's whose generator it is, or
-    /// `histories` ([`Generator::Histories`]).
+    /// `histories` or `limits` ([`Generator::detector_limits`]).
     pub generator: &'static str,
     /// The seed of the corpus.
     pub seed: u64,
@@ -312,6 +313,24 @@ pub enum Generator {
     /// Long histories for detectors (`race_oracles::gen::threads::swarm_histories`): chains
     /// of 4 to 8 forked readers before a write, beside another thread's access.
     Histories,
+    /// Every detector limit form (`race_oracles::gen::threads::swarm_limits`): reader chains,
+    /// crowds, fork chains, many readers, reuse after join; `racefuzz gen limits --stats`
+    /// says which shapes their traces reach (`race_oracles::race::limits`).
+    Limits,
+}
+
+/// A byte-driven program generator, as the registry's oracles have.
+pub type ProgramGenerator = fn(&[u8], Relax) -> Program;
+
+impl Generator {
+    /// Its name in a scorecard, and its program generator; `None` for the oracle's.
+    pub fn detector_limits(self) -> Option<(&'static str, ProgramGenerator)> {
+        match self {
+            Generator::Oracle => None,
+            Generator::Histories => Some(("histories", race_oracles::gen::threads::swarm_histories)),
+            Generator::Limits => Some(("limits", race_oracles::gen::threads::swarm_limits)),
+        }
+    }
 }
 
 impl Corpus {
@@ -361,10 +380,10 @@ pub fn score_and_deviations<'s>(
     let Corpus { programs, seed, classes, generator } = corpus;
     let (runner, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
-    let (generate, generator_name) = match (generator, runner) {
-        (Generator::Oracle, _) => (oracle.generate, oracle.id),
-        (Generator::Histories, Runner::Detector(_) | Runner::ModelChecker(_)) => (race_oracles::gen::threads::swarm_histories as fn(&[u8], Relax) -> Program, "histories"),
-        (Generator::Histories, Runner::Placer(..)) => return Err(ScoreError::Unfit("histories", oracle.dialect.name())),
+    let (generate, generator_name) = match (generator.detector_limits(), runner) {
+        (None, _) => (oracle.generate, oracle.id),
+        (Some((name, generate)), Runner::Detector(_) | Runner::ModelChecker(_)) => (generate, name),
+        (Some((name, _)), Runner::Placer(..)) => return Err(ScoreError::Unfit(name, oracle.dialect.name())),
     };
     let at = runner.granularity();
     let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
@@ -649,21 +668,16 @@ fn kind_word(e: &Event) -> &'static str {
     }
 }
 
-/// The category of a missed race: the kinds of its two accesses.
 /// The category of a missed race: the kinds of its two accesses, and whether a bounded
-/// history could have lost the earlier one: at least [`LONG_HISTORY`] accesses of the
-/// location by threads other than the earlier access's between the two.
+/// history could have lost the earlier one: at least `SHADOW_CELLS` accesses of the
+/// location by threads other than the earlier access's between the two
+/// (`race_oracles::race::limits::between`; ThreadSanitizer's 4 shadow cells per 8 bytes,
+/// `score::limitations`).
 fn missed(trace: &[Event], r: &Race) -> String {
-    let (first, second) = (&trace[r.first.0 as usize], &trace[r.second.0 as usize]);
-    let between =
-        trace[r.first.0 as usize + 1..r.second.0 as usize].iter().filter(|e| e.thread != first.thread && matches!(e.kind, EventKind::Access(_, a) if a == r.addr)).count();
-    let history = if between >= LONG_HISTORY { format!(" behind {LONG_HISTORY} or more accesses of other threads") } else { String::new() };
-    format!("a {}-{} race{history}", kind_word(first), kind_word(second))
+    let first = &trace[r.first.0 as usize];
+    let history = if between(trace, r) >= SHADOW_CELLS { format!(" behind {SHADOW_CELLS} or more accesses of other threads") } else { String::new() };
+    format!("a {}-{} race{history}", kind_word(first), kind_word(&trace[r.second.0 as usize]))
 }
-
-/// How many accesses of other threads between a race's two accesses make its category a
-/// long history: ThreadSanitizer keeps 4 shadow cells per 8 bytes (`score::limitations`).
-pub const LONG_HISTORY: usize = 4;
 
 /// Happens-before of a trace, with and without its lock edges: whether fork/join alone
 /// orders two events.

@@ -7,7 +7,7 @@
 //! reason forks come only in two-thread programs and never in a loop body, and loops do not
 //! nest: the enumeration of every interleaving is what a program costs here.
 
-use super::{build, ThreadKnobs, SWARM_HEADER};
+use super::{build, LimitForms, ThreadKnobs, SWARM_HEADER};
 use crate::gen::toolkit::split_header;
 use crate::lang::{Program, Relax};
 
@@ -47,12 +47,26 @@ fn detector_knobs(h: [u8; SWARM_HEADER]) -> ThreadKnobs {
 
 /// The detector knobs for long histories (`racefuzz score --generator histories`): two
 /// threads, one field of one object, fork/join in every program, and half of the fork draws
-/// a chain of 4 to 8 readers joined before a write ([`ThreadKnobs::reader_chains`]), so a
+/// a chain of 4 to 8 readers joined before a write ([`LimitForms::reader_chains`]), so a
 /// location's history outgrows a bounded one (ThreadSanitizer's 4 shadow cells per 8
 /// bytes). Made for scoring one trace per Mazurkiewicz class: the readers do not conflict
 /// with one another, so their classes stay few, though their interleavings do not.
 pub fn swarm_histories(bytes: &[u8], _relax: Relax) -> Program {
     let (h, rest) = split_header::<SWARM_HEADER>(bytes);
     let k = detector_knobs(h);
-    build(rest, ThreadKnobs { threads: 2, fields: 1, objects: 1, forks: true, shared_reads: false, reader_chains: true, ..k })
+    build(rest, ThreadKnobs { threads: 2, fields: 1, objects: 1, forks: true, shared_reads: false, limits: LimitForms { reader_chains: true, ..LimitForms::NONE }, ..k })
+}
+
+/// The detector limits' generator (`racefuzz score --generator limits`, `racefuzz gen limits
+/// --stats`): [`swarm_histories`]' programs, one field of one object and fork/join in every
+/// program, with a lock for the crowds, where each fork draw writes one of the limit forms
+/// (`super::limits`: reader chains, crowds, fork chains, many readers, reuse after join),
+/// each on in half of the programs (swarm testing: a program with fewer forms has room for
+/// more of each) and at least one in every program. Made, like the histories, for one trace
+/// per Mazurkiewicz class: its programs fork up to 8 threads.
+pub fn swarm_limits(bytes: &[u8], _relax: Relax) -> Program {
+    let (h, rest) = split_header::<SWARM_HEADER>(bytes);
+    let k = detector_knobs(h);
+    let limits = LimitForms::from_bits(h[4].rotate_left(1) ^ h[3]);
+    build(rest, ThreadKnobs { threads: 2, fields: 1, objects: 1, locks: 1, forks: true, shared_reads: false, limits, ..k })
 }

@@ -2,6 +2,7 @@
 //! swarm testing) and their draw from a program's header bytes.
 
 use super::super::toolkit::chance;
+use super::limits::LimitForms;
 
 /// Knobs of the thread-program generator.
 #[derive(Clone, Copy, Debug)]
@@ -38,13 +39,12 @@ pub struct ThreadKnobs {
     /// concurrent reads then a write ordered after both, FastTrack's WRITE on a shared read
     /// vector clock that it resets to `⊥e` (docs/spec/bigfoot.md §1.6 WRITE line 4).
     pub shared_reads: bool,
-    /// Every fork draw outside a loop writes a chain of readers instead (with `forks`; the
-    /// histories knobs only, [`super::swarm_histories`]): `h1 = fork { r = o.g }; …;
-    /// hk = fork { r = o.g }; join(h1); …; join(hk); o.g = v` with 4 to 8 readers, so that
-    /// a location's history holds more accesses than a detector with a bounded one keeps
-    /// (ThreadSanitizer: 4 shadow cells per 8 bytes), between an earlier access of another
-    /// thread and the write.
-    pub reader_chains: bool,
+    /// Every fork draw outside a loop writes one of these forms instead (with `forks`; the
+    /// detector limits' knobs only, [`super::swarm_histories`] and [`super::swarm_limits`]):
+    /// shapes aimed at where a detector's state is bounded, such as a chain of 4 to 8
+    /// readers joined before a write, whose history outgrows ThreadSanitizer's 4 shadow
+    /// cells per 8 bytes (`super::limits`).
+    pub limits: LimitForms,
     /// Whether a `while *` body may hold another `while *` (in choice-heavy programs, an
     /// `if *` takes its place). A nested loop multiplies its body's events by the loop
     /// bound twice: 2% of explorer-agree's programs took 39% of its time, and 1% of
@@ -68,7 +68,7 @@ impl Default for ThreadKnobs {
             forks: true,
             choices: false,
             shared_reads: false,
-            reader_chains: false,
+            limits: LimitForms::NONE,
             nested_loops: true,
             loop_forks: true,
         }
@@ -127,7 +127,7 @@ impl ThreadKnobs {
             // time, and that regression's shape needs three.
             choices: threads < 4 && chance(h[3], 70) && chance(h[3].rotate_left(6), if threads == 3 { 40 } else { 20 }),
             shared_reads: false,
-            reader_chains: false,
+            limits: LimitForms::NONE,
             nested_loops: false,
             loop_forks: true,
         }

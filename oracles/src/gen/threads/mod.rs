@@ -25,9 +25,11 @@ use std::collections::BTreeSet;
 mod cost;
 mod detectors;
 mod knobs;
+mod limits;
 
-pub use detectors::{swarm_detectors, swarm_histories};
+pub use detectors::{swarm_detectors, swarm_histories, swarm_limits};
 pub use knobs::{ThreadKnobs, SWARM_HEADER};
+pub use limits::{reached, LimitForms};
 
 use super::grammar::{prod, Grammar, Production};
 use super::toolkit::{parse_generated, split_header, Bytes};
@@ -137,6 +139,8 @@ impl Builder<'_, '_> {
                 // half writes `skip`): sections, nested in opposite orders, are where
                 // lock-order deadlocks come from.
                 7
+            } else if self.k.limits.frequent && matches!(b % 13, 4..=6) && !self.in_loop && self.fresh == 0 {
+                12
             } else {
                 b % 13
             };
@@ -197,15 +201,7 @@ impl Builder<'_, '_> {
                     out.push(format!("r = {o}.{fld}; if r > 0 {{ {} }}", a.join("; ")));
                 }
                 12 if self.k.forks && !self.k.loop_forks && self.in_loop => out.push("skip".into()),
-                12 if self.k.forks && self.k.reader_chains && !self.in_loop => {
-                    let readers = 4 + self.src.below(5);
-                    self.budget = self.budget.saturating_sub(2);
-                    let first = self.fresh + 1;
-                    self.fresh += readers;
-                    let forks: Vec<String> = (first..=self.fresh).map(|h| format!("h{h} = fork {{ r = {o}.{fld} }}")).collect();
-                    let joins: Vec<String> = (first..=self.fresh).map(|h| format!("join(h{h})")).collect();
-                    out.push(format!("{}; {}; {o}.{fld} = {}", forks.join("; "), joins.join("; "), self.src.below(3)));
-                }
+                12 if self.k.forks && self.k.limits.any() && !self.in_loop => out.push(self.limit_form(o, fld, b)),
                 12 if self.k.forks && self.k.shared_reads && b % 26 < 13 => {
                     self.fresh += 1;
                     self.budget = self.budget.saturating_sub(3);
