@@ -27,6 +27,7 @@ use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
 use crate::go_race::GoRace;
+use crate::miri::Miri;
 use crate::mutants::{self, Mutant, MUTANTS};
 use crate::real;
 use crate::replay::{ReplayFactory, ReplayTool};
@@ -130,6 +131,13 @@ pub const SUTS: &[SutEntry] = &[
         kind: SutKind::DynamicDetector,
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |v, n| replay(n, GoRace { go: real::program_of("go-race", v)? }),
+        rules: &[],
+    },
+    SutEntry {
+        name: "miri",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: |_, n| Some((lend(Miri { bug: seeded::one(crate::miri::SEEDED, n)? }, |f| Sut::Detector(f)), Relax::default())),
         rules: &[],
     },
     SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[] },
