@@ -46,9 +46,12 @@ const MAIN_RS: &str = include_str!("../../drivers/miri/src/main.rs");
 /// The flags Miri runs the replay with: weak-memory emulation off (loads read the latest
 /// store, as in an SC trace, spec §5.4), a fixed seed and no preemption (the turns decide
 /// the schedule; a thread waiting for its turn yields), leaks ignored (a thread of a stuck
-/// trace may end holding its lock's guard), and no isolation needed: the trace comes as
-/// arguments.
-pub const MIRIFLAGS: &str = "-Zmiri-disable-weak-memory-emulation -Zmiri-seed=0 -Zmiri-preemption-rate=0 -Zmiri-ignore-leaks";
+/// trace may end holding its lock's guard), and no reuse of an address freed by another
+/// thread: Miri makes the thread that reuses it acquire the clock of the one that freed it,
+/// so the driver's own allocations (a line it prints) synchronized its threads and hid
+/// races (L3–L5, L7, L14, L15 of docs/spec/atomics.md §8 were missed before this flag).
+/// Isolation stays on: the trace comes as arguments.
+pub const MIRIFLAGS: &str = "-Zmiri-disable-weak-memory-emulation -Zmiri-seed=0 -Zmiri-preemption-rate=0 -Zmiri-ignore-leaks -Zmiri-address-reuse-cross-thread-rate=0";
 
 /// The toolchain `cargo +TOOLCHAIN miri` runs.
 pub const TOOLCHAIN: &str = "nightly";
@@ -195,7 +198,8 @@ impl Miri {
     /// What is missing, for `crate::real`'s not-installed message.
     pub fn probe() -> Result<String, String> {
         let run = |args: &[&str]| -> Result<String, String> {
-            let out = Command::new(cargo()).arg(format!("+{TOOLCHAIN}")).args(args).stdin(Stdio::null()).output().map_err(|e| format!("`cargo` cannot run ({e})"))?;
+            let cargo = cargo();
+            let out = Command::new(&cargo).arg(format!("+{TOOLCHAIN}")).args(args).stdin(Stdio::null()).output().map_err(|e| format!("`{cargo}` cannot run ({e})"))?;
             if !out.status.success() {
                 let err = String::from_utf8_lossy(&out.stderr);
                 return Err(format!("`cargo +{TOOLCHAIN} {}` failed: {}", args.join(" "), err.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim()));

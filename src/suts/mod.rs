@@ -489,11 +489,15 @@ pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -
     r
 }
 
+/// The SUTs that model atomics and fences (docs/spec/atomics.md), besides the explorers:
+/// Miri, whose replay performs them as Rust atomics (§5.4, §6.2).
+pub const MODEL_ATOMICS: &[&str] = &["miri"];
+
 /// The refusal of a program with atomics (docs/spec/atomics.md) by a SUT that does not model
-/// them yet: every SUT but the explorers, whose ground truth does. `inconclusive`, naming the
-/// assumption, never a verdict on what the SUT does not see.
+/// them yet: every SUT but the explorers, whose ground truth does, and [`MODEL_ATOMICS`].
+/// `inconclusive`, naming the assumption, never a verdict on what the SUT does not see.
 fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
-    if oracle.sut == race_oracles::theorems::SutKind::Explorers || !p.has_atomics() {
+    if oracle.sut == race_oracles::theorems::SutKind::Explorers || MODEL_ATOMICS.contains(&subject.entry().name) || !p.has_atomics() {
         return None;
     }
     // Atomics (docs/spec/atomics.md §4.4, §6): no detector, analysis or export models them yet.

@@ -22,11 +22,16 @@
 //! Threads are raw pthreads (Miri's `pthread_create` and `pthread_join`), so that a thread
 //! can join a thread another one started: a handle is a number, passed through a relaxed
 //! atomic, not memory that would race. Each thread is named `tT` (`pthread_setname_np`), so
-//! Miri's report names the trace's thread. Threads take turns on a *relaxed* counter: Miri
+//! Miri's report names the trace's thread. Threads take turns on *relaxed* counters: Miri
 //! derives no happens-before from relaxed atomics, so what it sees is the trace's own
-//! happens-before (fork, join, locks, the program's atomics, program order). Before each
-//! event, its thread prints `racefuzz-event K` on standard error: Miri stops at the first
-//! undefined behaviour, and the last such line names the event that was running.
+//! happens-before (fork, join, locks, the program's atomics, program order). Only `main`
+//! hands out turns (`turn`), and only `main` reads that an event is done (`done`): a thread
+//! never reads a counter another trace thread wrote, because a relaxed store after a
+//! release fence and a relaxed load before an acquire fence synchronize
+//! (`[atomics.fences]/2`, which Miri models), and `main` performs no fence. Before each
+//! event, its thread prints `racefuzz-event K` on standard error, with a bare `write` (the
+//! lock of `eprintln!` would synchronize the threads): Miri stops at the first undefined
+//! behaviour, and the last such line names the event that was running.
 
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -38,13 +43,24 @@ extern "C" {
     fn pthread_join(thread: u64, ret: *mut *mut c_void) -> i32;
     fn pthread_self() -> u64;
     fn pthread_setname_np(thread: u64, name: *const u8) -> i32;
+    fn write(fd: i32, buf: *const u8, count: usize) -> isize;
+}
+
+/// Writes `line` to standard error with one `write`: never through `eprintln!`, whose lock
+/// on standard error is a mutex Miri sees, which would order every event after the one
+/// printed before it and hide every race.
+fn say(line: &str) {
+    let line = format!("{line}\n");
+    // SAFETY: a live buffer of that length.
+    unsafe { write(2, line.as_ptr(), line.len()) };
 }
 
 extern "Rust" {
     fn miri_get_alloc_id(ptr: *const ()) -> u64;
 }
 
-/// The turn counter's order. Relaxed: Miri sees no synchronization in it.
+/// The orders of the turn counters (load, store). Relaxed: Miri sees no synchronization in
+/// them.
 const TURNS: (Ordering, Ordering) = (Ordering::Relaxed, Ordering::Relaxed);
 
 #[derive(Clone, Copy)]
@@ -69,7 +85,11 @@ struct Trace {
     handles: Box<[AtomicU64]>,
     joined: Box<[AtomicBool]>,
     events: Vec<(usize, Op)>,
+    /// The event whose turn it is: written by `main` only.
     turn: AtomicUsize,
+    /// How many events are done: written by the thread that performed the last one, read by
+    /// `main` only.
+    done: AtomicUsize,
 }
 
 static TRACE: OnceLock<Trace> = OnceLock::new();
@@ -93,7 +113,7 @@ fn order(s: &str) -> Ordering {
 }
 
 fn bad(s: &str) -> ! {
-    eprintln!("racefuzz-miri: bad trace item `{s}`");
+    say(&format!("racefuzz-miri: bad trace item `{s}`"));
     std::process::exit(2)
 }
 
@@ -140,7 +160,8 @@ fn parse(items: &[String]) -> (Trace, Vec<usize>) {
         handles: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         joined: (0..threads).map(|_| AtomicBool::new(false)).collect(),
         events,
-        turn: AtomicUsize::new(0),
+        turn: AtomicUsize::new(usize::MAX),
+        done: AtomicUsize::new(0),
     };
     (trace, starts)
 }
@@ -213,9 +234,9 @@ extern "C" fn run(arg: *mut c_void) -> *mut c_void {
         while tr.turn.load(TURNS.0) != k {
             std::thread::yield_now();
         }
-        eprintln!("racefuzz-event {k}");
+        say(&format!("racefuzz-event {k}"));
         perform(op);
-        tr.turn.store(k + 1, TURNS.1);
+        tr.done.store(k + 1, TURNS.1);
     }
     std::ptr::null_mut()
 }
@@ -228,13 +249,16 @@ fn main() {
         bad("(twice)");
     }
     // SAFETY: Miri's own function, on a live allocation.
-    eprintln!("racefuzz-cells {}", unsafe { miri_get_alloc_id(trace().cells.as_ptr().cast()) });
+    say(&format!("racefuzz-cells {}", unsafe { miri_get_alloc_id(trace().cells.as_ptr().cast()) }));
     for t in starts {
         start(t);
     }
     let tr = trace();
-    while tr.turn.load(Ordering::Relaxed) != n {
-        std::thread::yield_now();
+    for k in 0..n {
+        tr.turn.store(k, TURNS.1);
+        while tr.done.load(TURNS.0) != k + 1 {
+            std::thread::yield_now();
+        }
     }
     for t in 0..tr.handles.len() {
         let h = tr.handles[t].load(Ordering::Relaxed);
@@ -243,5 +267,5 @@ fn main() {
             unsafe { pthread_join(h, std::ptr::null_mut()) };
         }
     }
-    eprintln!("racefuzz-done");
+    say("racefuzz-done");
 }
