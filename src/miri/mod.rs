@@ -29,7 +29,8 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use race_oracles::machine::{Event, EventIdx};
+use race_oracles::lang::AccessKind;
+use race_oracles::machine::{Addr, Event, EventIdx, EventKind, FieldId, ObjId, ThreadId};
 use race_oracles::theorems::detector::{DetectorFailure, DetectorReport};
 use race_oracles::theorems::{Claim, DetectorFactory, DynamicDetector, Reported, Traces};
 
@@ -195,7 +196,7 @@ impl Miri {
     /// machine builds it: about 40 s), and its replay of a racy trace reports the race.
     ///
     /// # Errors
-    /// What is missing, for `crate::real`'s not-installed message.
+    /// What is missing, for the not-installed message of the detector table.
     pub fn probe() -> Result<String, String> {
         let run = |args: &[&str]| -> Result<String, String> {
             let cargo = cargo();
@@ -208,7 +209,14 @@ impl Miri {
         };
         let version = run(&["miri", "--version"])?;
         run(&["miri", "setup"])?;
-        Ok(version.trim_start_matches("miri ").to_string())
+        // Two threads write one cell: the replay must stop at the second write.
+        let x = Addr::Field(ObjId(0), FieldId(0));
+        let racy: Vec<Event> = (0..2).map(|i| Event::plain(EventIdx(i), ThreadId(i), 1, EventKind::Access(AccessKind::Write, x))).collect();
+        match Miri::default().races(&racy) {
+            Ok(Some(RacingPair { at: EventIdx(1), partner: EventIdx(0) })) => Ok(version.trim_start_matches("miri ").to_string()),
+            Ok(other) => Err(format!("its replay of a racy trace reports {other:?}, not the race")),
+            Err(e) => Err(format!("its replay of a racy trace fails: {e}")),
+        }
     }
 }
 

@@ -155,7 +155,8 @@ fn parse(items: &[String]) -> (Trace, Vec<usize>) {
         }
     }
     let trace = Trace {
-        cells: (0..cells).map(|_| AtomicI64::new(0)).collect(),
+        // At least one cell: an empty allocation has no id to print.
+        cells: (0..cells.max(1)).map(|_| AtomicI64::new(0)).collect(),
         locks: (0..locks).map(|_| Mutex::new(())).collect(),
         handles: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         joined: (0..threads).map(|_| AtomicBool::new(false)).collect(),
