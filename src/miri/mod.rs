@@ -1,7 +1,7 @@
 //! Miri's data-race detector as a system under test (docs/spec/atomics.md §5.4, §6.2): each
 //! trace replayed, event by event, by a Rust driver that Miri interprets
 //! (`cargo +nightly miri run`), whose first error is read back as events of the trace
-//! ([`report`]).
+//! (`report`).
 //!
 //! Miri implements Lidbury and Donaldson's vector clocks with C++20 release sequences and
 //! stops at the first undefined behaviour, so it claims the **first race** of every trace
