@@ -76,6 +76,7 @@ pub mod finding_header;
 pub mod go_race;
 pub mod loom;
 pub mod merge;
+pub mod miri;
 pub mod mutants;
 pub mod picture;
 pub mod real;

@@ -5,8 +5,8 @@
 //! not installed with that command (exit 2), so a missing tool is never a skipped pass.
 //!
 //! Adding a real detector is a row of [`DETECTORS`] (its versions, each with a pin and an
-//! install line), its tool (a `replay::ReplayTool` for one that runs the C or Go replay), and
-//! one entry in `suts::SUTS`.
+//! install line), its tool (a `replay::ReplayTool` for one that runs the C or Go replay, a
+//! detector factory of its own for Miri's Rust replay), and one entry in `suts::SUTS`.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -33,6 +33,9 @@ pub enum Probe {
     /// racefuzz's Go environment (`go_race::environment`) whose run reports the race; Go's
     /// version.
     Go,
+    /// `cargo +nightly miri` with its sysroot (built by `cargo miri setup` the first time:
+    /// about 40 s); Miri's version (`crate::miri::Miri::probe`).
+    Miri,
 }
 
 /// One version of a real detector.
@@ -106,12 +109,17 @@ const GO: &[Version] = &[
     Version { name: "1.19", program: "/usr/lib/go-1.19/bin/go", pin: "1.19.8", install: "apt-get install golang-1.19-go" },
 ];
 
+/// Miri, from rustup's nightly toolchain: optional (the component is not on every nightly,
+/// and rustup may not answer); the pin is the nightly this project measured with.
+const MIRI: &[Version] = &[Version { name: "", program: "cargo", pin: "0.1.0 (e50aa6fba4 2026-05-19)", install: "rustup component add miri rust-src --toolchain nightly" }];
+
 /// Every real detector racefuzz runs, by name.
 pub const DETECTORS: &[RealDetector] = &[
     RealDetector { name: "drd", what: "Valgrind's DRD, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
     RealDetector { name: "go-race", what: "Go's race detector (go build -race), over the Go replay", versions: GO, probe: Probe::Go },
     RealDetector { name: "helgrind", what: "Valgrind's Helgrind, over the C replay", versions: VALGRIND, probe: Probe::Valgrind },
     RealDetector { name: "loom", what: "the loom model checker, whole programs (driver built on first use)", versions: LOOM, probe: Probe::Loom },
+    RealDetector { name: "miri", what: "Miri's data-race detector (cargo +nightly miri), over the Rust replay", versions: MIRI, probe: Probe::Miri },
     RealDetector { name: "tsan", what: "ThreadSanitizer (-fsanitize=thread), over the C replay", versions: TSAN, probe: Probe::Tsan },
 ];
 
@@ -184,6 +192,7 @@ impl RealDetector {
                 Probe::Valgrind => probe_valgrind(),
                 Probe::Loom => crate::loom::Loom::new(v.pin).and_then(|l| l.driver()).map(|_| v.pin.to_string()).map_err(|e| e.to_string()),
                 Probe::Go => probe_go(&program),
+                Probe::Miri => crate::miri::Miri::probe(),
             };
             if let Ok(mut m) = SEEN.get_or_init(Default::default).lock() {
                 m.insert(key, found.clone());

@@ -36,13 +36,14 @@ fn detectors_lists_every_version_with_its_pin_and_install_line() {
     assert_eq!(rows.len(), versions);
     for r in &rows {
         let apt = r["install"].as_str().is_some_and(|i| i.starts_with("apt-get install "));
-        let rustup = r["install"].as_str().is_some_and(|i| i.contains("https://sh.rustup.rs"));
-        assert!(r["pin"].as_str().is_some_and(|p| !p.is_empty()) && (apt || r["sut"].as_str().is_some_and(|s| s.starts_with("loom")) && rustup), "{r}");
+        let rustup = r["install"].as_str().is_some_and(|i| i.contains("https://sh.rustup.rs") || i == "rustup component add miri rust-src --toolchain nightly");
+        let rust = r["sut"].as_str().is_some_and(|s| s.starts_with("loom") || s == "miri");
+        assert!(r["pin"].as_str().is_some_and(|p| !p.is_empty()) && (apt || rust && rustup), "{r}");
         // Installed (with a version) or not (with why), never neither.
         assert!(r["version"].is_string() != r["missing"].is_string(), "{r}");
     }
     let names: Vec<&str> = rows.iter().filter_map(|r| r["sut"].as_str()).collect();
-    for n in ["drd", "go-race", "go-race@1.19", "helgrind", "loom", "loom@0.7.3", "loom@0.2.0", "tsan", "tsan@gcc-11", "tsan@gcc-12", "tsan@clang-14", "tsan@clang-19"] {
+    for n in ["drd", "miri", "go-race", "go-race@1.19", "helgrind", "loom", "loom@0.7.3", "loom@0.2.0", "tsan", "tsan@gcc-11", "tsan@gcc-12", "tsan@clang-14", "tsan@clang-19"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
     let (code, _, err) = racefuzz(&["detectors", "tsan@gcc-99"]);
@@ -360,4 +361,59 @@ fn served_replays_report_exactly_what_per_trace_replays_do() {
             assert!(compared >= least && reported >= least / 4, "{}: too few comparisons to mean anything ({compared}, {reported} with reports)", tool.name());
         }
     }
+}
+
+/// `racefuzz check --sut miri` on `file` (all traces: Miri claims the first race of each):
+/// the exit code and standard output.
+fn miri_check(file: &str) -> (i32, String) {
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise", file, "--sut", "miri"]);
+    assert!(code == 0 || code == 1, "{file}: {out}{err}");
+    (code, out)
+}
+
+/// Miri holds to its first-race claim on a racy and a race-free program, and on litmus
+/// programs of docs/spec/atomics.md §8 that §5.4 predicts it gets right (message passing;
+/// fences, which the replay's turns must not synchronize; a failed CAS as a load); on L12
+/// (SC fences only) it misses the race when F1 runs before F2, as §5.4 predicts: its SC
+/// fences synchronize through one global clock.
+#[test]
+fn miri_reports_the_first_race_of_every_trace_and_misses_l12_as_predicted() {
+    needs!(Miri);
+    let racy = temp_race("miri-racy.race", "dialect bfj\nclass C {\n  fields f\n}\ninit {\n  o = new C\n}\nthread {\n  o.f = 1\n}\nthread {\n  r = o.f\n}\n");
+    let (code, out) = miri_check(&racy);
+    assert!(code == 0 && out.contains("with Miri: PASS") && out.contains("2 trace(s), 2 racy"), "{out}");
+    let locked = temp_race("miri-locked.race", "dialect bfj\nclass C {\n  fields f\n}\ninit {\n  o = new C\n  m = new C\n}\nthread {\n  acq(m)\n  acq(m)\n  o.f = 1\n  rel(m)\n  rel(m)\n}\nthread {\n  acq(m)\n  r = o.f\n  rel(m)\n}\n");
+    let (code, out) = miri_check(&locked);
+    assert!(code == 0 && out.contains("with Miri: PASS") && out.contains("0 racy"), "{out}");
+    // Relative to the repository, where `racefuzz` runs, so the snapshot is the same anywhere.
+    let litmus = |name: &str| format!("corpus/litmus/atomics/{name}");
+    // Two threads each (a third multiplies the traces, each half a second under Miri).
+    for name in ["L3_mp_fence_fence.race", "L13_failed_cas_plain_read.race"] {
+        let (code, out) = miri_check(&litmus(name));
+        assert!(code == 0 && out.contains("with Miri: PASS"), "{name}: {out}");
+    }
+    let (code, out) = miri_check(&litmus("L12_sc_fences_only.race"));
+    assert_eq!(code, 1, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Miri's report is read back as the two events it names: `--claim pairs` holds it to
+/// naming a pair that races, here a successful CAS and a plain read (L13b).
+#[test]
+fn miri_names_a_pair_that_races() {
+    needs!(Miri);
+    let file = "corpus/litmus/atomics/L13b_successful_cas_plain_read.race";
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise", file, "--sut", "miri", "--claim", "pairs"]);
+    assert!(code == 0 && out.contains("PASS") && out.contains("2 racy"), "{out}{err}");
+}
+
+/// A missing Miri is exit 2 with its install command, never a pass.
+#[test]
+fn a_missing_miri_is_exit_2_with_its_install_command() {
+    let (code, out, err) = racefuzz_env(&["check", "fasttrack-precise", &walkthrough(), "--sut", "miri"], &[("CARGO", "racefuzz-no-such-cargo")]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("miri is not installed here: `racefuzz-no-such-cargo` cannot run") && err.contains("install it with `rustup component add miri rust-src --toolchain nightly`"),
+        "{err}"
+    );
 }

@@ -51,6 +51,7 @@ pub static MUTANTS: LazyLock<Vec<Mutant>> = LazyLock::new(|| {
         listed("ldrf", ldrf::SEEDED),
         listed("ldrf-analyses", ldrf_analyses::SEEDED),
         listed("tsan", crate::tsan::SEEDED),
+        listed("miri", crate::miri::SEEDED),
     ]
     .concat()
 });

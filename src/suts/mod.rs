@@ -27,6 +27,7 @@ use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
 use crate::analyses::racerdx::{self, RacerDx, RACERDX_REPORT_RULES, RACERDX_RULES};
 use crate::go_race::GoRace;
+use crate::miri::Miri;
 use crate::mutants::{self, Mutant, MUTANTS};
 use crate::real;
 use crate::replay::{ReplayFactory, ReplayTool};
@@ -130,6 +131,13 @@ pub const SUTS: &[SutEntry] = &[
         kind: SutKind::DynamicDetector,
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |v, n| replay(n, GoRace { go: real::program_of("go-race", v)? }),
+        rules: &[],
+    },
+    SutEntry {
+        name: "miri",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: |_, n| Some((lend(Miri { bug: seeded::one(crate::miri::SEEDED, n)? }, |f| Sut::Detector(f)), Relax::default())),
         rules: &[],
     },
     SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[] },
@@ -481,11 +489,15 @@ pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -
     r
 }
 
+/// The SUTs that model atomics and fences (docs/spec/atomics.md), besides the explorers:
+/// Miri, whose replay performs them as Rust atomics (§5.4, §6.2).
+pub const MODEL_ATOMICS: &[&str] = &["miri"];
+
 /// The refusal of a program with atomics (docs/spec/atomics.md) by a SUT that does not model
-/// them yet: every SUT but the explorers, whose ground truth does. `inconclusive`, naming the
-/// assumption, never a verdict on what the SUT does not see.
+/// them yet: every SUT but the explorers, whose ground truth does, and [`MODEL_ATOMICS`].
+/// `inconclusive`, naming the assumption, never a verdict on what the SUT does not see.
 fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
-    if oracle.sut == race_oracles::theorems::SutKind::Explorers || !p.has_atomics() {
+    if oracle.sut == race_oracles::theorems::SutKind::Explorers || MODEL_ATOMICS.contains(&subject.entry().name) || !p.has_atomics() {
         return None;
     }
     // Atomics (docs/spec/atomics.md §4.4, §6): no detector, analysis or export models them yet.

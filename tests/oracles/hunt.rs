@@ -63,6 +63,8 @@ const HUNTS: &[Hunt] = &[
     },
     // A seeded bug of the harness around a real detector: it runs ThreadSanitizer.
     Hunt { sut: "tsan", budget: 20, stream: (13, 8, 40), caught: Caught::Exactly(1), columns: (24, 18), snapshot: "tsan__tsan_mutants_are_caught_as_predicted" },
+    // The same for Miri (optional: its row skips where Miri is not installed).
+    Hunt { sut: "miri", budget: 5, stream: (13, 8, 40), caught: Caught::Exactly(1), columns: (24, 18), snapshot: "miri__miri_mutants_are_caught_as_predicted" },
 ];
 
 /// What one hunt found: its table (one line per mutant × oracle pair), the predictions it
@@ -101,6 +103,7 @@ fn mutants_are_caught_as_predicted() {
         .iter()
         .filter(|h| only.as_deref().is_none_or(|o| o.split(',').any(|s| s == h.sut)))
         .filter(|h| h.sut != "tsan" || crate::needs::needs("oracles::hunt::mutants_are_caught_as_predicted (its tsan row)", &[crate::needs::Tool::Tsan]))
+        .filter(|h| h.sut != "miri" || crate::needs::needs("oracles::hunt::mutants_are_caught_as_predicted (its miri row)", &[crate::needs::Tool::Miri]))
         .collect();
     assert!(!hunts.is_empty(), "RACEFUZZ_HUNT names no SUT of the table");
     let outcomes: Vec<Outcome> = std::thread::scope(|s| hunts.iter().map(|h| s.spawn(move || run(h))).collect::<Vec<_>>().into_iter().map(|t| t.join().unwrap()).collect());
