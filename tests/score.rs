@@ -86,7 +86,7 @@ fn the_command_scores_detectors_only_and_prints_the_card() {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(
-            "score judges dynamic detectors and model checkers; `racerdx` is neither (those it judges: fasttrack, tsan, helgrind, drd, go-race, loom, bigfoot, per-access)"
+            "score judges dynamic detectors and model checkers; `racerdx` is neither (those it judges: fasttrack, tsan, helgrind, drd, go-race, miri, loom, bigfoot, per-access)"
         ),
         "{err}"
     );
