@@ -52,6 +52,24 @@ struct Tally {
     shapes: Vec<naikaiken::Shape>,
 }
 
+impl Tally {
+    /// Counts a program's ground truth ([`truth`]).
+    fn count_truth(&mut self, racy: Option<bool>) {
+        match racy {
+            Some(true) => self.racy += 1,
+            Some(false) => self.race_free += 1,
+            None => self.incomplete += 1,
+        }
+    }
+}
+
+/// Prints generated program `i` of the run seeded with `seed`.
+fn print_program(i: usize, seed: u64, p: &Program) {
+    outln!("// program {i} (seed {seed})");
+    emit(&print(p));
+    outln!();
+}
+
 fn describe(v: &[usize]) -> String {
     if v.is_empty() {
         return "-".into();
@@ -93,19 +111,13 @@ pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_inter
     for i in 0..count {
         let p = campaign::generate(&o, &subject, &mut rng);
         if !stats {
-            outln!("// program {i} (seed {seed})");
-            emit(&print(&p));
-            outln!();
+            print_program(i, seed, &p);
             continue;
         }
         tally(&p, &mut t);
         cov.add(grammar, &p);
         rules.add(&rule_coverage::observe(&o, &subject, &p));
-        match truth(&p, &cfg) {
-            Some(true) => t.racy += 1,
-            Some(false) => t.race_free += 1,
-            None => t.incomplete += 1,
-        }
+        t.count_truth(truth(&p, &cfg));
         let progress = format!("({} racy, {} race-free, {} incomplete)", t.racy, t.race_free, t.incomplete);
         bar.inc(1);
         if bar.is_hidden() && status_clock.due(start.elapsed()) {
@@ -165,9 +177,7 @@ fn limit_stats(name: &str, generate: fn(&[u8], Relax) -> Program, count: usize, 
     for i in 0..count {
         let p = campaign::generate_with(generate, Relax::default(), &mut rng);
         if !stats {
-            outln!("// program {i} (seed {seed})");
-            emit(&print(&p));
-            outln!();
+            print_program(i, seed, &p);
             continue;
         }
         tally(&p, &mut t);
@@ -176,11 +186,7 @@ fn limit_stats(name: &str, generate: fn(&[u8], Relax) -> Program, count: usize, 
         for s in shapes {
             *reached.entry(s).or_default() += 1;
         }
-        match truth(&p, &cfg) {
-            Some(true) => t.racy += 1,
-            Some(false) => t.race_free += 1,
-            None => t.incomplete += 1,
-        }
+        t.count_truth(truth(&p, &cfg));
     }
     if stats {
         outln!("{count} programs from the {name} generator (seed {seed}, swarm knobs per program)");
