@@ -21,7 +21,7 @@ use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
 use crate::analyses::bigfoot::{self, BigFootBug};
 use crate::analyses::capsule::{CapsuleFilterFactory, CAPSULE_RULES};
 use crate::analyses::escape::{EscapeFilterFactory, ESCAPE_RULES};
-use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
+use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_ATOMIC_RULES, FASTTRACK_RULES};
 use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
@@ -115,7 +115,13 @@ pub fn exercised_rules(entry: &SutEntry, oracle: &Oracle) -> (Vec<&'static Rules
 pub const SUTS: &[SutEntry] = &[
     SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[&RACERDX_RULES, &RACERDX_REPORT_RULES] },
     SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
-    SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
+    SutEntry {
+        name: "fasttrack",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: build_fasttrack,
+        rules: &[&FASTTRACK_RULES, &FASTTRACK_ATOMIC_RULES],
+    },
     SutEntry {
         name: "tsan",
         kind: SutKind::DynamicDetector,
@@ -481,14 +487,18 @@ pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -
     r
 }
 
+/// The SUTs that model atomics and fences (docs/spec/atomics.md §4) besides the explorers:
+/// FastTrack (`analyses::fasttrack`, spec §4.2).
+const MODEL_ATOMICS: &[&str] = &["fasttrack"];
+
 /// The refusal of a program with atomics (docs/spec/atomics.md) by a SUT that does not model
-/// them yet: every SUT but the explorers, whose ground truth does. `inconclusive`, naming the
+/// them yet: every SUT but the explorers, whose ground truth does, and [`MODEL_ATOMICS`]. `inconclusive`, naming the
 /// assumption, never a verdict on what the SUT does not see.
 fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
-    if oracle.sut == race_oracles::theorems::SutKind::Explorers || !p.has_atomics() {
+    if oracle.sut == race_oracles::theorems::SutKind::Explorers || !p.has_atomics() || MODEL_ATOMICS.contains(&subject.entry().name) {
         return None;
     }
-    // Atomics (docs/spec/atomics.md §4.4, §6): no detector, analysis or export models them yet.
+    // Atomics (docs/spec/atomics.md §4.4, §6): the other detectors, analyses and exports do not model them yet.
     let note = format!(
         "precondition unmet: atomics: {} does not model atomic operations and fences yet (docs/spec/atomics.md), so programs with them are refused, not judged",
         subject.entry().name
@@ -523,16 +533,20 @@ mod tests {
     use super::*;
 
     /// docs/spec/atomics.md: a SUT that does not model atomics refuses a program with them
-    /// (inconclusive, naming the assumption); the explorers, whose ground truth models them,
+    /// (inconclusive, naming the assumption); FastTrack and the explorers, which model them,
     /// judge it.
     #[test]
     fn suts_without_atomics_refuse_programs_with_them() {
         let p = race_oracles::lang::parse("dialect bfj2\ninit { o = new }\nthread { o.d = 1; o.f.store(1, release) }\nthread { r = o.f.load(acquire); t = o.d }\n").unwrap();
         let reg = Registry::builtin();
         let ft = reg.find("fasttrack-precise").unwrap();
-        let r = check(ft, &p, &Subject::for_oracle(ft, None).unwrap(), campaign_bounds());
+        let helgrind = Subject::new(ft, &SutSpec::catalogued(Some("helgrind"), None).unwrap()).unwrap();
+        let r = check(ft, &p, &helgrind, campaign_bounds());
         assert_eq!(r.verdict, race_oracles::theorems::Verdict::Inconclusive);
-        assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: "), "{:?}", r.note);
+        assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: helgrind"), "{:?}", r.note);
+        // FastTrack models them (spec §4.2): judged, and precise.
+        let r = check(ft, &p, &Subject::for_oracle(ft, None).unwrap(), campaign_bounds());
+        assert_eq!(r.verdict, race_oracles::theorems::Verdict::Pass, "{:?}", r.note);
         let ea = reg.find("explorer-agree").unwrap();
         let r = check(ea, &p, &Subject::for_oracle(ea, None).unwrap(), campaign_bounds());
         assert!(!r.note.as_deref().unwrap_or("").contains("atomics"), "{:?}", r.note);

@@ -22,10 +22,12 @@
 
 use std::collections::BTreeSet;
 
+mod atomics;
 mod cost;
 mod detectors;
 mod knobs;
 
+pub use atomics::{swarm_atomics, AtomicKnobs, ATOMICS_HEADER, GRAMMAR_ATOMICS};
 pub use detectors::{swarm_detectors, swarm_histories};
 pub use knobs::{ThreadKnobs, SWARM_HEADER};
 
