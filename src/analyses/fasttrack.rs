@@ -396,10 +396,10 @@ impl DynamicDetector for FastTrack {
                 let atomic = self.atomics.plain(&mut self.clocks, k, x, e.thread, self.bug);
                 race.or(atomic)
             }
-            (EventKind::Atomic(k, x), false) => {
+            (EventKind::Atomic(_, x), false) => {
                 self.operations += 1;
                 let s = self.shadows.entry(x).or_default();
-                self.atomics.access(&mut self.clocks, s, k, x, e.thread, e.idx, self.bug)
+                self.atomics.access(&mut self.clocks, s, e, self.bug)
             }
             (EventKind::Fence(o), _) => {
                 self.atomics.fence(&mut self.clocks, e.thread, o, self.bug);

@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 
 use race_oracles::lang::{AccessKind, Order};
-use race_oracles::machine::{Addr, AtomicKind, EventIdx, ThreadId};
+use race_oracles::machine::{Addr, AtomicKind, Event, EventIdx, EventKind, ThreadId};
 use race_oracles::rule_cases;
 use race_oracles::theorems::rules::fire;
 
@@ -87,11 +87,12 @@ pub(crate) struct Atomics {
 }
 
 impl Atomics {
-    /// An atomic access of `m` by `t` at `event` (kind `k`): its incoming edges, its race
+    /// An atomic access `ev` (of some `m`, by some `t`): its incoming edges, its race
     /// check against the plain state `s` (stamped with `C_t` between its edges, spec §4.2),
     /// its entry in `m`'s atomic clocks, and its outgoing edges.
-    pub(crate) fn access(&mut self, clocks: &mut Clocks, s: &Shadow, k: AtomicKind, m: Addr, t: ThreadId, event: EventIdx, bug: Option<FastTrackBug>) -> Option<Race> {
-        let o = k.order();
+    pub(crate) fn access(&mut self, clocks: &mut Clocks, s: &Shadow, ev: &Event, bug: Option<FastTrackBug>) -> Option<Race> {
+        let EventKind::Atomic(k, m) = ev.kind else { return None };
+        let (t, event, o) = (ev.thread, ev.idx, k.order());
         if k.reads() {
             let acquires = o.acquires() || (bug == Some(FastTrackBug::RelaxedLoadAcquires) && matches!(k, AtomicKind::Load(_)));
             fire(if acquires { FtAtomicRule::ReadAcquire } else { FtAtomicRule::ReadRelaxed });
@@ -240,7 +241,7 @@ fn plain_race(s: &Shadow, ct: &Vc, writes: bool) -> Option<Race> {
 
 #[cfg(test)]
 mod tests {
-    use race_oracles::machine::{Event, EventKind, FieldId, ObjId};
+    use race_oracles::machine::{FieldId, ObjId};
 
     use super::super::{FastTrack, FastTrackBug};
     use super::*;

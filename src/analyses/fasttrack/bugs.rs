@@ -86,7 +86,10 @@ pub const SEEDED: &[Seeded<FastTrackBug>] = &[
         name: "ft-same-thread-skip",
         oracle: "fasttrack-precise",
         description: "READ takes the same-epoch fast path whenever the last read is the same thread's, whatever its clock",
-        predicted: Predicted::breaks(&["fasttrack-precise"]),
+        // Not hunted under fasttrack-precise-atomics: the bug needs a thread that reads one
+        // location twice in one epoch beside a writer ordered between the reads, a shape the
+        // atomic generator does not write (not caught in 1,000 of its programs).
+        predicted: Predicted::breaks(&["fasttrack-precise"]).unexercised_by(&["fasttrack-precise-atomics"]),
         spec: "spec/bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
         bug: FastTrackBug::SameThreadSkip,
     },
