@@ -21,6 +21,11 @@
 //! (escape_capsule.md §1.2) and are ignored. A reentrant lock's inner release publishes a clock that the outer
 //! release overwrites before anyone can acquire, so treating every release alike is exact.
 //!
+//! Atomics and fences (docs/spec/atomics.md §4.2) are the `atomics` submodule's part: C++20's
+//! synchronization on the same thread clocks, and the per-address clocks of atomic accesses
+//! that races between atomic and plain accesses need (`fasttrack-precise-atomics` judges it).
+//! The seeded bugs are the `bugs` submodule's table.
+//!
 //! Independence from the ground truth (docs/design.md): the clocks here are this module's own;
 //! nothing here calls the ground truth's race logic.
 
@@ -213,7 +218,7 @@ impl Clocks {
     pub(crate) fn sync(&mut self, t: ThreadId, kind: EventKind, bug: Option<FastTrackBug>) {
         match kind {
             EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
-            // Atomics and fences (docs/spec/atomics.md §4.2) are [`atomics`]' business: FastTrack
+            // Atomics and fences (docs/spec/atomics.md §4.2) are the `atomics` submodule's business: FastTrack
             // calls it; DynamicBF's programs have none (its placement declines them).
             EventKind::Atomic(..) | EventKind::Fence(_) => {}
             EventKind::Acquire(m) => {
