@@ -301,7 +301,7 @@ struct Seen {
 
 fn uses(p: &Program) -> BTreeSet<&'static str> {
     let mut u = BTreeSet::new();
-    let seen: Vec<Seen> = p.threads.iter().map(|t| thread(t)).collect();
+    let seen: Vec<Seen> = p.threads.iter().map(Vec::as_slice).map(thread).collect();
     if p.threads.len() == 3 {
         u.insert("three threads");
     }
