@@ -47,7 +47,7 @@ from pathlib import Path
 # controls are left out: they judge the same code as the family's positive oracle, expected to
 # fail.
 FAMILIES = [
-    ("fasttrack", "fasttrack", ["fasttrack-precise"]),
+    ("fasttrack", "fasttrack", ["fasttrack-precise", "fasttrack-precise-atomics"]),
     ("bigfoot", "bigfoot", ["bigfoot-precise"]),
     ("per-access", "per-access", ["bigfoot-precise"]),
     ("escape", "escape", ["escape-trace-precise"]),
@@ -72,7 +72,7 @@ HUNTS = "{}+mutants"
 # credited with the families whose SUT runs it: FastTrack's with the per-access family's too,
 # whose SUT is the per-access placer and FastTrack on its checks (src/suts.rs).
 SECTIONS = [
-    ("FastTrack (fasttrack-precise; on checks: the per-access SUT)", ["fasttrack", "per-access"], ["src/analyses/fasttrack.rs"]),
+    ("FastTrack (fasttrack-precise, fasttrack-precise-atomics; on checks: the per-access SUT)", ["fasttrack", "per-access"], ["src/analyses/fasttrack.rs", "src/analyses/fasttrack/"]),
     ("BigFoot: placement, contexts, DynamicBF", ["bigfoot"], ["src/analyses/bigfoot/"]),
     ("Per-access placer (bigfoot-precise --sut per-access)", ["per-access"], ["src/analyses/per_access.rs"]),
     ("Escape filter", ["escape"], ["src/analyses/escape.rs"]),

@@ -90,6 +90,7 @@ pub const TOY: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: false,

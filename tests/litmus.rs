@@ -231,3 +231,83 @@ fn labels_and_order_errors_on_the_command_line() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("atomics §1.2: store does not accept order `acquire`") && err.contains("(line 5)"), "{err}");
 }
+
+/// FastTrack with atomics (`racefuzz::analyses::fasttrack`, spec §4.2) on every trace of
+/// `p` (the naive explorer): the traces compared, the racy ones, and the first trace whose
+/// reported locations differ from the ground truth's racy locations, if any.
+fn fasttrack_on_every_trace(p: &Program, mutant: Option<racefuzz::analyses::fasttrack::FastTrackBug>) -> (u64, u64, Option<String>) {
+    use race_oracles::theorems::claim::Claim;
+    let factory = racefuzz::analyses::fasttrack::FastTrackFactory { bug: mutant, on_checks: false };
+    let cfg = Config { explorer: ExplorerKind::Naive, ..Config::default() };
+    let m = Machine::new(p, cfg.loop_bound);
+    let (mut traces, mut racy, mut mismatch) = (0, 0, None);
+    let stats = ExplorerKind::Naive.get().explore(&m, m.initial_state().unwrap(), &cfg, &mut |ex| {
+        traces += 1;
+        let races = data_races(ex.trace);
+        racy += u64::from(!races.is_empty());
+        let lines = Claim::Locations.mismatches(&factory, ex.trace, &races, &|a| format!("{a:?}"), &|i| format!("event {}", i.0)).unwrap();
+        if lines.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        mismatch = Some(format!("{} on the trace {:?}", lines.join("; "), ex.trace.iter().map(|e| (e.thread.0, e.line)).collect::<Vec<_>>()));
+        ControlFlow::Break(())
+    });
+    assert!(mismatch.is_some() || stats.complete, "{stats:?}");
+    (traces, racy, mismatch)
+}
+
+/// FastTrack is precise on every trace of every litmus test (spec §4.2, §8), and each of
+/// its seeded atomic bugs breaks the litmus test the spec names for it (its row in
+/// `analyses::fasttrack::SEEDED`).
+#[test]
+fn fasttrack_is_precise_on_the_litmus_tests_and_its_atomic_bugs_break_them() {
+    use racefuzz::analyses::fasttrack::FastTrackBug as B;
+    let (mut traces, mut racy) = (0, 0);
+    let mut programs = BTreeMap::new();
+    for f in files() {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let p = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let (n, r, mismatch) = fasttrack_on_every_trace(&p, None);
+        assert_eq!(mismatch, None, "{name}");
+        (traces, racy) = (traces + n, racy + r);
+        programs.insert(name.split('_').next().unwrap().to_string(), p);
+    }
+    assert!(traces >= 500 && racy >= 200, "vacuous: {traces} traces, {racy} racy");
+    let broken = [
+        (B::FencesIgnored, "L3"),
+        (B::RmwCutsSequence, "L6"),
+        (B::RelaxedStoreKeepsSequence, "L7"),
+        (B::RelaxedLoadAcquires, "L2"),
+        (B::FailedCasWrites, "L13"),
+        (B::ScFencesGlobal, "L12"),
+    ];
+    for (bug, litmus) in broken {
+        assert!(fasttrack_on_every_trace(&programs[litmus], Some(bug)).2.is_some(), "{bug:?} passes {litmus}");
+    }
+    // A plain write ends the release sequence (spec §1.3); no §8 test has one.
+    let src = "dialect bfj2\nclass C { fields d, f }\ninit { o = new C }\nthread { o.d = 1; o.f.store(1, release); o.f = 2 }\nthread { r = o.f.load(acquire); t = o.d }\n";
+    let p = parse(src).unwrap();
+    assert_eq!(fasttrack_on_every_trace(&p, None).2, None);
+    assert!(fasttrack_on_every_trace(&p, Some(B::PlainWriteKeepsSequence)).2.is_some());
+}
+
+/// FastTrack with atomics on every trace of generated atomic programs (spec §4.2): its racy
+/// locations are the ground truth's. Counts the traces compared and fails on vacuity.
+#[test]
+fn fasttrack_is_precise_on_generated_atomic_programs() {
+    let (traces, racy, programs) = (std::cell::Cell::new(0u64), std::cell::Cell::new(0u64), std::cell::Cell::new(0u64));
+    crate::runner(300)
+        .run(&atomic_program(), |src| {
+            let p = parse(&src).unwrap();
+            let (n, r, mismatch) = fasttrack_on_every_trace(&p, None);
+            proptest::prop_assert!(mismatch.is_none(), "{}\n{}", mismatch.unwrap_or_default(), src);
+            traces.set(traces.get() + n);
+            racy.set(racy.get() + r);
+            programs.set(programs.get() + 1);
+            Ok(())
+        })
+        .unwrap();
+    let (traces, racy, programs) = (traces.get(), racy.get(), programs.get());
+    eprintln!("fasttrack on atomics: {programs} programs, {traces} traces compared, {racy} racy");
+    assert!(programs >= 250 && traces >= 5_000 && racy >= 1_000 && racy < traces, "vacuous: {programs} programs, {traces} traces, {racy} racy");
+}

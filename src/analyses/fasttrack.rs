@@ -21,6 +21,11 @@
 //! (escape_capsule.md §1.2) and are ignored. A reentrant lock's inner release publishes a clock that the outer
 //! release overwrites before anyone can acquire, so treating every release alike is exact.
 //!
+//! Atomics and fences (docs/spec/atomics.md §4.2) are the `atomics` submodule's part: C++20's
+//! synchronization on the same thread clocks, and the per-address clocks of atomic accesses
+//! that races between atomic and plain accesses need (`fasttrack-precise-atomics` judges it).
+//! The seeded bugs are the `bugs` submodule's table.
+//!
 //! Independence from the ground truth (docs/design.md): the clocks here are this module's own;
 //! nothing here calls the ground truth's race logic.
 
@@ -32,7 +37,12 @@ use race_oracles::rule_cases;
 use race_oracles::theorems::rules::{fire, recording};
 use race_oracles::theorems::{DetectorFactory, DetectorReport, DynamicDetector, Reported};
 
-use crate::seeded::{Predicted, Seeded};
+mod atomics;
+mod bugs;
+
+use atomics::Atomics;
+pub use atomics::{FtAtomicRule, FASTTRACK_ATOMIC_RULES};
+pub use bugs::{FastTrackBug, SEEDED};
 
 rule_cases! {
     /// The cases of FastTrack's rules (docs/spec/bigfoot.md §1.6), one per line of READ and WRITE
@@ -76,83 +86,6 @@ rule_cases! {
         Join => "JOIN", "§1.6 JOIN";
     }
 }
-
-/// Seeded bugs, each a mistake docs/spec/bigfoot.md §9.4 or the FastTrack paper warns about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FastTrackBug {
-    /// WRITE leaves a shared read vector clock in place instead of resetting it to `⊥e`.
-    SharedReadsKept,
-    /// REL publishes the clock but does not increment `C_t[t]`.
-    ReleaseNoTick,
-    /// ACQ does not join the lock's clock.
-    AcquireNoJoin,
-    /// READ skips whenever the last read epoch is by the same thread, whatever its clock
-    /// (the "same epoch" fast path taken too broadly).
-    SameThreadSkip,
-    /// FORK hands the parent's clock to the child but does not increment `C_t[t]`: the
-    /// parent's accesses after the fork carry an epoch the child already knows.
-    ForkNoTick,
-    /// JOIN does not join the child's clock into the joiner's: the child's accesses look
-    /// concurrent with everything the joiner does after the join.
-    JoinNoJoin,
-}
-
-/// Its seeded bugs (`--mutant NAME`), with what the spec predicts under each oracle
-/// (the seeded-bug catalogue lists them).
-pub const SEEDED: &[Seeded<FastTrackBug>] = &[
-    Seeded {
-        name: "ft-shared-reads-kept",
-        oracle: "fasttrack-precise",
-        description: "WRITE keeps a shared read vector clock instead of resetting it to ⊥e",
-        // Equivalent on location sets, whatever spec §9.4 suggests: the kept reads all
-        // happen before the write that kept them (or that write reported x), and a later
-        // write to x is ordered after that write (or reports x itself), so by transitivity
-        // the stale reads are below its clock too. Measured: not caught in 6,000 programs.
-        predicted: Predicted::equivalent(&["fasttrack-precise"]),
-        spec: "spec/bigfoot.md §1.6 WRITE, §9.4 (read-shared VC not reset on a write)",
-        bug: FastTrackBug::SharedReadsKept,
-    },
-    Seeded {
-        name: "ft-release-no-tick",
-        oracle: "fasttrack-precise",
-        description: "REL publishes the thread's clock without incrementing it: accesses after a release look ordered before the next acquirer",
-        predicted: Predicted::breaks(&["fasttrack-precise"]),
-        spec: "spec/bigfoot.md §1.6 REL",
-        bug: FastTrackBug::ReleaseNoTick,
-    },
-    Seeded {
-        name: "ft-acquire-no-join",
-        oracle: "fasttrack-precise",
-        description: "ACQ does not join the lock's clock: lock-protected accesses look concurrent",
-        predicted: Predicted::breaks(&["fasttrack-precise"]),
-        spec: "spec/bigfoot.md §1.6 ACQ",
-        bug: FastTrackBug::AcquireNoJoin,
-    },
-    Seeded {
-        name: "ft-same-thread-skip",
-        oracle: "fasttrack-precise",
-        description: "READ takes the same-epoch fast path whenever the last read is the same thread's, whatever its clock",
-        predicted: Predicted::breaks(&["fasttrack-precise"]),
-        spec: "spec/bigfoot.md §1.6 READ, §9.4 (same-epoch handling)",
-        bug: FastTrackBug::SameThreadSkip,
-    },
-    Seeded {
-        name: "ft-fork-no-tick",
-        oracle: "fasttrack-precise",
-        description: "FORK hands the parent's clock to the child without incrementing the parent's entry: the parent's accesses after the fork look ordered before the child's",
-        predicted: Predicted::breaks(&["fasttrack-precise"]),
-        spec: "spec/bigfoot.md §1.6 FORK (FORK was never run by fasttrack-precise before the detector generator forked)",
-        bug: FastTrackBug::ForkNoTick,
-    },
-    Seeded {
-        name: "ft-join-no-join",
-        oracle: "fasttrack-precise",
-        description: "JOIN does not join the child's clock: the joiner's accesses after the join look concurrent with the child's",
-        predicted: Predicted::breaks(&["fasttrack-precise"]),
-        spec: "spec/bigfoot.md §1.6 JOIN (JOIN was never run by fasttrack-precise before the detector generator joined)",
-        bug: FastTrackBug::JoinNoJoin,
-    },
-];
 
 /// Makes a fresh FastTrack per trace (with the same seeded bug and input, if any).
 #[derive(Clone, Copy, Debug, Default)]
@@ -285,8 +218,8 @@ impl Clocks {
     pub(crate) fn sync(&mut self, t: ThreadId, kind: EventKind, bug: Option<FastTrackBug>) {
         match kind {
             EventKind::Access(..) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
-            // Atomics (docs/spec/atomics.md §4.4): not modelled yet; `suts::check` refuses programs
-            // with atomics before any trace of theirs reaches FastTrack.
+            // Atomics and fences (docs/spec/atomics.md §4.2) are the `atomics` submodule's business: FastTrack
+            // calls it; DynamicBF's programs have none (its placement declines them).
             EventKind::Atomic(..) | EventKind::Fence(_) => {}
             EventKind::Acquire(m) => {
                 self.clock(t);
@@ -432,6 +365,8 @@ pub struct FastTrack {
     /// Runs on `check` events, ignoring accesses.
     on_checks: bool,
     clocks: Clocks,
+    /// The atomics' clocks (docs/spec/atomics.md §4.1) and per-address atomic clocks.
+    atomics: Atomics,
     shadows: HashMap<Addr, Shadow>,
     /// Why each reported event was reported: the kind of race and the partners.
     reports: HashMap<EventIdx, Race>,
@@ -460,7 +395,20 @@ impl DynamicDetector for FastTrack {
             (EventKind::Access(k, x), false) | (EventKind::Check(k, x), true) => {
                 self.operations += 1;
                 let s = self.shadows.entry(x).or_default();
-                self.clocks.access(s, k, e.thread, e.idx, self.bug)
+                let race = self.clocks.access(s, k, e.thread, e.idx, self.bug);
+                // After the plain check, which may take a same-epoch fast path: the atomic
+                // clocks are checked anyway, and a plain write ends the release sequences.
+                let atomic = self.atomics.plain(&mut self.clocks, k, x, e.thread, self.bug);
+                race.or(atomic)
+            }
+            (EventKind::Atomic(_, x), false) => {
+                self.operations += 1;
+                let s = self.shadows.entry(x).or_default();
+                self.atomics.access(&mut self.clocks, s, e, self.bug)
+            }
+            (EventKind::Fence(o), _) => {
+                self.atomics.fence(&mut self.clocks, e.thread, o, self.bug);
+                None
             }
             (kind, _) => {
                 self.clocks.sync(e.thread, kind, self.bug);

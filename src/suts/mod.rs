@@ -21,7 +21,7 @@ use crate::analyses::bigfoot::placement::{BigFoot, BIGFOOT_RULES};
 use crate::analyses::bigfoot::{self, BigFootBug};
 use crate::analyses::capsule::{CapsuleFilterFactory, CAPSULE_RULES};
 use crate::analyses::escape::{EscapeFilterFactory, ESCAPE_RULES};
-use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_RULES};
+use crate::analyses::fasttrack::{FastTrackFactory, FASTTRACK_ATOMIC_RULES, FASTTRACK_RULES};
 use crate::analyses::ldrf::rules::SYNC_CFG_RULES;
 use crate::analyses::naik_aiken::{NaikAiken, NaikAikenBug, NAIK_AIKEN_RULES};
 use crate::analyses::per_access::{PerAccess, PER_ACCESS_RULES};
@@ -89,6 +89,17 @@ pub struct SutEntry {
     /// The rule cases it declares (`theorems::rules`), counted by `racefuzz gen --stats`:
     /// its own and those of the detector it runs.
     pub rules: &'static [&'static Rules],
+    /// Whether it models atomic operations and fences (docs/spec/atomics.md): one that does not
+    /// refuses a program with them, `inconclusive` (`refuse_atomics`).
+    pub atomics: bool,
+}
+
+impl SutEntry {
+    /// Whether `oracle` can judge it: its kind, its dialect, and atomics if the oracle's
+    /// programs have them.
+    pub fn fits(&self, oracle: &Oracle) -> bool {
+        self.kind == oracle.sut && self.dialects.contains(&oracle.dialect) && (self.atomics || !oracle.atomics)
+    }
 }
 
 /// The rule tables of `entry` that `oracle` exercises, and the reasons for those it does not
@@ -114,24 +125,54 @@ pub fn exercised_rules(entry: &SutEntry, oracle: &Oracle) -> (Vec<&'static Rules
 
 /// Every SUT.
 pub const SUTS: &[SutEntry] = &[
-    SutEntry { name: "racerdx", kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: build_racerdx, rules: &[&RACERDX_RULES, &RACERDX_REPORT_RULES] },
-    SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[] },
-    SutEntry { name: "fasttrack", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_fasttrack, rules: &[&FASTTRACK_RULES] },
+    SutEntry {
+        name: "racerdx",
+        kind: SutKind::StaticRaceAnalysis,
+        dialects: &[Dialect::RacerDx],
+        build: build_racerdx,
+        rules: &[&RACERDX_RULES, &RACERDX_REPORT_RULES],
+        atomics: false,
+    },
+    SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[], atomics: true },
+    SutEntry {
+        name: "fasttrack",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: build_fasttrack,
+        rules: &[&FASTTRACK_RULES, &FASTTRACK_ATOMIC_RULES],
+        atomics: true,
+    },
     SutEntry {
         name: "tsan",
         kind: SutKind::DynamicDetector,
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |v, n| replay_seeded(Tsan { cc: real::program_of("tsan", v)?, bug: seeded::one(crate::tsan::SEEDED, n)? }),
         rules: &[],
+        atomics: false,
     },
-    SutEntry { name: "helgrind", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, n| replay(n, Valgrind::new(Tool::Helgrind)), rules: &[] },
-    SutEntry { name: "drd", kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, n| replay(n, Valgrind::new(Tool::Drd)), rules: &[] },
+    SutEntry {
+        name: "helgrind",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: |_, n| replay(n, Valgrind::new(Tool::Helgrind)),
+        rules: &[],
+        atomics: false,
+    },
+    SutEntry {
+        name: "drd",
+        kind: SutKind::DynamicDetector,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2],
+        build: |_, n| replay(n, Valgrind::new(Tool::Drd)),
+        rules: &[],
+        atomics: false,
+    },
     SutEntry {
         name: "go-race",
         kind: SutKind::DynamicDetector,
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |v, n| replay(n, GoRace { go: real::program_of("go-race", v)? }),
         rules: &[],
+        atomics: false,
     },
     SutEntry {
         name: "miri",
@@ -139,15 +180,16 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |_, n| Some((lend(Miri { bug: seeded::one(crate::miri::SEEDED, n)? }, |f| Sut::Detector(f)), Relax::default())),
         rules: &[],
+        atomics: true,
     },
-    SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[] },
-    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES] },
-    SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES] },
-    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES] },
-    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[&CAPSULE_RULES] },
-    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[&NAIK_AIKEN_RULES] },
-    SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf, rules: &[] },
-    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES] },
+    SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[], atomics: false },
+    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES], atomics: false },
+    SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES], atomics: false },
+    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES], atomics: false },
+    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[&CAPSULE_RULES], atomics: false },
+    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[&NAIK_AIKEN_RULES], atomics: false },
+    SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf, rules: &[], atomics: false },
+    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES], atomics: false },
 ];
 
 fn build_racerdx(_: &str, names: &[&str]) -> Built {
@@ -260,23 +302,23 @@ fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
 /// The catalogue entry of an external detector (`--detector-cmd`): built by
 /// [`Subject::new`] from its command, never from mutant names.
 pub const EXTERNAL: SutEntry =
-    SutEntry { name: crate::sut_spec::EXTERNAL_DETECTOR, kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, _| None, rules: &[] };
+    SutEntry { name: crate::sut_spec::EXTERNAL_DETECTOR, kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, _| None, rules: &[], atomics: false };
 
 /// The oracles of the registry that judge a dynamic detector (what `--detector-cmd` applies to).
 pub fn detector_oracles() -> Vec<&'static str> {
-    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::DynamicDetector).map(|o| o.id).collect()
+    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| EXTERNAL.fits(o)).map(|o| o.id).collect()
 }
 
 /// The catalogue entry of an external static analysis (`--analysis-cmd`): built by
 /// [`Subject::new`] from its command.
 pub const EXTERNAL_ANALYSIS: SutEntry =
-    SutEntry { name: crate::sut_spec::EXTERNAL_ANALYSIS, kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_, _| None, rules: &[] };
+    SutEntry { name: crate::sut_spec::EXTERNAL_ANALYSIS, kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_, _| None, rules: &[], atomics: false };
 
 /// The oracles of the registry that judge a static analysis's reports (what
 /// `--analysis-cmd` applies to): not those that read its method summaries
 /// ([`Reads::Summaries`]), which an external analysis does not give.
 pub fn analysis_oracles() -> Vec<&'static str> {
-    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| o.sut == SutKind::StaticRaceAnalysis && o.reads == Reads::Answers).map(|o| o.id).collect()
+    race_oracles::theorems::Registry::builtin().all().iter().filter(|o| EXTERNAL_ANALYSIS.fits(o) && o.reads == Reads::Answers).map(|o| o.id).collect()
 }
 
 /// The oracles of the registry that judge `mutant`, in registry order.
@@ -297,7 +339,7 @@ pub struct Subject {
 /// The SUTs of the catalogue that `oracle` can judge (its kind and dialect), in catalogue
 /// order; the first is the one it judges unless told otherwise.
 pub fn fitting(oracle: &Oracle) -> impl Iterator<Item = &'static SutEntry> + '_ {
-    SUTS.iter().filter(|e| e.kind == oracle.sut && e.dialects.contains(&oracle.dialect))
+    SUTS.iter().filter(|e| e.fits(oracle))
 }
 
 /// Whether a campaign over every oracle runs `oracle` when none is named: not a negative
@@ -489,18 +531,14 @@ pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -
     r
 }
 
-/// The SUTs that model atomics and fences (docs/spec/atomics.md), besides the explorers:
-/// Miri, whose replay performs them as Rust atomics (§5.4, §6.2).
-pub const MODEL_ATOMICS: &[&str] = &["miri"];
-
 /// The refusal of a program with atomics (docs/spec/atomics.md) by a SUT that does not model
-/// them yet: every SUT but the explorers, whose ground truth does, and [`MODEL_ATOMICS`].
-/// `inconclusive`, naming the assumption, never a verdict on what the SUT does not see.
+/// them ([`SutEntry::atomics`]): `inconclusive`, naming the assumption, never a verdict on what
+/// the SUT does not see.
 fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
-    if oracle.sut == race_oracles::theorems::SutKind::Explorers || MODEL_ATOMICS.contains(&subject.entry().name) || !p.has_atomics() {
+    if oracle.sut == race_oracles::theorems::SutKind::Explorers || subject.entry().atomics || !p.has_atomics() {
         return None;
     }
-    // Atomics (docs/spec/atomics.md §4.4, §6): no detector, analysis or export models them yet.
+    // Atomics (docs/spec/atomics.md §4.4, §6): the other detectors, analyses and exports do not model them yet.
     let note = format!(
         "precondition unmet: atomics: {} does not model atomic operations and fences yet (docs/spec/atomics.md), so programs with them are refused, not judged",
         subject.entry().name
@@ -535,16 +573,20 @@ mod tests {
     use super::*;
 
     /// docs/spec/atomics.md: a SUT that does not model atomics refuses a program with them
-    /// (inconclusive, naming the assumption); the explorers, whose ground truth models them,
+    /// (inconclusive, naming the assumption); FastTrack and the explorers, which model them,
     /// judge it.
     #[test]
     fn suts_without_atomics_refuse_programs_with_them() {
         let p = race_oracles::lang::parse("dialect bfj2\ninit { o = new }\nthread { o.d = 1; o.f.store(1, release) }\nthread { r = o.f.load(acquire); t = o.d }\n").unwrap();
         let reg = Registry::builtin();
         let ft = reg.find("fasttrack-precise").unwrap();
-        let r = check(ft, &p, &Subject::for_oracle(ft, None).unwrap(), campaign_bounds());
+        let helgrind = Subject::new(ft, &SutSpec::catalogued(Some("helgrind"), None).unwrap()).unwrap();
+        let r = check(ft, &p, &helgrind, campaign_bounds());
         assert_eq!(r.verdict, race_oracles::theorems::Verdict::Inconclusive);
-        assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: "), "{:?}", r.note);
+        assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: helgrind"), "{:?}", r.note);
+        // FastTrack models them (spec §4.2): judged, and precise.
+        let r = check(ft, &p, &Subject::for_oracle(ft, None).unwrap(), campaign_bounds());
+        assert_eq!(r.verdict, race_oracles::theorems::Verdict::Pass, "{:?}", r.note);
         let ea = reg.find("explorer-agree").unwrap();
         let r = check(ea, &p, &Subject::for_oracle(ea, None).unwrap(), campaign_bounds());
         assert!(!r.note.as_deref().unwrap_or("").contains("atomics"), "{:?}", r.note);

@@ -51,6 +51,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::CheckPlacer,
     item_kind: "property",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: true,

@@ -25,6 +25,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::Filter,
     item_kind: "property",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: false,

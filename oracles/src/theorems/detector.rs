@@ -257,7 +257,7 @@ pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: 
         // OK since the explorer numbered this trace's events with `EventIdx` (a u32), so i fits.
         let r = d.explain(&trace[..i.saturating_add(1).min(trace.len())], EventIdx(u32::try_from(i).unwrap_or(u32::MAX)));
         let own = match trace.get(i).map(|e| e.kind) {
-            Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => vec![a],
+            Some(EventKind::Access(_, a) | EventKind::Check(_, a) | EventKind::Atomic(_, a)) => vec![a],
             _ => vec![],
         };
         let locs = if r.locations.is_empty() { own } else { r.locations };

@@ -24,7 +24,7 @@ use std::ops::ControlFlow;
 
 use super::detector::{detector_view, prepare_batch, Traces};
 use super::result::{Item, ItemStatus, OracleResult};
-use super::{Budget, Oracle, Reads, Sut, SutKind};
+use super::{Budget, Oracle, Reads, Sut, SutKind, Unexercised};
 use crate::explore::{Config, Execution, ExplorerKind, Names, Schedule, SutView, Witness};
 use crate::gen;
 use crate::lang::{Dialect, Program};
@@ -43,20 +43,39 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::DynamicDetector,
     item_kind: "property",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
-    unexercised: &[],
+    unexercised: &[Unexercised { table: "FastTrack atomics", why: "its programs have no atomics (fasttrack-precise-atomics covers them)" }],
     scorecard: true,
     operational: None,
     generate: gen::threads::swarm_detectors,
     grammar: &gen::threads::GRAMMAR_DETECTORS,
-    check,
+    check: |p, sut, b| check(&ORACLE, p, sut, b),
 };
 
-fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
-    let Sut::Detector(factory) = sut else { return ORACLE.wrong_sut(sut) };
+/// `fasttrack-precise-atomics`: the same claim on programs with atomics and fences, whose
+/// happens-before is C++20's (docs/spec/atomics.md §2, §4; a race needs a plain access,
+/// §1.3), drawn by the atomic generator ([`gen::threads::swarm_atomics`]: message passing,
+/// fences, release sequences, CAS spinlocks; every operation × order). Its programs have no
+/// lock, fork or join, so FastTrack's table of those rules is `fasttrack-precise`'s to cover.
+pub const ATOMICS: Oracle = Oracle {
+    id: "fasttrack-precise-atomics",
+    claim: "a precise detector reports exactly the racy locations of every trace of programs with atomics and fences (C++20 happens-before)",
+    spec: "spec/bigfoot.md §9.1 O0, spec/atomics.md §2, §4",
+    scorecard: false,
+    atomics: true,
+    unexercised: &[Unexercised { table: "FastTrack", why: "its programs have no lock, fork or join (fasttrack-precise covers FastTrack's rules; this oracle covers its atomics)" }],
+    generate: gen::threads::swarm_atomics,
+    grammar: &gen::threads::GRAMMAR_ATOMICS,
+    check: |p, sut, b| check(&ATOMICS, p, sut, b),
+    ..ORACLE
+};
+
+fn check(oracle: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
+    let Sut::Detector(factory) = sut else { return oracle.wrong_sut(sut) };
     let name = factory.fresh().name();
-    let inconclusive = |note: String| OracleResult::inconclusive(ORACLE.id, name.clone(), ORACLE.item_kind, note);
-    if let Some(note) = ORACLE.unmet(p, b.relax) {
+    let inconclusive = |note: String| OracleResult::inconclusive(oracle.id, name.clone(), oracle.item_kind, note);
+    if let Some(note) = oracle.unmet(p, b.relax) {
         return inconclusive(note);
     }
     // Static facts about the program, once (a detector may need them; FastTrack does not).
@@ -98,7 +117,7 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
     let subject = format!("{name}: {}", claim.property());
     if let Some((explanation, witness)) = mismatch {
         let item = Item { subject, status: ItemStatus::Violated, explanation, witness: Some(witness) };
-        return OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], None);
+        return OracleResult::from_items(oracle.id, name, oracle.item_kind, vec![item], None);
     }
     let note = b.cut_short(stats.complete, traces);
     let explanation = vec![format!(
@@ -107,5 +126,5 @@ fn check(p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResult {
         if locations.is_empty() { "none".to_string() } else { locations.into_iter().collect::<Vec<_>>().join(", ") }
     )];
     let item = Item { subject, status: if note.is_some() { ItemStatus::Unknown } else { ItemStatus::Holds }, explanation, witness: None };
-    OracleResult::from_items(ORACLE.id, name, ORACLE.item_kind, vec![item], note)
+    OracleResult::from_items(oracle.id, name, oracle.item_kind, vec![item], note)
 }

@@ -46,6 +46,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::SyncCfg,
     item_kind: "domain",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: false,

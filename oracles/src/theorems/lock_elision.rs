@@ -38,6 +38,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::Filter,
     item_kind: "property",
     negative_control: true,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[Unexercised {
         table: "escape filter",

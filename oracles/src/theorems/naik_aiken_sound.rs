@@ -47,6 +47,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::MustNotAlias,
     item_kind: "property",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: false,

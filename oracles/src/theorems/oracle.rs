@@ -83,6 +83,9 @@ pub struct Oracle {
     /// precise, Fig. 4.2), kept to show that the fuzzer has teeth. Expected to fail;
     /// campaigns over all oracles leave it out unless named.
     pub negative_control: bool,
+    /// Whether its programs have atomics and fences (docs/spec/atomics.md): it judges only the
+    /// SUTs that model them, and a campaign over another SUT's oracles leaves it out.
+    pub atomics: bool,
     /// What it reads from its SUT: what every SUT of its kind answers, or more.
     pub reads: Reads,
     /// The rule tables of its SUTs that it never exercises, with why (none for most).

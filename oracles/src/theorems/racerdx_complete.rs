@@ -27,6 +27,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "method",
     negative_control: false,
+    atomics: false,
     reads: Reads::Summaries,
     unexercised: &[Unexercised {
         table: "RacerDX reporting",

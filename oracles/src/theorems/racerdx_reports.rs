@@ -51,6 +51,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "method pair",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: false,

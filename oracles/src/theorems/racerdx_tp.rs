@@ -45,6 +45,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::StaticRaceAnalysis,
     item_kind: "report",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: false,

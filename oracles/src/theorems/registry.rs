@@ -26,6 +26,7 @@ impl Registry {
                 super::explorer_agree::ORACLE,
                 super::explorer_agree::RACERDX,
                 super::fasttrack_precise::ORACLE,
+                super::fasttrack_precise::ATOMICS,
                 super::bigfoot_precise::ORACLE,
                 super::escape_trace_precise::ORACLE,
                 super::escape_trace_precise::ADDRESS_PRECISE,

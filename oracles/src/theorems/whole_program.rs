@@ -35,6 +35,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::ModelChecker,
     item_kind: "program",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     // Scores a model checker; its generator is `fasttrack-precise`'s, on whose corpus a

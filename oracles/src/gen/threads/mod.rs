@@ -22,11 +22,13 @@
 
 use std::collections::BTreeSet;
 
+mod atomics;
 mod cost;
 mod detectors;
 mod knobs;
 mod limits;
 
+pub use atomics::{swarm_atomics, AtomicKnobs, ATOMICS_HEADER, GRAMMAR_ATOMICS};
 pub use detectors::{swarm_detectors, swarm_histories, swarm_limits};
 pub use knobs::{ThreadKnobs, SWARM_HEADER};
 pub use limits::{reached, LimitForms};

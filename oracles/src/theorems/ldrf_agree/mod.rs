@@ -57,6 +57,7 @@ pub const ORACLE: Oracle = Oracle {
     sut: SutKind::ThreadLocal,
     item_kind: "property",
     negative_control: false,
+    atomics: false,
     reads: Reads::Answers,
     unexercised: &[],
     scorecard: false,

@@ -1,0 +1,498 @@
+//! The atomic thread generator (docs/spec/atomics.md §1, §2, §8): small `bfj2` programs whose
+//! threads synchronize through atomics and fences, in the shapes of the litmus tests, for
+//! `fasttrack-precise-atomics` and for scorecards of detectors on atomic programs.
+//!
+//! One object `o` of class `C { fields d, f, l, x, y }`: `d` is the plain datum, `f` the
+//! flag, `l` the spinlock word, `x` and `y` atomics for other operations (as in §8). Swarm
+//! knobs from a header pick the idioms; each is written with orders drawn from the valid
+//! ones (spec §1.2), so every operation × order (a CAS: success × failure) and every pair of
+//! fence orders in two threads appears (the grammar [`GRAMMAR_ATOMICS`] counts them):
+//! - message passing (L1–L5): a writer `o.d = v; [fence]; publish f` and a reader
+//!   `read f; [fence]; t = o.d`, a data condition on what it read or not; the publication
+//!   and the read are a store or load, or an RMW or CAS;
+//! - a flag read by many threads: with three threads, two readers;
+//! - a release sequence (L6–L8, L14): with three threads, a third thread's RMW on `f`
+//!   (continues it) or its store (cuts it), or the writer's own later store;
+//! - plain accesses to the atomically used `f` (spec §1.3, L13);
+//! - CAS spinlocks (L11), each thread one attempt, or two (the language has no unbounded
+//!   spin): `ok = o.l.cas(0, 1, s, f); if ok { t = o.d; o.d = t + 1; o.l.store(0, u) }`;
+//! - other atomic operations on `x` and `y`.
+//!
+//! Programs stay small (at most 9 events in two threads, 8 in three): every interleaving is
+//! enumerated.
+
+use std::collections::BTreeSet;
+
+use super::super::grammar::{prod, Grammar, Production};
+use super::super::toolkit::{chance, parse_generated, split_header, Bytes};
+use crate::lang::{Atomic, Order, Program, Relax, RmwOp, Stmt, StmtKind};
+
+/// Bytes [`swarm_atomics`] reads for its knobs before the program.
+pub const ATOMICS_HEADER: usize = 4;
+
+/// Knobs of the atomic generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AtomicKnobs {
+    /// Threads (2 or 3).
+    pub threads: usize,
+    /// CAS spinlocks instead of message passing.
+    pub spinlock: bool,
+    /// Fences on the writer's or the reader's side (or both).
+    pub fences: bool,
+    /// The writer publishes with an RMW or CAS, the reader reads with one.
+    pub rmw: bool,
+    /// Plain accesses to the flag `f`.
+    pub plain_flag: bool,
+    /// Other atomic operations on `x` and `y`.
+    pub others: bool,
+    /// The reader reads `d` only under a data condition on what it read.
+    pub condition: bool,
+}
+
+impl AtomicKnobs {
+    /// Swarm knobs: three threads in 35% of the programs, spinlocks in 25%, fences in 65% (each side 75%),
+    /// RMW publication in 35%, plain accesses to the flag in 30%, other operations in 50%,
+    /// data conditions in 30%.
+    pub fn swarm(h: [u8; ATOMICS_HEADER]) -> AtomicKnobs {
+        AtomicKnobs {
+            threads: if chance(h[0], 35) { 3 } else { 2 },
+            spinlock: chance(h[1], 25),
+            fences: chance(h[1].rotate_left(3), 65),
+            rmw: chance(h[2], 35),
+            plain_flag: chance(h[2].rotate_left(4), 30),
+            others: chance(h[3], 50),
+            condition: chance(h[3].rotate_left(5), 30),
+        }
+    }
+}
+
+const LOAD: [Order; 3] = [Order::Relaxed, Order::Acquire, Order::SeqCst];
+const STORE: [Order; 3] = [Order::Relaxed, Order::Release, Order::SeqCst];
+const FENCE: [Order; 4] = [Order::Acquire, Order::Release, Order::AcqRel, Order::SeqCst];
+/// The valid CAS pairs (success, failure), failure ≤ success (spec §1.2 \[C\]).
+const CAS: [(Order, Order); 10] = [
+    (Order::Relaxed, Order::Relaxed),
+    (Order::Acquire, Order::Relaxed),
+    (Order::Release, Order::Relaxed),
+    (Order::AcqRel, Order::Relaxed),
+    (Order::SeqCst, Order::Relaxed),
+    (Order::Acquire, Order::Acquire),
+    (Order::Release, Order::Acquire),
+    (Order::AcqRel, Order::Acquire),
+    (Order::SeqCst, Order::Acquire),
+    (Order::SeqCst, Order::SeqCst),
+];
+
+struct Writer<'a, 'b> {
+    src: &'a mut Bytes<'b>,
+    k: AtomicKnobs,
+}
+
+impl Writer<'_, '_> {
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.src.below(from.len())]
+    }
+
+    /// An atomic write of `field`: a store, or (with `rmw`) an RMW or a CAS from 0.
+    fn write(&mut self, field: &str, v: usize) -> String {
+        match (self.k.rmw, self.src.below(3)) {
+            (true, 0) => format!("s = o.{field}.fetch_add({v}, {})", self.pick(&Order::ALL)),
+            (true, 1) => format!("s = o.{field}.xchg({v}, {})", self.pick(&Order::ALL)),
+            (true, _) => {
+                let (s, f) = self.pick(&CAS);
+                format!("ok = o.{field}.cas(0, {v}, {s}, {f})")
+            }
+            (false, _) => format!("o.{field}.store({v}, {})", self.pick(&STORE)),
+        }
+    }
+
+    /// An atomic read of `field` into `r`: a load, or (with `rmw`) an RMW or a CAS from 1.
+    fn read(&mut self, field: &str) -> String {
+        match (self.k.rmw, self.src.below(4)) {
+            (true, 0) => format!("r = o.{field}.fetch_add(1, {})", self.pick(&Order::ALL)),
+            (true, 1) => {
+                let (s, f) = self.pick(&CAS);
+                format!("r = o.{field}.cas(1, 2, {s}, {f})")
+            }
+            _ => format!("r = o.{field}.load({})", self.pick(&LOAD)),
+        }
+    }
+
+    fn fence(&mut self) -> String {
+        format!("fence({})", self.pick(&FENCE))
+    }
+
+    /// Another atomic operation, on `x` or `y`: any operation, any valid order.
+    fn other(&mut self) -> String {
+        let field = if self.src.coin(50) { "x" } else { "y" };
+        match self.src.below(5) {
+            0 => format!("r = o.{field}.load({})", self.pick(&LOAD)),
+            1 => format!("o.{field}.store(1, {})", self.pick(&STORE)),
+            2 => format!("s = o.{field}.fetch_add(1, {})", self.pick(&Order::ALL)),
+            3 => format!("s = o.{field}.xchg(2, {})", self.pick(&Order::ALL)),
+            _ => {
+                let (s, f) = self.pick(&CAS);
+                format!("ok = o.{field}.cas({}, 1, {s}, {f})", self.src.below(2))
+            }
+        }
+    }
+
+    /// The message-passing writer: `o.d = v; [fence]; publish f; [a later store to f]`.
+    fn publisher(&mut self) -> Vec<String> {
+        let mut out = vec![format!("o.d = {}", self.src.value())];
+        if self.k.fences && self.src.coin(75) {
+            out.push(self.fence());
+        }
+        out.push(self.write("f", 1));
+        if self.src.coin(20) {
+            out.push(format!("o.f.store(2, {})", self.pick(&STORE)));
+        }
+        out
+    }
+
+    /// The message-passing reader: `read f; [fence]; t = o.d`, under a data condition or not.
+    fn subscriber(&mut self) -> Vec<String> {
+        let mut out = vec![self.read("f")];
+        if self.k.fences && self.src.coin(75) {
+            out.push(self.fence());
+        }
+        out.push(if self.k.condition { "if r > 0 { t = o.d }".to_string() } else { "t = o.d".to_string() });
+        out
+    }
+
+    /// A third thread on the flag's release sequence: an RMW (continues it), an atomic store
+    /// (cuts it), or a plain access (cuts it if it writes; races anyway).
+    fn meddler(&mut self) -> Vec<String> {
+        match self.src.below(if self.k.plain_flag { 4 } else { 3 }) {
+            0 => vec![format!("s = o.f.fetch_add(1, {})", self.pick(&Order::ALL))],
+            1 => vec![format!("s = o.f.xchg(3, {})", self.pick(&Order::ALL))],
+            2 => vec![format!("o.f.store(3, {})", self.pick(&STORE))],
+            _ => vec![if self.src.coin(50) { "o.f = 3" } else { "t = o.f" }.to_string()],
+        }
+    }
+
+    /// One spinlock attempt, or two (the second in the first's failure branch).
+    fn spinlock(&mut self) -> Vec<String> {
+        let (s, f) = self.pick(&CAS);
+        let body = format!("t = o.d; o.d = t + 1; o.l.store(0, {})", self.pick(&STORE));
+        if self.src.coin(25) {
+            let (s2, f2) = self.pick(&CAS);
+            vec![format!("ok = o.l.cas(0, 1, {s}, {f})"), format!("if ok {{ {body} }} else {{ ok = o.l.cas(0, 1, {s2}, {f2}); if ok {{ t = o.d }} }}")]
+        } else {
+            vec![format!("ok = o.l.cas(0, 1, {s}, {f})"), format!("if ok {{ {body} }}")]
+        }
+    }
+}
+
+/// The registry's generator for `fasttrack-precise-atomics`: [`AtomicKnobs::swarm`] from the
+/// first [`ATOMICS_HEADER`] bytes, then the idioms from the rest. Public, so that other
+/// users (scorecards of detectors on atomic programs) draw the same programs.
+pub fn swarm_atomics(bytes: &[u8], _relax: Relax) -> Program {
+    let (h, rest) = split_header::<ATOMICS_HEADER>(bytes);
+    let k = AtomicKnobs::swarm(h);
+    let mut src = Bytes::new(rest);
+    let mut w = Writer { src: &mut src, k };
+    let mut threads: Vec<Vec<String>> = if k.spinlock {
+        (0..k.threads.min(2)).map(|_| w.spinlock()).collect()
+    } else {
+        let mut ts = vec![w.publisher(), w.subscriber()];
+        if k.threads == 3 {
+            // A flag read by many threads, or a third party on its release sequence.
+            ts.push(if w.src.coin(40) { w.subscriber() } else { w.meddler() });
+        }
+        ts
+    };
+    if k.plain_flag && !k.spinlock {
+        let i = w.src.below(threads.len());
+        let plain = if w.src.coin(50) { "o.f = 2" } else { "t = o.f" };
+        threads[i].push(plain.to_string());
+    }
+    if k.others {
+        // Other operations where the program is short (three threads keep one at most).
+        let room = if threads.len() == 3 { 1 } else { 2 };
+        for _ in 0..room {
+            let i = w.src.below(threads.len());
+            let op = w.other();
+            threads[i].push(op);
+        }
+    }
+    let mut text = String::from("dialect bfj2\nclass C { fields d, f, l, x, y }\ninit { o = new C }\n");
+    for t in threads {
+        text.push_str(&format!("thread {{ {} }}\n", t.join("; ")));
+    }
+    parse_generated("atomics", &text)
+}
+
+/// The productions of the atomic programs: every operation × valid order (a CAS: success
+/// × failure), every fence order, every unordered pair of fence orders in two threads, and
+/// the idioms.
+pub const GRAMMAR_ATOMICS: Grammar = Grammar { productions: PRODUCTIONS, uses };
+
+macro_rules! productions {
+    ($($name:literal => $rule:literal),* $(,)?) => { &[$(prod($name, $rule)),*] };
+}
+
+const PRODUCTIONS: &[Production] = productions![
+    "load relaxed" => "r = x.f.load(relaxed)",
+    "load acquire" => "r = x.f.load(acquire)",
+    "load seq_cst" => "r = x.f.load(seq_cst)",
+    "store relaxed" => "x.f.store(v, relaxed)",
+    "store release" => "x.f.store(v, release)",
+    "store seq_cst" => "x.f.store(v, seq_cst)",
+    "fetch_add relaxed" => "r = x.f.fetch_add(v, relaxed)",
+    "fetch_add acquire" => "r = x.f.fetch_add(v, acquire)",
+    "fetch_add release" => "r = x.f.fetch_add(v, release)",
+    "fetch_add acq_rel" => "r = x.f.fetch_add(v, acq_rel)",
+    "fetch_add seq_cst" => "r = x.f.fetch_add(v, seq_cst)",
+    "xchg relaxed" => "r = x.f.xchg(v, relaxed)",
+    "xchg acquire" => "r = x.f.xchg(v, acquire)",
+    "xchg release" => "r = x.f.xchg(v, release)",
+    "xchg acq_rel" => "r = x.f.xchg(v, acq_rel)",
+    "xchg seq_cst" => "r = x.f.xchg(v, seq_cst)",
+    "cas relaxed/relaxed" => "ok = x.f.cas(e, v, relaxed, relaxed)",
+    "cas acquire/relaxed" => "ok = x.f.cas(e, v, acquire, relaxed)",
+    "cas release/relaxed" => "ok = x.f.cas(e, v, release, relaxed)",
+    "cas acq_rel/relaxed" => "ok = x.f.cas(e, v, acq_rel, relaxed)",
+    "cas seq_cst/relaxed" => "ok = x.f.cas(e, v, seq_cst, relaxed)",
+    "cas acquire/acquire" => "ok = x.f.cas(e, v, acquire, acquire)",
+    "cas release/acquire" => "ok = x.f.cas(e, v, release, acquire)",
+    "cas acq_rel/acquire" => "ok = x.f.cas(e, v, acq_rel, acquire)",
+    "cas seq_cst/acquire" => "ok = x.f.cas(e, v, seq_cst, acquire)",
+    "cas seq_cst/seq_cst" => "ok = x.f.cas(e, v, seq_cst, seq_cst)",
+    "fence acquire" => "fence(acquire)",
+    "fence release" => "fence(release)",
+    "fence acq_rel" => "fence(acq_rel)",
+    "fence seq_cst" => "fence(seq_cst)",
+    "fences acquire × acquire" => "fence(acquire) ∥ fence(acquire)",
+    "fences acquire × release" => "fence(acquire) ∥ fence(release)",
+    "fences acquire × acq_rel" => "fence(acquire) ∥ fence(acq_rel)",
+    "fences acquire × seq_cst" => "fence(acquire) ∥ fence(seq_cst)",
+    "fences release × release" => "fence(release) ∥ fence(release)",
+    "fences release × acq_rel" => "fence(release) ∥ fence(acq_rel)",
+    "fences release × seq_cst" => "fence(release) ∥ fence(seq_cst)",
+    "fences acq_rel × acq_rel" => "fence(acq_rel) ∥ fence(acq_rel)",
+    "fences acq_rel × seq_cst" => "fence(acq_rel) ∥ fence(seq_cst)",
+    "fences seq_cst × seq_cst" => "fence(seq_cst) ∥ fence(seq_cst)",
+    "message passing" => "o.d = v; … f ∥ … f; … t = o.d",
+    "flag read by many" => "an atomic read of f in two threads",
+    "release sequence, RMW" => "a release write of f ∥ an RMW of f",
+    "release sequence, store" => "a release write of f ∥ another store to f",
+    "plain access to an atomic field" => "o.f = v or t = o.f where f is used atomically",
+    "CAS spinlock" => "ok = o.l.cas(0, 1, s, f); if ok { … o.l.store(0, u) }",
+    "data condition" => "if r > 0 { t = o.d }",
+    "three threads" => "thread { … } × 3",
+];
+
+/// What each thread does atomically, for the classifier.
+#[derive(Default)]
+struct Seen {
+    ops: BTreeSet<&'static str>,
+    fences: BTreeSet<Order>,
+    reads_f: bool,
+    writes_f: bool,
+    release_writes_f: bool,
+    rmw_f: bool,
+    stores_f: usize,
+    plain_f: bool,
+    plain_d: bool,
+    spin: bool,
+    condition: bool,
+}
+
+fn uses(p: &Program) -> BTreeSet<&'static str> {
+    let mut u = BTreeSet::new();
+    let seen: Vec<Seen> = p.threads.iter().map(Vec::as_slice).map(thread).collect();
+    if p.threads.len() == 3 {
+        u.insert("three threads");
+    }
+    for (i, s) in seen.iter().enumerate() {
+        u.extend(s.ops.iter().copied());
+        for o in &s.fences {
+            u.insert(fence_name(*o));
+            for other in seen.iter().skip(i + 1) {
+                u.extend(other.fences.iter().map(|o2| fence_pair(*o, *o2)));
+            }
+        }
+        if s.condition {
+            u.insert("data condition");
+        }
+        if s.spin {
+            u.insert("CAS spinlock");
+        }
+        if s.plain_f && seen.iter().any(|o| o.reads_f || o.writes_f) {
+            u.insert("plain access to an atomic field");
+        }
+    }
+    let pairs = || (0..seen.len()).flat_map(|i| (0..seen.len()).filter(move |&j| j != i).map(move |j| (i, j)));
+    if pairs().any(|(i, j)| seen[i].writes_f && seen[i].plain_d && seen[j].reads_f && seen[j].plain_d) {
+        u.insert("message passing");
+    }
+    if seen.iter().filter(|s| s.reads_f).count() >= 2 {
+        u.insert("flag read by many");
+    }
+    if pairs().any(|(i, j)| seen[i].release_writes_f && seen[j].rmw_f) {
+        u.insert("release sequence, RMW");
+    }
+    if seen.iter().any(|s| s.release_writes_f && s.stores_f >= 2) || pairs().any(|(i, j)| seen[i].release_writes_f && seen[j].stores_f > 0) {
+        u.insert("release sequence, store");
+    }
+    u
+}
+
+fn fence_name(o: Order) -> &'static str {
+    match o {
+        Order::Relaxed | Order::Acquire => "fence acquire",
+        Order::Release => "fence release",
+        Order::AcqRel => "fence acq_rel",
+        Order::SeqCst => "fence seq_cst",
+    }
+}
+
+fn fence_pair(a: Order, b: Order) -> &'static str {
+    let (a, b) = (a.min(b), a.max(b));
+    const NAMES: [&str; 10] = [
+        "fences acquire × acquire",
+        "fences acquire × release",
+        "fences acquire × acq_rel",
+        "fences acquire × seq_cst",
+        "fences release × release",
+        "fences release × acq_rel",
+        "fences release × seq_cst",
+        "fences acq_rel × acq_rel",
+        "fences acq_rel × seq_cst",
+        "fences seq_cst × seq_cst",
+    ];
+    // Fence orders are acquire (1) to seq_cst (4); the pairs a ≤ b in row order.
+    let (i, j) = (a as usize - 1, b as usize - 1);
+    NAMES[(0..i).map(|r| 4 - r).sum::<usize>() + (j - i)]
+}
+
+fn thread(block: &[Stmt]) -> Seen {
+    let mut s = Seen::default();
+    walk(block, &mut s);
+    s
+}
+
+fn walk(block: &[Stmt], s: &mut Seen) {
+    for st in block {
+        match &st.kind {
+            StmtKind::Atomic(a) => atomic(a, s),
+            StmtKind::If { cond, then_b, else_b } => {
+                s.condition |= matches!(cond, crate::lang::Cond::Expr(crate::lang::Expr::Binary(..)));
+                if then_b.iter().any(|t| matches!(&t.kind, StmtKind::Atomic(Atomic::Store { place, .. }) if field(place) == "l")) {
+                    s.spin = true;
+                }
+                walk(then_b, s);
+                walk(else_b, s);
+            }
+            StmtKind::Load { src, .. } => match field(src) {
+                "f" => s.plain_f = true,
+                "d" => s.plain_d = true,
+                _ => {}
+            },
+            StmtKind::Store { dst, .. } => match field(dst) {
+                "f" => s.plain_f = true,
+                "d" => s.plain_d = true,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}
+
+/// The last field of a place (`d` of `o.d`), or "".
+fn field(p: &crate::lang::Place) -> &str {
+    match p {
+        crate::lang::Place::Field { fields, .. } => fields.last().map_or("", String::as_str),
+        _ => "",
+    }
+}
+
+fn atomic(a: &Atomic, s: &mut Seen) {
+    let on_f = a.place().is_some_and(|p| field(p) == "f");
+    let op: Option<String> = match a {
+        Atomic::Fence(o) => {
+            s.fences.insert(*o);
+            None
+        }
+        Atomic::Load { order, .. } => {
+            s.reads_f |= on_f;
+            Some(format!("load {order}"))
+        }
+        Atomic::Store { order, .. } => {
+            if on_f {
+                s.writes_f = true;
+                s.stores_f += 1;
+                s.release_writes_f |= order.releases();
+            }
+            Some(format!("store {order}"))
+        }
+        Atomic::Rmw { op, order, .. } => {
+            if on_f {
+                (s.reads_f, s.writes_f, s.rmw_f) = (true, true, true);
+                s.release_writes_f |= order.releases();
+            }
+            Some(format!("{} {order}", if *op == RmwOp::FetchAdd { "fetch_add" } else { "xchg" }))
+        }
+        Atomic::Cas { success, failure, .. } => {
+            if on_f {
+                (s.reads_f, s.writes_f, s.rmw_f) = (true, true, true);
+                s.release_writes_f |= success.releases();
+            }
+            Some(format!("cas {success}/{failure}"))
+        }
+    };
+    if let Some(name) = op.and_then(|n| PRODUCTIONS.iter().find(|p| p.name == n)) {
+        s.ops.insert(name.name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::toolkit::assert_well_formed;
+    use crate::lang::parse;
+
+    #[test]
+    fn programs_are_well_formed_and_small() {
+        let programs = assert_well_formed("atomics", swarm_atomics, Relax::default(), 400);
+        let with_atomics = programs.iter().filter(|p| p.has_atomics()).count();
+        assert!(with_atomics >= 390, "only {with_atomics} of 400 have atomics");
+    }
+
+    /// The classifier can fail: hand-written programs use every production, an empty one
+    /// none.
+    #[test]
+    fn the_classifier_sees_every_production() {
+        let mut used = BTreeSet::new();
+        let orders = ["acquire", "release", "acq_rel", "seq_cst"];
+        for a in orders {
+            for b in orders {
+                let src = format!("dialect bfj2\nclass C {{ fields d, f, l, x, y }}\ninit {{ o = new C }}\nthread {{ fence({a}) }}\nthread {{ fence({b}) }}\n");
+                used.extend(uses(&parse(&src).unwrap()));
+            }
+        }
+        let mut ops = vec![];
+        for o in LOAD {
+            ops.push(format!("r = o.x.load({o})"));
+        }
+        for o in STORE {
+            ops.push(format!("o.x.store(1, {o})"));
+        }
+        for o in Order::ALL {
+            ops.push(format!("s = o.x.fetch_add(1, {o})"));
+            ops.push(format!("s = o.x.xchg(1, {o})"));
+        }
+        for (s, f) in CAS {
+            ops.push(format!("ok = o.x.cas(0, 1, {s}, {f})"));
+        }
+        let src = format!(
+            "dialect bfj2\nclass C {{ fields d, f, l, x, y }}\ninit {{ o = new C }}\nthread {{ {}; o.d = 1; o.f.store(1, release); o.f.store(2, relaxed) }}\nthread {{ r = o.f.load(acquire); if r > 0 {{ t = o.d }}; s = o.f.fetch_add(1, relaxed); t = o.f }}\nthread {{ r = o.f.load(relaxed); ok = o.l.cas(0, 1, acquire, relaxed); if ok {{ t = o.d; o.d = t + 1; o.l.store(0, release) }} }}\n",
+            ops.join("; ")
+        );
+        used.extend(uses(&parse(&src).unwrap()));
+        let missing: Vec<&str> = PRODUCTIONS.iter().map(|q| q.name).filter(|n| !used.contains(n)).collect();
+        assert!(missing.is_empty(), "not seen: {missing:?}");
+        assert!(uses(&parse("dialect bfj2\nthread { }\nthread { }\n").unwrap()).is_empty());
+    }
+}
