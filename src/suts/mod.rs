@@ -482,10 +482,12 @@ pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -
 }
 
 /// The refusal of a program with atomics (docs/spec/atomics.md) by a SUT that does not model
-/// them yet: every SUT but the explorers, whose ground truth does. `inconclusive`, naming the
-/// assumption, never a verdict on what the SUT does not see.
+/// them yet: every SUT but the explorers, whose ground truth does, and the real detectors
+/// of the C replay, which performs them (ThreadSanitizer, Helgrind, DRD: spec §6.1).
+/// `inconclusive`, naming the assumption, never a verdict on what the SUT does not see.
 fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
-    if oracle.sut == race_oracles::theorems::SutKind::Explorers || !p.has_atomics() {
+    const C_REPLAY: [&str; 3] = ["tsan", "helgrind", "drd"];
+    if oracle.sut == race_oracles::theorems::SutKind::Explorers || !p.has_atomics() || C_REPLAY.contains(&subject.entry().name) {
         return None;
     }
     // Atomics (docs/spec/atomics.md §4.4, §6): no detector, analysis or export models them yet.

@@ -104,6 +104,23 @@ pub trait DynamicDetector {
 #[error("{0}")]
 pub struct DetectorFailure(pub String);
 
+impl DetectorFailure {
+    /// How [`DetectorFailure::no_answer`] starts its message.
+    const NO_ANSWER: &'static str = "no answer: ";
+
+    /// A failure that says nothing about the detector: the harness did not run the trace
+    /// it was given (a replay that diverged from it, docs/spec/atomics.md §6.1). The
+    /// oracles make it inconclusive, never a pass nor a finding against the detector.
+    pub fn no_answer(why: impl std::fmt::Display) -> DetectorFailure {
+        DetectorFailure(format!("{}{why}", Self::NO_ANSWER))
+    }
+
+    /// Whether it is a [`DetectorFailure::no_answer`].
+    pub fn is_no_answer(&self) -> bool {
+        self.0.starts_with(Self::NO_ANSWER)
+    }
+}
+
 /// Makes a fresh detector for each trace (detectors are stateful).
 pub trait DetectorFactory {
     /// A detector in its initial state.
