@@ -22,11 +22,14 @@ use race_oracles::theorems::{Registry, Sut};
 use racefuzz::sut_spec::SutSpec;
 use racefuzz::suts::Subject;
 
+/// A litmus test, and the deviations predicted for ThreadSanitizer and for Valgrind's tools.
+type Row = (&'static str, &'static str, &'static str);
+
 /// Per litmus test: the predicted deviations of ThreadSanitizer (both compilers) and of
 /// Helgrind and DRD, over the test's classes: `=` (exact on every class), `FP` the locations
 /// reported on some class where they do not race, `FN` those missed on some class where
 /// they race. The book's table is this one.
-pub const PREDICTED: &[(&str, &str, &str)] = &[
+pub const PREDICTED: &[Row] = &[
     ("L1_mp_rel_acq", "=", "FP o.d, o.f"),
     ("L2_mp_relaxed_load", "=", "FP o.f"),
     ("L2b_mp_relaxed_store", "=", "FP o.f"),
@@ -49,15 +52,20 @@ pub const PREDICTED: &[(&str, &str, &str)] = &[
     ("L15_fence_own_reads_only", "=", "FP o.f, o.y"),
 ];
 
+/// The real detector `sut`, as `fasttrack-precise` judges it (one per test: its replay is
+/// compiled once).
+fn subject(sut: &str) -> Subject {
+    let reg = Registry::builtin();
+    Subject::new(reg.find("fasttrack-precise").unwrap(), &SutSpec::catalogued(Some(sut), None).unwrap()).unwrap()
+}
+
 /// The deviations of `sut` on the litmus test `name`, over one trace per class, as
 /// [`PREDICTED`] writes them.
-fn deviations(sut: &str, name: &str) -> String {
+fn deviations(sut: &Subject, name: &str) -> String {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/litmus/atomics").join(format!("{name}.race"));
     let p = parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let reg = Registry::builtin();
-    let oracle = reg.find("fasttrack-precise").unwrap();
-    let subject = Subject::new(oracle, &SutSpec::catalogued(Some(sut), None).unwrap()).unwrap();
-    let Sut::Detector(factory) = subject.sut() else { panic!("{sut} is no detector") };
+    let Sut::Detector(factory) = sut.sut() else { panic!("{} is no detector", sut.entry().name) };
+    let sut = sut.entry().name;
     let factory = factory.for_program(&p);
     let cfg = Config { explorer: ExplorerKind::Dpor, ..racefuzz::suts::campaign_bounds() };
     let m = Machine::new(&p, cfg.loop_bound);
@@ -94,11 +102,12 @@ fn the_prediction_table_covers_the_litmus_corpus() {
 }
 
 /// The detectors' actual deviations, test by test, against [`PREDICTED`].
-fn check_predictions(sut: &str, column: fn(&(&str, &str, &str)) -> &'static str) {
+fn check_predictions(sut: &str, column: fn(&Row) -> &'static str) {
+    let subject = subject(sut);
     let wrong: Vec<String> = PREDICTED
         .iter()
         .filter_map(|row| {
-            let got = deviations(sut, row.0);
+            let got = deviations(&subject, row.0);
             (got != column(row)).then(|| format!("{}: predicted `{}`, got `{got}`", row.0, column(row)))
         })
         .collect();
@@ -135,7 +144,11 @@ fn drd_deviates_on_the_litmus_tests_as_predicted() {
 #[test]
 fn l3_tripwire_tsan_still_ignores_fences() {
     needs!(Tsan);
-    assert_eq!(deviations("tsan", "L3_mp_fence_fence"), "FP o.d", "ThreadSanitizer now models fences: make the replay's ignore-sync region cover them (docs/spec/atomics.md §6.1)");
+    assert_eq!(
+        deviations(&subject("tsan"), "L3_mp_fence_fence"),
+        "FP o.d",
+        "ThreadSanitizer now models fences: make the replay's ignore-sync region cover them (docs/spec/atomics.md §6.1)"
+    );
 }
 
 /// A replay given a trace whose atomic read names another write exits with its own status,
@@ -145,7 +158,9 @@ fn a_replay_that_diverges_from_its_trace_is_no_answer() {
     let p = parse("dialect bfj2\nclass C { fields f }\ninit { o = new C }\nthread { o.f.store(1, release) }\nthread { r = o.f.load(acquire) }\n").unwrap();
     let cc = racefuzz::replay::cc();
     let dir = std::env::temp_dir().join(format!("racefuzz-diverge-test-{}", std::process::id()));
-    let binary = racefuzz::replay::run::compile(&racefuzz::replay::export::c_program(&p, "", "test", None), &racefuzz::replay::Compiler::c(cc, &["-std=c11", "-O1", "-pthread"]), &dir).unwrap();
+    let binary =
+        racefuzz::replay::run::compile(&racefuzz::replay::export::c_program(&p, "", "test", None), &racefuzz::replay::Compiler::c(cc, &["-std=c11", "-O1", "-pthread"]), &dir)
+            .unwrap();
     let run = |trace: &str| {
         let mut c = std::process::Command::new(&binary);
         c.arg(trace);

@@ -316,9 +316,10 @@ enum Cmd {
         /// Parallel jobs (the card is the same for any number).
         #[arg(long, default_value_t = 1)]
         jobs: usize,
-        /// The programs' generator: the scorecard oracle's, or `histories` (chains of
+        /// The programs' generator: the scorecard oracle's, `histories` (chains of
         /// forked readers before a write: histories longer than a bounded detector keeps;
-        /// use with --classes).
+        /// use with --classes), or `atomics` (programs with atomics and fences: a
+        /// detector's atomics column; use with --classes).
         #[arg(long, value_enum, default_value_t = crate::score::Generator::Oracle)]
         generator: crate::score::Generator,
         /// Print the scorecard as JSON.

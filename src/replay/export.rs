@@ -30,8 +30,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use race_oracles::lang::{walk_block, AccessKind, Program};
 use race_oracles::lang::Order;
+use race_oracles::lang::{walk_block, AccessKind, Program};
 use race_oracles::machine::{Addr, AtomicKind, Event, EventKind, LockId, ThreadId};
 
 /// Why a trace has no C form.

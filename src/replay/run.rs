@@ -217,9 +217,9 @@ pub fn reported_events(trace: &[Event], objects: &BTreeMap<u64, (u64, u64)>, rep
     };
     let conflicts_before = |at: usize| {
         let Some((k, addr, _)) = as_tool_sees(&trace[at]) else { return false };
-        trace[..at].iter().any(|e| {
-            as_tool_sees(e).is_some_and(|(j, b, _)| e.thread != trace[at].thread && cell(b) == cell(addr) && (j == AccessKind::Write || k == AccessKind::Write))
-        })
+        trace[..at]
+            .iter()
+            .any(|e| as_tool_sees(e).is_some_and(|(j, b, _)| e.thread != trace[at].thread && cell(b) == cell(addr) && (j == AccessKind::Write || k == AccessKind::Write)))
     };
     let mut cursor = 0;
     let mut pairs = Vec::with_capacity(reports.len());

@@ -49,7 +49,7 @@ use std::ops::ControlFlow;
 use race_oracles::explore::{Config, Execution, ExplorerKind, Outcome, Schedule};
 use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::lang::{print, AccessKind, Program, Relax};
-use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
+use race_oracles::machine::{AtomicKind, Event, EventIdx, EventKind, Machine};
 use race_oracles::race::{data_races, Hb, Race};
 use race_oracles::theorems::{
     detector::{prepare_batch, reported_locations},
@@ -58,6 +58,7 @@ use race_oracles::theorems::{
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
+pub mod atomics;
 pub mod board;
 pub mod limitations;
 
@@ -312,6 +313,9 @@ pub enum Generator {
     /// Long histories for detectors (`race_oracles::gen::threads::swarm_histories`): chains
     /// of 4 to 8 forked readers before a write, beside another thread's access.
     Histories,
+    /// Programs with atomics and fences ([`atomics::generate`]): the scorecard of a
+    /// detector on them is its atomics column (docs/spec/atomics.md §4.4, §5).
+    Atomics,
 }
 
 impl Corpus {
@@ -364,7 +368,9 @@ pub fn score_and_deviations<'s>(
     let (generate, generator_name) = match (generator, runner) {
         (Generator::Oracle, _) => (oracle.generate, oracle.id),
         (Generator::Histories, Runner::Detector(_) | Runner::ModelChecker(_)) => (race_oracles::gen::threads::swarm_histories as fn(&[u8], Relax) -> Program, "histories"),
+        (Generator::Atomics, Runner::Detector(_) | Runner::ModelChecker(_)) => (atomics::generate as fn(&[u8], Relax) -> Program, "atomics"),
         (Generator::Histories, Runner::Placer(..)) => return Err(ScoreError::Unfit("histories", oracle.dialect.name())),
+        (Generator::Atomics, Runner::Placer(..)) => return Err(ScoreError::Unfit("atomics", oracle.dialect.name())),
     };
     let at = runner.granularity();
     let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
@@ -634,7 +640,7 @@ fn score_whole_program(m: &dyn ModelChecker, p: &Program, cfg: &Config) -> Optio
 /// The location an access or a check touches.
 fn addr_of(e: &Event) -> Option<race_oracles::machine::Addr> {
     match e.kind {
-        EventKind::Access(_, a) | EventKind::Check(_, a) => Some(a),
+        EventKind::Access(_, a) | EventKind::Check(_, a) | EventKind::Atomic(_, a) => Some(a),
         _ => None,
     }
 }
@@ -645,6 +651,10 @@ fn kind_word(e: &Event) -> &'static str {
         EventKind::Access(AccessKind::Write, _) => "write",
         EventKind::Check(AccessKind::Read, _) => "read check",
         EventKind::Check(AccessKind::Write, _) => "write check",
+        EventKind::Atomic(AtomicKind::Load(_), _) => "atomic load",
+        EventKind::Atomic(AtomicKind::Store(_), _) => "atomic store",
+        EventKind::Atomic(AtomicKind::Rmw(_), _) => "atomic RMW",
+        EventKind::Atomic(AtomicKind::CasFailed { .. }, _) => "failed CAS",
         _ => "synchronization event",
     }
 }
@@ -658,60 +668,120 @@ fn missed(trace: &[Event], r: &Race) -> String {
     let between =
         trace[r.first.0 as usize + 1..r.second.0 as usize].iter().filter(|e| e.thread != first.thread && matches!(e.kind, EventKind::Access(_, a) if a == r.addr)).count();
     let history = if between >= LONG_HISTORY { format!(" behind {LONG_HISTORY} or more accesses of other threads") } else { String::new() };
-    format!("a {}-{} race{history}", kind_word(first), kind_word(second))
+    let cut = if relaxed_store_cut(trace, r) { " where a relaxed store ended a release sequence" } else { "" };
+    let article = if kind_word(first).starts_with('a') { "an" } else { "a" };
+    format!("{article} {}-{} race{history}{cut}", kind_word(first), kind_word(second))
+}
+
+/// Whether the race `r` would be ordered if relaxed stores did not end release sequences
+/// (C++11's rule for a store of the same thread, and ThreadSanitizer's for every relaxed
+/// store, docs/spec/atomics.md §2.2, §5.1): between its accesses, the second's thread makes
+/// an acquire read of a relaxed store that comes after a release write, to the same address,
+/// by the first's thread after the first access.
+fn relaxed_store_cut(trace: &[Event], r: &Race) -> bool {
+    let (i, j) = (r.first.0 as usize, r.second.0 as usize);
+    let (t1, t2) = (trace[i].thread, trace[j].thread);
+    (i + 1..j).any(|k| {
+        let EventKind::Atomic(read, a) = trace[k].kind else { return false };
+        if trace[k].thread != t2 || !read.acquire_read() {
+            return false;
+        }
+        // The write it reads: the last write to `a` before it.
+        let Some(w) = (0..k).rev().find(|&w| trace[w].mem_access().is_some_and(|m| m.addr == a && m.write)) else { return false };
+        let relaxed_store = matches!(trace[w].kind, EventKind::Atomic(AtomicKind::Store(o), _) if !o.releases());
+        relaxed_store && (i + 1..w).any(|h| trace[h].thread == t1 && matches!(trace[h].kind, EventKind::Atomic(k, b) if b == a && k.release_write()))
+    })
 }
 
 /// How many accesses of other threads between a race's two accesses make its category a
 /// long history: ThreadSanitizer keeps 4 shadow cells per 8 bytes (`score::limitations`).
 pub const LONG_HISTORY: usize = 4;
 
-/// Happens-before of a trace, with and without its lock edges: whether fork/join alone
-/// orders two events.
+/// Happens-before of a trace, and of the trace without some of its events: whether the
+/// ordering of two events needs a fence, atomics, or a lock, or fork/join alone gives it.
 struct Orders {
     all: Hb,
-    /// Happens-before of the trace without acquires and releases, and each event's
-    /// position there (`None` for a lock event).
-    no_locks: Hb,
+    /// Without fences.
+    no_fences: Without,
+    /// Without atomics and fences.
+    no_atomics: Without,
+    /// Without atomics, fences, acquires and releases: fork/join alone.
+    no_sync: Without,
+}
+
+/// Happens-before of a trace without the events a filter drops, and each event's position
+/// there (`None` for a dropped one).
+struct Without {
+    hb: Hb,
     position: Vec<Option<usize>>,
 }
 
-impl Orders {
-    fn new(trace: &[Event]) -> Orders {
-        let kept: Vec<Event> = trace.iter().filter(|e| !matches!(e.kind, EventKind::Acquire(_) | EventKind::Release(_))).cloned().collect();
+impl Without {
+    fn new(trace: &[Event], keep: impl Fn(&EventKind) -> bool) -> Without {
+        let kept: Vec<Event> = trace.iter().filter(|e| keep(&e.kind)).cloned().collect();
         let mut next = 0;
         let position = trace
             .iter()
             .map(|e| {
-                (!matches!(e.kind, EventKind::Acquire(_) | EventKind::Release(_))).then(|| {
+                keep(&e.kind).then(|| {
                     next += 1;
                     next - 1
                 })
             })
             .collect();
-        Orders { all: Hb::new(trace), no_locks: Hb::new(&kept), position }
+        Without { hb: Hb::new(&kept), position }
+    }
+
+    /// Whether `i` happens before `j` here (a dropped event is ordered with nothing).
+    fn ordered(&self, i: usize, j: usize) -> bool {
+        matches!((self.position[i], self.position[j]), (Some(x), Some(y)) if self.hb.ordered(x, y))
+    }
+}
+
+impl Orders {
+    fn new(trace: &[Event]) -> Orders {
+        let lock = |k: &EventKind| matches!(k, EventKind::Acquire(_) | EventKind::Release(_));
+        Orders {
+            all: Hb::new(trace),
+            no_fences: Without::new(trace, |k| !matches!(k, EventKind::Fence(_))),
+            no_atomics: Without::new(trace, |k| !k.is_atomic()),
+            no_sync: Without::new(trace, |k| !k.is_atomic() && !lock(k)),
+        }
     }
 
     /// What fooled a detector that flagged `e`, which completes no race: the conflicting
-    /// accesses of other threads before it, and what orders them all before it.
+    /// accesses of other threads before it, and what orders them all before it: a fence, an
+    /// atomic, a lock, or fork/join alone. Atomics count as C++ has them
+    /// (docs/spec/atomics.md §1.3): two atomic accesses never race, a failed CAS is a read.
     fn false_positive(&self, trace: &[Event], e: &Event) -> String {
         let Some(a) = addr_of(e) else { return format!("a report on a {}", kind_word(e)) };
         let j = e.idx.0 as usize;
-        let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _));
-        let conflicting: Vec<usize> = trace[..j]
-            .iter()
-            .filter(|f| f.thread != e.thread && matches!(f.kind, EventKind::Access(k, b) if b == a && (write || k == AccessKind::Write)))
-            .map(|f| f.idx.0 as usize)
-            .collect();
         let word = kind_word(e);
+        let other = |f: &&Event| f.thread != e.thread && addr_of(f) == Some(a);
+        if let EventKind::Atomic(k, _) = e.kind {
+            let plain = trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Access(..)));
+            if k.is_failed_cas() || !plain {
+                let article = if word.starts_with('a') { "an" } else { "a" };
+                return format!("a report on {article} {word} (atomic accesses never race with each other; a failed CAS is a read)");
+            }
+        }
+        let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _)) || matches!(e.kind, EventKind::Atomic(k, _) if k.writes());
+        let conflicting: Vec<usize> = trace[..j].iter().filter(other).filter(|f| f.mem_access().is_some_and(|m| write || m.write)).map(|f| f.idx.0 as usize).collect();
         if conflicting.is_empty() {
+            if trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas())) {
+                return format!("a {word} after a failed CAS of another thread (a failed CAS is a read)");
+            }
             return format!("a {word} with no conflicting access of another thread before it");
         }
         if !conflicting.iter().all(|&i| self.all.ordered(i, j)) {
             // Only a check, which completes no data race of its own, gets here.
             return format!("a {word} after an unordered conflicting access");
         }
-        let by_fork_join = conflicting.iter().all(|&i| matches!((self.position[i], self.position[j]), (Some(x), Some(y)) if self.no_locks.ordered(x, y)));
-        if by_fork_join {
+        if !conflicting.iter().all(|&i| self.no_fences.ordered(i, j)) {
+            format!("a {word} ordered after a conflicting access only through a fence")
+        } else if !conflicting.iter().all(|&i| self.no_atomics.ordered(i, j)) {
+            format!("a {word} ordered after a conflicting access through atomics")
+        } else if conflicting.iter().all(|&i| self.no_sync.ordered(i, j)) {
             format!("a {word} ordered after every conflicting access by fork/join")
         } else {
             format!("a {word} ordered after a conflicting access by a lock")

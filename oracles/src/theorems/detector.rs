@@ -260,7 +260,8 @@ pub struct DetectorRun {
 /// Runs a fresh detector over `trace` and then [`DynamicDetector::finish`]: the locations
 /// it reports (named by `name`), each with the detector's explanation of its first report
 /// there, and its shadow operations. A report's locations are its
-/// [`DetectorReport::locations`], or else the reported event's own location; a report on
+/// [`DetectorReport::locations`], or else the reported event's own location (an atomic
+/// access's too: a tool that takes atomics for plain accesses reports them); a report on
 /// an event that touches no location and names none (a synchronization event, or the end
 /// of the trace) is a false alarm of its own, keyed `event N, which is no access`.
 pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> Result<DetectorRun, DetectorFailure> {
@@ -274,7 +275,7 @@ pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: 
         // OK since the explorer numbered this trace's events with `EventIdx` (a u32), so i fits.
         let r = d.explain(&trace[..i.saturating_add(1).min(trace.len())], EventIdx(u32::try_from(i).unwrap_or(u32::MAX)));
         let own = match trace.get(i).map(|e| e.kind) {
-            Some(EventKind::Access(_, a) | EventKind::Check(_, a)) => vec![a],
+            Some(EventKind::Access(_, a) | EventKind::Check(_, a) | EventKind::Atomic(_, a)) => vec![a],
             _ => vec![],
         };
         let locs = if r.locations.is_empty() { own } else { r.locations };
