@@ -560,3 +560,29 @@ int main(int argc, char **argv) {
   return replay(text);
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::machine::{EventIdx, FieldId, ObjId};
+
+    use super::*;
+
+    /// docs/spec/atomics.md §6.1: each atomic event carries its orders and the value it must
+    /// read, the value its write stored (`k + 1` for event `k`, 0 for the initial value),
+    /// plain writes included; a fence only its order.
+    #[test]
+    fn atomic_events_carry_their_orders_and_the_value_they_must_read() {
+        let f = Addr::Field(ObjId(0), FieldId(1));
+        let kinds = [
+            (0, EventKind::Atomic(AtomicKind::Store(Order::Release), f)),
+            (1, EventKind::Atomic(AtomicKind::Load(Order::Acquire), f)),
+            (1, EventKind::Atomic(AtomicKind::Rmw(Order::AcqRel), f)),
+            (0, EventKind::Atomic(AtomicKind::CasFailed { success: Order::SeqCst, failure: Order::Acquire }, f)),
+            (0, EventKind::Fence(Order::SeqCst)),
+            (1, EventKind::Access(AccessKind::Write, f)),
+            (0, EventKind::Atomic(AtomicKind::Load(Order::Relaxed), f)),
+        ];
+        let trace: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 7, k)).collect();
+        assert_eq!(encode(&trace), Ok("2 0.S.7.0.1.3.0.0 1.L.7.0.1.2.0.1 1.X.7.0.1.4.0.1 0.C.7.0.1.5.2.3 0.F.7.0.0.5.0.0 1.w.7.0.1 0.L.7.0.1.0.0.6".to_string()));
+    }
+}

@@ -3,7 +3,8 @@
 //! (docs/spec/atomics.md §8) with their parts drawn at random: two or three threads, each a
 //! plain access of `o.d` (or none), then one to three atomic operations on `o.f` and `o.g`
 //! or fences, then another plain access of `o.d` (or none). Orders are drawn among the
-//! valid ones (§1.2), so every program is judged. Message passing through a flag, through
+//! valid ones (§1.2), so every program is judged. Fences are a quarter of the atomic
+//! statements. Message passing through a flag, through
 //! fences, through release sequences and through CAS all come out of it, which is what the
 //! real detectors' documented limitations are about (§4.4, §5).
 //!
@@ -43,13 +44,13 @@ fn failures(s: &str) -> &'static [&'static str] {
 
 /// One atomic statement or fence, its destination variable numbered `n`.
 fn atomic(d: &mut Draw<'_>, n: usize) -> String {
-    let cell = d.pick(&["f", "f", "g"]);
+    let cell = d.pick(&["f", "f", "f", "g"]);
     let v = d.below(2) + 1;
-    match d.below(6) {
+    match d.below(8) {
         0 | 1 => format!("r{n} = o.{cell}.load({})", d.pick(&LOAD)),
-        2 => format!("o.{cell}.store({v}, {})", d.pick(&STORE)),
-        3 => format!("r{n} = o.{cell}.{}({v}, {})", d.pick(&["fetch_add", "xchg"]), d.pick(&RMW)),
-        4 => {
+        2 | 3 => format!("o.{cell}.store({v}, {})", d.pick(&STORE)),
+        4 => format!("r{n} = o.{cell}.{}({v}, {})", d.pick(&["fetch_add", "xchg"]), d.pick(&RMW)),
+        5 => {
             let s = d.pick(&RMW);
             let f = d.pick(failures(s));
             format!("r{n} = o.{cell}.cas({}, {v}, {s}, {f})", d.below(2))
@@ -64,20 +65,22 @@ pub fn generate(bytes: &[u8], _relax: Relax) -> Program {
     let mut d = Draw(bytes.iter());
     let mut text = String::from("dialect bfj2\nclass C { fields d, f, g }\ninit { o = new C }\n");
     let mut n = 0;
-    for _ in 0..2 + d.below(2) {
+    // Two threads three times in four; a write of `o.d` first and a read last are likelier
+    // than the other way round (message passing).
+    for _ in 0..2 + d.below(4) / 3 {
         let mut body = vec![];
-        let plain = |d: &mut Draw<'_>, n: usize| match d.below(3) {
-            0 => Some("o.d = 1".to_string()),
-            1 => Some(format!("t{n} = o.d")),
+        let plain = |d: &mut Draw<'_>, n: usize, first: bool| match (d.below(4), first) {
+            (0 | 1, true) | (2, false) => Some("o.d = 1".to_string()),
+            (2, true) | (0 | 1, false) => Some(format!("t{n} = o.d")),
             _ => None,
         };
-        body.extend(plain(&mut d, n));
+        body.extend(plain(&mut d, n, true));
         for _ in 0..1 + d.below(3) {
             n += 1;
             body.push(atomic(&mut d, n));
         }
         n += 1;
-        body.extend(plain(&mut d, n));
+        body.extend(plain(&mut d, n, false));
         text.push_str("thread {\n");
         for s in body {
             text.push_str(&format!("  {s}\n"));
