@@ -318,7 +318,7 @@ pub enum Generator {
     /// Long histories for detectors (`race_oracles::gen::threads::swarm_histories`): chains
     /// of 4 to 8 forked readers before a write, beside another thread's access.
     Histories,
-    /// Programs with atomics and fences ([`atomics::generate`]): the scorecard of a
+    /// Programs with atomics and fences (`racefuzz::score::atomics::generate`): the scorecard of a
     /// detector on them is its atomics column (docs/spec/atomics.md §4.4, §5).
     Atomics,
 }
