@@ -25,6 +25,7 @@ mod json;
 mod lang;
 mod layers;
 mod litmus;
+mod litmus_real;
 mod loom;
 mod oracles;
 mod picture;

@@ -91,7 +91,11 @@ fn truth(p: &Program, cfg: &Config) -> Option<bool> {
 }
 
 pub(super) fn gen(name: &str, count: usize, seed: u64, stats: bool, status_interval: &str) -> Result<Exit, CliError> {
-    if let Some((name, generate)) = <crate::score::Generator as clap::ValueEnum>::from_str(name, false).ok().and_then(crate::score::Generator::detector_limits) {
+    // The generators aimed at detector limits report the limit shapes their traces reach;
+    // `atomics` is `fasttrack-precise-atomics`'s, whose stats are an oracle's.
+    let limits =
+        <crate::score::Generator as clap::ValueEnum>::from_str(name, false).ok().filter(|g| matches!(g, crate::score::Generator::Histories | crate::score::Generator::Limits));
+    if let Some((name, generate)) = limits.and_then(crate::score::Generator::programs) {
         return limit_stats(name, generate, count, seed, stats);
     }
     let mut status_clock = super::shared::StatusClock::new(status_interval)?;

@@ -317,9 +317,10 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         jobs: usize,
         /// The programs' generator: the scorecard oracle's, `histories` (chains of forked
-        /// readers before a write: histories longer than a bounded detector keeps), or
-        /// `limits` (every form aimed at a detector's documented limits; `racefuzz gen
-        /// limits --stats`); use the last two with --classes.
+        /// readers before a write: histories longer than a bounded detector keeps), `limits`
+        /// (every form aimed at a detector's documented limits; `racefuzz gen limits
+        /// --stats`), or `atomics` (programs with atomics and fences: a detector's atomics
+        /// column); use the last three with --classes.
         #[arg(long, value_enum, default_value_t = crate::score::Generator::Oracle)]
         generator: crate::score::Generator,
         /// Print the scorecard as JSON.

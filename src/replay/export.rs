@@ -9,12 +9,30 @@
 //! `acq`, `rel`, `sync`), and `lock`/`unlock` use one more. The trace comes as the first
 //! argument ([`encode`]), so one compiled binary replays every trace of its program; a
 //! reproducer ([`reproducer`]) carries its witness as the default.
+//!
+//! Atomics and fences (docs/spec/atomics.md §6.1) are `<stdatomic.h>` operations on the same
+//! `long` cells, cast to `_Atomic long *` (a `_Static_assert` checks that size and alignment
+//! match), so a plain access of an atomic cell stays plain. Each order is a constant at its
+//! call (a compiler treats an order it cannot see as `seq_cst`). The trace's event kinds
+//! fix each operation: a load, a store, an RMW (`fetch_add`: the machine's event does not
+//! tell `fetch_add`, `xchg` and a successful CAS apart, §1.1, and ThreadSanitizer and
+//! Valgrind's tools handle an RMW and a successful CAS of the same order alike), a failed
+//! CAS (`atomic_compare_exchange_strong_explicit` with both orders and an expected value no
+//! write ever stores) and a fence. Every write, plain or atomic, stores a value of its own
+//! (`k + 1` for event `k`; cells start at 0), so an atomic read's result names the write it
+//! read: [`encode`] works out the result each atomic operation must return, and the replay
+//! exits with [`DIVERGED`] when one returns another. This deviates from §6.1's "replay the
+//! trace's values": the written value only has to make the reads-from relation checkable,
+//! which is all happens-before depends on (§2.1), and distinct values check it exactly where
+//! equal values of two writes would not (plain writes carry no value outside the dialects
+//! that record them).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use race_oracles::lang::Order;
 use race_oracles::lang::{walk_block, AccessKind, Program};
-use race_oracles::machine::{Addr, Event, EventKind, LockId, ThreadId};
+use race_oracles::machine::{Addr, AtomicKind, Event, EventKind, LockId, ThreadId};
 
 /// Why a trace has no C form.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -22,10 +40,22 @@ pub enum ExportError {
     /// An array cell below 0 (the machine faults first; kept as a value all the same).
     #[error("event {0} accesses a negative array index")]
     NegativeIndex(usize),
-    /// An atomic operation or a fence: the exports do not write atomics yet
-    /// (docs/spec/atomics.md §6).
-    #[error("event {0} is an atomic operation or a fence, which the exports do not write yet (docs/spec/atomics.md §6)")]
-    Atomics(usize),
+}
+
+/// The exit status of a replay whose atomic operation returned another value than the
+/// trace says (docs/spec/atomics.md §6.1): the replay is not the trace, so whatever the tool
+/// said about it is no answer (`super::ReplayError::Diverged`, an inconclusive verdict).
+pub const DIVERGED: i32 = 3;
+
+/// A memory order as the replay's trace argument carries it: C's `memory_order` number.
+fn order_code(o: Order) -> u8 {
+    match o {
+        Order::Relaxed => 0,
+        Order::Acquire => 2,
+        Order::Release => 3,
+        Order::AcqRel => 4,
+        Order::SeqCst => 5,
+    }
 }
 
 /// The `.race` lines that hold a statement, each with its source text (`*/` defused, for a
@@ -66,13 +96,15 @@ fn c_program_of_lines(lines: &BTreeMap<u32, String>, file: &str, default_trace: 
     c.push_str(" * Run: ./replay [TRACE]   (TRACE: `racefuzz export c FILE --schedule S --trace-arg`)\n");
     c.push_str(" * Or under Valgrind: cc -std=c11 -O1 -g -pthread -DRACEFUZZ_HELGRIND (or -DRACEFUZZ_DRD) THIS.c -o replay\n");
     c.push_str(" *   && valgrind --tool=helgrind (or drd) ./replay [TRACE]\n");
-    c.push_str(" * Threads take turns on a relaxed atomic counter, which ThreadSanitizer does not count as\n");
-    c.push_str(" * synchronization: it sees the trace's own happens-before (locks, fork, join) and no more. */\n");
+    c.push_str(" * Threads take turns on a seq_cst counter inside ThreadSanitizer's ignore-sync region, so it\n");
+    c.push_str(" * sees the trace's own happens-before (locks, fork, join, atomics) and no more. */\n");
     c.push_str(PRELUDE);
+    c.push_str(ATOMICS);
     for (l, text) in lines {
         let _ = writeln!(c, "\n/* line {l}: {text} */");
         let _ = writeln!(c, "static void line{l}_r(long *p) {{ sink = *p; }}");
         let _ = writeln!(c, "static void line{l}_w(long *p, long v) {{ *p = v; }}");
+        let _ = writeln!(c, "static void line{l}_x(long k, const struct event *e) {{ atomic_op(k, e); }}");
         let _ = writeln!(c, "static void line{l}_acq(pthread_mutex_t *m) {{ pthread_mutex_lock(m); }}");
         let _ = writeln!(c, "static void line{l}_rel(pthread_mutex_t *m) {{ pthread_mutex_unlock(m); }}");
     }
@@ -80,7 +112,7 @@ fn c_program_of_lines(lines: &BTreeMap<u32, String>, file: &str, default_trace: 
     for l in lines.keys() {
         let _ = writeln!(
             c,
-            "  case {l}: switch (e->op) {{ case 'r': line{l}_r(cell(e)); return; case 'w': line{l}_w(cell(e), k); return; case 'a': line{l}_acq(mutex(e)); return; case 'l': line{l}_rel(mutex(e)); return; }} break;"
+            "  case {l}: switch (e->op) {{ case 'r': line{l}_r(cell(e)); return; case 'w': line{l}_w(cell(e), k + 1); return; case 'a': line{l}_acq(mutex(e)); return; case 'l': line{l}_rel(mutex(e)); return; case 'L': case 'S': case 'X': case 'C': case 'F': line{l}_x(k, e); return; }} break;"
         );
     }
     c.push_str("  }\n  other(k, e);\n}\n");
@@ -93,13 +125,20 @@ fn c_program_of_lines(lines: &BTreeMap<u32, String>, file: &str, default_trace: 
 /// `thread.op.line.a.b` (`op`: `r`/`w` an access of cell `b` of object `a`; `a`/`l` an
 /// acquire or release of object `a`'s lock, or of the global lock when `a` is -1; `f`/`j`
 /// a fork or join of thread `a`; `n` an event with no C form: a check, a capsule entry or
-/// exit), separated by spaces.
+/// exit), separated by spaces. An atomic event's item has three fields more, `.o.f.v`
+/// (docs/spec/atomics.md §6.1): `L`, `S`, `X`, `C` an atomic load, store, RMW or failed CAS
+/// of cell `b` of object `a` with order `o` (C's `memory_order` number; a failed CAS's
+/// success order `o` and failure order `f`, 0 otherwise), `v` the value it must read (the
+/// value of the write it reads: `k + 1` for event `k`, 0 for a cell's initial value; 0 for
+/// a store); `F` a fence of order `o` (`a`, `b`, `f`, `v` are 0).
 ///
 /// # Errors
 /// An access to a negative array index.
 pub fn encode(trace: &[Event]) -> Result<String, ExportError> {
     let threads = trace.iter().map(|e| e.thread.0 + 1).chain(trace.iter().filter_map(|e| if let EventKind::Fork(t) = e.kind { Some(t.0 + 1) } else { None })).max().unwrap_or(0);
     let mut out = threads.to_string();
+    // Each cell's value in the replay: what its last write stored (`k + 1`), 0 before one.
+    let mut values: BTreeMap<(i64, i64), i64> = BTreeMap::new();
     for (i, e) in trace.iter().enumerate() {
         let cell = |a: Addr| match a {
             Addr::Field(o, f) => Ok((i64::from(o.0), i64::from(f.0))),
@@ -110,20 +149,40 @@ pub fn encode(trace: &[Event]) -> Result<String, ExportError> {
             LockId::Global => -1,
             LockId::Obj(o) => i64::from(o.0),
         };
-        let (op, a, b) = match e.kind {
+        let written = i64::try_from(i).unwrap_or(i64::MAX - 1) + 1;
+        let (op, a, b, atomic) = match e.kind {
             EventKind::Access(k, x) => {
                 let (o, c) = cell(x)?;
-                (if k == AccessKind::Write { 'w' } else { 'r' }, o, c)
+                if k == AccessKind::Write {
+                    values.insert((o, c), written);
+                }
+                (if k == AccessKind::Write { 'w' } else { 'r' }, o, c, None)
             }
-            EventKind::Acquire(l) => ('a', lock(l), 0),
-            EventKind::Release(l) => ('l', lock(l), 0),
-            EventKind::Fork(t) => ('f', i64::from(t.0), 0),
-            EventKind::Join(t) => ('j', i64::from(t.0), 0),
-            EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => ('n', 0, 0),
-            // Atomics (docs/spec/atomics.md §6): not exported yet; refused.
-            EventKind::Atomic(..) | EventKind::Fence(_) => return Err(ExportError::Atomics(i)),
+            EventKind::Atomic(k, x) => {
+                let (o, c) = cell(x)?;
+                let read = values.get(&(o, c)).copied().unwrap_or(0);
+                if k.writes() {
+                    values.insert((o, c), written);
+                }
+                let (op, orders, read) = match k {
+                    AtomicKind::Load(order) => ('L', (order_code(order), 0), read),
+                    AtomicKind::Store(order) => ('S', (order_code(order), 0), 0),
+                    AtomicKind::Rmw(order) => ('X', (order_code(order), 0), read),
+                    AtomicKind::CasFailed { success, failure } => ('C', (order_code(success), order_code(failure)), read),
+                };
+                (op, o, c, Some((orders, read)))
+            }
+            EventKind::Fence(order) => ('F', 0, 0, Some(((order_code(order), 0), 0))),
+            EventKind::Acquire(l) => ('a', lock(l), 0, None),
+            EventKind::Release(l) => ('l', lock(l), 0, None),
+            EventKind::Fork(t) => ('f', i64::from(t.0), 0, None),
+            EventKind::Join(t) => ('j', i64::from(t.0), 0, None),
+            EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => ('n', 0, 0, None),
         };
         let _ = write!(out, " {}.{op}.{}.{a}.{b}", e.thread.0, e.line);
+        if let Some(((o, f), v)) = atomic {
+            let _ = write!(out, ".{o}.{f}.{v}");
+        }
     }
     Ok(out)
 }
@@ -158,6 +217,12 @@ pub fn reproducer(p: &Program, source: &str, file: &str, schedule: &str, trace: 
 /// Everything but the per-line functions, the dispatch and `main`.
 const PRELUDE: &str = r#"
 #define _GNU_SOURCE /* recursive mutexes, strdup, gettid and _Fork under -std=c11 */
+/* gcc 11 and later warn (-Wtsan) that ThreadSanitizer does not support atomic_thread_fence, on
+   every replay, fences or not (the fence code is in every one). A fence is what a test of TSan
+   may be about (docs/spec/atomics.md §5.1), not a mistake; clang has no such warning. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -190,7 +255,7 @@ const PRELUDE: &str = r#"
 #define ANNOTATE_BENIGN_RACE_SIZED(addr, size, why) ((void)0)
 #endif
 
-struct event { int thread; char op; int line; long a, b; };
+struct event { int thread; char op; int line; long a, b; int o, f; long v; }; /* o, f, v: atomics only */
 
 static struct event *events;   /* the trace, written before any thread starts */
 static long nevents;
@@ -206,20 +271,34 @@ static _Thread_local volatile long sink; /* a read's value goes here: one per th
 static long *cell(const struct event *e) { return &objects[e->a][e->b]; }
 static pthread_mutex_t *mutex(const struct event *e) { return e->a < 0 ? global_lock : locks[e->a]; }
 
-/* Waits for event k's turn. The counter is relaxed: no happens-before for ThreadSanitizer.
- * The signal fences keep the compiler from moving the event across the wait. */
+/* ThreadSanitizer's ignore-sync region (exported by libtsan; weak, so null without it):
+ * synchronization inside it adds no happens-before. */
+void AnnotateIgnoreSyncBegin(const char *file, int line) __attribute__((weak));
+void AnnotateIgnoreSyncEnd(const char *file, int line) __attribute__((weak));
+static void ignore_sync_begin(void) { if (AnnotateIgnoreSyncBegin) AnnotateIgnoreSyncBegin(__FILE__, __LINE__); }
+static void ignore_sync_end(void) { if (AnnotateIgnoreSyncEnd) AnnotateIgnoreSyncEnd(__FILE__, __LINE__); }
+
+/* Waits for event k's turn. The counter is seq_cst, so the replay is the trace's SC
+ * interleaving on any hardware, and ThreadSanitizer ignores it (its ignore-sync region):
+ * no happens-before of its own (docs/spec/atomics.md §6.1). The signal fences keep the
+ * compiler from moving the event across the wait. */
 static int free_run; /* RACEFUZZ_FREE_RUN set: no turns, the threads run as the OS schedules them */
 static void wait_turn(long k) {
   if (free_run) return;
-  while (atomic_load_explicit(&turn, memory_order_relaxed) != k) sched_yield();
+  ignore_sync_begin();
+  while (atomic_load_explicit(&turn, memory_order_seq_cst) != k) sched_yield();
+  ignore_sync_end();
   atomic_signal_fence(memory_order_seq_cst);
 }
 static void next_turn(long k) {
   atomic_signal_fence(memory_order_seq_cst);
-  atomic_store_explicit(&turn, k + 1, memory_order_relaxed);
+  ignore_sync_begin();
+  atomic_store_explicit(&turn, k + 1, memory_order_seq_cst);
+  ignore_sync_end();
 }
 
 static void *run(void *arg);
+static void atomic_op(long k, const struct event *e);
 
 /* Threads get 256 KiB stacks, not the default 8 MiB: ThreadSanitizer clears the shadow of a
  * thread's whole stack when it starts and ends, which with 8 MiB halves the throughput of
@@ -235,7 +314,8 @@ static void start(long t) {
  * a line with no statement of its own. */
 static void other(long k, const struct event *e) {
   if (e->op == 'r') sink = *cell(e);
-  if (e->op == 'w') *cell(e) = k;
+  if (e->op == 'w') *cell(e) = k + 1;
+  if (e->op == 'L' || e->op == 'S' || e->op == 'X' || e->op == 'C' || e->op == 'F') atomic_op(k, e);
   if (e->op == 'a') pthread_mutex_lock(mutex(e));
   if (e->op == 'l') pthread_mutex_unlock(mutex(e));
   if (e->op == 'f') start(e->a);
@@ -244,6 +324,92 @@ static void other(long k, const struct event *e) {
     while (!(h = atomic_load_explicit(&handles[e->a], memory_order_relaxed))) sched_yield(); /* free runs only */
     pthread_join((pthread_t)h, NULL);
   }
+}
+"#;
+
+/// The atomic operations (docs/spec/atomics.md §6.1; see the module docs): each order a
+/// constant at its call, the result checked against the trace's.
+const ATOMICS: &str = r#"
+/* Atomics (docs/spec/atomics.md §6.1): a cell stays a long, accessed as an _Atomic long. */
+_Static_assert(sizeof(_Atomic long) == sizeof(long) && _Alignof(_Atomic long) == _Alignof(long), "racefuzz: an atomic long is laid out as a long");
+#define AT(p) ((_Atomic long *)(p))
+#define RACEFUZZ_DIVERGED 3
+
+static void bad_order(const struct event *e) {
+  fprintf(stderr, "bad memory order %d/%d for `%c` on line %d\n", e->o, e->f, e->op, e->line);
+  exit(2);
+}
+
+/* Each order is a constant at its call: a compiler treats an order it cannot see as seq_cst. */
+#define LOAD(mo) return atomic_load_explicit(AT(p), mo)
+static long a_load(long *p, const struct event *e) {
+  switch (e->o) { case 0: LOAD(memory_order_relaxed); case 2: LOAD(memory_order_acquire); case 5: LOAD(memory_order_seq_cst); }
+  bad_order(e);
+  return 0;
+}
+#define STORE(mo) atomic_store_explicit(AT(p), v, mo); return
+static void a_store(long *p, long v, const struct event *e) {
+  switch (e->o) { case 0: STORE(memory_order_relaxed); case 3: STORE(memory_order_release); case 5: STORE(memory_order_seq_cst); }
+  bad_order(e);
+}
+#define RMW(mo) return atomic_fetch_add_explicit(AT(p), v, mo)
+static long a_rmw(long *p, long v, const struct event *e) {
+  switch (e->o) {
+  case 0: RMW(memory_order_relaxed); case 2: RMW(memory_order_acquire); case 3: RMW(memory_order_release);
+  case 4: RMW(memory_order_acq_rel); case 5: RMW(memory_order_seq_cst);
+  }
+  bad_order(e);
+  return 0;
+}
+/* The pairs the language accepts: the failure order no stronger than the success order. */
+#define CAS(s, f) return atomic_compare_exchange_strong_explicit(AT(p), expected, v, s, f)
+static int a_cas(long *p, long *expected, long v, const struct event *e) {
+  switch (e->o * 8 + e->f) {
+  case 0 * 8 + 0: CAS(memory_order_relaxed, memory_order_relaxed);
+  case 2 * 8 + 0: CAS(memory_order_acquire, memory_order_relaxed);
+  case 2 * 8 + 2: CAS(memory_order_acquire, memory_order_acquire);
+  case 3 * 8 + 0: CAS(memory_order_release, memory_order_relaxed);
+  case 3 * 8 + 2: CAS(memory_order_release, memory_order_acquire);
+  case 4 * 8 + 0: CAS(memory_order_acq_rel, memory_order_relaxed);
+  case 4 * 8 + 2: CAS(memory_order_acq_rel, memory_order_acquire);
+  case 5 * 8 + 0: CAS(memory_order_seq_cst, memory_order_relaxed);
+  case 5 * 8 + 2: CAS(memory_order_seq_cst, memory_order_acquire);
+  case 5 * 8 + 5: CAS(memory_order_seq_cst, memory_order_seq_cst);
+  }
+  bad_order(e);
+  return 0;
+}
+#define FENCE(mo) atomic_thread_fence(mo); return
+static void a_fence(const struct event *e) {
+  switch (e->o) { case 2: FENCE(memory_order_acquire); case 3: FENCE(memory_order_release); case 4: FENCE(memory_order_acq_rel); case 5: FENCE(memory_order_seq_cst); }
+  bad_order(e);
+}
+
+/* The replay is not the trace: an atomic read returned another write's value. */
+static void diverged(long k, const struct event *e, long got) {
+  fprintf(stderr, "racefuzz-diverged: event %ld (`%c` on line %d) read %ld, the trace says %ld\n", k, e->op, e->line, got, e->v);
+  fflush(stderr);
+  _exit(RACEFUZZ_DIVERGED);
+}
+
+/* Atomic event k: a write stores k + 1 (a value of its own; cells start at 0), a read must
+ * return the value of the write the trace says it reads (e->v). A failed CAS expects -1,
+ * which no write stores. */
+__attribute__((noinline)) static void atomic_op(long k, const struct event *e) {
+  long got = e->v;
+  switch (e->op) {
+  case 'L': got = a_load(cell(e), e); break;
+  case 'S': a_store(cell(e), k + 1, e); break;
+  case 'X': got = a_rmw(cell(e), k + 1 - e->v, e); break;
+  case 'C': {
+    long expected = -1;
+    if (a_cas(cell(e), &expected, k + 1, e)) got = -1;
+    else got = expected;
+    break;
+  }
+  case 'F': a_fence(e); break;
+  }
+  if (got != e->v) diverged(k, e, got);
 }
 "#;
 
@@ -277,13 +443,16 @@ static int replay(const char *text) {
   long cells[4096] = {0};
   for (char *item; (item = strtok_r(NULL, " ", &save));) {
     struct event *e = &events[nevents++];
-    if (sscanf(item, "%d.%c.%d.%ld.%ld", &e->thread, &e->op, &e->line, &e->a, &e->b) != 5 || e->thread < 0 || e->thread >= threads || e->a >= 4096 || e->b >= 1 << 20) {
+    int fields = sscanf(item, "%d.%c.%d.%ld.%ld.%d.%d.%ld", &e->thread, &e->op, &e->line, &e->a, &e->b, &e->o, &e->f, &e->v);
+    int atomic = strchr("LSXCF", e->op) != NULL;
+    if (fields != (atomic ? 8 : 5) || e->thread < 0 || e->thread >= threads || e->a >= 4096 || e->b >= 1 << 20) {
       fprintf(stderr, "bad trace item `%s`\n", item);
       return 2;
     }
-    if ((e->op == 'r' || e->op == 'w' || e->op == 'a' || e->op == 'l') && e->a >= 0) {
+    int access = e->op == 'r' || e->op == 'w' || (atomic && e->op != 'F');
+    if ((access || e->op == 'a' || e->op == 'l') && e->a >= 0) {
       if (e->a + 1 > nobjects) nobjects = e->a + 1;
-      if ((e->op == 'r' || e->op == 'w') && e->b + 1 > cells[e->a]) cells[e->a] = e->b + 1;
+      if (access && e->b + 1 > cells[e->a]) cells[e->a] = e->b + 1;
     }
   }
   objects = calloc(nobjects + 1, sizeof *objects);
@@ -397,3 +566,29 @@ int main(int argc, char **argv) {
   return replay(text);
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use race_oracles::machine::{EventIdx, FieldId, ObjId};
+
+    use super::*;
+
+    /// docs/spec/atomics.md §6.1: each atomic event carries its orders and the value it must
+    /// read, the value its write stored (`k + 1` for event `k`, 0 for the initial value),
+    /// plain writes included; a fence only its order.
+    #[test]
+    fn atomic_events_carry_their_orders_and_the_value_they_must_read() {
+        let f = Addr::Field(ObjId(0), FieldId(1));
+        let kinds = [
+            (0, EventKind::Atomic(AtomicKind::Store(Order::Release), f)),
+            (1, EventKind::Atomic(AtomicKind::Load(Order::Acquire), f)),
+            (1, EventKind::Atomic(AtomicKind::Rmw(Order::AcqRel), f)),
+            (0, EventKind::Atomic(AtomicKind::CasFailed { success: Order::SeqCst, failure: Order::Acquire }, f)),
+            (0, EventKind::Fence(Order::SeqCst)),
+            (1, EventKind::Access(AccessKind::Write, f)),
+            (0, EventKind::Atomic(AtomicKind::Load(Order::Relaxed), f)),
+        ];
+        let trace: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 7, k)).collect();
+        assert_eq!(encode(&trace), Ok("2 0.S.7.0.1.3.0.0 1.L.7.0.1.2.0.1 1.X.7.0.1.4.0.1 0.C.7.0.1.5.2.3 0.F.7.0.0.5.0.0 1.w.7.0.1 0.L.7.0.1.0.0.6".to_string()));
+    }
+}

@@ -11,7 +11,8 @@
 //! construction: values, calls and nondeterministic choices are already resolved in the
 //! trace, so no second semantics of the language has to agree with the machine's. The
 //! threads take turns on a counter that each tool is kept from seeing as synchronization
-//! (a relaxed atomic for ThreadSanitizer; for Valgrind's tools, which do not model C11
+//! (a seq_cst atomic inside ThreadSanitizer's ignore-sync region, docs/spec/atomics.md §6.1;
+//! for Valgrind's tools, which do not model C11
 //! atomics, a variable hidden by their client requests; for Go's, which orders every
 //! `sync/atomic` operation, a plain variable that only uninstrumented `//go:norace` code
 //! touches), so the happens-before the tool sees is exactly the trace's: locks, fork, join,
@@ -87,6 +88,12 @@ pub enum ReplayError {
     /// The trace has no C form.
     #[error(transparent)]
     Export(#[from] export::ExportError),
+    /// The replay is not the trace: an atomic operation returned another write's value
+    /// than the trace says (exit status [`export::DIVERGED`], docs/spec/atomics.md §6.1).
+    /// Whatever the tool said is about another execution, so it is no answer: an
+    /// inconclusive verdict, never a pass nor the tool's failure.
+    #[error("replay diverged from the trace: {0}")]
+    Diverged(String),
     /// A detector used before it was given its program.
     #[error("racefuzz internal bug: {0} ran without its program (for_program was not called)")]
     NoProgram(String),
@@ -383,7 +390,10 @@ impl DynamicDetector for Replay {
     }
 
     fn on_trace(&mut self, trace: &[Event]) -> Result<Vec<Option<EventIdx>>, DetectorFailure> {
-        let pairs = self.runner.replay(trace).map_err(|e| DetectorFailure(e.to_string()))?;
+        let pairs = self.runner.replay(trace).map_err(|e| match e {
+            ReplayError::Diverged(_) => DetectorFailure::no_answer(e),
+            e => DetectorFailure(e.to_string()),
+        })?;
         for p in &pairs {
             self.reports.entry(p.at).or_insert(p.partner);
         }

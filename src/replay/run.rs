@@ -144,9 +144,19 @@ pub fn run(mut command: Command, timeout: Duration) -> Result<Output, ReplayErro
     let (status, out, err) = crate::external::wait_with_timeout(child, timeout).map_err(|f| ReplayError::Run(format!("the replay: {f}")))?;
     let (stdout, stderr) = (String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned());
     if !status.success() {
-        return Err(ReplayError::Run(format!("the replay exited with {status}: {}", stderr.trim())));
+        return Err(failed(&status.to_string(), status.code(), &stderr));
     }
     Ok(Output { objects: objects(&stdout)?, threads: threads(&stdout)?, stdout, stderr })
+}
+
+/// A replay that exited with `status` (its exit code `code`), having printed `text`: a
+/// diverged replay ([`super::export::DIVERGED`], or its `racefuzz-diverged` line when a
+/// server died of it) or a failed one.
+pub fn failed(status: &str, code: Option<i32>, text: &str) -> ReplayError {
+    match text.lines().find_map(|l| l.strip_prefix("racefuzz-diverged: ")) {
+        Some(why) if code.is_none_or(|c| c == super::export::DIVERGED) => ReplayError::Diverged(why.to_string()),
+        _ => ReplayError::Run(format!("the replay exited with {status}: {}", text.trim())),
+    }
 }
 
 /// The replay's `racefuzz-object N BASE CELLS` lines.
@@ -201,15 +211,15 @@ pub fn reported_events(trace: &[Event], objects: &BTreeMap<u64, (u64, u64)>, rep
     let order = creation_order(trace);
     let cell_of = |a: u64| objects.iter().find(|(_, (base, cells))| a >= *base && a < base + 8 * (cells + 1)).map(|(o, (base, _))| (*o, (a - base) / 8));
     let matches = |e: &Event, x: &Access| {
-        let EventKind::Access(k, addr) = e.kind else { return false };
+        let Some((k, addr, atomic)) = as_tool_sees(e) else { return false };
         let thread = x.thread.and_then(|t| order.get(t as usize));
-        k == x.kind && Some(cell(addr)) == cell_of(x.addr) && thread == Some(&e.thread) && x.line.is_none_or(|l| l == e.line)
+        (atomic || k == x.kind) && Some(cell(addr)) == cell_of(x.addr) && thread == Some(&e.thread) && x.line.is_none_or(|l| l == e.line)
     };
     let conflicts_before = |at: usize| {
-        let EventKind::Access(k, addr) = trace[at].kind else { return false };
+        let Some((k, addr, _)) = as_tool_sees(&trace[at]) else { return false };
         trace[..at]
             .iter()
-            .any(|e| matches!(e.kind, EventKind::Access(j, b) if e.thread != trace[at].thread && cell(b) == cell(addr) && (j == AccessKind::Write || k == AccessKind::Write)))
+            .any(|e| as_tool_sees(e).is_some_and(|(j, b, _)| e.thread != trace[at].thread && cell(b) == cell(addr) && (j == AccessKind::Write || k == AccessKind::Write)))
     };
     let mut cursor = 0;
     let mut pairs = Vec::with_capacity(reports.len());
@@ -230,6 +240,19 @@ pub fn reported_events(trace: &[Event], objects: &BTreeMap<u64, (u64, u64)>, rep
         pairs.push(ReportedPair { at: trace[at].idx, partner });
     }
     Ok(pairs)
+}
+
+/// The memory access of an event as a tool may report it: its kind, address and whether it
+/// is atomic. A tool names an atomic access as a read or a write by its own rules
+/// (ThreadSanitizer calls a failed CAS a write, docs/spec/atomics.md §5.1; Valgrind's tools
+/// see the instruction), so a report matches an atomic event of either kind; a failed CAS
+/// counts as a write for [`reported_events`]'s conflicts.
+fn as_tool_sees(e: &Event) -> Option<(AccessKind, Addr, bool)> {
+    match e.kind {
+        EventKind::Access(k, a) => Some((k, a, false)),
+        EventKind::Atomic(k, a) => Some((if k.writes() || k.is_failed_cas() { AccessKind::Write } else { AccessKind::Read }, a, true)),
+        _ => None,
+    }
 }
 
 /// An address as (object, cell), the replay's numbering of `racefuzz-object` lines.

@@ -117,7 +117,7 @@ impl Server {
         };
         let status = ExitStatus::from_raw(status);
         if !status.success() {
-            return Err(ReplayError::Run(format!("the replay exited with {status}: {}", text.trim())));
+            return Err(super::run::failed(&status.to_string(), status.code(), &text));
         }
         Ok(Output { objects: objects(&text)?, threads: threads(&text)?, stdout: text.clone(), stderr: text })
     }
@@ -131,7 +131,7 @@ impl Server {
     /// that crashed takes the server with it), once it exits.
     fn died(&mut self, text: String) -> ReplayError {
         let status = status_within_a_second(&mut self.child).unwrap_or_else(|| "its output closed (killed)".into());
-        ReplayError::Run(format!("the replay exited with {status}: {}", text.trim()))
+        super::run::failed(&status, None, &text)
     }
 }
 

@@ -77,7 +77,60 @@ pub const KNOWN: &[Limitation] = &[
         why: LOOM_SEQ_CST,
         citation: LOOM_SEQ_CST_FIXED,
     },
+    // Atomics (docs/spec/atomics.md §4.4, §5): what ThreadSanitizer, Helgrind and DRD are
+    // documented to do with them, at both granularities a scorecard counts.
+    Limitation { detector: "tsan", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "only through a fence", why: TSAN_FENCES, citation: TSAN_FENCES_CITED },
+    Limitation { detector: "tsan", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "only through a fence", why: TSAN_FENCES, citation: TSAN_FENCES_CITED },
+    Limitation { detector: "tsan", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "failed CAS", why: TSAN_CAS, citation: TSAN_CAS_CITED },
+    Limitation { detector: "tsan", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "failed CAS", why: TSAN_CAS, citation: TSAN_CAS_CITED },
+    Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "relaxed store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
+    Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "relaxed store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "through a", why: VALGRIND_ATOMICS, citation: HELGRIND_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "through a", why: VALGRIND_ATOMICS, citation: HELGRIND_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "atomic accesses never race", why: VALGRIND_ATOMICS, citation: HELGRIND_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "atomic accesses never race", why: VALGRIND_ATOMICS, citation: HELGRIND_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "atomic", why: VALGRIND_LOCKED_READ, citation: HELGRIND_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "atomic", why: VALGRIND_LOCKED_READ, citation: HELGRIND_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "through a", why: VALGRIND_ATOMICS, citation: DRD_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "through a", why: VALGRIND_ATOMICS, citation: DRD_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "atomic accesses never race", why: VALGRIND_ATOMICS, citation: DRD_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "atomic accesses never race", why: VALGRIND_ATOMICS, citation: DRD_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "atomic", why: VALGRIND_LOCKED_READ, citation: DRD_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "atomic", why: VALGRIND_LOCKED_READ, citation: DRD_CITED },
 ];
+
+/// ThreadSanitizer and fences.
+const TSAN_FENCES: &str = "ThreadSanitizer does not model atomic_thread_fence, so synchronization through a fence is unseen";
+
+/// Where it is documented.
+const TSAN_FENCES_CITED: &str = "google/sanitizers#1415 (open); compiler-rt tsan_interface_atomic.cpp, OpFence: \"FIXME(dvyukov): not implemented\"; gcc's -Wtsan (GCC 11, google/sanitizers#1352); docs/spec/atomics.md §5.1";
+
+/// ThreadSanitizer and a failed CAS.
+const TSAN_CAS: &str = "ThreadSanitizer records a compare-exchange as an atomic write before it compares, so a CAS that fails (a read) conflicts with plain reads";
+
+/// Where it is documented.
+const TSAN_CAS_CITED: &str = "compiler-rt tsan_interface_atomic.cpp, OpCAS: MemoryAccess(.., kAccessWrite | kAccessAtomic) before the compare; docs/spec/atomics.md §5.1";
+
+/// ThreadSanitizer and release sequences.
+const TSAN_RELEASE_SEQUENCE: &str = "a relaxed atomic store leaves the location's release clock alone, so a release sequence it ends (C++20) still synchronizes";
+
+/// Where it is documented.
+const TSAN_RELEASE_SEQUENCE_CITED: &str =
+    "compiler-rt tsan_interface_atomic.cpp, AtomicStore: \"Strictly saying even relaxed store cuts off release sequence, so must reset the clock.\"; docs/spec/atomics.md §5.1";
+
+/// Helgrind and DRD and atomics.
+const VALGRIND_ATOMICS: &str = "Helgrind and DRD do not model C11 atomics: an atomic load or a plain-instruction store is a plain access and adds no happens-before";
+
+/// Helgrind and DRD and LOCK-prefixed instructions.
+const VALGRIND_LOCKED_READ: &str =
+    "Helgrind and DRD take a LOCK-prefixed instruction (an RMW, a CAS, a seq_cst store on x86-64) for a read, so its race with a plain read goes unseen";
+
+/// Where Helgrind documents it.
+const HELGRIND_CITED: &str =
+    "Valgrind user manual §7.5 (Helgrind models pthreads and \"partially handles\" LOCK-prefixed instructions, no C11 atomics); measured on the litmus corpus (tests/litmus_real.rs); docs/spec/atomics.md §5.2";
+
+/// Where DRD documents it.
+const DRD_CITED: &str = "drd_main.c, Ist_CAS: \"Treat compare-and-swap as a read. [..] Conflicts between atomic operations and non-atomic write operations are still reported\"; Valgrind user manual §8.2.9; docs/spec/atomics.md §5.2";
 
 /// loom before 0.2.3: its cell ignores reads.
 const LOOM_READS: &str = "loom's CausalCell did not check a read against a concurrent write (and before 0.2.2 compared causality wrongly), fixed in 0.2.3";

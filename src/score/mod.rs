@@ -6,7 +6,8 @@
 //! One concept, the scorecard (counts, granularities, the run over a corpus and its
 //! examples), in one file of a little over 600 lines; [`board`] puts several detectors'
 //! cards side by side with every distinct deviation, and [`limitations`] says which of
-//! them a tool documents.
+//! them a tool documents; `category` names what fooled the detector in each mistake, and
+//! [`atomics`] draws the programs of the atomics column (`--generator atomics`).
 //!
 //! Over a fixed generated corpus (the generator of the oracle that judges the detector,
 //! drawn from a seeded stream: `fasttrack-precise`'s BFJ tier-2 programs for a detector,
@@ -48,10 +49,9 @@ use std::ops::ControlFlow;
 
 use race_oracles::explore::{Config, Execution, ExplorerKind, Outcome, Schedule};
 use race_oracles::gen::shrink::{shrink, size};
-use race_oracles::lang::{print, AccessKind, Program, Relax};
-use race_oracles::machine::{Event, EventIdx, EventKind, Machine};
-use race_oracles::race::limits::{between, SHADOW_CELLS};
-use race_oracles::race::{data_races, Hb, Race};
+use race_oracles::lang::{print, Program, Relax};
+use race_oracles::machine::{EventIdx, Machine};
+use race_oracles::race::data_races;
 use race_oracles::theorems::{
     detector::{prepare_batch, reported_locations},
     CheckPlacer, Claim, DetectorFactory, ModelChecker, ModelVerdict, Oracle, Registry, Sut, SutKind,
@@ -60,7 +60,10 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 pub mod board;
+mod category;
 pub mod limitations;
+
+use category::{addr_of, missed, Orders};
 
 /// The most executions explored per program (`fasttrack-precise`'s budget).
 pub const BUDGET: u64 = 20_000;
@@ -183,7 +186,7 @@ pub struct Scorecard {
     /// What the detector claims.
     pub claim: &'static str,
     /// The generator that drew the programs: the oracle's whose generator it is, or
-    /// `histories` or `limits` ([`Generator::detector_limits`]).
+    /// `histories`, `limits` or `atomics` ([`Generator::programs`]).
     pub generator: &'static str,
     /// The seed of the corpus.
     pub seed: u64,
@@ -317,6 +320,11 @@ pub enum Generator {
     /// crowds, fork chains, many readers, reuse after join; `racefuzz gen limits --stats`
     /// says which shapes their traces reach (`race_oracles::race::limits`).
     Limits,
+    /// Programs with atomics and fences (`race_oracles::gen::threads::swarm_atomics`, the
+    /// generator of `fasttrack-precise-atomics`: message passing, flags, fences, release
+    /// sequences, CAS spinlocks): the scorecard of a detector on them is its atomics column
+    /// (docs/spec/atomics.md §4.4, §5).
+    Atomics,
 }
 
 /// A byte-driven program generator, as the registry's oracles have.
@@ -324,11 +332,12 @@ pub type ProgramGenerator = fn(&[u8], Relax) -> Program;
 
 impl Generator {
     /// Its name in a scorecard, and its program generator; `None` for the oracle's.
-    pub fn detector_limits(self) -> Option<(&'static str, ProgramGenerator)> {
+    pub fn programs(self) -> Option<(&'static str, ProgramGenerator)> {
         match self {
             Generator::Oracle => None,
             Generator::Histories => Some(("histories", race_oracles::gen::threads::swarm_histories)),
             Generator::Limits => Some(("limits", race_oracles::gen::threads::swarm_limits)),
+            Generator::Atomics => Some(("atomics", race_oracles::gen::threads::swarm_atomics)),
         }
     }
 }
@@ -380,7 +389,7 @@ pub fn score_and_deviations<'s>(
     let Corpus { programs, seed, classes, generator } = corpus;
     let (runner, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
-    let (generate, generator_name) = match (generator.detector_limits(), runner) {
+    let (generate, generator_name) = match (generator.programs(), runner) {
         (None, _) => (oracle.generate, oracle.id),
         (Some((name, generate)), Runner::Detector(_) | Runner::ModelChecker(_)) => (generate, name),
         (Some((name, _)), Runner::Placer(..)) => return Err(ScoreError::Unfit(name, oracle.dialect.name())),
@@ -650,89 +659,6 @@ fn score_whole_program(m: &dyn ModelChecker, p: &Program, cfg: &Config) -> Optio
     Some(s)
 }
 
-/// The location an access or a check touches.
-fn addr_of(e: &Event) -> Option<race_oracles::machine::Addr> {
-    match e.kind {
-        EventKind::Access(_, a) | EventKind::Check(_, a) => Some(a),
-        _ => None,
-    }
-}
-
-fn kind_word(e: &Event) -> &'static str {
-    match e.kind {
-        EventKind::Access(AccessKind::Read, _) => "read",
-        EventKind::Access(AccessKind::Write, _) => "write",
-        EventKind::Check(AccessKind::Read, _) => "read check",
-        EventKind::Check(AccessKind::Write, _) => "write check",
-        _ => "synchronization event",
-    }
-}
-
-/// The category of a missed race: the kinds of its two accesses, and whether a bounded
-/// history could have lost the earlier one: at least `SHADOW_CELLS` accesses of the
-/// location by threads other than the earlier access's between the two
-/// (`race_oracles::race::limits::between`; ThreadSanitizer's 4 shadow cells per 8 bytes,
-/// `score::limitations`).
-fn missed(trace: &[Event], r: &Race) -> String {
-    let first = &trace[r.first.0 as usize];
-    let history = if between(trace, r) >= SHADOW_CELLS { format!(" behind {SHADOW_CELLS} or more accesses of other threads") } else { String::new() };
-    format!("a {}-{} race{history}", kind_word(first), kind_word(&trace[r.second.0 as usize]))
-}
-
-/// Happens-before of a trace, with and without its lock edges: whether fork/join alone
-/// orders two events.
-struct Orders {
-    all: Hb,
-    /// Happens-before of the trace without acquires and releases, and each event's
-    /// position there (`None` for a lock event).
-    no_locks: Hb,
-    position: Vec<Option<usize>>,
-}
-
-impl Orders {
-    fn new(trace: &[Event]) -> Orders {
-        let kept: Vec<Event> = trace.iter().filter(|e| !matches!(e.kind, EventKind::Acquire(_) | EventKind::Release(_))).cloned().collect();
-        let mut next = 0;
-        let position = trace
-            .iter()
-            .map(|e| {
-                (!matches!(e.kind, EventKind::Acquire(_) | EventKind::Release(_))).then(|| {
-                    next += 1;
-                    next - 1
-                })
-            })
-            .collect();
-        Orders { all: Hb::new(trace), no_locks: Hb::new(&kept), position }
-    }
-
-    /// What fooled a detector that flagged `e`, which completes no race: the conflicting
-    /// accesses of other threads before it, and what orders them all before it.
-    fn false_positive(&self, trace: &[Event], e: &Event) -> String {
-        let Some(a) = addr_of(e) else { return format!("a report on a {}", kind_word(e)) };
-        let j = e.idx.0 as usize;
-        let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _));
-        let conflicting: Vec<usize> = trace[..j]
-            .iter()
-            .filter(|f| f.thread != e.thread && matches!(f.kind, EventKind::Access(k, b) if b == a && (write || k == AccessKind::Write)))
-            .map(|f| f.idx.0 as usize)
-            .collect();
-        let word = kind_word(e);
-        if conflicting.is_empty() {
-            return format!("a {word} with no conflicting access of another thread before it");
-        }
-        if !conflicting.iter().all(|&i| self.all.ordered(i, j)) {
-            // Only a check, which completes no data race of its own, gets here.
-            return format!("a {word} after an unordered conflicting access");
-        }
-        let by_fork_join = conflicting.iter().all(|&i| matches!((self.position[i], self.position[j]), (Some(x), Some(y)) if self.no_locks.ordered(x, y)));
-        if by_fork_join {
-            format!("a {word} ordered after every conflicting access by fork/join")
-        } else {
-            format!("a {word} ordered after a conflicting access by a lock")
-        }
-    }
-}
-
 pub(crate) fn decimal(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), |x| format!("{x:.3}"))
 }
@@ -781,7 +707,8 @@ impl std::fmt::Display for Scorecard {
 mod tests {
     use super::*;
 
-    use race_oracles::machine::{Addr, FieldId, LockId, ObjId, ThreadId};
+    use race_oracles::lang::AccessKind;
+    use race_oracles::machine::{Addr, Event, EventKind, FieldId, LockId, ObjId, ThreadId};
 
     /// The category of the last event of `trace` as a false positive.
     fn category(kinds: &[(u32, EventKind)]) -> String {

@@ -89,8 +89,10 @@ pub struct SutEntry {
     /// The rule cases it declares (`theorems::rules`), counted by `racefuzz gen --stats`:
     /// its own and those of the detector it runs.
     pub rules: &'static [&'static Rules],
-    /// Whether it models atomic operations and fences (docs/spec/atomics.md): one that does not
-    /// refuses a program with them, `inconclusive` (`refuse_atomics`).
+    /// Whether it models atomic operations and fences (docs/spec/atomics.md): its own
+    /// implementation does (FastTrack, spec §4.2) or its replay performs them (the C replay of
+    /// ThreadSanitizer, Helgrind and DRD, §6.1; Miri's, §6.2). One that does not refuses a
+    /// program with them, `inconclusive` (`refuse_atomics`).
     pub atomics: bool,
 }
 
@@ -148,7 +150,7 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |v, n| replay_seeded(Tsan { cc: real::program_of("tsan", v)?, bug: seeded::one(crate::tsan::SEEDED, n)? }),
         rules: &[],
-        atomics: false,
+        atomics: true,
     },
     SutEntry {
         name: "helgrind",
@@ -156,7 +158,7 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |_, n| replay(n, Valgrind::new(Tool::Helgrind)),
         rules: &[],
-        atomics: false,
+        atomics: true,
     },
     SutEntry {
         name: "drd",
@@ -164,7 +166,7 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |_, n| replay(n, Valgrind::new(Tool::Drd)),
         rules: &[],
-        atomics: false,
+        atomics: true,
     },
     SutEntry {
         name: "go-race",

@@ -104,6 +104,23 @@ pub trait DynamicDetector {
 #[error("{0}")]
 pub struct DetectorFailure(pub String);
 
+impl DetectorFailure {
+    /// How [`DetectorFailure::no_answer`] starts its message.
+    const NO_ANSWER: &'static str = "no answer: ";
+
+    /// A failure that says nothing about the detector: the harness did not run the trace
+    /// it was given (a replay that diverged from it, docs/spec/atomics.md §6.1). The
+    /// oracles make it inconclusive, never a pass nor a finding against the detector.
+    pub fn no_answer(why: impl std::fmt::Display) -> DetectorFailure {
+        DetectorFailure(format!("{}{why}", Self::NO_ANSWER))
+    }
+
+    /// Whether it is a [`DetectorFailure::no_answer`].
+    pub fn is_no_answer(&self) -> bool {
+        self.0.starts_with(Self::NO_ANSWER)
+    }
+}
+
 /// Makes a fresh detector for each trace (detectors are stateful).
 pub trait DetectorFactory {
     /// A detector in its initial state.
@@ -243,7 +260,8 @@ pub struct DetectorRun {
 /// Runs a fresh detector over `trace` and then [`DynamicDetector::finish`]: the locations
 /// it reports (named by `name`), each with the detector's explanation of its first report
 /// there, and its shadow operations. A report's locations are its
-/// [`DetectorReport::locations`], or else the reported event's own location; a report on
+/// [`DetectorReport::locations`], or else the reported event's own location (an atomic
+/// access's too: a tool that takes atomics for plain accesses reports them); a report on
 /// an event that touches no location and names none (a synchronization event, or the end
 /// of the trace) is a false alarm of its own, keyed `event N, which is no access`.
 pub fn reported_locations(factory: &dyn DetectorFactory, trace: &[Event], name: &dyn Fn(Addr) -> String) -> Result<DetectorRun, DetectorFailure> {

@@ -17,7 +17,8 @@
 //! A mismatch names the trace by its schedule (`racefuzz replay FILE --schedule S` shows
 //! it), the missed and falsely reported locations, and the detector's own explanation of a
 //! false report. An exploration cut by its budget that showed no mismatch is
-//! inconclusive, never a pass.
+//! inconclusive, never a pass, and so is a trace on which the detector's harness gave no
+//! answer ([`super::detector::DetectorFailure::no_answer`]: a replay that diverged).
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -92,6 +93,7 @@ fn check(oracle: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResul
     let (mut traces, mut racy) = (0u64, 0u64);
     let mut locations = BTreeSet::new();
     let mut mismatch = None;
+    let mut no_answer = None;
     prepare_batch(factory.as_ref(), explorer.get(), &m, init.clone(), &cfg);
     let stats = explorer.get().explore(&m, init, &cfg, &mut |ex: &Execution<'_, '_>| {
         traces += 1;
@@ -104,6 +106,10 @@ fn check(oracle: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResul
         let explanation = match found {
             Ok(lines) if lines.is_empty() => None,
             Ok(lines) => Some([vec![format!("trace {traces} (schedule {}) differs:", schedule())], lines].concat()),
+            Err(failure) if failure.is_no_answer() => {
+                no_answer = Some(format!("trace {traces} (schedule {}): {failure}", schedule()));
+                return ControlFlow::Break(());
+            }
             Err(failure) => Some(vec![format!("trace {traces} (schedule {}): DETECTOR FAILED: {failure}", schedule())]),
         };
         if let Some(explanation) = explanation {
@@ -114,6 +120,9 @@ fn check(oracle: &Oracle, p: &Program, sut: &Sut<'_>, b: &Budget) -> OracleResul
         locations.extend(races.iter().map(|r| ex.state.addr_name(&m, r.addr)));
         ControlFlow::Continue(())
     });
+    if let Some(note) = no_answer {
+        return inconclusive(note);
+    }
     let subject = format!("{name}: {}", claim.property());
     if let Some((explanation, witness)) = mismatch {
         let item = Item { subject, status: ItemStatus::Violated, explanation, witness: Some(witness) };

@@ -1,0 +1,159 @@
+//! The category of a detector's mistake (see the module docs of [`super`]): what kind of
+//! situation fooled it, computed from the trace. A false positive's category says what
+//! orders the flagged access after every conflicting access of another thread (a fence,
+//! atomics, a lock, or fork/join alone), or that there is none; a false negative's, the
+//! kinds of the missed race, and whether a bounded history or a relaxed store that ended a
+//! release sequence (docs/spec/atomics.md §2.2, §5.1) could explain it. Limitations
+//! (`super::limitations`) match these categories by fragment.
+
+use race_oracles::lang::AccessKind;
+use race_oracles::machine::{AtomicKind, Event, EventKind};
+use race_oracles::race::limits::{between, SHADOW_CELLS};
+use race_oracles::race::{Hb, Race};
+
+/// The location an access or a check touches.
+pub(super) fn addr_of(e: &Event) -> Option<race_oracles::machine::Addr> {
+    match e.kind {
+        EventKind::Access(_, a) | EventKind::Check(_, a) | EventKind::Atomic(_, a) => Some(a),
+        _ => None,
+    }
+}
+
+pub(super) fn kind_word(e: &Event) -> &'static str {
+    match e.kind {
+        EventKind::Access(AccessKind::Read, _) => "read",
+        EventKind::Access(AccessKind::Write, _) => "write",
+        EventKind::Check(AccessKind::Read, _) => "read check",
+        EventKind::Check(AccessKind::Write, _) => "write check",
+        EventKind::Atomic(AtomicKind::Load(_), _) => "atomic load",
+        EventKind::Atomic(AtomicKind::Store(_), _) => "atomic store",
+        EventKind::Atomic(AtomicKind::Rmw(_), _) => "atomic RMW",
+        EventKind::Atomic(AtomicKind::CasFailed { .. }, _) => "failed CAS",
+        _ => "synchronization event",
+    }
+}
+
+/// The category of a missed race: the kinds of its two accesses, and whether a bounded
+/// history could have lost the earlier one: at least `SHADOW_CELLS` accesses of the
+/// location by threads other than the earlier access's between the two
+/// (`race_oracles::race::limits::between`; ThreadSanitizer's 4 shadow cells per 8 bytes,
+/// `score::limitations`).
+pub(super) fn missed(trace: &[Event], r: &Race) -> String {
+    let (first, second) = (&trace[r.first.0 as usize], &trace[r.second.0 as usize]);
+    let history = if between(trace, r) >= SHADOW_CELLS { format!(" behind {SHADOW_CELLS} or more accesses of other threads") } else { String::new() };
+    let cut = if relaxed_store_cut(trace, r) { " where a relaxed store ended a release sequence" } else { "" };
+    let article = if kind_word(first).starts_with('a') { "an" } else { "a" };
+    format!("{article} {}-{} race{history}{cut}", kind_word(first), kind_word(second))
+}
+
+/// Whether the race `r` would be ordered if relaxed stores did not end release sequences
+/// (C++11's rule for a store of the same thread, and ThreadSanitizer's for every relaxed
+/// store, docs/spec/atomics.md §2.2, §5.1): between its accesses, the second's thread makes
+/// an acquire read of a relaxed store that comes after a release write, to the same address,
+/// by the first's thread after the first access.
+fn relaxed_store_cut(trace: &[Event], r: &Race) -> bool {
+    let (i, j) = (r.first.0 as usize, r.second.0 as usize);
+    let (t1, t2) = (trace[i].thread, trace[j].thread);
+    (i + 1..j).any(|k| {
+        let EventKind::Atomic(read, a) = trace[k].kind else { return false };
+        if trace[k].thread != t2 || !read.acquire_read() {
+            return false;
+        }
+        // The write it reads: the last write to `a` before it.
+        let Some(w) = (0..k).rev().find(|&w| trace[w].mem_access().is_some_and(|m| m.addr == a && m.write)) else { return false };
+        let relaxed_store = matches!(trace[w].kind, EventKind::Atomic(AtomicKind::Store(o), _) if !o.releases());
+        relaxed_store && (i + 1..w).any(|h| trace[h].thread == t1 && matches!(trace[h].kind, EventKind::Atomic(k, b) if b == a && k.release_write()))
+    })
+}
+
+/// Happens-before of a trace, and of the trace without some of its events: whether the
+/// ordering of two events needs a fence, atomics, or a lock, or fork/join alone gives it.
+pub(super) struct Orders {
+    all: Hb,
+    /// Without fences.
+    no_fences: Without,
+    /// Without atomics and fences.
+    no_atomics: Without,
+    /// Without atomics, fences, acquires and releases: fork/join alone.
+    no_sync: Without,
+}
+
+/// Happens-before of a trace without the events a filter drops, and each event's position
+/// there (`None` for a dropped one).
+struct Without {
+    hb: Hb,
+    position: Vec<Option<usize>>,
+}
+
+impl Without {
+    fn new(trace: &[Event], keep: impl Fn(&EventKind) -> bool) -> Without {
+        let kept: Vec<Event> = trace.iter().filter(|e| keep(&e.kind)).cloned().collect();
+        let mut next = 0;
+        let position = trace
+            .iter()
+            .map(|e| {
+                keep(&e.kind).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        Without { hb: Hb::new(&kept), position }
+    }
+
+    /// Whether `i` happens before `j` here (a dropped event is ordered with nothing).
+    fn ordered(&self, i: usize, j: usize) -> bool {
+        matches!((self.position[i], self.position[j]), (Some(x), Some(y)) if self.hb.ordered(x, y))
+    }
+}
+
+impl Orders {
+    pub(super) fn new(trace: &[Event]) -> Orders {
+        let lock = |k: &EventKind| matches!(k, EventKind::Acquire(_) | EventKind::Release(_));
+        Orders {
+            all: Hb::new(trace),
+            no_fences: Without::new(trace, |k| !matches!(k, EventKind::Fence(_))),
+            no_atomics: Without::new(trace, |k| !k.is_atomic()),
+            no_sync: Without::new(trace, |k| !k.is_atomic() && !lock(k)),
+        }
+    }
+
+    /// What fooled a detector that flagged `e`, which completes no race: the conflicting
+    /// accesses of other threads before it, and what orders them all before it: a fence, an
+    /// atomic, a lock, or fork/join alone. Atomics count as C++ has them
+    /// (docs/spec/atomics.md §1.3): two atomic accesses never race, a failed CAS is a read.
+    pub(super) fn false_positive(&self, trace: &[Event], e: &Event) -> String {
+        let Some(a) = addr_of(e) else { return format!("a report on a {}", kind_word(e)) };
+        let j = e.idx.0 as usize;
+        let word = kind_word(e);
+        let other = |f: &&Event| f.thread != e.thread && addr_of(f) == Some(a);
+        if let EventKind::Atomic(k, _) = e.kind {
+            let plain = trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Access(..)));
+            if k.is_failed_cas() || !plain {
+                let article = if word.starts_with('a') { "an" } else { "a" };
+                return format!("a report on {article} {word} (atomic accesses never race with each other; a failed CAS is a read)");
+            }
+        }
+        let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _)) || matches!(e.kind, EventKind::Atomic(k, _) if k.writes());
+        let conflicting: Vec<usize> = trace[..j].iter().filter(other).filter(|f| f.mem_access().is_some_and(|m| write || m.write)).map(|f| f.idx.0 as usize).collect();
+        if conflicting.is_empty() {
+            if trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas())) {
+                return format!("a {word} after a failed CAS of another thread (a failed CAS is a read)");
+            }
+            return format!("a {word} with no conflicting access of another thread before it");
+        }
+        if !conflicting.iter().all(|&i| self.all.ordered(i, j)) {
+            // Only a check, which completes no data race of its own, gets here.
+            return format!("a {word} after an unordered conflicting access");
+        }
+        if !conflicting.iter().all(|&i| self.no_fences.ordered(i, j)) {
+            format!("a {word} ordered after a conflicting access only through a fence")
+        } else if !conflicting.iter().all(|&i| self.no_atomics.ordered(i, j)) {
+            format!("a {word} ordered after a conflicting access through atomics")
+        } else if conflicting.iter().all(|&i| self.no_sync.ordered(i, j)) {
+            format!("a {word} ordered after every conflicting access by fork/join")
+        } else {
+            format!("a {word} ordered after a conflicting access by a lock")
+        }
+    }
+}
