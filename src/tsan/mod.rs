@@ -72,7 +72,7 @@ pub const SEEDED: &[Seeded<TsanBug>] = &[Seeded {
     name: "tsan-turns-synchronize",
     oracle: "fasttrack-precise",
     description: "the replay's seq_cst turn counter is outside ThreadSanitizer's ignore-sync region: it sees the turns as synchronization and every trace as race-free",
-    predicted: Predicted::breaks(&["fasttrack-precise"]),
+    predicted: Predicted::breaks(&["fasttrack-precise", "fasttrack-precise-atomics"]),
     spec: "spec/bigfoot.md §9.1 O0; the replay's turns add no synchronization a detector can see (src/replay/mod.rs)",
     bug: TsanBug::TurnsSynchronize,
 }];
