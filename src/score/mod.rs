@@ -6,8 +6,9 @@
 //! One concept, the scorecard (counts, granularities, the run over a corpus and its
 //! examples), in one file of a little over 600 lines; [`board`] puts several detectors'
 //! cards side by side with every distinct deviation, and [`limitations`] says which of
-//! them a tool documents; `category` names what fooled the detector in each mistake, and
-//! [`atomics`] draws the programs of the atomics column (`--generator atomics`).
+//! them a tool documents; `category` names what fooled the detector in each mistake. The
+//! atomics column (`--generator atomics`) draws `fasttrack-precise-atomics`'s programs
+//! ([`Generator::programs`]).
 //!
 //! Over a fixed generated corpus (the generator of the oracle that judges the detector,
 //! drawn from a seeded stream: `fasttrack-precise`'s BFJ tier-2 programs for a detector,
