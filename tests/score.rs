@@ -48,6 +48,21 @@ fn fasttrack_is_exact_at_locations_and_the_card_is_deterministic() {
     assert_ne!(score(&|| ft.sut(), ft.relax(), Corpus::new(300, 2), 1, &|| {}).unwrap().traces, card.traces);
 }
 
+/// `--max-traces` cuts a program at that many traces: the cut ones are counted per trace and
+/// left out of the program row, and the card says how many.
+#[test]
+fn a_cap_on_traces_cuts_programs_and_the_card_says_so() {
+    let o = race_oracles::theorems::Registry::builtin().find("fasttrack-precise").copied().unwrap();
+    let ft = Subject::for_oracle(&o, None).unwrap();
+    let corpus = Corpus { classes: true, generator: racefuzz::score::Generator::Limits, ..Corpus::new(40, 1) };
+    let full = score(&|| ft.sut(), ft.relax(), corpus, 2, &|| {}).unwrap();
+    let capped = score(&|| ft.sut(), ft.relax(), Corpus { max_traces: 5, ..corpus }, 2, &|| {}).unwrap();
+    assert!(capped.cut_programs > full.cut_programs && capped.traces <= 5 * 40 && capped.traces < full.traces, "{full}\n{capped}");
+    assert_eq!(capped.max_traces, 5);
+    assert!(capped.program.tp < full.program.tp, "cut programs leave the program row: {full}\n{capped}");
+    assert!(capped.to_string().contains(&format!("{} program(s) cut at 5 executions", capped.cut_programs)), "{capped}");
+}
+
 #[test]
 fn flagging_every_access_has_full_recall_and_shows_a_shrunk_false_alarm() {
     let card = card_of(true, 150);

@@ -323,6 +323,11 @@ enum Cmd {
         /// column); use the last three with --classes.
         #[arg(long, value_enum, default_value_t = crate::score::Generator::Oracle)]
         generator: crate::score::Generator,
+        /// The most traces explored per program; a program with more is cut, its traces
+        /// counted per trace and left out of the program row (for a slow detector on
+        /// programs with many classes).
+        #[arg(long, default_value_t = crate::score::BUDGET)]
+        max_traces: u64,
         /// Print the scorecard as JSON.
         #[arg(long)]
         json: bool,
@@ -467,8 +472,8 @@ pub fn main() -> ExitCode {
         Cmd::Export { format: ExportFormat::C, file, schedule, output, trace_arg, bounds } => {
             export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
         }
-        Cmd::Score { sut, mutant, programs, seed, classes, jobs, generator, json, detector } => {
-            score_cmd::run(&sut, mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes, generator }, jobs, json)
+        Cmd::Score { sut, mutant, programs, seed, classes, jobs, generator, max_traces, json, detector } => {
+            score_cmd::run(&sut, mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes, generator, max_traces }, jobs, json)
         }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),

@@ -45,6 +45,10 @@ pub struct Board {
     pub programs: u64,
     /// One trace per Mazurkiewicz class.
     pub classes: bool,
+    /// The most traces explored per program.
+    pub max_traces: u64,
+    /// Programs whose exploration was cut at `max_traces` (the same for every card).
+    pub cut_programs: u64,
     /// One entry per detector, in the order named.
     pub entries: Vec<Entry>,
 }
@@ -65,14 +69,14 @@ impl Board {
     /// [`MixedCorpora`] when two cards were scored on different corpora.
     pub fn new(scored: Vec<(String, Scorecard, Vec<Deviation>)>) -> Result<Board, MixedCorpora> {
         let Some((first, c0, _)) = scored.first() else {
-            return Ok(Board { generator: "", seed: 0, programs: 0, classes: false, entries: vec![] });
+            return Ok(Board { generator: "", seed: 0, programs: 0, classes: false, max_traces: 0, cut_programs: 0, entries: vec![] });
         };
-        let (generator, seed, programs, classes) = (c0.generator, c0.seed, c0.programs, c0.classes);
+        let (generator, seed, programs, classes, max_traces, cut_programs) = (c0.generator, c0.seed, c0.programs, c0.classes, c0.max_traces, c0.cut_programs);
         for (name, c, _) in &scored {
             let why = if c.generator != generator {
                 format!("generators {generator} and {}", c.generator)
-            } else if (c.seed, c.programs, c.classes) != (seed, programs, classes) {
-                "seed, program count or trace choice".to_string()
+            } else if (c.seed, c.programs, c.classes, c.max_traces) != (seed, programs, classes, max_traces) {
+                "seed, program count, trace choice or cap on traces".to_string()
             } else {
                 continue;
             };
@@ -89,7 +93,7 @@ impl Board {
                 Entry { sut, card, deviations }
             })
             .collect();
-        Ok(Board { generator, seed, programs, classes, entries })
+        Ok(Board { generator, seed, programs, classes, max_traces, cut_programs, entries })
     }
 }
 
@@ -102,6 +106,9 @@ impl std::fmt::Display for Board {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let traces = if self.classes { "one trace per Mazurkiewicz class" } else { "every interleaving" };
         writeln!(f, "{} detector(s) on {} programs of {}'s generator, seed {}, {traces}", self.entries.len(), self.programs, self.generator, self.seed)?;
+        if self.cut_programs > 0 {
+            writeln!(f, "{} program(s) cut at {} traces (counted per trace, not per program)", self.cut_programs, self.max_traces)?;
+        }
         writeln!(f)?;
         let w = self.entries.iter().map(|e| e.sut.len()).max().unwrap_or(0).max(8);
         writeln!(f, "{:w$}  {:<13} {:>7} {:>9}  {:^17}  {:^17}    event P R F1", "detector", "claim", "traces", "no answer", "program P R F1", "location P R F1")?;

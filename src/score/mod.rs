@@ -196,7 +196,9 @@ pub struct Scorecard {
     /// Whether each program's traces are one per Mazurkiewicz class (else every
     /// interleaving).
     pub classes: bool,
-    /// Programs whose exploration was cut by [`BUDGET`].
+    /// The most traces explored per program ([`Corpus::max_traces`]).
+    pub max_traces: u64,
+    /// Programs whose exploration was cut at [`Scorecard::max_traces`].
     pub cut_programs: u64,
     /// Programs the ground truth or the placer could not run (no initial state, placement
     /// declined): counted in no row.
@@ -305,6 +307,11 @@ pub struct Corpus {
     pub classes: bool,
     /// Which generator draws them.
     pub generator: Generator,
+    /// The most traces explored per program ([`BUDGET`] unless told): a program with more is
+    /// cut, its traces counted per trace and left out of the program row. For a slow
+    /// detector on programs with many classes (the `limits` generator's crowds of locked
+    /// writers have hundreds), a lower cap buys more programs.
+    pub max_traces: u64,
 }
 
 /// The generator of a corpus.
@@ -346,7 +353,7 @@ impl Generator {
 impl Corpus {
     /// `programs` programs drawn with `seed`, every interleaving of each.
     pub fn new(programs: u64, seed: u64) -> Corpus {
-        Corpus { programs, seed, classes: false, generator: Generator::Oracle }
+        Corpus { programs, seed, classes: false, generator: Generator::Oracle, max_traces: BUDGET }
     }
 }
 
@@ -387,7 +394,7 @@ pub fn score_and_deviations<'s>(
     tick: &(dyn Fn() + Sync),
     every: bool,
 ) -> Result<(Scorecard, Vec<Deviation>), ScoreError> {
-    let Corpus { programs, seed, classes, generator } = corpus;
+    let Corpus { programs, seed, classes, generator, max_traces } = corpus;
     let (runner, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
     let (generate, generator_name) = match (generator.programs(), runner) {
@@ -397,7 +404,7 @@ pub fn score_and_deviations<'s>(
     };
     let at = runner.granularity();
     let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
-    let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(BUDGET), explorer, ..crate::suts::campaign_bounds() };
+    let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(max_traces), explorer, ..crate::suts::campaign_bounds() };
     let mut rng = StdRng::seed_from_u64(seed);
     let ps: Vec<Program> = (0..programs).map(|_| crate::campaign::generate_with(generate, relax, &mut rng)).collect();
     let jobs = jobs.max(1);
@@ -434,6 +441,7 @@ pub fn score_and_deviations<'s>(
         seed,
         programs,
         classes,
+        max_traces,
         cut_programs: 0,
         skipped_programs: 0,
         traces: 0,
@@ -669,10 +677,11 @@ impl std::fmt::Display for Scorecard {
         writeln!(f, "{} (claim: {}) on {} programs of {}'s generator, seed {}", self.detector, self.claim, self.programs, self.generator, self.seed)?;
         writeln!(
             f,
-            "{} trace(s){}; {} program(s) cut at {BUDGET} executions (counted per trace, not per program); {} program(s) skipped; {} trace(s) without an answer",
+            "{} trace(s){}; {} program(s) cut at {} executions (counted per trace, not per program); {} program(s) skipped; {} trace(s) without an answer",
             self.traces,
             if self.classes { " (one per Mazurkiewicz class)" } else { "" },
             self.cut_programs,
+            self.max_traces,
             self.skipped_programs,
             self.failed_traces
         )?;

@@ -575,17 +575,29 @@ mod tests {
     use super::*;
 
     /// docs/spec/atomics.md: a SUT that does not model atomics refuses a program with them
-    /// (inconclusive, naming the assumption); FastTrack and the explorers, which model them,
-    /// judge it.
+    /// (inconclusive, naming the assumption), before it runs; FastTrack and the explorers,
+    /// which model them, judge it.
     #[test]
     fn suts_without_atomics_refuse_programs_with_them() {
         let p = race_oracles::lang::parse("dialect bfj2\ninit { o = new }\nthread { o.d = 1; o.f.store(1, release) }\nthread { r = o.f.load(acquire); t = o.d }\n").unwrap();
         let reg = Registry::builtin();
         let ft = reg.find("fasttrack-precise").unwrap();
-        let helgrind = Subject::new(ft, &SutSpec::catalogued(Some("helgrind"), None).unwrap()).unwrap();
-        let r = check(ft, &p, &helgrind, campaign_bounds());
+        // An external detector (`--detector-cmd`) is not known to model atomics; its command
+        // would fail the check if it ran.
+        let cmd = crate::sut_spec::DetectorSpec {
+            command: "false {}".into(),
+            persistent: false,
+            batch: false,
+            report_pattern: None,
+            timeout: std::time::Duration::from_secs(10),
+            claim: race_oracles::theorems::Claim::Locations,
+            all_traces: false,
+        };
+        let external = Subject::new(ft, &SutSpec::detector(cmd).unwrap()).unwrap();
+        assert!(!external.entry().atomics);
+        let r = check(ft, &p, &external, campaign_bounds());
         assert_eq!(r.verdict, race_oracles::theorems::Verdict::Inconclusive);
-        assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: helgrind"), "{:?}", r.note);
+        assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: "), "{:?}", r.note);
         // FastTrack models them (spec §4.2): judged, and precise.
         let r = check(ft, &p, &Subject::for_oracle(ft, None).unwrap(), campaign_bounds());
         assert_eq!(r.verdict, race_oracles::theorems::Verdict::Pass, "{:?}", r.note);
