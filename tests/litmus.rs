@@ -200,7 +200,7 @@ fn explorers_and_clocks_agree_on_generated_atomic_programs() {
             proptest::prop_assert_eq!(&dpor_finals, &finals, "DPOR final states\n{}", src);
             proptest::prop_assert_eq!(&stateful_finals, &finals, "stateful final states\n{}", src);
             let explorers = explorer_agree::FastExplorers { name: "explorers", stateful: &Stateful::REAL, dpor: &Dpor::REAL };
-            let r = explorer_agree::ORACLE.check(&p, &Sut::Explorers(explorers), &Budget { explore: Config::default(), relax: Default::default() });
+            let r = explorer_agree::ATOMICS.check(&p, &Sut::Explorers(explorers), &Budget { explore: Config::default(), relax: Default::default() });
             proptest::prop_assert_eq!(r.verdict, Verdict::Pass, "explorer-agree: {:?}\n{}", r.note, src);
             compared.set(compared.get() + 1);
             racy.set(racy.get() + usize::from(naive.values().any(|(r, _)| !r.is_empty())));

@@ -24,6 +24,7 @@ impl Registry {
                 super::racerdx_complete::ORACLE,
                 super::racerdx_reports::ORACLE,
                 super::explorer_agree::ORACLE,
+                super::explorer_agree::ATOMICS,
                 super::explorer_agree::RACERDX,
                 super::fasttrack_precise::ORACLE,
                 super::fasttrack_precise::ATOMICS,
