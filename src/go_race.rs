@@ -133,7 +133,7 @@ fn report(block: &[&str]) -> Result<Report, ReplayError> {
                 Some(*created.get(&n).ok_or_else(|| ReplayError::Parse(format!("goroutine {n} of `{l}` has no creation stack in its report")))?)
             }
         };
-        Ok(Access { kind, addr, thread, line: None })
+        Ok(Access { kind, addr, thread, line: None, atomic: None })
     };
     let mut current = None;
     let mut previous = None;
@@ -162,9 +162,9 @@ mod tests {
             ==================\nWARNING: DATA RACE\nWrite at 0x00c000014090 by main goroutine:\n  main.main()\n\n\
             Previous read at 0x00c000014090 by goroutine 7:\n  [failed to restore the stack]\n\n\
             Goroutine 7 (finished) created at:\n  main.start0()\n==================\nFound 2 data race(s)\n";
-        let read = Access { kind: AccessKind::Read, addr: 0xc000014098, thread: Some(1), line: None };
+        let read = Access { kind: AccessKind::Read, addr: 0xc000014098, thread: Some(1), line: None, atomic: None };
         let write = Access { kind: AccessKind::Write, thread: Some(0), ..read };
-        let main = Access { kind: AccessKind::Write, addr: 0xc000014090, thread: None, line: None };
+        let main = Access { kind: AccessKind::Write, addr: 0xc000014090, thread: None, line: None, atomic: None };
         assert_eq!(
             parse(err),
             Ok(vec![Report { current: read, previous: Some(write) }, Report { current: main, previous: Some(Access { kind: AccessKind::Read, thread: Some(0), ..main }) }])

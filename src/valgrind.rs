@@ -177,14 +177,14 @@ fn helgrind_access(t: &str, addr: Option<u64>) -> Option<Access> {
         Some(a) => a,
         None => u64::from_str_radix(t.split(" at 0x").nth(1)?.split_whitespace().next()?, 16).ok()?,
     };
-    Some(Access { kind, addr, thread: thread(t.split("by thread #").nth(1)?)?, line: None })
+    Some(Access { kind, addr, thread: thread(t.split("by thread #").nth(1)?)?, line: None, atomic: None })
 }
 
 /// `Conflicting store by thread 3 at 0x04a9c048 size 8` (or `load`).
 fn drd_access(t: &str) -> Option<Access> {
     let kind = if t.starts_with("Conflicting store") { AccessKind::Write } else { AccessKind::Read };
     let addr = u64::from_str_radix(t.split(" at 0x").nth(1)?.split_whitespace().next()?, 16).ok()?;
-    Some(Access { kind, addr, thread: thread(t.split("by thread ").nth(1)?)?, line: None })
+    Some(Access { kind, addr, thread: thread(t.split("by thread ").nth(1)?)?, line: None, atomic: None })
 }
 
 #[cfg(test)]
@@ -199,12 +199,12 @@ mod tests {
             <stack><frame><fn>line5_r</fn></frame></stack>\
             <xauxwhat><text>This conflicts with a previous write of size 8 by thread #2</text><hthreadid>2</hthreadid></xauxwhat>\
             </error><error><kind>LockOrder</kind><what>lock order violated</what></error></valgrindoutput>";
-        let read = Access { kind: AccessKind::Read, addr: 0x4a4a6e0, thread: Some(1), line: Some(5) };
+        let read = Access { kind: AccessKind::Read, addr: 0x4a4a6e0, thread: Some(1), line: Some(5), atomic: None };
         assert_eq!(parse(helgrind), Ok(vec![Report { current: read, previous: Some(Access { kind: AccessKind::Write, thread: Some(0), line: None, ..read }) }]));
         let drd = "stray\n<?xml version=\"1.0\"?>\n<valgrindoutput><error><tid>3</tid><kind>ConflictingAccess</kind>\
             <what>Conflicting store by thread 1 at 0x04a6b650 size 8</what>\
             <stack><frame><fn>store</fn></frame><frame><fn>line10_w</fn></frame></stack></error></valgrindoutput>";
-        assert_eq!(parse(drd), Ok(vec![Report { current: Access { kind: AccessKind::Write, addr: 0x4a6b650, thread: None, line: Some(10) }, previous: None }]));
+        assert_eq!(parse(drd), Ok(vec![Report { current: Access { kind: AccessKind::Write, addr: 0x4a6b650, thread: None, line: Some(10), atomic: None }, previous: None }]));
         assert!(matches!(parse("no xml"), Err(ReplayError::Parse(_))));
         assert!(matches!(parse("<?xml version=\"1.0\"?><valgrindoutput><error><kind>Race</kind></error></valgrindoutput>"), Err(ReplayError::Parse(_))));
     }

@@ -35,6 +35,10 @@ pub struct Access {
     /// for it (`line12_w`, `crate::replay::export`); it tells apart two accesses of one
     /// thread, kind and cell when the tool names no earlier access (DRD).
     pub line: Option<u32>,
+    /// Whether the tool calls it atomic (ThreadSanitizer's `Atomic write of size 8`), when
+    /// it says: a plain access it names is then never taken for an atomic event of the same
+    /// thread and cell, nor an atomic one for a plain event.
+    pub atomic: Option<bool>,
 }
 
 /// The `.race` line in a replay function's name (`line12_w` → 12), if it is one.
@@ -213,7 +217,7 @@ pub fn reported_events(trace: &[Event], objects: &BTreeMap<u64, (u64, u64)>, rep
     let matches = |e: &Event, x: &Access| {
         let Some((k, addr, atomic)) = as_tool_sees(e) else { return false };
         let thread = x.thread.and_then(|t| order.get(t as usize));
-        (atomic || k == x.kind) && Some(cell(addr)) == cell_of(x.addr) && thread == Some(&e.thread) && x.line.is_none_or(|l| l == e.line)
+        (atomic || k == x.kind) && x.atomic.is_none_or(|a| a == atomic) && Some(cell(addr)) == cell_of(x.addr) && thread == Some(&e.thread) && x.line.is_none_or(|l| l == e.line)
     };
     let conflicts_before = |at: usize| {
         let Some((k, addr, _)) = as_tool_sees(&trace[at]) else { return false };
@@ -280,7 +284,7 @@ mod tests {
     }
 
     fn access(kind: AccessKind, thread: u32, line: u32) -> Access {
-        Access { kind, addr: 0x1000 + 8 * 2, thread: Some(thread), line: Some(line) }
+        Access { kind, addr: 0x1000 + 8 * 2, thread: Some(thread), line: Some(line), atomic: None }
     }
 
     #[test]

@@ -41,17 +41,19 @@ pub(super) fn kind_word(e: &Event) -> &'static str {
 pub(super) fn missed(trace: &[Event], r: &Race) -> String {
     let (first, second) = (&trace[r.first.0 as usize], &trace[r.second.0 as usize]);
     let history = if between(trace, r) >= SHADOW_CELLS { format!(" behind {SHADOW_CELLS} or more accesses of other threads") } else { String::new() };
-    let cut = if relaxed_store_cut(trace, r) { " where a relaxed store ended a release sequence" } else { "" };
+    let cut = if store_cut(trace, r) { " where a relaxed or plain store ended a release sequence" } else { "" };
     let article = if kind_word(first).starts_with('a') { "an" } else { "a" };
     format!("{article} {}-{} race{history}{cut}", kind_word(first), kind_word(second))
 }
 
-/// Whether the race `r` would be ordered if relaxed stores did not end release sequences
-/// (C++11's rule for a store of the same thread, and ThreadSanitizer's for every relaxed
-/// store, docs/spec/atomics.md §2.2, §5.1): between its accesses, the second's thread makes
-/// an acquire read of a relaxed store that comes after a release write, to the same address,
-/// by the first's thread after the first access.
-fn relaxed_store_cut(trace: &[Event], r: &Race) -> bool {
+/// Whether the race `r` would be ordered if relaxed or plain stores did not end release
+/// sequences (C++11's rule for a store of the same thread, and ThreadSanitizer's for every
+/// relaxed store and every plain one, which leave the location's release clock alone,
+/// docs/spec/atomics.md §2.2, §5.1): between its accesses, the second's thread makes an
+/// acquire read of a relaxed or plain store (directly, or through RMWs that continue it)
+/// that comes after a release write, to the same address, by the first's thread after the
+/// first access.
+fn store_cut(trace: &[Event], r: &Race) -> bool {
     let (i, j) = (r.first.0 as usize, r.second.0 as usize);
     let (t1, t2) = (trace[i].thread, trace[j].thread);
     (i + 1..j).any(|k| {
@@ -59,9 +61,16 @@ fn relaxed_store_cut(trace: &[Event], r: &Race) -> bool {
         if trace[k].thread != t2 || !read.acquire_read() {
             return false;
         }
-        // The write it reads: the last write to `a` before it.
-        let Some(w) = (0..k).rev().find(|&w| trace[w].mem_access().is_some_and(|m| m.addr == a && m.write)) else { return false };
-        let relaxed_store = matches!(trace[w].kind, EventKind::Atomic(AtomicKind::Store(o), _) if !o.releases());
+        // The write it reads: the last write to `a` before it; through RMWs, which continue
+        // a release sequence, back to the write they continue.
+        let last_write = |before: usize| (0..before).rev().find(|&w| trace[w].mem_access().is_some_and(|m| m.addr == a && m.write));
+        let Some(mut w) = last_write(k) else { return false };
+        while matches!(trace[w].kind, EventKind::Atomic(AtomicKind::Rmw(_), _)) {
+            let Some(before) = last_write(w) else { return false };
+            w = before;
+        }
+        let relaxed_store =
+            matches!(trace[w].kind, EventKind::Atomic(AtomicKind::Store(o), _) if !o.releases()) || matches!(trace[w].kind, EventKind::Access(AccessKind::Write, _));
         relaxed_store && (i + 1..w).any(|h| trace[h].thread == t1 && matches!(trace[h].kind, EventKind::Atomic(k, b) if b == a && k.release_write()))
     })
 }
@@ -129,17 +138,23 @@ impl Orders {
         let other = |f: &&Event| f.thread != e.thread && addr_of(f) == Some(a);
         if let EventKind::Atomic(k, _) = e.kind {
             let plain = trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Access(..)));
-            if k.is_failed_cas() || !plain {
+            if k.is_failed_cas() {
+                return "a report on a failed CAS (a failed CAS is a read: it races with no plain read)".to_string();
+            }
+            if !plain {
                 let article = if word.starts_with('a') { "an" } else { "a" };
-                return format!("a report on {article} {word} (atomic accesses never race with each other; a failed CAS is a read)");
+                return format!("a report on {article} {word} whose conflicting accesses of other threads are all atomic (atomic accesses never race with each other)");
             }
         }
         let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _)) || matches!(e.kind, EventKind::Atomic(k, _) if k.writes());
         let conflicting: Vec<usize> = trace[..j].iter().filter(other).filter(|f| f.mem_access().is_some_and(|m| write || m.write)).map(|f| f.idx.0 as usize).collect();
+        // A failed CAS of another thread that nothing orders before it: a tool that takes a
+        // CAS for a write before it compares sees a conflict there, whatever orders the rest.
+        let failed_cas = trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas()) && !self.all.ordered(f.idx.0 as usize, j));
+        if failed_cas || (conflicting.is_empty() && trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas()))) {
+            return format!("a {word} after a failed CAS of another thread (a failed CAS is a read)");
+        }
         if conflicting.is_empty() {
-            if trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas())) {
-                return format!("a {word} after a failed CAS of another thread (a failed CAS is a read)");
-            }
             return format!("a {word} with no conflicting access of another thread before it");
         }
         if !conflicting.iter().all(|&i| self.all.ordered(i, j)) {

@@ -161,7 +161,7 @@ pub fn parse(err: &str) -> Result<Vec<Report>, ReplayError> {
         if l.starts_with("WARNING: ThreadSanitizer:") {
             reports.extend(current.take());
             if l.starts_with("WARNING: ThreadSanitizer: data race") {
-                current = Some(Report { current: Access { kind: AccessKind::Read, addr: 0, thread: None, line: None }, previous: None });
+                current = Some(Report { current: Access { kind: AccessKind::Read, addr: 0, thread: None, line: None, atomic: None }, previous: None });
             }
             continue;
         }
@@ -179,7 +179,12 @@ pub fn parse(err: &str) -> Result<Vec<Report>, ReplayError> {
 /// `Write of size 8 at 0x7b0400000010 by thread T2:` (or `read`, `by main thread`): `T1` is
 /// the first thread the replay creates.
 fn access(l: &str) -> Option<Access> {
-    let l = l.strip_prefix("Atomic ").unwrap_or(l);
+    // `Atomic write of size 8` (or `Previous atomic write`): an atomic access. Its stack
+    // cannot tell two accesses of a thread and cell apart (the replay runs with
+    // `symbolize=0`), so this is what keeps an atomic from being taken for a plain access
+    // of the same thread and cell next to it.
+    let atomic = l.to_ascii_lowercase().starts_with("atomic ");
+    let l = if atomic { &l[7..] } else { l };
     let kind = if l.to_ascii_lowercase().starts_with("write") { AccessKind::Write } else { AccessKind::Read };
     let addr = l.split(" at 0x").nth(1)?.split_whitespace().next()?;
     let addr = u64::from_str_radix(addr, 16).ok()?;
@@ -187,7 +192,7 @@ fn access(l: &str) -> Option<Access> {
         Some(t) => Some(t.trim_end_matches(':').split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok()?.checked_sub(1)?),
         None => None,
     };
-    Some(Access { kind, addr, thread, line: None })
+    Some(Access { kind, addr, thread, line: None, atomic: Some(atomic) })
 }
 
 #[cfg(test)]
@@ -210,9 +215,11 @@ mod tests {
     #[test]
     fn a_report_is_read_with_both_accesses() {
         let err = "==================\nWARNING: ThreadSanitizer: data race (pid=1)\n  Read of size 8 at 0x7b0400000018 by thread T2:\n    #0 <null> <null> (replay+0x120f)\n\n  Previous write of size 8 at 0x7b0400000018 by thread T1:\n    #0 <null> <null> (replay+0x1281)\n\n==================\nWARNING: ThreadSanitizer: lock-order-inversion\n";
-        let read = Access { kind: AccessKind::Read, addr: 0x7b04_0000_0018, thread: Some(1), line: None };
+        let read = Access { kind: AccessKind::Read, addr: 0x7b04_0000_0018, thread: Some(1), line: None, atomic: Some(false) };
         let write = Access { kind: AccessKind::Write, thread: Some(0), ..read };
         assert_eq!(parse(err), Ok(vec![Report { current: read, previous: Some(write) }]));
+        let err = "WARNING: ThreadSanitizer: data race (pid=1)\n  Read of size 8 at 0x7b0400000018 by thread T2:\n    #0\n\n  Previous atomic write of size 8 at 0x7b0400000018 by thread T1:\n    #0\n";
+        assert_eq!(parse(err), Ok(vec![Report { current: read, previous: Some(Access { atomic: Some(true), ..write }) }]));
         assert_eq!(crate::replay::run::objects("racefuzz-object 0 0x7b0400000010 3\n"), Ok([(0, (0x7b04_0000_0010, 3))].into()));
     }
 }
