@@ -537,7 +537,7 @@ pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -
 /// them ([`SutEntry::atomics`]): `inconclusive`, naming the assumption, never a verdict on what
 /// the SUT does not see.
 fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
-    if oracle.sut == race_oracles::theorems::SutKind::Explorers || subject.entry().atomics || !p.has_atomics() {
+    if subject.entry().atomics || !p.has_atomics() {
         return None;
     }
     // Atomics (docs/spec/atomics.md §4.4, §6): the other detectors, analyses and exports do not model them yet.
