@@ -28,8 +28,8 @@ const DPOR: Predicted = Predicted::breaks(&["explorer-agree"]).unexercised_by(&[
 /// programs).
 const DPOR_LOCKS_OR_PATHS: Predicted = Predicted::breaks(&["explorer-agree"]).unexercised_by(&["explorer-agree-racerdx", "explorer-agree-atomics"]);
 
-/// The explorers' seeded bugs: DPOR's predicted alike ([`DPOR`]), or as
-/// [`DPOR_LOCKS_OR_PATHS`] where the atomic generator cannot reach the bug. (A visited set keyed
+/// The explorers' seeded bugs: DPOR's predicted alike (`DPOR`), or as
+/// `DPOR_LOCKS_OR_PATHS` where the atomic generator cannot reach the bug. (A visited set keyed
 /// without lock holders and depths is no mutant at all: under balanced locking the lock state
 /// is a function of the threads' control positions, so that part of the key is redundant;
 /// measured: not caught in 600 programs of either oracle.)
