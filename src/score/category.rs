@@ -33,6 +33,15 @@ pub(super) fn kind_word(e: &Event) -> &'static str {
     }
 }
 
+/// `a` or `an` before `word`.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// The category of a missed race: the kinds of its two accesses, and whether a bounded
 /// history could have lost the earlier one: at least `SHADOW_CELLS` accesses of the
 /// location by threads other than the earlier access's between the two
@@ -42,8 +51,7 @@ pub(super) fn missed(trace: &[Event], r: &Race) -> String {
     let (first, second) = (&trace[r.first.0 as usize], &trace[r.second.0 as usize]);
     let history = if between(trace, r) >= SHADOW_CELLS { format!(" behind {SHADOW_CELLS} or more accesses of other threads") } else { String::new() };
     let cut = if store_cut(trace, r) { " where a relaxed or plain store ended a release sequence" } else { "" };
-    let article = if kind_word(first).starts_with('a') { "an" } else { "a" };
-    format!("{article} {}-{} race{history}{cut}", kind_word(first), kind_word(second))
+    format!("{} {}-{} race{history}{cut}", article(kind_word(first)), kind_word(first), kind_word(second))
 }
 
 /// Whether the race `r` would be ordered if relaxed or plain stores did not end release
@@ -142,8 +150,7 @@ impl Orders {
                 return "a report on a failed CAS (a failed CAS is a read: it races with no plain read)".to_string();
             }
             if !plain {
-                let article = if word.starts_with('a') { "an" } else { "a" };
-                return format!("a report on {article} {word} whose conflicting accesses of other threads are all atomic (atomic accesses never race with each other)");
+                return format!("a report on {} {word} whose conflicting accesses of other threads are all atomic (atomic accesses never race with each other)", article(word));
             }
         }
         let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _)) || matches!(e.kind, EventKind::Atomic(k, _) if k.writes());
@@ -152,23 +159,27 @@ impl Orders {
         // CAS for a write before it compares sees a conflict there, whatever orders the rest.
         let failed_cas = trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas()) && !self.all.ordered(f.idx.0 as usize, j));
         if failed_cas || (conflicting.is_empty() && trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas()))) {
-            return format!("a {word} after a failed CAS of another thread (a failed CAS is a read)");
+            return format!("{} {word} after a failed CAS of another thread (a failed CAS is a read)", article(word));
         }
         if conflicting.is_empty() {
-            return format!("a {word} with no conflicting access of another thread before it");
+            return format!("{} {word} with no conflicting access of another thread before it", article(word));
         }
         if !conflicting.iter().all(|&i| self.all.ordered(i, j)) {
-            // Only a check, which completes no data race of its own, gets here.
-            return format!("a {word} after an unordered conflicting access");
+            // An atomic whose unordered conflicting accesses are all atomic, or a check, which
+            // completes no data race of its own.
+            if matches!(e.kind, EventKind::Atomic(..)) && conflicting.iter().filter(|&&i| !self.all.ordered(i, j)).all(|&i| matches!(trace[i].kind, EventKind::Atomic(..))) {
+                return format!("a report on {} {word} whose unordered conflicting accesses are all atomic (atomic accesses never race with each other)", article(word));
+            }
+            return format!("{} {word} after an unordered conflicting access", article(word));
         }
         if !conflicting.iter().all(|&i| self.no_fences.ordered(i, j)) {
-            format!("a {word} ordered after a conflicting access only through a fence")
+            format!("{} {word} ordered after a conflicting access only through a fence", article(word))
         } else if !conflicting.iter().all(|&i| self.no_atomics.ordered(i, j)) {
-            format!("a {word} ordered after a conflicting access through atomics")
+            format!("{} {word} ordered after a conflicting access through atomics", article(word))
         } else if conflicting.iter().all(|&i| self.no_sync.ordered(i, j)) {
-            format!("a {word} ordered after every conflicting access by fork/join")
+            format!("{} {word} ordered after every conflicting access by fork/join", article(word))
         } else {
-            format!("a {word} ordered after a conflicting access by a lock")
+            format!("{} {word} ordered after a conflicting access by a lock", article(word))
         }
     }
 }

@@ -96,6 +96,10 @@ pub const KNOWN: &[Limitation] = &[
     Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "atomic accesses never race", why: VALGRIND_ATOMICS, citation: DRD_CITED },
     Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "atomic accesses never race", why: VALGRIND_ATOMICS, citation: DRD_CITED },
     Limitation { detector: "drd", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "atomic", why: VALGRIND_LOCKED_READ, citation: DRD_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "failed CAS", why: VALGRIND_CMPXCHG, citation: VALGRIND_CMPXCHG_CITED },
+    Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "failed CAS", why: VALGRIND_CMPXCHG, citation: VALGRIND_CMPXCHG_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "failed CAS", why: VALGRIND_CMPXCHG, citation: VALGRIND_CMPXCHG_CITED },
+    Limitation { detector: "drd", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "failed CAS", why: VALGRIND_CMPXCHG, citation: VALGRIND_CMPXCHG_CITED },
     Limitation { detector: "drd", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "atomic", why: VALGRIND_LOCKED_READ, citation: DRD_CITED },
 ];
 
@@ -125,6 +129,13 @@ const VALGRIND_ATOMICS: &str = "Helgrind and DRD do not model C11 atomics: an at
 /// Helgrind and DRD and LOCK-prefixed instructions.
 const VALGRIND_LOCKED_READ: &str =
     "Helgrind and DRD take a LOCK-prefixed instruction (an RMW, a CAS, a seq_cst store on x86-64) for a read, so its race with a plain read goes unseen";
+
+/// Helgrind and DRD and a failed CAS.
+const VALGRIND_CMPXCHG: &str =
+    "Helgrind and DRD see the instruction: x86-64's lock cmpxchg writes its destination even when the comparison fails, so a failed CAS is a write to them and conflicts with plain reads";
+
+/// Where the instruction's write is documented.
+const VALGRIND_CMPXCHG_CITED: &str = "Intel SDM Vol. 2A, CMPXCHG (\"the destination operand is written back if the comparison fails\"); docs/spec/atomics.md §5.2";
 
 /// Where Helgrind documents it.
 const HELGRIND_CITED: &str =
