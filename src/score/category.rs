@@ -155,10 +155,13 @@ impl Orders {
         }
         let write = matches!(e.kind, EventKind::Access(AccessKind::Write, _) | EventKind::Check(AccessKind::Write, _)) || matches!(e.kind, EventKind::Atomic(k, _) if k.writes());
         let conflicting: Vec<usize> = trace[..j].iter().filter(other).filter(|f| f.mem_access().is_some_and(|m| write || m.write)).map(|f| f.idx.0 as usize).collect();
-        // A failed CAS of another thread that nothing orders before it: a tool that takes a
-        // CAS for a write before it compares sees a conflict there, whatever orders the rest.
-        let failed_cas = trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas()) && !self.all.ordered(f.idx.0 as usize, j));
-        if failed_cas || (conflicting.is_empty() && trace[..j].iter().filter(other).any(|f| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas()))) {
+        // A failed CAS of another thread before a plain access, with nothing else to conflict
+        // with or not ordered before it: a tool that takes a CAS for a write before it
+        // compares sees a conflict there, whatever orders the rest.
+        let failed_cas = |f: &&Event| matches!(f.kind, EventKind::Atomic(k, _) if k.is_failed_cas());
+        let mut cas_before = trace[..j].iter().filter(other).filter(failed_cas);
+        let plain_e = !matches!(e.kind, EventKind::Atomic(..));
+        if plain_e && (if conflicting.is_empty() { cas_before.next().is_some() } else { cas_before.any(|f| !self.all.ordered(f.idx.0 as usize, j)) }) {
             return format!("{} {word} after a failed CAS of another thread (a failed CAS is a read)", article(word));
         }
         if conflicting.is_empty() {
