@@ -29,7 +29,7 @@ fn oracles(ids: &[String], spec: &SutSpec) -> Result<Vec<Oracle>, CliError> {
     let reg = Registry::builtin();
     match spec {
         SutSpec::Detector(_) => {
-            return Ok(reg.all().iter().filter(|o| !o.negative_control && suts::detector_oracles().contains(&o.id)).copied().collect());
+            return Ok(reg.all().iter().filter(|o| !o.negative_control && suts::EXTERNAL.fits(o)).copied().collect());
         }
         SutSpec::Analysis(_) => return Ok(reg.all().iter().filter(|o| suts::analysis_oracles().contains(&o.id)).copied().collect()),
         SutSpec::Catalogued { sut: Some(name), .. } => {

@@ -338,7 +338,7 @@ pub struct Subject {
     spec: SutSpec,
 }
 
-/// The SUTs of the catalogue that `oracle` can judge (its kind and dialect), in catalogue
+/// The SUTs of the catalogue that `oracle` can judge ([`SutEntry::fits`]), in catalogue
 /// order; the first is the one it judges unless told otherwise.
 pub fn fitting(oracle: &Oracle) -> impl Iterator<Item = &'static SutEntry> + '_ {
     SUTS.iter().filter(|e| e.fits(oracle))
