@@ -10,6 +10,10 @@
 //! `sync/atomic` operation, which is why the replay's turns are invisible to it (a plain
 //! counter that only `//go:norace` functions touch; `crate::replay::go`).
 //!
+//! Programs with atomics: Go's `sync/atomic` is sequentially consistent only (spec/atomics.md
+//! §5.5), so Go runs, and is judged on, `strengthen(p)` (§6.3: every order `seq_cst`, fences
+//! dropped), never `p` itself (its catalogue entry: `Atomics::Strengthened`).
+//!
 //! Reports name goroutines by the race runtime's own numbers, which are neither the
 //! goroutine ids of `runtime.Stack` nor the replay's order (the runtime has goroutines of
 //! its own); each report also gives, for every goroutine it names, the stack that created
@@ -121,7 +125,11 @@ fn report(block: &[&str]) -> Result<Report, ReplayError> {
         let thread = top.strip_prefix("main.start").and_then(|t| t.strip_suffix("()")).and_then(|t| t.parse::<u32>().ok());
         created.insert(n, thread.ok_or_else(|| ReplayError::Parse(format!("goroutine {n} was not created by the replay's startN (its creation stack starts `{top}`)")))?);
     }
-    let access = |l: &str| -> Result<Access, ReplayError> {
+    // The stack under the access line `i`: its function names, innermost first.
+    let frames = |i: usize| {
+        block[i + 1..].iter().take_while(|l| !l.is_empty() && !l.starts_with("Previous ")).filter(|l| !l.starts_with(['/', '<', '['])).map(|l| l.split('(').next().unwrap_or(l))
+    };
+    let access = |i: usize, l: &str| -> Result<Access, ReplayError> {
         let kind = if l.to_ascii_lowercase().starts_with("write") { AccessKind::Write } else { AccessKind::Read };
         let addr = l.split(" at 0x").nth(1).and_then(|a| a.split_whitespace().next()).and_then(|a| u64::from_str_radix(a, 16).ok()).ok_or_else(|| bad(l))?;
         let by = l.split(" by ").nth(1).map(|b| b.trim_end_matches(':')).ok_or_else(|| bad(l))?;
@@ -133,15 +141,19 @@ fn report(block: &[&str]) -> Result<Report, ReplayError> {
                 Some(*created.get(&n).ok_or_else(|| ReplayError::Parse(format!("goroutine {n} of `{l}` has no creation stack in its report")))?)
             }
         };
-        Ok(Access { kind, addr, thread, line: None, atomic: None })
+        // Go's reports do not say `Atomic`, but a `sync/atomic` function on top of the stack
+        // does; the replay's `lineN_r`, `lineN_w`, `lineN_x` name the line.
+        let line = frames(i).find_map(|f| f.strip_prefix("main.").and_then(crate::replay::line_of_function));
+        let atomic = frames(i).next().map(|f| f.starts_with("sync/atomic."));
+        Ok(Access { kind, addr, thread, line, atomic })
     };
     let mut current = None;
     let mut previous = None;
-    for l in block {
+    for (i, l) in block.iter().enumerate() {
         if let Some(rest) = l.strip_prefix("Previous ") {
-            previous = Some(access(rest)?);
+            previous = Some(access(i, rest)?);
         } else if l.starts_with("Read at ") || l.starts_with("Write at ") {
-            current = Some(access(l)?);
+            current = Some(access(i, l)?);
         }
     }
     let current = current.ok_or_else(|| ReplayError::Parse(format!("a Go race report without its access: `{}`", block.join(" / "))))?;
@@ -162,13 +174,23 @@ mod tests {
             ==================\nWARNING: DATA RACE\nWrite at 0x00c000014090 by main goroutine:\n  main.main()\n\n\
             Previous read at 0x00c000014090 by goroutine 7:\n  [failed to restore the stack]\n\n\
             Goroutine 7 (finished) created at:\n  main.start0()\n==================\nFound 2 data race(s)\n";
-        let read = Access { kind: AccessKind::Read, addr: 0xc000014098, thread: Some(1), line: None, atomic: None };
-        let write = Access { kind: AccessKind::Write, thread: Some(0), ..read };
-        let main = Access { kind: AccessKind::Write, addr: 0xc000014090, thread: None, line: None, atomic: None };
+        let read = Access { kind: AccessKind::Read, addr: 0xc000014098, thread: Some(1), line: Some(5), atomic: Some(false) };
+        let write = Access { kind: AccessKind::Write, thread: Some(0), line: Some(4), ..read };
+        let main = Access { kind: AccessKind::Write, addr: 0xc000014090, thread: None, line: None, atomic: Some(false) };
         assert_eq!(
             parse(err),
-            Ok(vec![Report { current: read, previous: Some(write) }, Report { current: main, previous: Some(Access { kind: AccessKind::Read, thread: Some(0), ..main }) }])
+            Ok(vec![
+                Report { current: read, previous: Some(write) },
+                Report { current: main, previous: Some(Access { kind: AccessKind::Read, thread: Some(0), atomic: None, ..main }) }
+            ])
         );
+        // An atomic operation: `sync/atomic` on top, the replay's line function below.
+        let atomic = "WARNING: DATA RACE\nRead at 0x10 by goroutine 8:\n  main.line5_r()\n      /tmp/x.go:40 +0x30\n\n\
+            Previous write at 0x10 by goroutine 7:\n  sync/atomic.CompareAndSwapInt64()\n      /usr/lib/go-1.19/src/runtime/race_amd64.s:316 +0xb\n  sync/atomic.CompareAndSwapInt64()\n      <autogenerated>:1 +0x24\n  main.atomicOp()\n  main.line9_x()\n      /tmp/x.go:60 +0x2e\n\n\
+            Goroutine 8 (running) created at:\n  main.start1()\n\nGoroutine 7 (finished) created at:\n  main.start0()\n==================\n";
+        let r = parse(atomic).unwrap();
+        assert_eq!(r[0].previous.map(|a| (a.line, a.atomic)), Some((Some(9), Some(true))));
+        assert_eq!((r[0].current.line, r[0].current.atomic), (Some(5), Some(false)));
         assert_eq!(parse("no races\n"), Ok(vec![]));
     }
 

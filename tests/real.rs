@@ -211,6 +211,30 @@ fn go_race_reports_exactly_the_racy_locations_of_every_class() {
     assert!(out.contains("with Go race detector (go): PASS") && out.contains("4 trace(s) (one per Mazurkiewicz class), 4 racy; racy locations: o.g"), "{out}");
 }
 
+/// Go's `sync/atomic` is sequentially consistent only (docs/spec/atomics.md §6.3): Go runs,
+/// and is judged on, the program strengthened, and a failure says so with the program it was
+/// judged on; its replay refuses a trace with another order or a fence rather than
+/// strengthening it in silence.
+#[test]
+fn go_race_is_judged_on_the_strengthened_program_and_its_replay_refuses_weaker_orders() {
+    needs!(Go);
+    let l13 = format!("{}/corpus/litmus/atomics/L13_failed_cas_plain_read.race", env!("CARGO_MANIFEST_DIR"));
+    let (code, out, err) = racefuzz(&["check", "fasttrack-precise-atomics", &l13, "--sut", "go-race"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("judged on strengthen(p)") && out.contains("ok = o.x.cas(5, 7, seq_cst, seq_cst)"), "{out}");
+    let p = race_oracles::lang::parse("dialect bfj2\nclass C { fields f }\ninit { o = new C }\nthread { o.f.store(1, release) }\nthread { fence(acquire) }\n").unwrap();
+    let tool = racefuzz::go_race::GoRace { go: "go".into() };
+    let dir = std::env::temp_dir().join(format!("racefuzz-go-orders-{}", std::process::id()));
+    let binary = racefuzz::replay::run::compile(&racefuzz::replay::go::go_program(&p, "", "test", None), &racefuzz::replay::ReplayTool::compiler(&tool), &dir).unwrap();
+    let run = |trace: &str| racefuzz::replay::run::run(racefuzz::replay::ReplayTool::command(&tool, &binary, trace), std::time::Duration::from_secs(20));
+    assert!(run("2 0.S.4.0.0.5.0.0").is_ok(), "a seq_cst store replays");
+    for (trace, says) in [("2 0.S.4.0.0.3.0.0", "seq_cst (5) only"), ("2 1.F.5.0.0.2.0.0", "Go has none")] {
+        let e = run(trace).expect_err(trace).to_string();
+        assert!(e.contains(says), "{trace}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The Go replay's turns order every pair of events, so if the race runtime saw them as
 /// synchronization it would report nothing. It must report each race of every trace,
 /// here of accesses that only the turns order (and unrelated locks around them), and

@@ -473,7 +473,7 @@ pub fn main() -> ExitCode {
             export_cmd::export_c(&file, schedule.as_deref(), output.as_deref(), trace_arg, &bounds)
         }
         Cmd::Score { sut, mutant, programs, seed, classes, jobs, generator, max_traces, json, detector } => {
-            score_cmd::run(&sut, mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes, generator, max_traces }, jobs, json)
+            score_cmd::run(&sut, mutant.as_deref(), &detector, crate::score::Corpus { programs, seed, classes, generator, max_traces, strengthened: false }, jobs, json)
         }
         Cmd::Gen { generator, count, seed, stats, status_interval } => gen_cmd::gen(&generator, count, seed, stats, &status_interval),
         Cmd::BenchMutants { time_per, seed } => gen_cmd::bench_mutants(&time_per, seed),

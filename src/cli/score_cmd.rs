@@ -6,9 +6,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::shared::{oracle, subject, CliError, DetectorArgs, Exit};
 use crate::outln;
 use crate::score::board::Board;
-use crate::score::{generator_of, score, score_and_deviations, Corpus};
+use crate::score::{generator_of, score, score_and_deviations, Corpus, Generator};
 use crate::sut_spec::SutName;
-use crate::suts::SUTS;
+use crate::suts::{Atomics, Subject, SUTS};
 
 /// Scores the detector that `suts`, `mutant` or `detector` name on `corpus`; several side
 /// by side when more than one is named (`--sut` twice, or `--sut` and `--detector-cmd`).
@@ -49,10 +49,19 @@ fn board(suts: &[String], mutant: Option<&str>, detector: &DetectorArgs, corpus:
         named.push(("--detector-cmd".into(), detector.spec(None, None)?, generator_for("fasttrack")?));
     }
     let subjects = named.iter().map(|(n, spec, id)| Ok((n.clone(), subject(&oracle(id)?, spec)?))).collect::<Result<Vec<_>, CliError>>()?;
+    // Before hours of scoring: a board compares detectors on the same programs.
+    let strengthens: Vec<bool> = subjects.iter().map(|(_, s)| strengthened(s, corpus)).collect();
+    if let (Some(i), Some(j)) = (strengthens.iter().position(|&x| x), strengthens.iter().position(|&x| !x)) {
+        let (go, other) = (&subjects[i].0, &subjects[j].0);
+        return Err(CliError::input(format!(
+            "error: {go} runs and is judged on strengthen(p), every order seq_cst and fences dropped (docs/spec/atomics.md §6.3), and {other} on the programs themselves; a board compares detectors on the same programs: score {go} on its own"
+        )));
+    }
     let bar = progress(corpus.programs * subjects.len() as u64);
     let mut scored = vec![];
-    for (name, subject) in &subjects {
-        let (card, deviations) = score_and_deviations(&|| subject.sut(), subject.relax(), corpus, jobs, &|| bar.inc(1), true).map_err(|e| CliError::internal(e.to_string()))?;
+    for ((name, subject), &strengthened) in subjects.iter().zip(&strengthens) {
+        let (card, deviations) = score_and_deviations(&|| subject.sut(), subject.relax(), Corpus { strengthened, ..corpus }, jobs, &|| bar.inc(1), true)
+            .map_err(|e| CliError::internal(e.to_string()))?;
         scored.push((name.clone(), card, deviations));
     }
     bar.finish_and_clear();
@@ -67,12 +76,19 @@ fn one(sut: Option<&str>, mutant: Option<&str>, detector: &DetectorArgs, corpus:
     let id = generator_for(name)?;
     let subject = subject(&oracle(id)?, &detector.spec(sut, mutant)?)?;
     let bar = progress(corpus.programs);
+    let corpus = Corpus { strengthened: strengthened(&subject, corpus), ..corpus };
     let mut card = score(&|| subject.sut(), subject.relax(), corpus, jobs, &|| bar.inc(1)).map_err(|e| CliError::internal(e.to_string()))?;
     if let Some(m) = subject.mutant() {
         card.detector = format!("{} (mutant {m})", card.detector);
     }
     bar.finish_and_clear();
     print(&card, json)
+}
+
+/// Whether `subject` is scored on strengthened programs: a detector whose atomics are all
+/// sequentially consistent (`Atomics::Strengthened`), on the programs with atomics.
+fn strengthened(subject: &Subject, corpus: Corpus) -> bool {
+    subject.entry().atomics == Atomics::Strengthened && corpus.generator == Generator::Atomics
 }
 
 /// A progress bar over `programs` programs.

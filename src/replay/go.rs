@@ -32,8 +32,17 @@
 //!   [`MAX_THREADS`] of them: a trace with more threads fails (exit status 2), a failure of
 //!   the replay, never a silent pass.
 //!
-//! One function per `.race` line and kind of access (`line12_w`), as in the C replay, so
-//! that a report's stack names the line.
+//! - Atomics (docs/spec/atomics.md §6.3): `sync/atomic` on the same cells (`atomicOp`), which
+//!   the race runtime counts as synchronization, every operation sequentially consistent. So
+//!   a trace with atomics must be one of `strengthen(p)` (every order `seq_cst`, no fence;
+//!   `race_oracles::lang::Program::strengthened`), which is what Go is judged on
+//!   (its catalogue entry: `Atomics::Strengthened`); any other order, or a fence, fails the replay
+//!   (exit status 2) instead of being strengthened in silence. Writes store values of their
+//!   own and an atomic read checks that it returned the value the trace says, as in the C
+//!   replay (exit status 3, `racefuzz-diverged`, when not).
+//!
+//! One function per `.race` line and kind of access (`line12_w`, `line12_x` for an atomic),
+//! as in the C replay, so that a report's stack names the line.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -71,13 +80,14 @@ fn go_program_of_lines(lines: &BTreeMap<u32, String>, file: &str, default_trace:
         let _ = writeln!(go, "\n// line {l}: {text}");
         let _ = writeln!(go, "//go:noinline\nfunc line{l}_r(p *int64) int64 {{ return *p }}");
         let _ = writeln!(go, "//go:noinline\nfunc line{l}_w(p *int64, v int64) {{ *p = v }}");
+        let _ = writeln!(go, "//go:noinline\nfunc line{l}_x(k int, e *event) int64 {{ return atomicOp(k, e) }}");
     }
     go.push_str("\n// One access of the trace on the thread that makes it; other events go to other.\n");
     go.push_str("func perform(k int, e *event, h *holds) int64 {\n\tswitch e.line {\n");
     for l in lines.keys() {
         let _ = writeln!(
             go,
-            "\tcase {l}:\n\t\tswitch e.op {{\n\t\tcase 'r':\n\t\t\treturn line{l}_r(cell(e))\n\t\tcase 'w':\n\t\t\tline{l}_w(cell(e), int64(k))\n\t\t\treturn 0\n\t\t}}"
+            "\tcase {l}:\n\t\tswitch e.op {{\n\t\tcase 'r':\n\t\t\treturn line{l}_r(cell(e))\n\t\tcase 'w':\n\t\t\tline{l}_w(cell(e), int64(k+1))\n\t\t\treturn 0\n\t\tcase 'L', 'S', 'X', 'C', 'F':\n\t\t\treturn line{l}_x(k, e)\n\t\t}}"
         );
     }
     go.push_str("\t}\n\treturn other(k, e, h)\n}\n");
@@ -108,13 +118,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
+// One event of the trace; an atomic one (op L, S, X, C, F) also has its orders o and f (C's
+// memory_order numbers) and v, the value it must read.
 type event struct {
 	thread int
 	op     byte
 	line   int
 	a, b   int
+	o, f   int
+	v      int64
 }
 
 var (
@@ -160,7 +175,9 @@ func other(k int, e *event, h *holds) int64 {
 	case 'r':
 		return *cell(e)
 	case 'w':
-		*cell(e) = int64(k)
+		*cell(e) = int64(k + 1)
+	case 'L', 'S', 'X', 'C', 'F':
+		return atomicOp(k, e)
 	case 'a':
 		m := mutex(e)
 		if (*h)[m] == 0 {
@@ -198,6 +215,39 @@ func run(me int) {
 }
 
 var sinks []int64 // each thread's sum of what it read, so that no read is dead code
+
+// Atomic event k (docs/spec/atomics.md §6.3): Go's sync/atomic on the same int64 cells, which
+// the race runtime counts as synchronization, every operation sequentially consistent. So the
+// trace must be of strengthen(p): every order seq_cst (C's 5) and no fence; anything else
+// fails the replay (exit status 2), never a silent strengthening. A write stores k + 1, a read
+// must return e.v, the value of the write the trace says it reads (a failed CAS expects -1,
+// which no write stores); otherwise the replay is not the trace.
+func atomicOp(k int, e *event) int64 {
+	if e.op == 'F' {
+		fail("racefuzz: a fence on line %d: Go has none; replay strengthen(p), which drops fences (docs/spec/atomics.md §6.3)", e.line)
+	}
+	if e.o != 5 || (e.op == 'C' && e.f != 5) {
+		fail("racefuzz: memory order %d/%d of `%c` on line %d: Go's sync/atomic is seq_cst (5) only; replay strengthen(p) (docs/spec/atomics.md §6.3)", e.o, e.f, e.op, e.line)
+	}
+	p, got, mine := cell(e), e.v, int64(k+1)
+	switch e.op {
+	case 'L':
+		got = atomic.LoadInt64(p)
+	case 'S':
+		atomic.StoreInt64(p, mine)
+	case 'X':
+		got = atomic.AddInt64(p, mine-e.v) - (mine - e.v)
+	case 'C':
+		if atomic.CompareAndSwapInt64(p, -1, mine) {
+			got = -1
+		}
+	}
+	if got != e.v {
+		fmt.Fprintf(os.Stderr, "racefuzz-diverged: event %d (`%c` on line %d) read %d, the trace says %d\n", k, e.op, e.line, got, e.v)
+		os.Exit(3)
+	}
+	return got
+}
 "#;
 
 /// The trace parser and `main` (`DEFAULT_TRACE` is replaced).
@@ -227,19 +277,29 @@ func main() {
 	for _, item := range items[1:] {
 		f := strings.Split(item, ".")
 		var e event
-		var errs [4]error
-		if len(f) == 5 && len(f[1]) == 1 {
+		var errs [7]error
+		atomicItem := len(f) > 1 && len(f[1]) == 1 && strings.Contains("LSXCF", f[1])
+		fields := 5
+		if atomicItem {
+			fields = 8
+		}
+		if len(f) == fields && len(f[1]) == 1 {
 			e.thread, errs[0] = strconv.Atoi(f[0])
 			e.op = f[1][0]
 			e.line, errs[1] = strconv.Atoi(f[2])
 			e.a, errs[2] = strconv.Atoi(f[3])
 			e.b, errs[3] = strconv.Atoi(f[4])
+			if atomicItem {
+				e.o, errs[4] = strconv.Atoi(f[5])
+				e.f, errs[5] = strconv.Atoi(f[6])
+				e.v, errs[6] = strconv.ParseInt(f[7], 10, 64)
+			}
 		}
-		if len(f) != 5 || len(f[1]) != 1 || errs != [4]error{} || e.thread < 0 || e.thread >= threads || e.b < 0 || e.b >= 1<<20 {
+		if len(f) != fields || len(f[1]) != 1 || errs != [7]error{} || e.thread < 0 || e.thread >= threads || e.b < 0 || e.b >= 1<<20 {
 			fail("bad trace item `%s`", item)
 		}
 		switch e.op {
-		case 'r', 'w':
+		case 'r', 'w', 'L', 'S', 'X', 'C':
 			if e.a < 0 {
 				fail("bad trace item `%s`", item)
 			}
@@ -314,12 +374,18 @@ mod tests {
     /// The turns are invisible to the race runtime only as long as no `sync/atomic` touches
     /// them (measured: with `atomic.LoadInt64`/`StoreInt64` turns, even inside `//go:norace`
     /// functions, Go 1.19 reports no race of a two-thread racy trace) and the two functions
-    /// that touch the counter stay uninstrumented.
+    /// that touch the counter stay uninstrumented. The program's own atomics use
+    /// `sync/atomic` on its cells only (`atomicOp`).
     #[test]
     fn the_turns_are_plain_and_uninstrumented() {
         let p = race_oracles::lang::parse("dialect bfj\nclass C {\n  fields f\n}\ninit {\n  o = new C\n}\nthread {\n  o.f = 1\n}\nthread {\n  r = o.f\n}\n").unwrap();
         let go = go_program(&p, "", "t.race", Some("2 0.w.9.0.0 1.r.12.0.0"));
-        assert!(!go.contains("sync/atomic") && !go.contains("atomic."), "{go}");
+        let atomics: Vec<&str> = go.lines().filter(|l| l.contains("atomic.")).map(str::trim).collect();
+        assert_eq!(
+            atomics,
+            ["got = atomic.LoadInt64(p)", "atomic.StoreInt64(p, mine)", "got = atomic.AddInt64(p, mine-e.v) - (mine - e.v)", "if atomic.CompareAndSwapInt64(p, -1, mine) {"],
+            "{go}"
+        );
         assert!(go.contains("//go:norace\nfunc waitTurn(k int) {") && go.contains("//go:norace\nfunc nextTurn(k int) { turn = k + 1 }"), "{go}");
         // The counter appears in its declaration and the two functions only.
         let uses: Vec<&str> = go.lines().map(str::trim).filter(|l| !l.starts_with("//") && l.split(|c: char| !c.is_alphanumeric()).any(|w| w == "turn")).collect();

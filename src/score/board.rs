@@ -49,6 +49,8 @@ pub struct Board {
     pub max_traces: u64,
     /// Programs whose exploration was cut at `max_traces` (the same for every card).
     pub cut_programs: u64,
+    /// Whether the programs were strengthened (`super::Corpus::strengthened`).
+    pub strengthened: bool,
     /// One entry per detector, in the order named.
     pub entries: Vec<Entry>,
 }
@@ -69,14 +71,17 @@ impl Board {
     /// [`MixedCorpora`] when two cards were scored on different corpora.
     pub fn new(scored: Vec<(String, Scorecard, Vec<Deviation>)>) -> Result<Board, MixedCorpora> {
         let Some((first, c0, _)) = scored.first() else {
-            return Ok(Board { generator: "", seed: 0, programs: 0, classes: false, max_traces: 0, cut_programs: 0, entries: vec![] });
+            return Ok(Board { generator: "", seed: 0, programs: 0, classes: false, max_traces: 0, cut_programs: 0, strengthened: false, entries: vec![] });
         };
-        let (generator, seed, programs, classes, max_traces, cut_programs) = (c0.generator, c0.seed, c0.programs, c0.classes, c0.max_traces, c0.cut_programs);
+        let (generator, seed, programs, classes, max_traces, cut_programs, strengthened) =
+            (c0.generator, c0.seed, c0.programs, c0.classes, c0.max_traces, c0.cut_programs, c0.strengthened);
         for (name, c, _) in &scored {
             let why = if c.generator != generator {
                 format!("generators {generator} and {}", c.generator)
             } else if (c.seed, c.programs, c.classes, c.max_traces) != (seed, programs, classes, max_traces) {
                 "seed, program count, trace choice or cap on traces".to_string()
+            } else if c.strengthened != strengthened {
+                "programs strengthened for one only: docs/spec/atomics.md §6.3".to_string()
             } else {
                 continue;
             };
@@ -93,7 +98,7 @@ impl Board {
                 Entry { sut, card, deviations }
             })
             .collect();
-        Ok(Board { generator, seed, programs, classes, max_traces, cut_programs, entries })
+        Ok(Board { generator, seed, programs, classes, max_traces, cut_programs, strengthened, entries })
     }
 }
 
@@ -105,7 +110,15 @@ fn prf(c: Option<Counts>) -> String {
 impl std::fmt::Display for Board {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let traces = if self.classes { "one trace per Mazurkiewicz class" } else { "every interleaving" };
-        writeln!(f, "{} detector(s) on {} programs of {}'s generator, seed {}, {traces}", self.entries.len(), self.programs, self.generator, self.seed)?;
+        writeln!(
+            f,
+            "{} detector(s) on {} programs of {}'s generator, seed {}{}, {traces}",
+            self.entries.len(),
+            self.programs,
+            self.generator,
+            self.seed,
+            super::strengthened(self.strengthened)
+        )?;
         if self.cut_programs > 0 {
             writeln!(f, "{} program(s) cut at {} traces (counted per trace, not per program)", self.cut_programs, self.max_traces)?;
         }

@@ -85,6 +85,12 @@ pub const KNOWN: &[Limitation] = &[
     Limitation { detector: "tsan", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "failed CAS", why: TSAN_CAS, citation: TSAN_CAS_CITED },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
+    // Go's race runtime is ThreadSanitizer's, and runs strengthened programs (spec §5.5, §6.3):
+    // no fences, but the same compare-exchange and the same release clock.
+    Limitation { detector: "go-race", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "failed CAS", why: TSAN_CAS, citation: GO_CAS_CITED },
+    Limitation { detector: "go-race", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "failed CAS", why: TSAN_CAS, citation: GO_CAS_CITED },
+    Limitation { detector: "go-race", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: GO_RELEASE_SEQUENCE_CITED },
+    Limitation { detector: "go-race", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: GO_RELEASE_SEQUENCE_CITED },
     Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "through a", why: VALGRIND_ATOMICS, citation: HELGRIND_CITED },
     Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "through a", why: VALGRIND_ATOMICS, citation: HELGRIND_CITED },
     Limitation { detector: "helgrind", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "atomic accesses never race", why: VALGRIND_ATOMICS, citation: HELGRIND_CITED },
@@ -122,6 +128,13 @@ const TSAN_RELEASE_SEQUENCE: &str =
 /// Where it is documented.
 const TSAN_RELEASE_SEQUENCE_CITED: &str =
     "compiler-rt tsan_interface_atomic.cpp, AtomicStore: \"Strictly saying even relaxed store cuts off release sequence, so must reset the clock.\" (a plain store never reaches that code: tsan_rtl_access.cpp touches only shadow memory); docs/spec/atomics.md §5.1";
+
+/// Where Go's race runtime does what [`TSAN_CAS`] says.
+const GO_CAS_CITED: &str = "Go runtime/race_amd64.s: sync/atomic.CompareAndSwapInt64 calls __tsan_go_atomic64_compare_exchange, compiler-rt's AtomicCAS (tsan_interface_atomic.cpp, OpCAS); measured with Go 1.19 (a failed CAS is a `Previous write`); docs/spec/atomics.md §5.5";
+
+/// Where Go's race runtime does what [`TSAN_RELEASE_SEQUENCE`] says.
+const GO_RELEASE_SEQUENCE_CITED: &str =
+    "Go's race runtime is compiler-rt's (AtomicStore resets the release clock; a plain store, instrumented as racewrite, touches shadow memory only: tsan_rtl_access.cpp); docs/spec/atomics.md §5.1, §5.5";
 
 /// Helgrind and DRD and atomics.
 const VALGRIND_ATOMICS: &str = "Helgrind and DRD do not model C11 atomics: an atomic load or a plain-instruction store is a plain access and adds no happens-before";

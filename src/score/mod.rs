@@ -198,6 +198,8 @@ pub struct Scorecard {
     pub classes: bool,
     /// The most traces explored per program ([`Corpus::max_traces`]).
     pub max_traces: u64,
+    /// Whether the programs were strengthened ([`Corpus::strengthened`]).
+    pub strengthened: bool,
     /// Programs whose exploration was cut at [`Scorecard::max_traces`].
     pub cut_programs: u64,
     /// Programs the ground truth or the placer could not run (no initial state, placement
@@ -312,6 +314,10 @@ pub struct Corpus {
     /// detector on programs with many classes (the `limits` generator's crowds of locked
     /// writers have hundreds), a lower cap buys more programs.
     pub max_traces: u64,
+    /// Whether each program is replaced by `strengthen(p)` (docs/spec/atomics.md §6.3: every
+    /// order `seq_cst`, every fence dropped) before it is explored: the corpus of a detector
+    /// whose atomics are all sequentially consistent (`crate::suts::Atomics::Strengthened`).
+    pub strengthened: bool,
 }
 
 /// The generator of a corpus.
@@ -353,7 +359,7 @@ impl Generator {
 impl Corpus {
     /// `programs` programs drawn with `seed`, every interleaving of each.
     pub fn new(programs: u64, seed: u64) -> Corpus {
-        Corpus { programs, seed, classes: false, generator: Generator::Oracle, max_traces: BUDGET }
+        Corpus { programs, seed, classes: false, generator: Generator::Oracle, max_traces: BUDGET, strengthened: false }
     }
 }
 
@@ -394,7 +400,7 @@ pub fn score_and_deviations<'s>(
     tick: &(dyn Fn() + Sync),
     every: bool,
 ) -> Result<(Scorecard, Vec<Deviation>), ScoreError> {
-    let Corpus { programs, seed, classes, generator, max_traces } = corpus;
+    let Corpus { programs, seed, classes, generator, max_traces, strengthened } = corpus;
     let (runner, oracle_id) = runner_of(make())?;
     let oracle: Oracle = Registry::builtin().find(oracle_id).copied().ok_or(ScoreError::Internal(oracle_id))?;
     let (generate, generator_name) = match (generator.programs(), runner) {
@@ -406,7 +412,7 @@ pub fn score_and_deviations<'s>(
     let explorer = if classes { ExplorerKind::Dpor } else { ExplorerKind::Naive };
     let cfg = Config { max_executions: crate::suts::campaign_bounds().max_executions.min(max_traces), explorer, ..crate::suts::campaign_bounds() };
     let mut rng = StdRng::seed_from_u64(seed);
-    let ps: Vec<Program> = (0..programs).map(|_| crate::campaign::generate_with(generate, relax, &mut rng)).collect();
+    let ps: Vec<Program> = (0..programs).map(|_| crate::campaign::generate_with(generate, relax, &mut rng)).map(|p| if strengthened { p.strengthened() } else { p }).collect();
     let jobs = jobs.max(1);
     let mut scored: Vec<(usize, Option<ProgramScore>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
@@ -442,6 +448,7 @@ pub fn score_and_deviations<'s>(
         programs,
         classes,
         max_traces,
+        strengthened,
         cut_programs: 0,
         skipped_programs: 0,
         traces: 0,
@@ -672,9 +679,27 @@ pub(crate) fn decimal(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), |x| format!("{x:.3}"))
 }
 
+/// What a card or board says of strengthened programs ([`Corpus::strengthened`]).
+pub(crate) fn strengthened(yes: bool) -> &'static str {
+    if yes {
+        ", each strengthened (every order seq_cst, fences dropped: docs/spec/atomics.md §6.3)"
+    } else {
+        ""
+    }
+}
+
 impl std::fmt::Display for Scorecard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "{} (claim: {}) on {} programs of {}'s generator, seed {}", self.detector, self.claim, self.programs, self.generator, self.seed)?;
+        writeln!(
+            f,
+            "{} (claim: {}) on {} programs of {}'s generator, seed {}{}",
+            self.detector,
+            self.claim,
+            self.programs,
+            self.generator,
+            self.seed,
+            strengthened(self.strengthened)
+        )?;
         writeln!(
             f,
             "{} trace(s){}; {} program(s) cut at {} executions (counted per trace, not per program); {} program(s) skipped; {} trace(s) without an answer",

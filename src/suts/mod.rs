@@ -37,8 +37,10 @@ use crate::tsan::Tsan;
 use crate::valgrind::{Tool, Valgrind};
 use std::sync::Arc;
 
+mod atomics;
 mod error;
 mod judged;
+pub use atomics::Atomics;
 pub use error::SubjectError;
 use judged::Judged;
 
@@ -89,18 +91,15 @@ pub struct SutEntry {
     /// The rule cases it declares (`theorems::rules`), counted by `racefuzz gen --stats`:
     /// its own and those of the detector it runs.
     pub rules: &'static [&'static Rules],
-    /// Whether it models atomic operations and fences (docs/spec/atomics.md): its own
-    /// implementation does (FastTrack, spec §4.2) or its replay performs them (the C replay of
-    /// ThreadSanitizer, Helgrind and DRD, §6.1; Miri's, §6.2). One that does not refuses a
-    /// program with them, `inconclusive` (`refuse_atomics`).
-    pub atomics: bool,
+    /// How it meets programs with atomic operations and fences ([`Atomics`]).
+    pub atomics: Atomics,
 }
 
 impl SutEntry {
     /// Whether `oracle` can judge it: its kind, its dialect, and atomics if the oracle's
     /// programs have them.
     pub fn fits(&self, oracle: &Oracle) -> bool {
-        self.kind == oracle.sut && self.dialects.contains(&oracle.dialect) && (self.atomics || !oracle.atomics)
+        self.kind == oracle.sut && self.dialects.contains(&oracle.dialect) && (self.atomics.judges() || !oracle.atomics)
     }
 }
 
@@ -133,16 +132,23 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::RacerDx],
         build: build_racerdx,
         rules: &[&RACERDX_RULES, &RACERDX_REPORT_RULES],
-        atomics: false,
+        atomics: Atomics::Refused,
     },
-    SutEntry { name: "explorers", kind: SutKind::Explorers, dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx], build: build_explorers, rules: &[], atomics: true },
+    SutEntry {
+        name: "explorers",
+        kind: SutKind::Explorers,
+        dialects: &[Dialect::Bfj, Dialect::Bfj2, Dialect::RacerDx],
+        build: build_explorers,
+        rules: &[],
+        atomics: Atomics::Modelled,
+    },
     SutEntry {
         name: "fasttrack",
         kind: SutKind::DynamicDetector,
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: build_fasttrack,
         rules: &[&FASTTRACK_RULES, &FASTTRACK_ATOMIC_RULES],
-        atomics: true,
+        atomics: Atomics::Modelled,
     },
     SutEntry {
         name: "tsan",
@@ -150,7 +156,7 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |v, n| replay_seeded(Tsan { cc: real::program_of("tsan", v)?, bug: seeded::one(crate::tsan::SEEDED, n)? }),
         rules: &[],
-        atomics: true,
+        atomics: Atomics::Modelled,
     },
     SutEntry {
         name: "helgrind",
@@ -158,7 +164,7 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |_, n| replay(n, Valgrind::new(Tool::Helgrind)),
         rules: &[],
-        atomics: true,
+        atomics: Atomics::Modelled,
     },
     SutEntry {
         name: "drd",
@@ -166,7 +172,7 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |_, n| replay(n, Valgrind::new(Tool::Drd)),
         rules: &[],
-        atomics: true,
+        atomics: Atomics::Modelled,
     },
     SutEntry {
         name: "go-race",
@@ -174,7 +180,7 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |v, n| replay(n, GoRace { go: real::program_of("go-race", v)? }),
         rules: &[],
-        atomics: false,
+        atomics: Atomics::Strengthened,
     },
     SutEntry {
         name: "miri",
@@ -182,16 +188,23 @@ pub const SUTS: &[SutEntry] = &[
         dialects: &[Dialect::Bfj, Dialect::Bfj2],
         build: |_, n| Some((lend(Miri { bug: seeded::one(crate::miri::SEEDED, n)? }, |f| Sut::Detector(f)), Relax::default())),
         rules: &[],
-        atomics: true,
+        atomics: Atomics::Modelled,
     },
-    SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[], atomics: false },
-    SutEntry { name: "bigfoot", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_bigfoot, rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES], atomics: false },
-    SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES], atomics: false },
-    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES], atomics: false },
-    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[&CAPSULE_RULES], atomics: false },
-    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[&NAIK_AIKEN_RULES], atomics: false },
-    SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf, rules: &[], atomics: false },
-    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES], atomics: false },
+    SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[], atomics: Atomics::Refused },
+    SutEntry {
+        name: "bigfoot",
+        kind: SutKind::CheckPlacer,
+        dialects: &[Dialect::Bfj],
+        build: build_bigfoot,
+        rules: &[&BIGFOOT_RULES, &DYNAMIC_BF_RULES],
+        atomics: Atomics::Refused,
+    },
+    SutEntry { name: "per-access", kind: SutKind::CheckPlacer, dialects: &[Dialect::Bfj], build: build_per_access, rules: &[&PER_ACCESS_RULES], atomics: Atomics::Refused },
+    SutEntry { name: "escape", kind: SutKind::Filter, dialects: &[Dialect::SimpleJava], build: build_escape, rules: &[&ESCAPE_RULES], atomics: Atomics::Refused },
+    SutEntry { name: "capsule", kind: SutKind::Filter, dialects: &[Dialect::CapJava], build: build_capsule, rules: &[&CAPSULE_RULES], atomics: Atomics::Refused },
+    SutEntry { name: "naikaiken", kind: SutKind::MustNotAlias, dialects: &[Dialect::NaikAiken], build: build_naikaiken, rules: &[&NAIK_AIKEN_RULES], atomics: Atomics::Refused },
+    SutEntry { name: "ldrf", kind: SutKind::ThreadLocal, dialects: &[Dialect::Ldrf], build: build_ldrf, rules: &[], atomics: Atomics::Refused },
+    SutEntry { name: "ldrf-analyses", kind: SutKind::SyncCfg, dialects: &[Dialect::Ldrf], build: build_sync_cfg, rules: &[&SYNC_CFG_RULES], atomics: Atomics::Refused },
 ];
 
 fn build_racerdx(_: &str, names: &[&str]) -> Built {
@@ -303,8 +316,14 @@ fn foreign(oracle: &Oracle, mutant: Option<&str>) -> Result<(), SubjectError> {
 
 /// The catalogue entry of an external detector (`--detector-cmd`): built by
 /// [`Subject::new`] from its command, never from mutant names.
-pub const EXTERNAL: SutEntry =
-    SutEntry { name: crate::sut_spec::EXTERNAL_DETECTOR, kind: SutKind::DynamicDetector, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: |_, _| None, rules: &[], atomics: false };
+pub const EXTERNAL: SutEntry = SutEntry {
+    name: crate::sut_spec::EXTERNAL_DETECTOR,
+    kind: SutKind::DynamicDetector,
+    dialects: &[Dialect::Bfj, Dialect::Bfj2],
+    build: |_, _| None,
+    rules: &[],
+    atomics: Atomics::Refused,
+};
 
 /// The oracles of the registry that judge a dynamic detector (what `--detector-cmd` applies to).
 pub fn detector_oracles() -> Vec<&'static str> {
@@ -313,8 +332,14 @@ pub fn detector_oracles() -> Vec<&'static str> {
 
 /// The catalogue entry of an external static analysis (`--analysis-cmd`): built by
 /// [`Subject::new`] from its command.
-pub const EXTERNAL_ANALYSIS: SutEntry =
-    SutEntry { name: crate::sut_spec::EXTERNAL_ANALYSIS, kind: SutKind::StaticRaceAnalysis, dialects: &[Dialect::RacerDx], build: |_, _| None, rules: &[], atomics: false };
+pub const EXTERNAL_ANALYSIS: SutEntry = SutEntry {
+    name: crate::sut_spec::EXTERNAL_ANALYSIS,
+    kind: SutKind::StaticRaceAnalysis,
+    dialects: &[Dialect::RacerDx],
+    build: |_, _| None,
+    rules: &[],
+    atomics: Atomics::Refused,
+};
 
 /// The oracles of the registry that judge a static analysis's reports (what
 /// `--analysis-cmd` applies to): not those that read its method summaries
@@ -523,33 +548,19 @@ impl Subject {
 /// Checks `oracle` on `p` against `subject`: the one dispatch of racefuzz. The result's
 /// `sut` names the mutant too.
 pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -> OracleResult {
-    if let Some(r) = refuse_atomics(oracle, p, subject) {
+    if let Some(r) = atomics::refusal(oracle, p, subject) {
         return r;
     }
-    let mut r = oracle.check(p, &subject.sut(), &Budget { explore, relax: subject.relax });
+    let strengthened = subject.entry().atomics.judged_program(p);
+    let budget = Budget { explore, relax: subject.relax };
+    let mut r = oracle.check(strengthened.as_ref().unwrap_or(p), &subject.sut(), &budget);
+    if let Some(s) = &strengthened {
+        r.context.push(atomics::strengthened_context(s));
+    }
     if let Some(m) = subject.mutant() {
         r.sut = format!("{} (mutant {m})", r.sut);
     }
     r
-}
-
-/// The refusal of a program with atomics (docs/spec/atomics.md) by a SUT that does not model
-/// them ([`SutEntry::atomics`]): `inconclusive`, naming the assumption, never a verdict on what
-/// the SUT does not see.
-fn refuse_atomics(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
-    if subject.entry().atomics || !p.has_atomics() {
-        return None;
-    }
-    // Atomics (docs/spec/atomics.md §4.4, §6): the other detectors, analyses and exports do not model them yet.
-    let note = format!(
-        "precondition unmet: atomics: {} does not model atomic operations and fences yet (docs/spec/atomics.md), so programs with them are refused, not judged",
-        subject.entry().name
-    );
-    let sut = match subject.mutant() {
-        Some(m) => format!("{} (mutant {m})", subject.entry().name),
-        None => subject.entry().name.to_string(),
-    };
-    Some(OracleResult::inconclusive(oracle.id, sut, oracle.item_kind, note))
 }
 
 /// The exploration bounds of campaigns, shrinking and regression tests: the defaults, with

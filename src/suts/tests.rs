@@ -25,7 +25,7 @@ fn suts_without_atomics_refuse_programs_with_them() {
         all_traces: false,
     };
     let external = Subject::new(ft, &SutSpec::detector(cmd).unwrap()).unwrap();
-    assert!(!external.entry().atomics);
+    assert!(!external.entry().atomics.judges());
     let r = check(ft, &p, &external, campaign_bounds());
     assert_eq!(r.verdict, race_oracles::theorems::Verdict::Inconclusive);
     assert!(r.note.as_deref().unwrap_or("").contains("precondition unmet: atomics: "), "{:?}", r.note);

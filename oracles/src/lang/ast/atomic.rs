@@ -204,6 +204,38 @@ impl Atomic {
     }
 }
 
+/// `strengthen(p)` of docs/spec/atomics.md §6.3: what a tool whose atomics are all
+/// sequentially consistent (Go's `sync/atomic`) can run of a program with atomics. Every
+/// order becomes `seq_cst` (both orders of a CAS) and every fence becomes `skip`.
+///
+/// Why dropping fences keeps the happens-before of the strengthened program [D, spec §6.3]:
+/// once every access both acquires and releases, each fence edge of §2.3 is already implied
+/// by the accesses' own synchronizes-with. A fence becomes `skip`, not nothing, so that lines,
+/// blocks and the program's shape stay as they were: a `skip` is a step with no event.
+impl super::Program {
+    /// The program strengthened (see above); itself when it has no atomics.
+    pub fn strengthened(&self) -> super::Program {
+        fn block(b: &mut super::Block) {
+            for s in b.iter_mut() {
+                if let super::StmtKind::Atomic(a) = &mut s.kind {
+                    match a {
+                        Atomic::Fence(_) => s.kind = super::StmtKind::Skip,
+                        Atomic::Load { order, .. } | Atomic::Store { order, .. } | Atomic::Rmw { order, .. } => *order = Order::SeqCst,
+                        Atomic::Cas { success, failure, .. } => (*success, *failure) = (Order::SeqCst, Order::SeqCst),
+                    }
+                }
+                for sub in s.kind.sub_blocks_mut() {
+                    block(sub);
+                }
+            }
+        }
+        let mut p = self.clone();
+        p.methods.iter_mut().chain(p.classes.iter_mut().flat_map(|c| c.methods.iter_mut())).for_each(|m| block(&mut m.body));
+        p.init.iter_mut().chain(p.threads.iter_mut()).for_each(block);
+        p
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,5 +273,18 @@ mod tests {
         // failure ≤ success.
         assert!(ok(cas(Order::Release, Order::Acquire)) && ok(cas(Order::Acquire, Order::Relaxed)) && !ok(cas(Order::Relaxed, Order::Acquire)));
         assert_eq!(cas(Order::Acquire, Order::SeqCst).invalid_order(), Some(OrderRule::CasFailureAboveSuccess { success: Order::Acquire, failure: Order::SeqCst }));
+    }
+
+    #[test]
+    fn strengthening_makes_every_order_seq_cst_and_every_fence_a_skip() {
+        let src = "dialect bfj\nclass C {\n  fields f, g\n}\ninit {\n  o = new C\n}\nthread {\n  o.g = 1\n  fence(release)\n  o.f.store(1, relaxed)\n}\nthread {\n  t = o.f.load(relaxed)\n  if t == 1 {\n    fence(acquire)\n    r = o.g\n  }\n  ok = o.f.cas(0, 2, acq_rel, acquire)\n  x = o.f.fetch_add(1, release)\n}\n";
+        let p = crate::lang::parse(src).unwrap();
+        let s = p.strengthened();
+        assert!(!p.race_freedom_is_exact() && s.race_freedom_is_exact());
+        assert_eq!(s.atomics().len(), 4, "fences are gone, the four accesses stay");
+        let printed = crate::lang::print(&s);
+        assert!(printed.contains("skip") && !printed.contains("fence") && !printed.contains("relaxed") && printed.contains("o.f.cas(0, 2, seq_cst, seq_cst)"), "{printed}");
+        assert_eq!(s.strengthened(), s, "strengthening is idempotent");
+        assert_eq!(s.threads[1].len(), p.threads[1].len(), "lines and blocks keep their shape");
     }
 }
