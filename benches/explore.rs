@@ -5,7 +5,9 @@
 //! a racerdx pair with nested loops (ours only: loom has no Def. 3.6). Each family is
 //! written twice, as a `.race` program and as a loom model with the same threads, locks and
 //! shared cells; the executions of each (loom's model iterations, counted) and the classes
-//! are printed once, before the timings. Run with `cargo bench -p racefuzz-bench --bench explore`.
+//! are printed once, before the timings. And DPOR's wall time per execution against the
+//! naive explorer's, with and without atomics, printed as a ratio measured in the same run
+//! (`dpor_per_execution`). Run with `cargo bench -p racefuzz-bench --bench explore`.
 
 use std::ops::ControlFlow;
 
@@ -183,6 +185,72 @@ fn compare(c: &mut Criterion) {
     g.finish();
 }
 
+/// Families with atomics and fences (docs/spec/atomics.md §7: DPOR's dependence of atomic
+/// events), for the per-execution cost of DPOR against the naive explorer.
+fn atomic_families() -> Vec<(&'static str, Program)> {
+    let cas_lock = "ok = o.l.cas(0, 1, acquire, relaxed); if ok { t = o.d; o.d = t + 1; o.l.store(0, release) }";
+    let mp_writer = "o.d = 1; fence(release); o.f.store(1, relaxed); o.g = 2; x = o.c.fetch_add(1, acq_rel)";
+    let mp_reader = "r = o.f.load(relaxed); fence(acquire); t = o.d; y = o.c.fetch_add(1, relaxed); u = o.g";
+    let counter = "a = o.c.fetch_add(1, relaxed); t = o.d; b = o.c.load(acquire); o.d = b";
+    let program = |threads: &[&str]| {
+        let mut src = String::from("dialect bfj2\nclass C { fields c, d, f, g, l }\ninit { o = new C }\n");
+        for t in threads {
+            src.push_str(&format!("thread {{ {t} }}\n"));
+        }
+        parse(&src).expect("benchmark program parses")
+    };
+    vec![
+        ("2x2-cas-spinlock", program(&[&format!("{cas_lock}; {cas_lock}"), &format!("{cas_lock}; {cas_lock}")])),
+        ("2x5-message-passing-fences", program(&[mp_writer, mp_reader])),
+        ("3x4-atomic-counter", program(&[counter, counter, counter])),
+    ]
+}
+
+/// DPOR's wall time per execution against the naive explorer's, measured in the same run,
+/// alternating, as the median of `rounds` rounds each: the ratio the plain explorer is held
+/// to (at most 1.3), printed per family, with and without atomics. Criterion's groups below
+/// give the same per-execution throughputs with their spread.
+fn dpor_per_execution(c: &mut Criterion) {
+    let mut families: Vec<(&str, Program)> = vec![("2x7-locked-increments", increments(7)), ("2x6-shared-locked", shared(2, 6)), ("3x4-shared-locked", shared(3, 4))];
+    families.extend(atomic_families());
+    let mut g = c.benchmark_group("dpor-vs-naive-per-execution");
+    g.sample_size(10);
+    for (name, p) in &families {
+        let mut per_execution = vec![];
+        for kind in [ExplorerKind::Naive, ExplorerKind::Dpor] {
+            let cfg = Config { explorer: kind, ..Config::default() };
+            let s = run(p, &cfg);
+            assert!(s.complete, "{name}: {} incomplete", kind.name());
+            g.throughput(Throughput::Elements(s.executions));
+            g.bench_with_input(BenchmarkId::new(kind.name(), name), p, |b, p| b.iter(|| run(p, &cfg)));
+            per_execution.push((kind, cfg, s.executions));
+        }
+        let rounds = 15;
+        let mut times: Vec<Vec<f64>> = vec![vec![]; per_execution.len()];
+        for _ in 0..rounds {
+            for (i, (_, cfg, executions)) in per_execution.iter().enumerate() {
+                let start = std::time::Instant::now();
+                std::hint::black_box(run(p, cfg));
+                times[i].push(start.elapsed().as_secs_f64() / *executions as f64);
+            }
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (naive, dpor) = (median(&mut times[0]), median(&mut times[1]));
+        eprintln!(
+            "{name}: naive {} executions, {:.2} µs each; dpor {} executions, {:.2} µs each; dpor/naive per execution {:.2}",
+            per_execution[0].2,
+            naive * 1e6,
+            per_execution[1].2,
+            dpor * 1e6,
+            dpor / naive
+        );
+    }
+    g.finish();
+}
+
 /// Mazurkiewicz classes among the naive explorer's executions.
 fn classes(p: &Program) -> usize {
     let m = Machine::new(p, 2);
@@ -213,7 +281,7 @@ fn bench(c: &mut Criterion) {
 #[allow(missing_docs)]
 mod group {
     use super::*;
-    criterion_group!(benches, bench, compare);
+    criterion_group!(benches, bench, compare, dpor_per_execution);
 }
 use group::benches;
 criterion_main!(benches);
