@@ -54,7 +54,7 @@
 
 use super::*;
 use race_oracles::lang::{walk_block, Atomic, Order, Place, RmwOp, StmtKind};
-use race_oracles::machine::{AtomicKind, Cell, FieldId, FieldInit, Value};
+use race_oracles::machine::{AtomicKind, Cell, FieldId, FieldInit, ObjId, Value};
 
 /// Whether the current execution has diverged from an SC execution (or may have: see the
 /// module docs). Reset when an execution starts.
