@@ -454,7 +454,8 @@ struct Shim {
 impl Shim {
     /// `shim.rs.in` with the placeholders filled in.
     fn instantiate(&self, version: &str) -> String {
-        let fence = if self.fence { "loom::sync::atomic::fence(o)" } else { "let _ = o;\n    unreachable!(\"racefuzz internal bug: the driver refuses fences on a loom without them\")" };
+        let fence =
+            if self.fence { "loom::sync::atomic::fence(o)" } else { "let _ = o;\n    unreachable!(\"racefuzz internal bug: the driver refuses fences on a loom without them\")" };
         SHIM_RS
             .replace("@VERSION@", version)
             .replace("@CELL@", self.cell)
