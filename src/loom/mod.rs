@@ -27,6 +27,17 @@
 //! enumerated outside loom; cells come from a pool made before any thread starts, because
 //! creating a loom cell counts as a write by its creator).
 //!
+//! ## Atomics
+//! An atomically used field (one that some atomic statement names) is a loom
+//! `AtomicI64` (`AtomicU64` or `AtomicUsize` before 0.4), operated with the program's own
+//! orders; a plain read of it is `unsync_load`, and a plain write to it is
+//! [`LoomVerdict::BeyondBounds`] (loom needs `&mut`). loom may let a load return an older store,
+//! which the SC machine never does: the driver follows loom's value, and a race found after
+//! such a read is [`LoomVerdict::RaceNonSc`] (`drivers/loom/src/atomics.rs` has the rules).
+//! `whole-program-exact-atomics` judges it with docs/spec/atomics.md §3.4's labels. Measured on
+//! 0.7.3 (spec §5.3): L9 is a false positive, and L12 is missed (fences are no scheduling
+//! points, and SC fences join one global clock).
+//!
 //! ## Versions (rustc 1.95, measured on this project's machine)
 //! [`VERSIONS`] lists all 41 published versions with the outcome: 0.2.15 to 0.7.3 (23
 //! versions) build and agree with the ground truth; 0.2.0 to 0.2.14 build but miss races
@@ -47,7 +58,8 @@
 //! ## As a SUT (`loom@V`)
 //! `suts::SUTS`'s `loom` entry lends a [`Loom`] as a
 //! [`race_oracles::theorems::ModelChecker`], judged by `whole-program-exact` on the
-//! BFJ/BFJ2 programs of `gen::threads::swarm_detectors`; the real detectors' table lists
+//! BFJ/BFJ2 programs of `gen::threads::swarm_detectors`, and by
+//! `whole-program-exact-atomics` on `gen::threads::swarm_atomics`; the real detectors' table lists
 //! its versions, and naming one builds its driver first (its installation probe), so that
 //! a version that does not build is exit 2 with the compiler's message, never a skipped
 //! pass. [`LoomVerdict::BeyondBounds`] is `inconclusive`; an error is a failure of the SUT
