@@ -459,21 +459,24 @@ struct Shim {
     max_threads: &'static str,
     /// The 64-bit atomic of one atomic cell.
     atomic: &'static str,
-    /// Whether the version has `loom::sync::atomic::fence`.
-    fence: bool,
+    /// The fences the version has: `none`, `acquire` (others assert), `all`.
+    fences: &'static str,
 }
 
 impl Shim {
     /// `shim.rs.in` with the placeholders filled in.
     fn instantiate(&self, version: &str) -> String {
-        let fence =
-            if self.fence { "loom::sync::atomic::fence(o)" } else { "let _ = o;\n    unreachable!(\"racefuzz internal bug: the driver refuses fences on a loom without them\")" };
+        let fence = if self.fences != "none" {
+            "loom::sync::atomic::fence(o)"
+        } else {
+            "let _ = o;\n    unreachable!(\"racefuzz internal bug: the driver refuses fences on a loom without them\")"
+        };
         SHIM_RS
             .replace("@VERSION@", version)
             .replace("@CELL@", self.cell)
             .replace("@MAX_THREADS@", self.max_threads)
             .replace("@ATOMIC@", self.atomic)
-            .replace("@HAS_FENCE@", if self.fence { "true" } else { "false" })
+            .replace("@FENCES@", self.fences)
             .replace("@FENCE@", fence)
     }
 }
@@ -489,7 +492,8 @@ fn shim_params(version: &str) -> Result<Shim, LoomError> {
     // default `max_threads`, 4 as well).
     // The 0.2 series' `CausalCell` moved from `sync` to `cell` in 0.2.9.
     // `AtomicI64` appeared in 0.4.0, `AtomicU64` in 0.2.2 (0.2.0 and 0.2.1 have
-    // `AtomicUsize`, 64 bits here); `fence` in 0.2.6.
+    // `AtomicUsize`, 64 bits here); `fence` in 0.2.6, for `Acquire` only ("only Acquire
+    // fences are currently supported") until 0.5.2.
     let patch: u32 = parts[2].parse().map_err(|_| bad())?;
     let (cell, max_threads) = match (parts[0], parts[1], patch) {
         ("0", "2", 0..=8) => ("loom::sync::CausalCell", "4"),
@@ -503,7 +507,12 @@ fn shim_params(version: &str) -> Result<Shim, LoomError> {
         ("2" | "3", _) => "loom::sync::atomic::AtomicU64",
         _ => "loom::sync::atomic::AtomicI64",
     };
-    Ok(Shim { cell, max_threads, atomic, fence: !(parts[1] == "2" && patch <= 5) })
+    let fences = match (parts[1], patch) {
+        ("2", 0..=5) => "none",
+        ("2" | "3" | "4", _) | ("5", 0..=1) => "acquire",
+        _ => "all",
+    };
+    Ok(Shim { cell, max_threads, atomic, fences })
 }
 
 /// Writes `text` to `path` through a temporary file and a rename, unless it already holds
@@ -543,22 +552,23 @@ mod tests {
 
     #[test]
     fn versions_of_the_known_series_get_their_shim() {
-        let shim = |v| shim_params(v).map(|s| (s.cell, s.max_threads, s.atomic.rsplit("::").next().unwrap_or(""), s.fence));
-        assert_eq!(shim("0.7.3"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", true)));
-        assert_eq!(shim("0.3.6"), Ok(("loom::cell::UnsafeCell", "4", "AtomicU64", true)));
-        assert_eq!(shim("0.4.0"), Ok(("loom::cell::UnsafeCell", "4", "AtomicI64", true)));
-        assert_eq!(shim("0.4.1"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", true)));
-        assert_eq!(shim("0.2.15"), Ok(("loom::cell::CausalCell", "4", "AtomicU64", true)));
-        assert_eq!(shim("0.2.8"), Ok(("loom::sync::CausalCell", "4", "AtomicU64", true)));
-        assert_eq!(shim("0.2.5"), Ok(("loom::sync::CausalCell", "4", "AtomicU64", false)));
-        assert_eq!(shim("0.2.1"), Ok(("loom::sync::CausalCell", "4", "AtomicUsize", false)));
+        let shim = |v| shim_params(v).map(|s| (s.cell, s.max_threads, s.atomic.rsplit("::").next().unwrap_or(""), s.fences));
+        assert_eq!(shim("0.7.3"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", "all")));
+        assert_eq!(shim("0.5.2"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", "all")));
+        assert_eq!(shim("0.5.1"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", "acquire")));
+        assert_eq!(shim("0.3.6"), Ok(("loom::cell::UnsafeCell", "4", "AtomicU64", "acquire")));
+        assert_eq!(shim("0.4.0"), Ok(("loom::cell::UnsafeCell", "4", "AtomicI64", "acquire")));
+        assert_eq!(shim("0.2.15"), Ok(("loom::cell::CausalCell", "4", "AtomicU64", "acquire")));
+        assert_eq!(shim("0.2.8"), Ok(("loom::sync::CausalCell", "4", "AtomicU64", "acquire")));
+        assert_eq!(shim("0.2.5"), Ok(("loom::sync::CausalCell", "4", "AtomicU64", "none")));
+        assert_eq!(shim("0.2.1"), Ok(("loom::sync::CausalCell", "4", "AtomicUsize", "none")));
         for bad in ["0.7", "0.8.0", "1.0.0", "0.7.x", "", "0..1", "0.1.1"] {
             assert_eq!(shim_params(bad), Err(LoomError::BadVersion(bad.into())), "{bad}");
         }
         let text = shim_params("0.7.3").map(|s| s.instantiate("0.7.3")).unwrap_or_default();
         assert!(!text.contains('@') && text.contains("fence(o)"), "{text}");
         let old = shim_params("0.2.3").map(|s| s.instantiate("0.2.3")).unwrap_or_default();
-        assert!(!old.contains('@') && old.contains("HAS_FENCE: bool = false"), "{old}");
+        assert!(!old.contains('@') && old.contains("FENCES: &str = \"none\""), "{old}");
     }
 
     #[test]

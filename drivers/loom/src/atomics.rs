@@ -108,13 +108,14 @@ pub fn atomic_fields(p: &Program) -> BTreeSet<String> {
 }
 
 /// Why loom cannot run a program with atomics, if it cannot: a plain write to an
-/// atomically used field in a thread or a method, or a fence on a loom without fences.
+/// atomically used field in a thread or a method, or a fence a loom version lacks (none
+/// before 0.2.6, acquire fences only before 0.5.2).
 pub fn refusal(p: &Program) -> Option<String> {
     let fields = atomic_fields(p);
     let mut bodies: Vec<&[lang::Stmt]> = p.all_methods().map(|(_, m)| m.body.as_slice()).collect();
     bodies.extend(p.threads.iter().map(|b| b.as_slice()));
     let mut found = None;
-    let mut fence = false;
+    let mut fence: Option<Order> = None;
     for b in bodies {
         walk_block(b, &mut |s| match &s.kind {
             StmtKind::Store { dst: Place::Field { fields: fs, .. }, .. } if found.is_none() => {
@@ -122,7 +123,7 @@ pub fn refusal(p: &Program) -> Option<String> {
                     found = Some((f.clone(), s.line.0));
                 }
             }
-            StmtKind::Atomic(Atomic::Fence(_)) => fence = true,
+            StmtKind::Atomic(Atomic::Fence(o)) if fence.is_none_or(|f| f == Order::Acquire) => fence = Some(*o),
             _ => {}
         });
     }
@@ -131,10 +132,13 @@ pub fn refusal(p: &Program) -> Option<String> {
             "a plain write to the atomically used field `{f}` (line {line}): loom writes an atomic non-atomically only through `with_mut`, which needs `&mut` (spec/atomics.md §6.2)"
         ));
     }
-    if fence && !shim::HAS_FENCE {
-        return Some(format!("a fence: loom {} has no `loom::sync::atomic::fence` (added in 0.2.6)", shim::VERSION));
+    match (fence, shim::FENCES) {
+        (Some(_), "none") => Some(format!("a fence: loom {} has no `loom::sync::atomic::fence` (added in 0.2.6)", shim::VERSION)),
+        (Some(o), "acquire") if o != Order::Acquire => {
+            Some(format!("a fence({}): loom {} supports acquire fences only (every order from 0.5.2)", o.name(), shim::VERSION))
+        }
+        _ => None,
     }
-    None
 }
 
 /// The atomics of one execution.
