@@ -27,6 +27,17 @@
 //! enumerated outside loom; cells come from a pool made before any thread starts, because
 //! creating a loom cell counts as a write by its creator).
 //!
+//! ## Atomics
+//! An atomically used field (one that some atomic statement names) is a loom
+//! `AtomicI64` (`AtomicU64` or `AtomicUsize` before 0.4), operated with the program's own
+//! orders; a plain read of it is `unsync_load`, and a plain write to it is
+//! [`LoomVerdict::BeyondBounds`] (loom needs `&mut`). loom may let a load return an older store,
+//! which the SC machine never does: the driver follows loom's value, and a race found after
+//! such a read is [`LoomVerdict::RaceNonSc`] (`drivers/loom/src/atomics.rs` has the rules).
+//! `whole-program-exact-atomics` judges it with docs/spec/atomics.md §3.4's labels. Measured on
+//! 0.7.3 (spec §5.3): L9 is a false positive, and L12 is missed (fences are no scheduling
+//! points, and SC fences join one global clock).
+//!
 //! ## Versions (rustc 1.95, measured on this project's machine)
 //! [`VERSIONS`] lists all 41 published versions with the outcome: 0.2.15 to 0.7.3 (23
 //! versions) build and agree with the ground truth; 0.2.0 to 0.2.14 build but miss races
@@ -47,7 +58,8 @@
 //! ## As a SUT (`loom@V`)
 //! `suts::SUTS`'s `loom` entry lends a [`Loom`] as a
 //! [`race_oracles::theorems::ModelChecker`], judged by `whole-program-exact` on the
-//! BFJ/BFJ2 programs of `gen::threads::swarm_detectors`; the real detectors' table lists
+//! BFJ/BFJ2 programs of `gen::threads::swarm_detectors`, and by
+//! `whole-program-exact-atomics` on `gen::threads::swarm_atomics`; the real detectors' table lists
 //! its versions, and naming one builds its driver first (its installation probe), so that
 //! a version that does not build is exit 2 with the compiler's message, never a skipped
 //! pass. [`LoomVerdict::BeyondBounds`] is `inconclusive`; an error is a failure of the SUT
@@ -74,6 +86,7 @@ pub use versions::{Support, PINS, VERSIONS};
 const CARGO_TOML: &str = include_str!("../../drivers/loom/Cargo.toml.in");
 const MAIN_RS: &str = include_str!("../../drivers/loom/src/main.rs");
 const SHIM_RS: &str = include_str!("../../drivers/loom/src/shim.rs.in");
+const ATOMICS_RS: &str = include_str!("../../drivers/loom/src/atomics.rs");
 /// The ground truth crate the driver steps, in this checkout.
 const ORACLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/oracles");
 /// This checkout's lock file: the instance starts from it, so the dependencies it shares
@@ -105,13 +118,16 @@ pub struct Bounds {
     pub locks: usize,
     /// Assignments of nondeterministic choices, each a run of `loom::model`.
     pub max_choices: usize,
+    /// Spare atomics per execution, for atomic cells of objects that threads allocate (those
+    /// of the initial heap are made besides).
+    pub atomics: usize,
     /// Machine steps per execution.
     pub max_steps: u64,
 }
 
 impl Default for Bounds {
     fn default() -> Bounds {
-        Bounds { loop_bound: 2, preemption_bound: None, max_branches: 10_000, cells: 64, locks: 8, max_choices: 256, max_steps: 100_000 }
+        Bounds { loop_bound: 2, preemption_bound: None, max_branches: 10_000, cells: 64, locks: 8, max_choices: 256, atomics: 8, max_steps: 100_000 }
     }
 }
 
@@ -130,6 +146,7 @@ impl Bounds {
         put("--cells", self.cells.to_string());
         put("--locks", self.locks.to_string());
         put("--max-choices", self.max_choices.to_string());
+        put("--atomics", self.atomics.to_string());
         put("--max-steps", self.max_steps.to_string());
         a
     }
@@ -154,6 +171,17 @@ pub enum LoomVerdict {
     /// A causality violation: the program has a data race.
     Race {
         /// The address loom's violation is on (`o1.f`, the ground truth's name).
+        address: String,
+        /// The program line of the access that loom stopped at.
+        line: u32,
+        /// The accesses involved and loom's own message.
+        detail: String,
+    },
+    /// A causality violation in an execution in which some atomic load (or RMW) returned a
+    /// store other than the newest, or may have (`drivers/loom/src/atomics.rs`): not an SC
+    /// execution, so a possible weak-memory race (docs/spec/atomics.md §3.4).
+    RaceNonSc {
+        /// The address loom's violation is on.
         address: String,
         /// The program line of the access that loom stopped at.
         line: u32,
@@ -293,13 +321,13 @@ impl Loom {
     }
 
     fn build(&self, dir: &Path) -> Result<PathBuf, LoomError> {
-        let (cell, max_threads) = shim_params(&self.version)?;
+        let shim = shim_params(&self.version)?;
         let cache_err = |e: std::io::Error| LoomError::Cache { dir: dir.display().to_string(), why: e.to_string() };
         let fresh = !dir.join("Cargo.lock").exists();
         write_if_changed(&dir.join("Cargo.toml"), &CARGO_TOML.replace("@LOOM@", &self.version).replace("@SLUG@", &self.slug()).replace("@ORACLES@", ORACLES)).map_err(cache_err)?;
         write_if_changed(&dir.join("src/main.rs"), MAIN_RS).map_err(cache_err)?;
-        let shim = SHIM_RS.replace("@VERSION@", &self.version).replace("@CELL@", cell).replace("@MAX_THREADS@", max_threads);
-        write_if_changed(&dir.join("src/shim.rs"), &shim).map_err(cache_err)?;
+        write_if_changed(&dir.join("src/atomics.rs"), ATOMICS_RS).map_err(cache_err)?;
+        write_if_changed(&dir.join("src/shim.rs"), &shim.instantiate(&self.version)).map_err(cache_err)?;
         if fresh {
             if let Ok(lock) = std::fs::read_to_string(LOCK) {
                 write_if_changed(&dir.join("Cargo.lock"), &lock).map_err(cache_err)?;
@@ -391,6 +419,7 @@ impl ModelChecker for Loom {
         let loom = Loom { bounds: Bounds { loop_bound, ..self.bounds }, ..self.clone() };
         match loom.run(&race_oracles::lang::print(p)) {
             Ok(LoomVerdict::Race { address, line, detail }) => ModelVerdict::Race { location: address, line, detail },
+            Ok(LoomVerdict::RaceNonSc { address, line, detail }) => ModelVerdict::RaceNonSc { location: address, line, detail },
             Ok(LoomVerdict::NoRace { executions }) => ModelVerdict::NoRace { executions },
             Ok(LoomVerdict::BeyondBounds { why }) => ModelVerdict::BeyondBounds(why),
             Err(e) => ModelVerdict::Failed(e.to_string()),
@@ -412,6 +441,7 @@ fn parse_line(line: &str) -> Result<LoomVerdict, Answer> {
     let garbage = || Answer::Crash(format!("a line that is not the driver's protocol: `{line}`"));
     match field(1) {
         "race" => Ok(LoomVerdict::Race { address: field(2).to_string(), line: field(3).parse().map_err(|_| garbage())?, detail: field(4).to_string() }),
+        "race-non-sc" => Ok(LoomVerdict::RaceNonSc { address: field(2).to_string(), line: field(3).parse().map_err(|_| garbage())?, detail: field(4).to_string() }),
         "no-race" => Ok(LoomVerdict::NoRace { executions: field(2).parse().map_err(|_| garbage())? }),
         "beyond" => Ok(LoomVerdict::BeyondBounds { why: field(2).to_string() }),
         "bad-input" => Err(Answer::BadProgram(field(2).to_string())),
@@ -420,8 +450,39 @@ fn parse_line(line: &str) -> Result<LoomVerdict, Answer> {
     }
 }
 
-/// The cell type and thread limit of a version's API, from its series.
-fn shim_params(version: &str) -> Result<(&'static str, &'static str), LoomError> {
+/// What the driver's shim fills in for one version's API ([`shim_params`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shim {
+    /// The cell type's path.
+    cell: &'static str,
+    /// The thread limit, main thread included (an expression).
+    max_threads: &'static str,
+    /// The 64-bit atomic of one atomic cell.
+    atomic: &'static str,
+    /// The fences the version has: `none`, `acquire` (others assert), `all`.
+    fences: &'static str,
+}
+
+impl Shim {
+    /// `shim.rs.in` with the placeholders filled in.
+    fn instantiate(&self, version: &str) -> String {
+        let fence = if self.fences != "none" {
+            "loom::sync::atomic::fence(o)"
+        } else {
+            "let _ = o;\n    unreachable!(\"racefuzz internal bug: the driver refuses fences on a loom without them\")"
+        };
+        SHIM_RS
+            .replace("@VERSION@", version)
+            .replace("@CELL@", self.cell)
+            .replace("@MAX_THREADS@", self.max_threads)
+            .replace("@ATOMIC@", self.atomic)
+            .replace("@FENCES@", self.fences)
+            .replace("@FENCE@", fence)
+    }
+}
+
+/// The shim of a version's API, from its series.
+fn shim_params(version: &str) -> Result<Shim, LoomError> {
     let bad = || LoomError::BadVersion(version.to_string());
     let parts: Vec<&str> = version.split('.').collect();
     if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
@@ -430,14 +491,28 @@ fn shim_params(version: &str) -> Result<(&'static str, &'static str), LoomError>
     // `loom::MAX_THREADS` is public from 0.4.1 on; before, a private 4 (and the Builder's
     // default `max_threads`, 4 as well).
     // The 0.2 series' `CausalCell` moved from `sync` to `cell` in 0.2.9.
+    // `AtomicI64` appeared in 0.4.0, `AtomicU64` in 0.2.2 (0.2.0 and 0.2.1 have
+    // `AtomicUsize`, 64 bits here); `fence` in 0.2.6, for `Acquire` only ("only Acquire
+    // fences are currently supported") until 0.5.2.
     let patch: u32 = parts[2].parse().map_err(|_| bad())?;
-    match (parts[0], parts[1], patch) {
-        ("0", "2", 0..=8) => Ok(("loom::sync::CausalCell", "4")),
-        ("0", "2", _) => Ok(("loom::cell::CausalCell", "4")),
-        ("0", "3", _) | ("0", "4", 0) => Ok(("loom::cell::UnsafeCell", "4")),
-        ("0", "4" | "5" | "6" | "7", _) => Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")),
-        _ => Err(bad()),
-    }
+    let (cell, max_threads) = match (parts[0], parts[1], patch) {
+        ("0", "2", 0..=8) => ("loom::sync::CausalCell", "4"),
+        ("0", "2", _) => ("loom::cell::CausalCell", "4"),
+        ("0", "3", _) | ("0", "4", 0) => ("loom::cell::UnsafeCell", "4"),
+        ("0", "4" | "5" | "6" | "7", _) => ("loom::cell::UnsafeCell", "loom::MAX_THREADS"),
+        _ => return Err(bad()),
+    };
+    let atomic = match (parts[1], patch) {
+        ("2", 0..=1) => "loom::sync::atomic::AtomicUsize",
+        ("2" | "3", _) => "loom::sync::atomic::AtomicU64",
+        _ => "loom::sync::atomic::AtomicI64",
+    };
+    let fences = match (parts[1], patch) {
+        ("2", 0..=5) => "none",
+        ("2" | "3" | "4", _) | ("5", 0..=1) => "acquire",
+        _ => "all",
+    };
+    Ok(Shim { cell, max_threads, atomic, fences })
 }
 
 /// Writes `text` to `path` through a temporary file and a rename, unless it already holds
@@ -477,20 +552,30 @@ mod tests {
 
     #[test]
     fn versions_of_the_known_series_get_their_shim() {
-        assert_eq!(shim_params("0.7.3"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")));
-        assert_eq!(shim_params("0.3.6"), Ok(("loom::cell::UnsafeCell", "4")));
-        assert_eq!(shim_params("0.4.0"), Ok(("loom::cell::UnsafeCell", "4")));
-        assert_eq!(shim_params("0.4.1"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS")));
-        assert_eq!(shim_params("0.2.15"), Ok(("loom::cell::CausalCell", "4")));
-        assert_eq!(shim_params("0.2.8"), Ok(("loom::sync::CausalCell", "4")));
+        let shim = |v| shim_params(v).map(|s| (s.cell, s.max_threads, s.atomic.rsplit("::").next().unwrap_or(""), s.fences));
+        assert_eq!(shim("0.7.3"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", "all")));
+        assert_eq!(shim("0.5.2"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", "all")));
+        assert_eq!(shim("0.5.1"), Ok(("loom::cell::UnsafeCell", "loom::MAX_THREADS", "AtomicI64", "acquire")));
+        assert_eq!(shim("0.3.6"), Ok(("loom::cell::UnsafeCell", "4", "AtomicU64", "acquire")));
+        assert_eq!(shim("0.4.0"), Ok(("loom::cell::UnsafeCell", "4", "AtomicI64", "acquire")));
+        assert_eq!(shim("0.2.15"), Ok(("loom::cell::CausalCell", "4", "AtomicU64", "acquire")));
+        assert_eq!(shim("0.2.8"), Ok(("loom::sync::CausalCell", "4", "AtomicU64", "acquire")));
+        assert_eq!(shim("0.2.5"), Ok(("loom::sync::CausalCell", "4", "AtomicU64", "none")));
+        assert_eq!(shim("0.2.1"), Ok(("loom::sync::CausalCell", "4", "AtomicUsize", "none")));
         for bad in ["0.7", "0.8.0", "1.0.0", "0.7.x", "", "0..1", "0.1.1"] {
             assert_eq!(shim_params(bad), Err(LoomError::BadVersion(bad.into())), "{bad}");
         }
+        let text = shim_params("0.7.3").map(|s| s.instantiate("0.7.3")).unwrap_or_default();
+        assert!(!text.contains('@') && text.contains("fence(o)"), "{text}");
+        let old = shim_params("0.2.3").map(|s| s.instantiate("0.2.3")).unwrap_or_default();
+        assert!(!old.contains('@') && old.contains("FENCES: &str = \"none\""), "{old}");
     }
 
     #[test]
     fn the_driver_line_is_read_strictly() {
         assert_eq!(parse_line("racefuzz-loom\trace\to1.f\t4\tdetail"), Ok(LoomVerdict::Race { address: "o1.f".into(), line: 4, detail: "detail".into() }));
+        assert_eq!(parse_line("racefuzz-loom\trace-non-sc\to.d\t3\tdetail"), Ok(LoomVerdict::RaceNonSc { address: "o.d".into(), line: 3, detail: "detail".into() }));
+        assert!(matches!(parse_line("racefuzz-loom\trace-non-sc\to.d\tthree\tdetail"), Err(Answer::Crash(_))));
         assert_eq!(parse_line("racefuzz-loom\tno-race\t12\t1"), Ok(LoomVerdict::NoRace { executions: 12 }));
         assert_eq!(parse_line("racefuzz-loom\tbeyond\tdeadlock"), Ok(LoomVerdict::BeyondBounds { why: "deadlock".into() }));
         assert_eq!(parse_line("racefuzz-loom\tbad-input\t1:1: x"), Err(Answer::BadProgram("1:1: x".into())));

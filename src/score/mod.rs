@@ -661,7 +661,13 @@ fn score_whole_program(m: &dyn ModelChecker, p: &Program, cfg: &Config) -> Optio
                 s.fn_.insert((Granularity::Program, category), (schedule, "no race reported".into()));
             }
         }
-        ModelVerdict::Race { location, line, .. } => {
+        // A possible weak-memory race in a program the SC ground truth cannot call
+        // race-free (some order is weaker than seq_cst): no answer (spec/atomics.md §3.4).
+        ModelVerdict::RaceNonSc { .. } if !s.racy && !p.race_freedom_is_exact() => {
+            s.failed = 1;
+            s.no_answer = true;
+        }
+        ModelVerdict::Race { location, line, .. } | ModelVerdict::RaceNonSc { location, line, .. } => {
             s.flagged = true;
             let at = format!("{location} (line {line})");
             if !s.racy {

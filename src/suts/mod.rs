@@ -190,7 +190,7 @@ pub const SUTS: &[SutEntry] = &[
         rules: &[],
         atomics: Atomics::Modelled,
     },
-    SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[], atomics: Atomics::Refused },
+    SutEntry { name: "loom", kind: SutKind::ModelChecker, dialects: &[Dialect::Bfj, Dialect::Bfj2], build: build_loom, rules: &[], atomics: Atomics::Modelled },
     SutEntry {
         name: "bigfoot",
         kind: SutKind::CheckPlacer,

@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! racefuzz-loom-0_7_3 [--loop-bound K] [--preemption-bound P] [--max-branches B]
-//!                     [--cells N] [--locks N] [--max-choices N] [--max-steps N] [FILE]
+//!                     [--cells N] [--locks N] [--max-choices N] [--atomics N]
+//!                     [--max-steps N] [FILE]
 //! ```
 //!
 //! It reads the program from FILE, or standard input without one, and prints exactly one
@@ -14,7 +15,8 @@
 //!
 //! | line | meaning |
 //! |---|---|
-//! | `racefuzz-loom race ADDR LINE DETAIL` | loom reported a causality violation on ADDR at the program's LINE |
+//! | `racefuzz-loom race ADDR LINE DETAIL` | loom reported a causality violation on ADDR at the program's LINE, in an execution that was SC up to the report (every atomic read returned the newest store): a race of an SC execution |
+//! | `racefuzz-loom race-non-sc ADDR LINE DETAIL` | the same, after an atomic read returned an older store (or may have): a possible non-SC race (`atomics.rs`) |
 //! | `racefuzz-loom no-race EXECUTIONS RUNS` | loom explored every execution of every choice assignment: no violation |
 //! | `racefuzz-loom beyond WHY` | the program is beyond loom's bounds or the driver's: no answer |
 //! | `racefuzz-loom bad-input WHY` | the program does not parse, validate or start |
@@ -35,9 +37,14 @@
 //!   another (reentrancy is counted here, `Held::depth`);
 //! - `fork` → `loom::thread::spawn` of a thread that steps the new machine thread;
 //! - `join(h)` → the loom `JoinHandle`'s `join` *before* the machine's join step
-//!   ([`Machine::next_join`] names the target before it finishes).
+//!   ([`Machine::next_join`] names the target before it finishes);
+//! - an atomic statement or a fence → the loom atomic operation with the program's orders,
+//!   *before* the machine's step, whose read then takes loom's value; a plain read of an
+//!   atomically used cell → `unsync_load`; a plain write to one is refused (`atomics.rs`
+//!   says which cells are atomic, and how a run is labelled SC or not).
 //!
-//! Why this is the whole-program claim "a causality violation iff a data race": up to the
+//! Why this is the whole-program claim "a causality violation iff a data race" (for programs
+//! without atomics; with them, `atomics.rs` says what each answer means): up to the
 //! first race of an execution every read that is an event sees the write that
 //! happens-before it, so the execution is fixed by the order of its synchronizations and
 //! of its reads that are not events (below), which loom enumerates (its
@@ -86,12 +93,13 @@
 
 /// Generated per version from `shim.rs.in`.
 mod shim;
+mod atomics;
 
 use std::cell::{Cell as StdCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 
 use race_oracles::lang::{self, AccessKind, Dialect, Program};
@@ -115,6 +123,8 @@ struct Options {
     locks: usize,
     /// Choice assignments explored at most.
     max_choices: usize,
+    /// Spare atomics made per execution, for atomic cells of objects that threads allocate.
+    atomics: usize,
     /// Machine steps per execution at most (a loop that never synchronizes would spin
     /// forever: loom switches threads only at its own operations).
     max_steps: u64,
@@ -166,8 +176,8 @@ fn main() {
         Dialect::Bfj | Dialect::Bfj2 | Dialect::SimpleJava => {}
         d => beyond(&format!("dialect {}: the driver runs init/thread programs of bfj, bfj2 and simplejava", d.name())),
     }
-    if p.has_atomics() {
-        beyond(ATOMICS);
+    if let Some(why) = p.has_atomics().then(|| atomics::refusal(&p)).flatten() {
+        beyond(&why);
     }
     if p.threads.len() > shim::MAX_THREADS {
         beyond(&format!("{} threads; loom {} runs at most {}", p.threads.len(), shim::VERSION, shim::MAX_THREADS));
@@ -185,10 +195,6 @@ fn main() {
     let assignments = ASSIGNMENTS.load(Ordering::Relaxed).to_string();
     say("no-race", &[&runs, &assignments])
 }
-
-/// Why the driver refuses a program with atomics: it does not export them to loom's atomics
-/// yet (docs/spec/atomics.md §6.2).
-const ATOMICS: &str = "atomics: the loom driver does not export atomic operations and fences yet (spec/atomics.md §6.2)";
 
 /// Choice assignments run through loom.
 static ASSIGNMENTS: AtomicU64 = AtomicU64::new(0);
@@ -236,6 +242,8 @@ struct Shared {
     /// one loom atomic that every such step and every write touches (a relaxed
     /// `fetch_add`, which adds no happens-before) just before the machine takes it.
     heap: Option<shim::Atomic>,
+    /// For a program with atomics: its atomic cells (`atomics.rs`).
+    atomics: Option<atomics::Atomics>,
     steps: StdCell<u64>,
     choices: Arc<Choices>,
     opts: &'static Options,
@@ -266,10 +274,14 @@ impl Shared {
 fn execution(p: &'static Program, opts: &'static Options, choices: &Arc<Choices>) {
     EXECUTIONS.fetch_add(1, Ordering::Relaxed);
     lock(&HISTORY).clear();
+    lock(&atomics::PENDING).clear();
+    atomics::NON_SC.store(false, Ordering::Relaxed);
     let m = Machine::new(p, opts.loop_bound);
     // OK since main checked that the initial state builds, and the machine is deterministic.
     let st = m.initial_state().unwrap_or_else(|e| say("crash", &[&format!("racefuzz internal bug: the initial state failed late: {e}")]));
     let n = st.threads.len();
+    // Made here, by the main loom thread before it starts any other, like the pools below.
+    let atomics = p.has_atomics().then(|| atomics::Atomics::new(&m, p, &st, opts.atomics));
     let sh = Rc::new(Shared {
         m,
         st: RefCell::new(st),
@@ -280,6 +292,7 @@ fn execution(p: &'static Program, opts: &'static Options, choices: &Arc<Choices>
         handles: RefCell::default(),
         threads: StdCell::new(1),
         heap: p.reads_silently().then(shim::new_atomic),
+        atomics,
         steps: StdCell::new(0),
         choices: choices.clone(),
         opts,
@@ -352,7 +365,11 @@ fn run_thread(sh: Rc<Shared>, t: ThreadId) {
                 shim::touch(heap);
             }
         }
-        let r = sh.m.step(&mut sh.st.borrow_mut(), t, alt);
+        let performed = sh.atomics.as_ref().and_then(|at| atomics::perform(&sh, at, t, &name, line).map(|d| (at, d)));
+        let r = match &performed {
+            Some((at, done)) => atomics::step(&sh, at, done, t, alt),
+            None => sh.m.step(&mut sh.st.borrow_mut(), t, alt),
+        };
         match r {
             Ok(None) => {}
             Ok(Some(ev)) => effect(&sh, &name, line, ev, &mut held),
@@ -405,15 +422,20 @@ fn effect<'a>(sh: &'a Rc<Shared>, name: &str, line: u32, ev: EventKind, held: &m
         EventKind::Access(kind, a) => {
             let addr = sh.st.borrow().addr_name(&sh.m, a);
             let access = Access { thread: name.to_string(), kind: if kind == AccessKind::Read { "read" } else { "write" }, line, addr };
+            // Set only around operations that cannot switch threads (see `atomics::PENDING`).
             *lock(&CURRENT) = Some(access.clone());
-            let cell = sh.cell(a);
-            match kind {
-                AccessKind::Read => shim::read(cell),
-                AccessKind::Write => shim::write(cell),
+            match (kind, sh.atomics.as_ref().filter(|at| at.is_atomic(a))) {
+                (AccessKind::Read, Some(at)) => {
+                    let now = atomics_value(sh, a);
+                    shim::unsync_load(at.get(a, now));
+                }
+                // `atomics::refusal` refused the program before it ran.
+                (AccessKind::Write, Some(_)) => say("crash", &["racefuzz internal bug: a plain write to an atomic cell ran"]),
+                (AccessKind::Read, None) => shim::read(sh.cell(a)),
+                (AccessKind::Write, None) => shim::write(sh.cell(a)),
             }
-            let mut history = lock(&HISTORY);
-            history.retain(|h| !(h.addr == access.addr && h.thread == access.thread && h.kind == access.kind));
-            history.push(access);
+            *lock(&CURRENT) = None;
+            record(access);
         }
         EventKind::Acquire(l) => {
             if let Some(h) = held.iter_mut().find(|h| h.lock == l) {
@@ -432,9 +454,31 @@ fn effect<'a>(sh: &'a Rc<Shared>, name: &str, line: u32, ev: EventKind, held: &m
         // The join itself happened in loom before the step; checks, capsule enters and
         // exits have no effect loom could see.
         EventKind::Join(_) | EventKind::Check(..) | EventKind::Enter(_) | EventKind::Exit(_) => {}
-        // `main` refuses programs with atomics before any step.
-        EventKind::Atomic(..) | EventKind::Fence(_) => beyond(ATOMICS),
+        // Performed through loom before the machine's step (`atomics::perform`).
+        EventKind::Atomic(..) | EventKind::Fence(_) => {}
     }
+}
+
+/// The machine's value of cell `a` now.
+fn atomics_value(sh: &Shared, a: Addr) -> Option<race_oracles::machine::Value> {
+    let st = sh.st.borrow();
+    let Addr::Field(o, f) = a else { return None };
+    match st.objects.get(o.0 as usize)?.fields.get(f.0 as usize)? {
+        race_oracles::machine::Cell::Val(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// Adds a finished access to this execution's history (the other side of a later report).
+fn record(access: Access) {
+    let mut history = lock(&HISTORY);
+    history.retain(|h| !(h.addr == access.addr && h.thread == access.thread && h.kind == access.kind));
+    history.push(access);
+}
+
+/// Whether an access of that kind writes (`write`, `atomic write`, `atomic read-write`).
+fn writes(kind: &str) -> bool {
+    kind.ends_with("write")
 }
 
 /// Classifies a panic: loom's causality violation is the race report; its branch limit,
@@ -446,16 +490,22 @@ fn hook(info: &std::panic::PanicHookInfo<'_>) {
     // `cell=VersionVec { .. }; thread=VersionVec { .. }`.
     let in_cell_rs = info.location().is_some_and(|l| l.file().ends_with("cell.rs"));
     if msg.contains("Causality violation") || (first.starts_with("cell=") && in_cell_rs) {
-        let current = lock(&CURRENT).clone();
-        let Some(c) = current else { say("race", &["?", "0", &first]) };
-        let others: Vec<String> = lock(&HISTORY)
-            .iter()
-            .filter(|h| h.addr == c.addr && h.thread != c.thread && (h.kind == "write" || c.kind == "write"))
-            .map(|h| format!("{} {} at line {}", h.thread, h.kind, h.line))
-            .collect();
+        // After a read of a store that is not the newest, the execution is not (or may not
+        // be) an SC one: a possible non-SC race (`atomics.rs`).
+        let kind = if atomics::NON_SC.load(Ordering::Relaxed) { "race-non-sc" } else { "race" };
+        let history = lock(&HISTORY).clone();
+        let conflicts = |c: &Access, h: &Access| h.addr == c.addr && h.thread != c.thread && (writes(h.kind) || writes(c.kind));
+        // A plain access cannot switch threads, so CURRENT is the access loom stopped at;
+        // without one, loom stopped inside an atomic operation, one of those in flight.
+        let current = lock(&CURRENT).clone().or_else(|| {
+            let pending = lock(&atomics::PENDING).clone();
+            pending.iter().find(|c| history.iter().any(|h| conflicts(c, h))).or(pending.first()).cloned()
+        });
+        let Some(c) = current else { say(kind, &["?", "0", &first]) };
+        let others: Vec<String> = history.iter().filter(|h| conflicts(&c, h)).map(|h| format!("{} {} at line {}", h.thread, h.kind, h.line)).collect();
         let against = if others.is_empty() { String::new() } else { format!(" against {}", others.join(", ")) };
         let detail = format!("{}: {} {} at line {}{against} (loom: {first})", c.addr, c.thread, c.kind, c.line);
-        say("race", &[&c.addr, &c.line.to_string(), &detail]);
+        say(kind, &[&c.addr, &c.line.to_string(), &detail]);
     }
     // loom 0.2 asserts `branches.len() < max_branches` with the message `actual = N`.
     let in_path_rs = info.location().is_some_and(|l| l.file().ends_with("path.rs"));
@@ -473,7 +523,7 @@ fn hook(info: &std::panic::PanicHookInfo<'_>) {
 }
 
 fn options() -> Result<Options, String> {
-    let mut o = Options { loop_bound: 2, preemption_bound: None, max_branches: 10_000, cells: 64, locks: 8, max_choices: 256, max_steps: 100_000, file: None };
+    let mut o = Options { loop_bound: 2, preemption_bound: None, max_branches: 10_000, cells: 64, locks: 8, max_choices: 256, atomics: 8, max_steps: 100_000, file: None };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |what: &str| -> Result<u64, String> { args.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{what} needs a number")) };
@@ -484,6 +534,7 @@ fn options() -> Result<Options, String> {
             "--cells" => o.cells = num(&a)? as usize,
             "--locks" => o.locks = num(&a)? as usize,
             "--max-choices" => o.max_choices = num(&a)? as usize,
+            "--atomics" => o.atomics = num(&a)? as usize,
             "--max-steps" => o.max_steps = num(&a)?,
             f if !f.starts_with("--") && o.file.is_none() => o.file = Some(f.to_string()),
             other => return Err(format!("unknown argument `{other}`")),

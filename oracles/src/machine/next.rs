@@ -114,6 +114,28 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The atomic statement that is the thread's next step, with its place resolved and its
+    /// operands evaluated: `[val]` for a store or an RMW, `[expected, new]` for a CAS, none
+    /// for a load or a fence. `None` when the next step is no atomic statement, or its place
+    /// or operands fault (the step then faults too). A detector that performs a program's
+    /// atomics itself (the loom driver, `drivers/loom`) must perform the operation *before*
+    /// the machine's step: loom may switch threads inside it, and the step must see what the
+    /// other threads did meanwhile. The operands read only the thread's locals, so they are
+    /// the same then.
+    pub fn next_atomic(&self, st: &State<'p>, t: ThreadId) -> Option<(&'p Atomic, Option<Addr>, Vec<Value>)> {
+        let Some(Action::Stmt(Stmt { kind: StmtKind::Atomic(a), .. })) = st.action(t) else { return None };
+        let addr = match a.place() {
+            Some(p) => Some(self.resolve(st, t, p).ok()?),
+            None => None,
+        };
+        let operands = match a {
+            Atomic::Store { val, .. } | Atomic::Rmw { val, .. } => vec![st.eval(t, val).ok()?],
+            Atomic::Cas { expected, new, .. } => vec![st.eval(t, expected).ok()?, st.eval(t, new).ok()?],
+            Atomic::Load { .. } | Atomic::Fence(_) => vec![],
+        };
+        Some((a, addr, operands))
+    }
+
     /// The access the thread's next step makes, if its next statement is a load or store
     /// whose address resolves now (used for Def. 3.6).
     pub fn next_access(&self, st: &State<'p>, t: ThreadId) -> Option<(AccessKind, Addr, u32)> {
@@ -167,6 +189,24 @@ mod tests {
         assert_eq!(m.step(&mut st, t, 0), Ok(Some(EventKind::Fork(thread_id(1)))));
         assert_eq!(m.next_join(&st, t), Some(thread_id(1)), "join(h) while h runs");
         assert!(matches!(m.step(&mut st, t, 0), Err(Disabled::Blocked(_))));
+    }
+
+    #[test]
+    fn next_atomic_resolves_the_place_and_evaluates_the_operands() {
+        let p = parse("dialect bfj2\ninit { o = new }\nthread { v = 3; o.f.store(v, release); ok = o.f.cas(3, v + 1, acq_rel, acquire); fence(seq_cst) }\n").unwrap();
+        let m = Machine::new(&p, 2);
+        let mut st = m.initial_state().unwrap();
+        let t = thread_id(0);
+        assert!(m.next_atomic(&st, t).is_none(), "an assignment");
+        m.step(&mut st, t, 0).unwrap();
+        let f = Some(Addr::Field(ObjId(0), m.field("f").unwrap()));
+        let (a, addr, ops) = m.next_atomic(&st, t).unwrap();
+        assert!(matches!(a, Atomic::Store { order: Order::Release, .. }) && addr == f && ops == [Value::Int(3)]);
+        m.step(&mut st, t, 0).unwrap();
+        let (a, addr, ops) = m.next_atomic(&st, t).unwrap();
+        assert!(matches!(a, Atomic::Cas { .. }) && addr == f && ops == [Value::Int(3), Value::Int(4)]);
+        m.step(&mut st, t, 0).unwrap();
+        assert!(matches!(m.next_atomic(&st, t), Some((Atomic::Fence(Order::SeqCst), None, ops)) if ops.is_empty()));
     }
 
     #[test]

@@ -21,6 +21,19 @@ pub enum ModelVerdict {
         /// The tool's own account (the accesses involved, its message).
         detail: String,
     },
+    /// It found a data race in an execution that is not (or may not be) sequentially
+    /// consistent: a weak-memory tool (loom) whose load returned an older store than the
+    /// newest one. A race of *some* execution, but perhaps of none that the SC ground truth
+    /// enumerates (docs/spec/atomics.md §3.4: `inconclusive (possible weak-memory race)`,
+    /// and a false positive in a program whose atomics are all `seq_cst`, by DRF-SC).
+    RaceNonSc {
+        /// The location it names.
+        location: String,
+        /// The program line it stopped at (0: none named).
+        line: u32,
+        /// The tool's own account.
+        detail: String,
+    },
     /// It covered every execution and found no race.
     NoRace {
         /// Executions it ran.

@@ -44,6 +44,7 @@ impl Registry {
                 super::ldrf_sound::REGION_RACY,
                 super::ldrf_sound::EVERYWHERE,
                 super::whole_program::ORACLE,
+                super::whole_program::ATOMICS,
             ],
         }
     }
