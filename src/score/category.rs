@@ -6,7 +6,7 @@
 //! release sequence (docs/spec/atomics.md §2.2, §5.1) could explain it. Limitations
 //! (`super::limitations`) match these categories by fragment.
 
-use race_oracles::lang::AccessKind;
+use race_oracles::lang::{AccessKind, Order};
 use race_oracles::machine::{AtomicKind, Event, EventKind};
 use race_oracles::race::limits::{between, SHADOW_CELLS};
 use race_oracles::race::{Hb, Race};
@@ -51,7 +51,20 @@ pub(super) fn missed(trace: &[Event], r: &Race) -> String {
     let (first, second) = (&trace[r.first.0 as usize], &trace[r.second.0 as usize]);
     let history = if between(trace, r) >= SHADOW_CELLS { format!(" behind {SHADOW_CELLS} or more accesses of other threads") } else { String::new() };
     let cut = if store_cut(trace, r) { " where a relaxed or plain store ended a release sequence" } else { "" };
-    format!("{} {}-{} race{history}{cut}", article(kind_word(first)), kind_word(first), kind_word(second))
+    let fenced = if sc_fenced(trace, r) { " across a seq_cst fence in each thread" } else { "" };
+    format!("{} {}-{} race{history}{cut}{fenced}", article(kind_word(first)), kind_word(first), kind_word(second))
+}
+
+/// Whether each thread of the race `r` has a `seq_cst` fence between its access and the
+/// other's: after the first access in its thread, before the second in its own. Two such
+/// fences order nothing in C11 (docs/spec/atomics.md §2.3, L12), but a tool that runs SC
+/// fences as one global clock (loom, Miri: spec §5.3, §5.4) orders the threads through them
+/// whenever the first's fence runs first. Either order counts: the shape is the program's.
+fn sc_fenced(trace: &[Event], r: &Race) -> bool {
+    let (i, j) = (r.first.0 as usize, r.second.0 as usize);
+    let (t1, t2) = (trace[i].thread, trace[j].thread);
+    let sc_fence = |k: usize, t| trace[k].thread == t && matches!(trace[k].kind, EventKind::Fence(Order::SeqCst));
+    (i + 1..trace.len()).any(|k| sc_fence(k, t1)) && (0..j).any(|k| sc_fence(k, t2))
 }
 
 /// Whether the race `r` would be ordered if relaxed or plain stores did not end release

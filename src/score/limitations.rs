@@ -85,6 +85,10 @@ pub const KNOWN: &[Limitation] = &[
     Limitation { detector: "tsan", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "failed CAS", why: TSAN_CAS, citation: TSAN_CAS_CITED },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
+    // SC fences as one global clock (docs/spec/atomics.md §5.3, §5.4, L12).
+    Limitation { detector: "loom", versions: &[], mistake: "false negative", granularity: Granularity::Program, category: "across a seq_cst fence in each thread", why: SC_FENCES_GLOBAL, citation: LOOM_SC_FENCES_CITED },
+    Limitation { detector: "miri", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "across a seq_cst fence in each thread", why: SC_FENCES_GLOBAL, citation: MIRI_SC_FENCES_CITED },
+    Limitation { detector: "miri", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "across a seq_cst fence in each thread", why: SC_FENCES_GLOBAL, citation: MIRI_SC_FENCES_CITED },
     // Go's race runtime is ThreadSanitizer's, and runs strengthened programs (spec §5.5, §6.3):
     // no fences, but the same compare-exchange and the same release clock.
     Limitation { detector: "go-race", versions: &[], mistake: "false positive", granularity: Granularity::Location, category: "failed CAS", why: TSAN_CAS, citation: GO_CAS_CITED },
@@ -128,6 +132,18 @@ const TSAN_RELEASE_SEQUENCE: &str =
 /// Where it is documented.
 const TSAN_RELEASE_SEQUENCE_CITED: &str =
     "compiler-rt tsan_interface_atomic.cpp, AtomicStore: \"Strictly saying even relaxed store cuts off release sequence, so must reset the clock.\" (a plain store never reaches that code: tsan_rtl_access.cpp touches only shadow memory); docs/spec/atomics.md §5.1";
+
+/// loom and Miri and SC fences.
+const SC_FENCES_GLOBAL: &str =
+    "seq_cst fences are run as one global clock, so a thread's SC fence synchronizes with every later SC fence of another thread, which C11 does not say: the race across them is missed when the first's fence runs first";
+
+/// Where loom does so.
+const LOOM_SC_FENCES_CITED: &str =
+    "loom rt/atomic.rs and rt/thread.rs, seq_cst_fence (PR #220), and fences are no scheduling points, so only one order of the two fences runs; docs/spec/atomics.md §5.3, L12";
+
+/// Where Miri does so.
+const MIRI_SC_FENCES_CITED: &str =
+    "Miri concurrency/data_race.rs: an SC fence acts \"like an RMW on the global fence location\" and \"rules out many legal behaviors\"; docs/spec/atomics.md §5.4, L12";
 
 /// Where Go's race runtime does what [`TSAN_CAS`] says.
 const GO_CAS_CITED: &str = "Go runtime/race_amd64.s: sync/atomic.CompareAndSwapInt64 calls __tsan_go_atomic64_compare_exchange, compiler-rt's AtomicCAS (tsan_interface_atomic.cpp, OpCAS); measured with Go 1.19 (a failed CAS is a `Previous write`); docs/spec/atomics.md §5.5";

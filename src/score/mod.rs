@@ -787,6 +787,24 @@ mod tests {
         }
     }
 
+    /// L12's shape: a seq_cst fence in each thread between the accesses, in either order
+    /// (loom and Miri order the threads through them, spec/atomics.md §5.3, §5.4); one fence
+    /// alone is not the shape.
+    #[test]
+    fn a_missed_race_across_sc_fences_of_both_threads_is_a_category_of_its_own() {
+        let x = Addr::Field(ObjId(0), FieldId(0));
+        let (w, r, f) = (EventKind::Access(AccessKind::Write, x), EventKind::Access(AccessKind::Read, x), EventKind::Fence(race_oracles::lang::Order::SeqCst));
+        for (kinds, expected) in [
+            (vec![(0, w), (0, f), (1, f), (1, r)], "a write-read race across a seq_cst fence in each thread"),
+            (vec![(1, f), (0, w), (0, f), (1, r)], "a write-read race across a seq_cst fence in each thread"),
+            (vec![(0, w), (0, f), (1, r)], "a write-read race"),
+        ] {
+            let t: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect();
+            let race = data_races(&t).into_iter().next().unwrap();
+            assert_eq!(missed(&t, &race), expected);
+        }
+    }
+
     #[test]
     fn counts_give_precision_recall_and_f1() {
         let c = Counts { tp: 6, fp: 2, fn_: 4 };
