@@ -235,6 +235,16 @@ fn go_race_is_judged_on_the_strengthened_program_and_its_replay_refuses_weaker_o
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A board compares detectors on the same programs: Go on strengthened ones and
+/// ThreadSanitizer on the programs themselves is refused before anything runs.
+#[test]
+fn a_board_will_not_put_strengthened_go_beside_a_detector_of_the_programs_themselves() {
+    needs!(Go, Tsan);
+    let (code, out, err) = racefuzz(&["score", "--sut", "go-race", "--sut", "tsan@gcc-12", "--generator", "atomics", "--classes", "--programs", "5"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("go-race runs and is judged on strengthen(p)") && err.contains("score go-race on its own"), "{err}");
+}
+
 /// The Go replay's turns order every pair of events, so if the race runtime saw them as
 /// synchronization it would report nothing. It must report each race of every trace,
 /// here of accesses that only the turns order (and unrelated locks around them), and
