@@ -135,7 +135,10 @@ impl std::fmt::Display for Board {
             return writeln!(f, "no deviation: every detector agrees with the ground truth at every granularity");
         }
         let bugs = all.iter().filter(|d| d.class == Class::SuspectedBug).count();
-        writeln!(f, "{} distinct deviation(s), {} documented, {bugs} suspected bug(s):", all.len(), all.len() - bugs)?;
+        let known = all.iter().filter(|d| matches!(d.class, Class::KnownBug { .. })).count();
+        // Known bugs are named only where there are some: most boards have none.
+        let known_text = if known > 0 { format!(", {known} known bug(s)") } else { String::new() };
+        writeln!(f, "{} distinct deviation(s), {} documented{known_text}, {bugs} suspected bug(s):", all.len(), all.len() - bugs - known)?;
         for d in all {
             let x = &d.deviation.example;
             writeln!(f)?;

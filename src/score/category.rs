@@ -52,7 +52,36 @@ pub(super) fn missed(trace: &[Event], r: &Race) -> String {
     let history = if between(trace, r) >= SHADOW_CELLS { format!(" behind {SHADOW_CELLS} or more accesses of other threads") } else { String::new() };
     let cut = if store_cut(trace, r) { " where a relaxed or plain store ended a release sequence" } else { "" };
     let fenced = if sc_fenced(trace, r) { " across a seq_cst fence in each thread" } else { "" };
-    format!("{} {}-{} race{history}{cut}{fenced}", article(kind_word(first)), kind_word(first), kind_word(second))
+    let erased = if read_after_own_atomic_write(trace, r) { " after its writer's own plain read" } else { "" };
+    let cas = past_mixed_cas(trace, r.first.0 as usize, r.second.0 as usize);
+    format!("{} {}-{} race{history}{cut}{fenced}{erased}{cas}", article(kind_word(first)), kind_word(first), kind_word(second))
+}
+
+/// A category's note that a failed CAS whose success order synchronizes more than its
+/// failure order (it releases, which no failure order does, or acquires where the failure
+/// order does not) runs at event `i` or before `j`: a tool that does the success order's
+/// clock work on failure (gcc 11's libtsan, docs/spec/atomics.md §5.1) releases or acquires
+/// there when it should not. Empty otherwise.
+fn past_mixed_cas(trace: &[Event], i: usize, j: usize) -> &'static str {
+    let more = |s: Order, f: Order| s.releases() || s.acquires() != f.acquires();
+    let mixed = (i..j).any(|k| matches!(trace[k].kind, EventKind::Atomic(AtomicKind::CasFailed { success, failure }, _) if more(success, failure)));
+    if mixed {
+        " past a failed CAS whose success order synchronizes more than its failure order"
+    } else {
+        ""
+    }
+}
+
+/// Whether the race `r` ends in a plain read, and before it some other thread made an atomic
+/// write (a store or an RMW) of the address and then read it plainly itself: the shape in
+/// which ThreadSanitizer's own-thread shadow replacement loses the write
+/// (docs/spec/atomics.md §5.1). The racing write may be that one, or an earlier one that it
+/// succeeded in the shadow (a write ordered before it).
+fn read_after_own_atomic_write(trace: &[Event], r: &Race) -> bool {
+    let j = r.second.0 as usize;
+    let plain_read = |k: usize| matches!(trace[k].kind, EventKind::Access(AccessKind::Read, a) if a == r.addr);
+    let atomic_write = |k: usize| matches!(trace[k].kind, EventKind::Atomic(w, a) if w.writes() && a == r.addr);
+    plain_read(j) && (0..j).any(|k| trace[k].thread != trace[j].thread && atomic_write(k) && (k + 1..j).any(|m| trace[m].thread == trace[k].thread && plain_read(m)))
 }
 
 /// Whether each thread of the race `r` has a `seq_cst` fence between its access and the
@@ -188,10 +217,11 @@ impl Orders {
             }
             return format!("{} {word} after an unordered conflicting access", article(word));
         }
+        let cas = conflicting.iter().min().map_or("", |&i| past_mixed_cas(trace, i, j));
         if !conflicting.iter().all(|&i| self.no_fences.ordered(i, j)) {
-            format!("{} {word} ordered after a conflicting access only through a fence", article(word))
+            format!("{} {word} ordered after a conflicting access only through a fence{cas}", article(word))
         } else if !conflicting.iter().all(|&i| self.no_atomics.ordered(i, j)) {
-            format!("{} {word} ordered after a conflicting access through atomics", article(word))
+            format!("{} {word} ordered after a conflicting access through atomics{cas}", article(word))
         } else if conflicting.iter().all(|&i| self.no_sync.ordered(i, j)) {
             format!("{} {word} ordered after every conflicting access by fork/join", article(word))
         } else {

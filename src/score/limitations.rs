@@ -38,7 +38,15 @@ pub enum Class {
         /// Where it says so.
         citation: &'static str,
     },
-    /// No documented limitation matches: a bug until shown otherwise.
+    /// A bug of the tool, confirmed from its source ([`BUGS`]): not documented by it, but
+    /// no longer a suspicion either.
+    KnownBug {
+        /// What the tool does wrong.
+        why: &'static str,
+        /// Where the mechanism is shown.
+        citation: &'static str,
+    },
+    /// No documented limitation or known bug matches: a bug until shown otherwise.
     SuspectedBug,
 }
 
@@ -46,6 +54,7 @@ impl std::fmt::Display for Class {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Class::Limitation { why, citation } => write!(f, "documented limitation: {why} ({citation})"),
+            Class::KnownBug { why, citation } => write!(f, "known bug: {why} ({citation})"),
             Class::SuspectedBug => f.write_str("suspected bug: no documented limitation matches"),
         }
     }
@@ -85,6 +94,11 @@ pub const KNOWN: &[Limitation] = &[
     Limitation { detector: "tsan", versions: &[], mistake: "false positive", granularity: Granularity::Event, category: "failed CAS", why: TSAN_CAS, citation: TSAN_CAS_CITED },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "plain store ended a release sequence", why: TSAN_RELEASE_SEQUENCE, citation: TSAN_RELEASE_SEQUENCE_CITED },
+    // gcc 11's libtsan (compiler-rt of November 2020) and a failed CAS's failure order.
+    Limitation { detector: "tsan", versions: &["gcc-11"], mistake: "false positive", granularity: Granularity::Location, category: MIXED_CAS, why: TSAN_FMO_IGNORED, citation: TSAN_FMO_CITED },
+    Limitation { detector: "tsan", versions: &["gcc-11"], mistake: "false positive", granularity: Granularity::Event, category: MIXED_CAS, why: TSAN_FMO_IGNORED, citation: TSAN_FMO_CITED },
+    Limitation { detector: "tsan", versions: &["gcc-11"], mistake: "false negative", granularity: Granularity::Location, category: MIXED_CAS, why: TSAN_FMO_IGNORED, citation: TSAN_FMO_CITED },
+    Limitation { detector: "tsan", versions: &["gcc-11"], mistake: "false negative", granularity: Granularity::Event, category: MIXED_CAS, why: TSAN_FMO_IGNORED, citation: TSAN_FMO_CITED },
     // SC fences as one global clock (docs/spec/atomics.md §5.3, §5.4, L12).
     Limitation { detector: "loom", versions: &[], mistake: "false negative", granularity: Granularity::Program, category: "across a seq_cst fence in each thread", why: SC_FENCES_GLOBAL, citation: LOOM_SC_FENCES_CITED },
     Limitation { detector: "miri", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "across a seq_cst fence in each thread", why: SC_FENCES_GLOBAL, citation: MIRI_SC_FENCES_CITED },
@@ -132,6 +146,15 @@ const TSAN_RELEASE_SEQUENCE: &str =
 /// Where it is documented.
 const TSAN_RELEASE_SEQUENCE_CITED: &str =
     "compiler-rt tsan_interface_atomic.cpp, AtomicStore: \"Strictly saying even relaxed store cuts off release sequence, so must reset the clock.\" (a plain store never reaches that code: tsan_rtl_access.cpp touches only shadow memory); docs/spec/atomics.md §5.1";
+
+/// The category fragment of a failed CAS with two orders (`category::past_mixed_cas`).
+const MIXED_CAS: &str = "past a failed CAS whose success order synchronizes more than its failure order";
+
+/// gcc 11's libtsan and a failed CAS.
+const TSAN_FMO_IGNORED: &str = "gcc 11's libtsan ignores a compare-exchange's failure order: a failed CAS does the clock work of its success order, so it releases, or acquires, where its failure order says it does not";
+
+/// Where it is shown, and fixed.
+const TSAN_FMO_CITED: &str = "gcc 11 libsanitizer/tsan/tsan_interface_atomic.cpp (LLVM 6e7dd1e3, 2020-11), AtomicCAS: \"(void)fmo; // Unused because llvm does not pass it yet.\"; google/sanitizers#970, fixed upstream by LLVM D99434 (2021-05); reproduced by hand on gcc 11.3; docs/spec/atomics.md §5.1";
 
 /// loom and Miri and SC fences.
 const SC_FENCES_GLOBAL: &str =
@@ -196,14 +219,45 @@ const TSAN_CELLS: &str = "github.com/google/sanitizers/wiki/ThreadSanitizerAlgor
 /// The class of `d`, a deviation of the detector named `sut` (`tsan@gcc-12`).
 pub fn classify(sut: &str, d: &Deviation) -> Class {
     let (name, version) = sut.split_once('@').unwrap_or((sut, ""));
-    KNOWN
-        .iter()
-        .find(|l| {
-            (l.detector == name || l.detector == "*")
-                && (l.versions.is_empty() || l.versions.contains(&version))
-                && l.mistake == d.mistake
-                && l.granularity == d.granularity
-                && d.example.category.contains(l.category)
-        })
-        .map_or(Class::SuspectedBug, |l| Class::Limitation { why: l.why, citation: l.citation })
+    let matches = |l: &&Limitation| {
+        (l.detector == name || l.detector == "*")
+            && (l.versions.is_empty() || l.versions.contains(&version))
+            && l.mistake == d.mistake
+            && l.granularity == d.granularity
+            && d.example.category.contains(l.category)
+    };
+    if let Some(l) = KNOWN.iter().find(matches) {
+        return Class::Limitation { why: l.why, citation: l.citation };
+    }
+    BUGS.iter().find(matches).map_or(Class::SuspectedBug, |l| Class::KnownBug { why: l.why, citation: l.citation })
 }
+
+/// Bugs found by racefuzz and confirmed from the tool's source, in the shape of
+/// [`KNOWN`]'s rows (`why` says what goes wrong).
+pub const BUGS: &[Limitation] = &[
+    Limitation {
+        detector: "tsan",
+        versions: &[],
+        mistake: "false negative",
+        granularity: Granularity::Location,
+        category: "after its writer's own plain read",
+        why: TSAN_SHADOW_REPLACED,
+        citation: TSAN_SHADOW_REPLACED_CITED,
+    },
+    Limitation {
+        detector: "tsan",
+        versions: &[],
+        mistake: "false negative",
+        granularity: Granularity::Event,
+        category: "after its writer's own plain read",
+        why: TSAN_SHADOW_REPLACED,
+        citation: TSAN_SHADOW_REPLACED_CITED,
+    },
+];
+
+/// ThreadSanitizer's shadow-slot replacement (docs/spec/atomics.md §5.1).
+const TSAN_SHADOW_REPLACED: &str = "a thread's plain read of the same bytes overwrites the shadow slot of its own earlier atomic write, which ranks as weaker, so another thread's plain read that races with the write finds only a read";
+
+/// Where the mechanism is.
+const TSAN_SHADOW_REPLACED_CITED: &str =
+    "compiler-rt tsan_rtl_access.cpp, CheckRaces: same sid and byte mask and old.IsRWWeakerOrEqual(typ) → StoreShadow; tsan_shadow.h, IsRWWeakerOrEqual compares the atomic bit before the read bit; the v2 runtime's tsan_update_shadow_word_inl.h alike; docs/spec/atomics.md §5.1";

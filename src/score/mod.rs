@@ -805,6 +805,24 @@ mod tests {
         }
     }
 
+    /// ThreadSanitizer's shadow replacement (spec/atomics.md §5.1): an atomic write, its
+    /// thread's own plain read of the cell, then another thread's plain read; not without
+    /// the writer's read, nor with the writer's read before its write.
+    #[test]
+    fn a_missed_race_after_the_writers_own_plain_read_is_a_category_of_its_own() {
+        let x = Addr::Field(ObjId(0), FieldId(0));
+        let (s, r) = (EventKind::Atomic(race_oracles::machine::AtomicKind::Store(race_oracles::lang::Order::Release), x), EventKind::Access(AccessKind::Read, x));
+        for (kinds, expected) in [
+            (vec![(0, s), (0, r), (1, r)], "an atomic store-read race after its writer's own plain read"),
+            (vec![(0, s), (1, r)], "an atomic store-read race"),
+            (vec![(0, r), (0, s), (1, r)], "an atomic store-read race"),
+        ] {
+            let t: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect();
+            let race = data_races(&t).into_iter().next().unwrap();
+            assert_eq!(missed(&t, &race), expected);
+        }
+    }
+
     #[test]
     fn counts_give_precision_recall_and_f1() {
         let c = Counts { tp: 6, fp: 2, fn_: 4 };
