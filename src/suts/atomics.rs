@@ -11,7 +11,7 @@ use super::Subject;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Atomics {
     /// It does not model them: a program with them is `inconclusive`, naming the
-    /// assumption ([`refusal`]).
+    /// assumption (`refusal`).
     Refused,
     /// It models them: its own implementation does (FastTrack, spec §4.2) or its replay
     /// performs them (the C replay of ThreadSanitizer, Helgrind and DRD, §6.1; Miri's, §6.2).
