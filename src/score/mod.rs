@@ -751,10 +751,22 @@ mod tests {
     use race_oracles::lang::AccessKind;
     use race_oracles::machine::{Addr, Event, EventKind, FieldId, LockId, ObjId, ThreadId};
 
+    /// A trace of one event per `(thread, kind)`, in order, all on line 1.
+    fn trace_of(kinds: &[(u32, EventKind)]) -> Vec<Event> {
+        kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect()
+    }
+
     /// The category of the last event of `trace` as a false positive.
     fn category(kinds: &[(u32, EventKind)]) -> String {
-        let trace: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect();
+        let trace = trace_of(kinds);
         Orders::new(&trace).false_positive(&trace, &trace[trace.len() - 1])
+    }
+
+    /// The category of the first race of the trace of `kinds` as a missed one.
+    fn missed_category(kinds: &[(u32, EventKind)]) -> String {
+        let trace = trace_of(kinds);
+        let race = data_races(&trace).into_iter().next().unwrap();
+        missed(&trace, &race)
     }
 
     #[test]
@@ -778,7 +790,7 @@ mod tests {
         let (w, r) = (EventKind::Access(AccessKind::Write, x), EventKind::Access(AccessKind::Read, x));
         let trace = |readers: u32| -> Vec<Event> {
             let kinds: Vec<(u32, EventKind)> = std::iter::once((0, r)).chain((0..readers).map(|t| (2 + t, r))).chain(std::iter::once((1, w))).collect();
-            kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect()
+            trace_of(&kinds)
         };
         for (readers, expected) in [(3, "a read-write race"), (4, "a read-write race behind 4 or more accesses of other threads")] {
             let t = trace(readers);
@@ -799,9 +811,7 @@ mod tests {
             (vec![(1, f), (0, w), (0, f), (1, r)], "a write-read race across a seq_cst fence in each thread"),
             (vec![(0, w), (0, f), (1, r)], "a write-read race"),
         ] {
-            let t: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect();
-            let race = data_races(&t).into_iter().next().unwrap();
-            assert_eq!(missed(&t, &race), expected);
+            assert_eq!(missed_category(&kinds), expected);
         }
     }
 
@@ -817,9 +827,7 @@ mod tests {
             (vec![(0, s), (1, r)], "an atomic store-read race"),
             (vec![(0, r), (0, s), (1, r)], "an atomic store-read race"),
         ] {
-            let t: Vec<Event> = kinds.iter().enumerate().map(|(i, &(t, k))| Event::plain(EventIdx(i as u32), ThreadId(t), 1, k)).collect();
-            let race = data_races(&t).into_iter().next().unwrap();
-            assert_eq!(missed(&t, &race), expected);
+            assert_eq!(missed_category(&kinds), expected);
         }
     }
 

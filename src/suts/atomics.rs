@@ -45,7 +45,8 @@ pub fn strengthened_context(judged: &Program) -> String {
 }
 
 /// The refusal of a program with atomics by a SUT that does not model them
-/// ([`Atomics::Refused`]): `inconclusive`, naming the assumption.
+/// ([`Atomics::Refused`]): `inconclusive`, naming the assumption (and the SUT by its catalogue
+/// name; `super::check` adds the mutant, as to every result).
 pub fn refusal(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<OracleResult> {
     if subject.entry().atomics.judges() || !p.has_atomics() {
         return None;
@@ -54,9 +55,5 @@ pub fn refusal(oracle: &Oracle, p: &Program, subject: &Subject) -> Option<Oracle
         "precondition unmet: atomics: {} does not model atomic operations and fences yet (docs/spec/atomics.md), so programs with them are refused, not judged",
         subject.entry().name
     );
-    let sut = match subject.mutant() {
-        Some(m) => format!("{} (mutant {m})", subject.entry().name),
-        None => subject.entry().name.to_string(),
-    };
-    Some(OracleResult::inconclusive(oracle.id, sut, oracle.item_kind, note))
+    Some(OracleResult::inconclusive(oracle.id, subject.entry().name.to_string(), oracle.item_kind, note))
 }

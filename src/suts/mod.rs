@@ -548,15 +548,15 @@ impl Subject {
 /// Checks `oracle` on `p` against `subject`: the one dispatch of racefuzz. The result's
 /// `sut` names the mutant too.
 pub fn check(oracle: &Oracle, p: &Program, subject: &Subject, explore: Config) -> OracleResult {
-    if let Some(r) = atomics::refusal(oracle, p, subject) {
-        return r;
-    }
-    let strengthened = subject.entry().atomics.judged_program(p);
-    let budget = Budget { explore, relax: subject.relax };
-    let mut r = oracle.check(strengthened.as_ref().unwrap_or(p), &subject.sut(), &budget);
-    if let Some(s) = &strengthened {
-        r.context.push(atomics::strengthened_context(s));
-    }
+    let mut r = atomics::refusal(oracle, p, subject).unwrap_or_else(|| {
+        let strengthened = subject.entry().atomics.judged_program(p);
+        let budget = Budget { explore, relax: subject.relax };
+        let mut r = oracle.check(strengthened.as_ref().unwrap_or(p), &subject.sut(), &budget);
+        if let Some(s) = &strengthened {
+            r.context.push(atomics::strengthened_context(s));
+        }
+        r
+    });
     if let Some(m) = subject.mutant() {
         r.sut = format!("{} (mutant {m})", r.sut);
     }
