@@ -112,6 +112,19 @@ fn the_command_scores_detectors_only_and_prints_the_card() {
     assert!(out.contains("event        (none: the detector reports the placed checks, not the accesses)"), "{out}");
 }
 
+/// A detector that stops at the first race (Miri's claim, `first-race`; here the reference
+/// detector's first report only) is not charged with the races after it as a deviation of
+/// its own: they are filed "after the race it stopped at" (docs/spec/atomics.md §5.4), the
+/// category Miri's limitation row names.
+#[test]
+fn a_first_race_detector_is_charged_apart_for_the_races_after_it_stopped() {
+    let first = format!("python3 {}/examples/detectors/hb.py {{}} | head -1", env!("CARGO_MANIFEST_DIR"));
+    let (code, out, err) = racefuzz(&["score", "--detector-cmd", &first, "--claim", "first-race", "--programs", "30", "--classes"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no false positive (event)"), "{out}");
+    assert!(out.contains("most frequent false negative (event): a write-read race after the race it stopped at"), "{out}");
+}
+
 /// `score --sut A --sut B` (and a `--detector-cmd`) puts the detectors side by side on one
 /// corpus: FastTrack and the lockset detector of `examples/detectors` (Eraser's). Every
 /// distinct deviation is listed with its shrunk program and a class; FastTrack's only ones

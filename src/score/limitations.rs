@@ -60,6 +60,11 @@ impl std::fmt::Display for Class {
     }
 }
 
+/// Miri's first data race is undefined behaviour, where it stops (its claim is `first-race`).
+const MIRI_STOPS: &str = "Miri stops at the first undefined behaviour it finds, and a data race is one: a trace's races after the one it reports are never run under its detector";
+const MIRI_STOPS_CITED: &str =
+    "Miri src/eval.rs, eval_entry: the first error ends the interpretation and is reported (report_error, src/diagnostics.rs); docs/spec/atomics.md §5.4";
+
 /// Every documented limitation racefuzz knows of. Rows are added only with a citation
 /// checked against the tool's documentation or the project's specs.
 pub const KNOWN: &[Limitation] = &[
@@ -72,6 +77,8 @@ pub const KNOWN: &[Limitation] = &[
         why: "a detector of racy locations (FT(α) = DR(α)) need not report a location's later races: FastTrack's same-epoch rules skip them, and the reference FastTrack deviates alike on the same traces",
         citation: "docs/spec/bigfoot.md §1.6 [D]",
     },
+    Limitation { detector: "miri", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "after the race it stopped at", why: MIRI_STOPS, citation: MIRI_STOPS_CITED },
+    Limitation { detector: "miri", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "after the race it stopped at", why: MIRI_STOPS, citation: MIRI_STOPS_CITED },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
     Limitation { detector: "tsan", versions: &[], mistake: "false negative", granularity: Granularity::Event, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },
     Limitation { detector: "go-race", versions: &[], mistake: "false negative", granularity: Granularity::Location, category: "behind 4 or more accesses", why: TSAN_HISTORY, citation: TSAN_CELLS },

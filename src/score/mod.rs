@@ -560,6 +560,7 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<Progra
     };
     let m = Machine::new(&program, cfg.loop_bound);
     let init = m.initial_state().ok()?;
+    let first_race = factory.claim() == Claim::FirstRace;
     let factory = factory.for_program(&program);
     prepare_batch(factory.as_ref(), cfg.explorer.get(), &m, init.clone(), &cfg);
     let mut s = ProgramScore::default();
@@ -594,9 +595,13 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<Progra
             let e = run.events.iter().flatten().map(|i| &ex.trace[i.0 as usize]).find(|e| addr_of(e).is_some_and(|a| name(a) == *l));
             note(&mut s.fp, Granularity::Location, e.map_or_else(|| "a report that names no access".into(), |e| hb().false_positive(ex.trace, e)), l.clone());
         }
+        // A detector that stops at the first race (Miri) claims nothing after it: a race it
+        // missed after one it reported is a category of its own.
+        let stopped = |r: &race_oracles::race::Race| first_race && flagged_events.range(..r.second).next().is_some();
+        let after_stop = |r: &race_oracles::race::Race, category: String| if stopped(r) { format!("{category} after the race it stopped at") } else { category };
         for l in truth.difference(&flagged) {
             let r = races.iter().find(|r| name(r.addr) == *l);
-            note(&mut s.fn_, Granularity::Location, r.map_or_else(String::new, |r| missed(ex.trace, r)), l.clone());
+            note(&mut s.fn_, Granularity::Location, r.map_or_else(String::new, |r| after_stop(r, missed(ex.trace, r))), l.clone());
         }
         // A placer's detector reports checks, which the placer moves away from the accesses
         // they cover: no event granularity (as the card's `event`).
@@ -615,8 +620,8 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<Progra
             // A detector whose claim is locations may stay silent on a location it has
             // already reported (FastTrack's same-epoch rules, spec/bigfoot.md §1.6 [D]): a
             // category of its own, apart from a race on a location never reported before.
-            let reported_before = r.is_some_and(|r| flagged_events.range(..*i).any(|j| ex.trace.get(j.0 as usize).and_then(addr_of) == Some(r.addr)));
-            let category = r.map_or_else(String::new, |r| missed(ex.trace, r));
+            let reported_before = r.is_some_and(|r| !stopped(r) && flagged_events.range(..*i).any(|j| ex.trace.get(j.0 as usize).and_then(addr_of) == Some(r.addr)));
+            let category = r.map_or_else(String::new, |r| after_stop(r, missed(ex.trace, r)));
             let category = if reported_before { format!("{category} on a location reported earlier in the trace") } else { category };
             note(&mut s.fn_, Granularity::Event, category, format!("event {} (line {})", i.0, ex.trace[i.0 as usize].line));
         }

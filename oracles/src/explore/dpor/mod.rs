@@ -62,10 +62,15 @@
 //! the wakeup tree of its node. Nodes' vectors and events' labels are reused, so the search
 //! allocates little beyond the machine's states. Every node of the current path holds the
 //! state of each enabled thread's next step, the sleep set and the wakeup tree, so memory
-//! is the path times the threads. Measured with callgrind on `benches/explore.rs`'s
-//! 2×7 locked increments (3,432 executions for both): 1.19× the naive
-//! explorer's instructions (389 M against 326 M); where the two differ in executions
-//! (every family with independent steps) DPOR runs exponentially fewer.
+//! is the path times the threads. Measured on `benches/explore.rs`'s 2×7 locked increments
+//! (3,432 executions for both): 1.15× the naive explorer's instructions with callgrind (378 M
+//! against 328 M), and 1.33× its wall time per execution; on 2×7 `fetch_add` increments, where
+//! a step costs the machine little, 1.75×. The time above the instructions is memory: DPOR
+//! keeps labels, clocks and wakeup trees the naive explorer has not, and takes 5× its
+//! first-level cache misses (cachegrind). Profiling removed two costs: `==` on the (almost
+//! always empty) closure choices called `memcmp`, a third of DPOR's time (`same_alts`), and a
+//! closure moved its state twice. Where the two differ in executions (every family with
+//! independent steps) DPOR runs exponentially fewer.
 //!
 //! **Where it falls back.** A program whose initial heap is fixed lazily (RacerDX pairs)
 //! is explored by the naive enumeration: the names of lazily created objects (`l1`, `l2`)
@@ -289,7 +294,11 @@ impl<'p> Search<'_, '_, 'p> {
                     // The event is the enabled thread's, with the closure's choices (shared
                     // when there are none: `races` identifies events by pointer, and this
                     // node explores the thread once).
-                    let label = if top.next[e].label.alts == c.alts { top.next[e].label.clone() } else { Rc::new(Label { alts: c.alts.clone(), ..(*top.next[e].label).clone() }) };
+                    let label = if events::same_alts(&top.next[e].label.alts, &c.alts) {
+                        top.next[e].label.clone()
+                    } else {
+                        Rc::new(Label { alts: c.alts.clone(), ..(*top.next[e].label).clone() })
+                    };
                     let mut sleep = self.spare.labels.pop().unwrap_or_default();
                     sleep.extend(top.child_sleep.iter().cloned());
                     let lens = (self.trace.len(), self.path.len());
@@ -345,7 +354,8 @@ impl<'p> Search<'_, '_, 'p> {
             // Then the thread's nodes are leaves: what they held is being explored.
             top.pending.clear();
             for c in self.closed.drain(..).rev() {
-                let sub = top.wut.iter_mut().find(|w| w.label.thread == t && w.label.alts == c.alts).map(|w| std::mem::take(&mut w.children)).unwrap_or_default();
+                let sub =
+                    top.wut.iter_mut().find(|w| w.label.thread == t && events::same_alts(&w.label.alts, &c.alts)).map(|w| std::mem::take(&mut w.children)).unwrap_or_default();
                 top.pending.push((c, sub));
             }
             top.wut.iter_mut().filter(|w| w.label.thread == t).for_each(|w| w.children.clear());
@@ -387,33 +397,39 @@ impl<'p> Search<'_, '_, 'p> {
     fn reverse_races(&mut self, pending: &[Rc<Label>]) {
         // Taken out while `reversed` needs the search mutably; put back for the next leaf.
         let mut detect = std::mem::take(&mut self.races);
-        detect.extend(&self.events);
-        let races = detect.races(&self.events, pending);
+        let events = std::mem::take(&mut self.events);
+        detect.extend(&events);
+        let races = detect.races(&events, pending);
         let hb = detect.hb();
-        let n = self.events.len();
+        let n = events.len();
+        // One buffer of borrowed labels for every race's sequence: a leaf reverses several
+        // races, each with a sequence about as long as the execution.
+        let mut v: Vec<&Rc<Label>> = Vec::with_capacity(n);
+        let by_choices = self.names.bug == Some(DporBug::WeakInitialByChoices);
         for (i, j) in races {
-            // e_j: an event of E, or a pending attempt after it (owned: `reversed` needs
-            // the search mutably).
-            let ej = if j < n { self.events[j].clone() } else { pending[j - n].clone() };
+            // e_j: an event of E, or a pending attempt after it.
+            let ej = if j < n { &events[j] } else { &pending[j - n] };
             // v = notdep(e_i, E) . e_j
-            let mut v: Vec<Rc<Label>> = hb.notdep(&self.events, i).filter(|&k| k != j).map(|k| self.events[k].clone()).collect();
+            v.clear();
+            v.extend(hb.notdep(&events, i).filter(|&k| k != j).map(|k| &events[k]));
             // The reversed event reads what e_i has not written yet: where that decides its
             // address, its footprint after notdep(e_i, E) is not the one recorded in E, and
             // is computed by running notdep(e_i, E) from the node of e_i.
-            let e = &self.events[i];
+            let e = &events[i];
             if ej.addressing.iter().any(|r| e.fp.iter().any(|(s, w)| *w && s == r)) {
-                let exact = self.reversed(i, j, hb);
-                debug_assert!(exact.is_some(), "internal: replaying notdep(e_{i}, E) disagrees with E");
-                let label = exact.unwrap_or_else(|| Label { wild: true, ..(*ej).clone() });
-                v.push(Rc::new(Label { alts: ej.alts.clone(), ..label }));
+                let replayed = self.reversed(&events, i, j, hb);
+                debug_assert!(replayed.is_some(), "internal: replaying notdep(e_{i}, E) disagrees with E");
+                let label = replayed.unwrap_or_else(|| Label { wild: true, ..(**ej).clone() });
+                let mut owned: Vec<Rc<Label>> = v.iter().map(|&e| e.clone()).collect();
+                owned.push(Rc::new(Label { alts: ej.alts.clone(), ..label }));
+                offer(&mut self.stack[i], &mut owned, by_choices);
             } else {
                 v.push(ej);
-            }
-            let node = &mut self.stack[i];
-            if !node.sleep.iter().any(|s| weak_initial(s, &v)) {
-                insert(&mut node.wut, v, self.names.bug == Some(DporBug::WeakInitialByChoices));
+                offer(&mut self.stack[i], &mut v, by_choices);
             }
         }
+        drop(v);
+        self.events = events;
         self.races = detect;
     }
 
@@ -429,7 +445,7 @@ impl<'p> Search<'_, '_, 'p> {
     /// (a panic, or a step of the wrong thread, before `tests/regress/dpor_fork_renumbers.race`).
     /// So each step's thread is found in the replay by its name, which does not depend on
     /// the interleaving.
-    fn reversed(&mut self, i: usize, j: usize, hb: &Hb) -> Option<Label> {
+    fn reversed(&mut self, events: &[Rc<Label>], i: usize, j: usize, hb: &Hb) -> Option<Label> {
         let end = |k: usize| self.starts.get(k + 1).copied().unwrap_or(self.path.len());
         let in_e = &self.stack.get(j)?.state;
         let same = |st: &State<'p>, t: ThreadId| -> Option<ThreadId> {
@@ -437,7 +453,7 @@ impl<'p> Search<'_, '_, 'p> {
             st.threads.iter().position(|u| u.name == *name).map(thread_id)
         };
         let mut st = self.stack[i].state.clone();
-        for k in (i + 1..j).filter(|&k| !hb.before(&self.events, i, k)) {
+        for k in (i + 1..j).filter(|&k| !hb.before(events, i, k)) {
             for c in &self.path[self.starts[k]..end(k)] {
                 let Choice::Step { thread, alt } = *c else { return None };
                 let thread = same(&st, thread)?;
@@ -449,6 +465,14 @@ impl<'p> Search<'_, '_, 'p> {
         let mut after = st.clone();
         let (ev, reads) = self.m.step_reading(&mut after, t, 0);
         Some(self.names.label(&st, t, &after, ev.ok()?, &reads))
+    }
+}
+
+/// Algorithm 2, lines 5–6: `v` goes into the node's wakeup tree unless a sleeping event is
+/// a weak initial of it.
+fn offer<L: std::borrow::Borrow<Rc<Label>>>(node: &mut Node<'_>, v: &mut Vec<L>, by_choices: bool) {
+    if !node.sleep.iter().any(|s| weak_initial(s, v)) {
+        insert(&mut node.wut, v, by_choices);
     }
 }
 

@@ -198,7 +198,7 @@ fn wakeup_insertion_keeps_the_tree_and_covers_the_sequence() {
                 for v in [first, second, third] {
                     let mut before = vec![];
                     paths(&wut, &events, &[], &mut before);
-                    insert(&mut wut, v.iter().map(|&i| events[i].clone()).collect(), false);
+                    insert(&mut wut, &mut v.iter().map(|&i| events[i].clone()).collect(), false);
                     let mut after = vec![];
                     paths(&wut, &events, &[], &mut after);
                     // The tree only grows: the old paths, in their order, then one new leaf.

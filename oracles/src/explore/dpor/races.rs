@@ -25,27 +25,73 @@ use std::rc::Rc;
 
 use super::events::{Label, Res, Sync, GLOBAL};
 use super::fx::FxMap;
-use crate::clock::{ThreadId, VClock};
 
-/// Happens-before of one execution's events, by the crate's vector clocks indexed by
-/// DPOR's interned thread numbers (`Label::thread`, used as the `ThreadId` of the clock).
+/// Happens-before of one execution's events: per event, its vector clock indexed by DPOR's
+/// interned thread numbers (`Label::thread`), as one row of a matrix. The rows are one flat
+/// vector, `width` entries each, rather than a clock allocated per event: the search reads
+/// them for every race at every leaf (`notdep`), and a row is pushed and popped with its
+/// event, without an allocation.
 #[derive(Default)]
 pub(super) struct Hb {
-    clock: Vec<VClock>,
+    width: usize,
+    rows: Vec<u32>,
     /// 1-based position of each event among its thread's events.
     pos: Vec<u32>,
 }
 
 impl Hb {
+    /// Entry `t` of event `k`'s clock.
+    fn at(&self, k: usize, t: u32) -> u32 {
+        if (t as usize) < self.width {
+            self.rows[k * self.width + t as usize]
+        } else {
+            0
+        }
+    }
+
     /// Whether event `i` happens before (or is) event `k`.
     pub(super) fn before(&self, events: &[Rc<Label>], i: usize, k: usize) -> bool {
-        self.clock[k].get(ThreadId(events[i].thread)) >= self.pos[i]
+        self.at(k, events[i].thread) >= self.pos[i]
     }
 
     /// The events after `i` that `i` does not happen before, in order (`notdep(e_i, E)`).
     pub(super) fn notdep<'a>(&'a self, events: &[Rc<Label>], i: usize) -> impl Iterator<Item = usize> + 'a {
-        let (t, p) = (ThreadId(events[i].thread), self.pos[i]);
-        (i + 1..events.len().min(self.clock.len())).filter(move |&k| self.clock[k].get(t) < p)
+        let (t, p) = (events[i].thread, self.pos[i]);
+        (i + 1..events.len().min(self.pos.len())).filter(move |&k| self.at(k, t) < p)
+    }
+
+    /// Appends the clock of an event of thread `t` at position `p`: the join of its direct
+    /// predecessors' clocks, with `p` at `t`.
+    fn push(&mut self, preds: impl Iterator<Item = usize>, t: u32, p: u32) {
+        if t as usize >= self.width {
+            self.widen(t as usize + 1);
+        }
+        let (k, w) = (self.pos.len(), self.width);
+        self.rows.resize((k + 1) * w, 0);
+        for d in preds {
+            for x in 0..w {
+                self.rows[k * w + x] = self.rows[k * w + x].max(self.rows[d * w + x]);
+            }
+        }
+        self.rows[k * w + t as usize] = p;
+        self.pos.push(p);
+    }
+
+    /// Makes every row `width` wide (a thread met for the first time).
+    fn widen(&mut self, width: usize) {
+        let old = self.width;
+        let mut rows = vec![0; self.pos.len() * width];
+        for (k, row) in self.rows.chunks(old.max(1)).enumerate().take(self.pos.len()) {
+            rows[k * width..k * width + old].copy_from_slice(&row[..old]);
+        }
+        self.rows = rows;
+        self.width = width;
+    }
+
+    /// Drops the last event's clock.
+    fn pop(&mut self) {
+        self.pos.pop();
+        self.rows.truncate(self.pos.len() * self.width);
     }
 }
 
@@ -99,8 +145,6 @@ enum Undo {
 #[derive(Default)]
 pub(super) struct Races {
     hb: Hb,
-    /// Clocks of events cut back, kept for their allocations.
-    spare: Vec<VClock>,
     /// Labels of events cut back that nobody else held, for the search to reuse.
     pub(super) free: Vec<Rc<Label>>,
     /// The events processed, and the races among them (`(i, j)`: the earlier event `i`
@@ -153,8 +197,7 @@ impl Races {
             if Rc::strong_count(&e) == 1 && Rc::weak_count(&e) == 0 {
                 self.free.push(e);
             }
-            self.hb.pos.pop();
-            self.spare.extend(self.hb.clock.pop());
+            self.hb.pop();
             let (from, links, pairs) = self.undo_from.pop().unwrap_or((0, 0, 0));
             self.links.truncate(links);
             self.pairs.truncate(pairs);
@@ -287,22 +330,14 @@ impl Races {
         }
         let mut direct = std::mem::take(&mut self.direct);
         self.direct(e, ids.iter().map(|&i| Some(i)), &mut direct);
-        let mut c = self.spare.pop().unwrap_or_default();
-        c.clear();
-        // A predecessor through several resources is joined once (they come one after another).
-        let mut last = None;
-        for &(d, _) in &direct {
-            if last != Some(d) {
-                c.join(&self.hb.clock[d]);
-            }
-            last = Some(d);
-        }
         let t = e.thread as usize;
         if self.last_of.len() <= t {
             self.last_of.resize(t + 1, None);
         }
         let p = self.last_of[t].map_or(0, |x| self.hb.pos[x]) + 1;
-        c.set(ThreadId(e.thread), p);
+        // A predecessor through several resources is joined once (they come one after another).
+        let preds = direct.iter().map(|&(d, _)| d).enumerate().filter(|&(k, d)| k == 0 || direct[k - 1].0 != d).map(|(_, d)| d);
+        self.hb.push(preds, e.thread, p);
         let mut partners = std::mem::take(&mut self.partners);
         partners.clear();
         self.heap_races(events, e, &direct, &mut partners);
@@ -339,8 +374,6 @@ impl Races {
                 Slot { last: old.last, list: u32::try_from(self.links.len() - 1).unwrap_or(NIL) }
             };
         }
-        self.hb.clock.push(c);
-        self.hb.pos.push(p);
         self.undo.push(Undo::LastOf(e.thread, self.last_of[t]));
         self.last_of[t] = Some(j);
         self.seen.push(e.clone());

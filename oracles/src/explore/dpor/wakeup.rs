@@ -18,6 +18,7 @@
 //! **Deviation: blocking.** An absent section-beginning event is never a weak initial (see
 //! "Blocking" in the parent module).
 
+use std::borrow::Borrow;
 use std::rc::Rc;
 
 use super::events::{dependent, Label, Sync};
@@ -33,14 +34,19 @@ pub(super) struct WNode {
 /// event of `c`'s thread with no earlier dependent event in `v`, or `c`'s thread is absent
 /// from `v` and independent of all of it. Closure choices do not count: exploring a thread
 /// runs all of them.
-pub(super) fn weak_initial(c: &Label, v: &[Rc<Label>]) -> bool {
-    match v.iter().position(|e| e.thread == c.thread) {
-        Some(k) => !v[..k].iter().any(|e| dependent(e, &v[k])),
+pub(super) fn weak_initial<L: Borrow<Rc<Label>>>(c: &Label, v: &[L]) -> bool {
+    match v.iter().position(|e| label(e).thread == c.thread) {
+        Some(k) => !v[..k].iter().any(|e| dependent(label(e), label(&v[k]))),
         // A section-beginning event (an acquire, a capsule entry) absent from `v` is not a
         // weak initial of it: `v` may go on to disable it (someone takes the lock and keeps
         // it), and the executions where it never runs are not among those that begin with it.
-        None => !matches!(c.sync, Sync::Begin(_)) && v.iter().all(|e| !dependent(c, e)),
+        None => !matches!(c.sync, Sync::Begin(_)) && v.iter().all(|e| !dependent(c, label(e))),
     }
+}
+
+/// The label a sequence's element stands for (owned, or borrowed from the execution).
+fn label<L: Borrow<Rc<Label>>>(e: &L) -> &Label {
+    e.borrow()
 }
 
 /// `insert[E](v, wut(E))`: walks down the leftmost children that are weak initials of `v`;
@@ -50,36 +56,41 @@ pub(super) fn weak_initial(c: &Label, v: &[Rc<Label>]) -> bool {
 /// child of the group, for those choices (see the module docs). `by_choices` seeds the
 /// bug this deviation fixes (`DporBug::WeakInitialByChoices`): a child counts as the
 /// leftmost weak initial only if it also has the sequence's choices.
-pub(super) fn insert(mut children: &mut Vec<WNode>, mut v: Vec<Rc<Label>>, by_choices: bool) {
+///
+/// `v` is taken by reference so that the search can pass borrowed labels in a buffer it
+/// reuses (a leaf reverses several races, each with a sequence as long as the execution):
+/// it is left in no particular state, and a label is cloned only where it becomes a node.
+pub(super) fn insert<L: Borrow<Rc<Label>>>(mut children: &mut Vec<WNode>, v: &mut Vec<L>, by_choices: bool) {
+    let same_choices = |c: &WNode, e: &Label| c.label.attempt || e.attempt || super::events::same_alts(&c.label.alts, &e.alts);
+    let chain = |v: &mut Vec<L>| {
+        let mut chain: Option<WNode> = None;
+        for label in v.drain(..).rev() {
+            chain = Some(WNode { label: Rc::clone(label.borrow()), children: chain.into_iter().collect() });
+        }
+        chain
+    };
     loop {
         if v.is_empty() {
             return;
         }
-        let same_choices = |c: &WNode, v: &[Rc<Label>]| v.iter().find(|e| e.thread == c.label.thread).is_none_or(|e| c.label.attempt || e.attempt || c.label.alts == e.alts);
-        let Some(k) = children.iter().position(|c| weak_initial(&c.label, &v) && (!by_choices || same_choices(c, &v))) else {
-            let mut chain: Option<WNode> = None;
-            for label in v.into_iter().rev() {
-                chain = Some(WNode { label, children: chain.into_iter().collect() });
-            }
-            children.extend(chain);
+        let covers = |c: &WNode| weak_initial(&c.label, v) && (!by_choices || v.iter().find(|&e| label(e).thread == c.label.thread).is_none_or(|e| same_choices(c, label(e))));
+        let Some(k) = children.iter().position(covers) else {
+            children.extend(chain(v));
             return;
         };
         let t = children[k].label.thread;
         // Absent from `v` (and independent of all of it): the leftmost child serves.
-        let k = match v.iter().position(|e| e.thread == t) {
+        let k = match v.iter().position(|e| label(e).thread == t) {
             None => k,
             Some(i) => {
                 let e = v.remove(i);
-                match children.iter().position(|c| c.label.thread == t && same_choices(c, std::slice::from_ref(&e))) {
+                match children.iter().position(|c| c.label.thread == t && same_choices(c, label(&e))) {
                     Some(k) => k,
                     None => {
                         // The thread's group gets a child for this alternative: `e` first
                         // (an initial of `v`), then the rest of `v`.
-                        let mut chain: Option<WNode> = None;
-                        for label in v.into_iter().rev() {
-                            chain = Some(WNode { label, children: chain.into_iter().collect() });
-                        }
-                        children.push(WNode { label: e, children: chain.into_iter().collect() });
+                        let rest = chain(v);
+                        children.push(WNode { label: Rc::clone(e.borrow()), children: rest.into_iter().collect() });
                         return;
                     }
                 }
@@ -117,12 +128,12 @@ mod tests {
     fn another_choice_of_a_thread_in_the_tree_joins_its_group() {
         let (a, b) = (0, 1);
         let mut wut = vec![];
-        insert(&mut wut, vec![write(2, a, &[0])], false);
-        insert(&mut wut, vec![write(3, b, &[]), write(2, a, &[1])], false);
+        insert(&mut wut, &mut vec![write(2, a, &[0])], false);
+        insert(&mut wut, &mut vec![write(3, b, &[]), write(2, a, &[1])], false);
         assert_eq!(shape(&wut), ["T2[0][]", "T2[1][\"T3[][]\"]"]);
         // Now with that alternative's child: it is followed, and its leaf covers.
-        insert(&mut wut, vec![write(2, a, &[1]), write(3, b, &[])], false);
-        insert(&mut wut, vec![write(2, a, &[1]), write(3, b, &[]), write(1, a, &[])], false);
+        insert(&mut wut, &mut vec![write(2, a, &[1]), write(3, b, &[])], false);
+        insert(&mut wut, &mut vec![write(2, a, &[1]), write(3, b, &[]), write(1, a, &[])], false);
         assert_eq!(shape(&wut), ["T2[0][]", "T2[1][\"T3[][]\"]"]);
     }
 
@@ -133,11 +144,11 @@ mod tests {
     fn the_leftmost_group_wins_over_a_later_match() {
         let (a, b) = (0, 1);
         let mut wut = vec![];
-        insert(&mut wut, vec![write(2, a, &[0]), write(1, a, &[])], false);
+        insert(&mut wut, &mut vec![write(2, a, &[0]), write(1, a, &[])], false);
         // (T3's node as a sequence whose T3 event writes `a` left it: T2 is no weak
         // initial of that one; a node's own footprint is not read when its thread is in `v`.)
-        insert(&mut wut, vec![write(3, a, &[])], false);
-        insert(&mut wut, vec![write(3, b, &[]), write(2, a, &[1])], false);
+        insert(&mut wut, &mut vec![write(3, a, &[])], false);
+        insert(&mut wut, &mut vec![write(3, b, &[]), write(2, a, &[1])], false);
         assert_eq!(shape(&wut), ["T2[0][\"T1[][]\"]", "T3[][]", "T2[1][\"T3[][]\"]"]);
     }
 }
