@@ -204,6 +204,9 @@ fn totals(runs: &[(PathBuf, Run)], notes: &mut Vec<String>) -> Result<Vec<Oracle
             t.pass += o.pass;
             t.fail += o.fail;
             t.inconclusive += o.inconclusive;
+            if let Some(n) = o.sc_executions_only {
+                t.sc_executions_only = Some(t.sc_executions_only.unwrap_or(0) + n);
+            }
             let h = match o.programs_hash.as_deref().map(|h| u64::from_str_radix(h, 16)) {
                 Some(Ok(h)) => Some(h),
                 Some(Err(_)) => return Err(MergeError::BadHash { path: f.clone(), oracle: o.oracle.clone() }),

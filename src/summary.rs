@@ -152,6 +152,11 @@ pub struct OracleTotals {
     pub fail: u64,
     /// Programs on which it could not decide within the bounds.
     pub inconclusive: u64,
+    /// Of those, the ones inconclusive by the label `SC executions only` alone (a model
+    /// checker's race-freedom on weaker orders, docs/spec/atomics.md §3.4); left out when
+    /// there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sc_executions_only: Option<u64>,
     /// The wrapping sum (mod 2^64) of the FNV-1a hashes of the printed programs checked,
     /// 16 hex digits. Always there in a run's summary; `None` in a merge when a summary had
     /// none (an older version).

@@ -277,6 +277,27 @@ fn walk(d: &std::path::Path) -> Vec<String> {
     found
 }
 
+/// A campaign of `whole-program-exact-atomics` on loom: every inconclusive program is so by
+/// the label `SC executions only` alone (docs/spec/atomics.md §3.4), counted apart in the
+/// summary and its JSON; no program is lost to what loom cannot express (its generator
+/// draws no plain write to an atomic field). Its failures are loom's SC fences (L12).
+#[test]
+fn an_atomics_campaign_on_loom_is_inconclusive_only_by_the_sc_label() {
+    let dir = temp_dir("loom-atomics-campaign");
+    let args = ["fuzz", "whole-program-exact-atomics", "--sut", &format!("loom@{CI_VERSION}"), "--max-programs", "300", "--seed", "1", "--out", dir.to_str().unwrap()];
+    let (_, out, err) = racefuzz(&args);
+    assert!(out.contains("of the inconclusive, by the label `SC executions only` (docs/spec/atomics.md §3.4): whole-program-exact-atomics "), "{out}{err}");
+    let (_, json, err) = racefuzz(&[&args[..], &["--json"]].concat());
+    let run: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}{err}"));
+    let row = &run["per_oracle"][0];
+    assert_eq!(row["checked"], 300, "{row}");
+    assert!(row["inconclusive"].as_u64().unwrap() > 0, "{row}");
+    assert_eq!(row["inconclusive"], row["sc_executions_only"], "{row}");
+    for s in run["signatures"].as_array().unwrap() {
+        assert!(s["signature"].as_str().unwrap().starts_with("whole-program-exact-atomics [MISSED RACE]"), "{s}");
+    }
+}
+
 /// loom sits on a board beside the detectors, on the same programs, one row per version,
 /// at program granularity only (it names one race per program: no location or event
 /// counts). loom 0.7.3 is exact there; loom 0.2.2's missed races are a documented

@@ -160,6 +160,9 @@ pub struct Counters {
     pub verdicts: Vec<[AtomicU64; 3]>,
     /// Per oracle: programs on which it judged at least one item (a report, a method).
     pub judged: Vec<AtomicU64>,
+    /// Per oracle: inconclusive results that are so by the label `SC executions only`
+    /// alone (a model checker on weaker orders, docs/spec/atomics.md §3.4).
+    pub sc_only: Vec<AtomicU64>,
     /// Per oracle: the wrapping sum of the [`program_hash`]es of the programs checked.
     pub hashes: Vec<AtomicU64>,
     /// Per oracle: its programs having each feature of [`FEATURES`](crate::summary::FEATURES).
@@ -178,6 +181,7 @@ impl Counters {
         Counters {
             verdicts: (0..n).map(|_| Default::default()).collect(),
             judged: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            sc_only: (0..n).map(|_| AtomicU64::new(0)).collect(),
             hashes: (0..n).map(|_| AtomicU64::new(0)).collect(),
             features: (0..n).map(|_| Default::default()).collect(),
             rules: (0..n).map(|_| Mutex::default()).collect(),
@@ -445,6 +449,9 @@ pub fn run(s: &Settings, counters: &Counters, stop: &AtomicBool, on_finding: imp
                     };
                     spent[i] += started.elapsed().as_secs_f64();
                     counters.verdicts[i][slot(r.verdict)].fetch_add(1, Ordering::Relaxed);
+                    if r.sc_executions_only() {
+                        counters.sc_only[i].fetch_add(1, Ordering::Relaxed);
+                    }
                     if !r.items.is_empty() {
                         counters.judged[i].fetch_add(1, Ordering::Relaxed);
                     }

@@ -336,6 +336,10 @@ fn summary_text(c: &Counters, oracles: &[Oracle], rules: Option<&[Subject]>, ela
         let control = if o.negative_control { "; a negative control: failures expected" } else { "" };
         out.push_str(&format!("{:<30} {:>9} {:>9} {:>6} {:>13}  {:.0}% (≥ 1 {}){control}\n", o.id, p + f + u, p, f, u, pct(load(&c.judged[i]), p + f + u), o.item_kind));
     }
+    let sc_only: Vec<String> = oracles.iter().zip(&c.sc_only).map(|(o, k)| (o.id, load(k))).filter(|&(_, k)| k > 0).map(|(id, k)| format!("{id} {k}")).collect();
+    if !sc_only.is_empty() {
+        out.push_str(&format!("of the inconclusive, by the label `SC executions only` (docs/spec/atomics.md §3.4): {}\n", sc_only.join(", ")));
+    }
     let cov: Vec<String> = FEATURES.iter().zip(c.features_total()).map(|(f, k)| format!("{f} {:.0}%", pct(k, n))).collect();
     out.push_str(&format!("feature coverage (programs with …): {}\n", cov.join(", ")));
     if let Some(subjects) = rules {
@@ -407,13 +411,15 @@ fn run_summary(
         .zip(&c.verdicts)
         .zip(&c.hashes)
         .zip(&c.features)
+        .zip(&c.sc_only)
         .zip(subjects.iter().zip(&c.rules))
-        .map(|((((o, [p, f, u]), h), feats), (subject, tally))| summary::OracleTotals {
+        .map(|(((((o, [p, f, u]), h), feats), sc), (subject, tally))| summary::OracleTotals {
             oracle: o.id.to_string(),
             checked: load(p) + load(f) + load(u),
             pass: load(p),
             fail: load(f),
             inconclusive: load(u),
+            sc_executions_only: Some(load(sc)).filter(|&n| n > 0),
             programs_hash: Some(format!("{:016x}", load(h))),
             features: Some(summary::Features::from_counts(feats.each_ref().map(load))),
             rules: s.rules.then(|| rules_of(o, subject, &lock(tally))),

@@ -59,7 +59,9 @@
 //! `suts::SUTS`'s `loom` entry lends a [`Loom`] as a
 //! [`race_oracles::theorems::ModelChecker`], judged by `whole-program-exact` on the
 //! BFJ/BFJ2 programs of `gen::threads::swarm_detectors`, and by
-//! `whole-program-exact-atomics` on `gen::threads::swarm_atomics`; the real detectors' table lists
+//! `whole-program-exact-atomics` on `gen::threads::swarm_atomics_model_checkers` (the atomic
+//! programs with a plain read of a flag where they would write it plainly, which loom cannot
+//! run); the real detectors' table lists
 //! its versions, and naming one builds its driver first (its installation probe), so that
 //! a version that does not build is exit 2 with the compiler's message, never a skipped
 //! pass. [`LoomVerdict::BeyondBounds`] is `inconclusive`; an error is a failure of the SUT

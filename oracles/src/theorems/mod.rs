@@ -65,7 +65,7 @@ pub use must_not_alias::{MustNotAliasAnalysis, Typing};
 pub use oracle::{Budget, Oracle, Reads, Unexercised};
 pub use placer::{CheckPlacer, PlaceError};
 pub use registry::Registry;
-pub use result::{Item, ItemStatus, OracleResult};
+pub use result::{Item, ItemStatus, OracleResult, SC_EXECUTIONS_ONLY};
 pub use static_race::{summaries, AccessPath, AnalysisFailure, RaceReport, ReportSide, StaticRaceAnalysis, Summary};
 pub use sut::{Sut, SutKind};
 pub use sync_cfg::{Facts, SyncCfgAnalysis};

@@ -53,7 +53,17 @@ pub struct Item {
     pub witness: Option<Witness>,
 }
 
+/// How the note of a model checker's race-freedom that only SC executions back begins
+/// (docs/spec/atomics.md §3.4): inconclusive by the spec's label, not by a budget or an unmet
+/// hypothesis, so a campaign counts it apart ([`OracleResult::sc_executions_only`]).
+pub const SC_EXECUTIONS_ONLY: &str = "SC executions only";
+
 impl OracleResult {
+    /// Whether the result is inconclusive by the label `SC executions only` alone.
+    pub fn sc_executions_only(&self) -> bool {
+        self.verdict == Verdict::Inconclusive && self.note.as_deref().is_some_and(|n| n.starts_with(SC_EXECUTIONS_ONLY))
+    }
+
     /// A result with no items: inconclusive, because of `note`.
     pub fn inconclusive(oracle: &'static str, sut: String, item_kind: &'static str, note: String) -> OracleResult {
         OracleResult { oracle, sut, verdict: Verdict::Inconclusive, item_kind, items: vec![], note: Some(note), context: vec![] }
