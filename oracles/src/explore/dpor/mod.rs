@@ -64,8 +64,9 @@
 //! state of each enabled thread's next step, the sleep set and the wakeup tree, so memory
 //! is the path times the threads. Measured on `benches/explore.rs`'s 2×7 locked increments
 //! (3,432 executions for both): 1.15× the naive explorer's instructions with callgrind (378 M
-//! against 328 M), and 1.33× its wall time per execution; on 2×7 `fetch_add` increments, where
-//! a step costs the machine little, 1.75×. The time above the instructions is memory: DPOR
+//! against 328 M), and 1.27× its wall time per execution (`cargo bench -p racefuzz-bench
+//! --bench explore -- dpor-vs-naive`); on 2×7 `fetch_add` increments, where a step costs the
+//! machine little, 1.63×. The time above the instructions is memory: DPOR
 //! keeps labels, clocks and wakeup trees the naive explorer has not, and takes 5× its
 //! first-level cache misses (cachegrind). Profiling removed two costs: `==` on the (almost
 //! always empty) closure choices called `memcmp`, a third of DPOR's time (`same_alts`), and a
