@@ -283,6 +283,30 @@ fn golden_class_counts() {
     assert_eq!(ground_truth(&parse(fields).unwrap(), &stateful, None).unwrap()[0].classes, None);
 }
 
+/// A regression a campaign found (`tests/regress/dpor_choice_after_access.race`): a choice
+/// right after a shared access, with a third thread racing on what one alternative touches.
+/// 6 classes (2 orders on `a`, times T2 skipping or writing `b` before or after T3); DPOR
+/// ran 8 executions, two classes twice. Now one execution per class, the naive
+/// enumeration's classes.
+#[test]
+fn dpor_runs_each_class_once_after_a_choice_next_to_a_shared_access() {
+    use race_oracles::explore::classes::class_key;
+    use race_oracles::explore::ExplorerKind;
+    let p = parse("dialect bfj\nclass C { fields f }\ninit { a = new C; b = new C }\nthread { a.f = 1 }\nthread { a.f = 0; if * { b.f = 3 } }\nthread { b.f = 2 }\n").unwrap();
+    let m = Machine::new(&p, 2);
+    let classes = |explorer: ExplorerKind| {
+        let mut keys = BTreeSet::new();
+        let stats = explore(&m, &Config { explorer, ..Config::default() }, |ex| {
+            keys.insert(class_key(&m, ex));
+        });
+        assert!(stats.complete);
+        (stats.executions, keys)
+    };
+    let (executions, dpor) = classes(ExplorerKind::Dpor);
+    assert_eq!(dpor, classes(ExplorerKind::Naive).1, "DPOR misses or invents a class");
+    assert_eq!((executions, dpor.len()), (6, 6));
+}
+
 /// Skipping dead loads (`machine::liveness`) keeps every Def. 3.6 race as (thread, kind,
 /// site) sides, and every race it finds translates into a replayable schedule of the plain
 /// machine (`replay_filling_heap`) that reaches the same racing pair. Stateful search on

@@ -104,6 +104,14 @@ pub(super) fn insert<L: Borrow<Rc<Label>>>(mut children: &mut Vec<WNode>, v: &mu
     }
 }
 
+/// Algorithm 2, lines 5–6: `v` goes into the wakeup tree `wut` of a node unless an event of
+/// its sleep set `sleep` is a weak initial of it.
+pub(super) fn offer<L: Borrow<Rc<Label>>>(sleep: &[Rc<Label>], wut: &mut Vec<WNode>, v: &mut Vec<L>, by_choices: bool) {
+    if !sleep.iter().any(|s| weak_initial(s, v)) {
+        insert(wut, v, by_choices);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,13 +22,15 @@
 
 use std::collections::BTreeSet;
 
+mod atomic_grammar;
 mod atomics;
 mod cost;
 mod detectors;
 mod knobs;
 mod limits;
 
-pub use atomics::{swarm_atomics, swarm_atomics_model_checkers, AtomicKnobs, ATOMICS_HEADER, GRAMMAR_ATOMICS};
+pub use atomic_grammar::GRAMMAR_ATOMICS;
+pub use atomics::{swarm_atomics, swarm_atomics_model_checkers, AtomicKnobs, ATOMICS_HEADER};
 pub use detectors::{swarm_detectors, swarm_histories, swarm_limits};
 pub use knobs::{ThreadKnobs, SWARM_HEADER};
 pub use limits::{reached, LimitForms};
