@@ -52,7 +52,7 @@ use race_oracles::explore::{Config, Execution, ExplorerKind, Outcome, Schedule};
 use race_oracles::gen::shrink::{shrink, size};
 use race_oracles::lang::{print, Program, Relax};
 use race_oracles::machine::{EventIdx, Machine};
-use race_oracles::race::data_races;
+use race_oracles::race::{data_races, Race};
 use race_oracles::theorems::{
     detector::{prepare_batch, reported_locations},
     CheckPlacer, Claim, DetectorFactory, ModelChecker, ModelVerdict, Oracle, Registry, Sut, SutKind,
@@ -597,8 +597,8 @@ fn score_program(runner: Runner<'_>, p: &Program, cfg: &Config) -> Option<Progra
         }
         // A detector that stops at the first race (Miri) claims nothing after it: a race it
         // missed after one it reported is a category of its own.
-        let stopped = |r: &race_oracles::race::Race| first_race && flagged_events.range(..r.second).next().is_some();
-        let after_stop = |r: &race_oracles::race::Race, category: String| if stopped(r) { format!("{category} after the race it stopped at") } else { category };
+        let stopped = |r: &Race| first_race && flagged_events.range(..r.second).next().is_some();
+        let after_stop = |r: &Race, category: String| if stopped(r) { format!("{category} after the race it stopped at") } else { category };
         for l in truth.difference(&flagged) {
             let r = races.iter().find(|r| name(r.addr) == *l);
             note(&mut s.fn_, Granularity::Location, r.map_or_else(String::new, |r| after_stop(r, missed(ex.trace, r))), l.clone());

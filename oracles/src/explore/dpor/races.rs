@@ -81,8 +81,10 @@ impl Hb {
     fn widen(&mut self, width: usize) {
         let old = self.width;
         let mut rows = vec![0; self.pos.len() * width];
-        for (k, row) in self.rows.chunks(old.max(1)).enumerate().take(self.pos.len()) {
-            rows[k * width..k * width + old].copy_from_slice(&row[..old]);
+        if old > 0 {
+            for (k, row) in self.rows.chunks_exact(old).enumerate() {
+                rows[k * width..k * width + old].copy_from_slice(row);
+            }
         }
         self.rows = rows;
         self.width = width;
