@@ -41,21 +41,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-# The SUT families: each one campaign over its own oracles (oracles/src/theorems/registry.rs
-# gives the oracles, src/suts.rs which SUT each one judges), on its SUT (src/suts.rs's name,
-# passed as --sut), then one mutant hunt per seeded bug of that SUT (src/mutants.rs). Negative
-# controls are left out: they judge the same code as the family's positive oracle, expected to
-# fail.
-FAMILIES = [
-    ("fasttrack", "fasttrack", ["fasttrack-precise", "fasttrack-precise-atomics"]),
-    ("bigfoot", "bigfoot", ["bigfoot-precise"]),
-    ("per-access", "per-access", ["bigfoot-precise"]),
-    ("escape", "escape", ["escape-trace-precise"]),
-    ("capsule", "capsule", ["capsule-first-race", "capsule-first-race-operational"]),
-    ("naik-aiken", "naikaiken", ["naik-aiken-sound"]),
-    ("ldrf-analyses", "ldrf-analyses", ["ldrf-sound"]),
-    ("racerdx", "racerdx", ["racerdx-tp", "racerdx-complete", "racerdx-reports"]),
-]
+# The families and the sections of the report (scripts/sut_families.py, shared with
+# scripts/mutation).
+from sut_families import FAMILIES, SECTIONS
 
 # Families whose SUT has rule-coverage probes that run only while rule coverage is recorded
 # (theorems::rules::recording: deciding the case costs more than the SUT's own step). Their run
@@ -65,23 +53,6 @@ PROBED = {"bigfoot", "fasttrack", "ldrf-analyses"}
 
 # The folder of a family's mutant hunts' profile data, next to its campaign's.
 HUNTS = "{}+mutants"
-
-# Sections of the report: a heading, the families whose runs are credited, the files (a
-# path, or a folder ending in `/`, relative to the repository root). Every file of
-# src/analyses/** that the binary contains code of must be in exactly one section. A file is
-# credited with the families whose SUT runs it: FastTrack's with the per-access family's too,
-# whose SUT is the per-access placer and FastTrack on its checks (src/suts.rs).
-SECTIONS = [
-    ("FastTrack (fasttrack-precise, fasttrack-precise-atomics; on checks: the per-access SUT)", ["fasttrack", "per-access"], ["src/analyses/fasttrack.rs", "src/analyses/fasttrack/"]),
-    ("BigFoot: placement, contexts, DynamicBF", ["bigfoot"], ["src/analyses/bigfoot/"]),
-    ("Per-access placer (bigfoot-precise --sut per-access)", ["per-access"], ["src/analyses/per_access.rs"]),
-    ("Escape filter", ["escape"], ["src/analyses/escape.rs"]),
-    ("Capsule filter", ["capsule"], ["src/analyses/capsule.rs"]),
-    ("Object graph (shared by the escape and capsule filters)", ["escape", "capsule"], ["src/analyses/object_graph.rs"]),
-    ("Naik-Aiken", ["naik-aiken"], ["src/analyses/naik_aiken/"]),
-    ("L-DRF sync-CFG analyses", ["ldrf-analyses"], ["src/analyses/ldrf/"]),
-    ("RacerDX", ["racerdx"], ["src/analyses/racerdx.rs"]),
-]
 
 ROOT = Path(__file__).resolve().parent.parent
 MEASURED = "src/analyses/"

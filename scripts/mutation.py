@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Mutation testing of the systems under test: the runs and the report.
+
+What: lists cargo-mutants' mutants of `src/analyses/**`, judges each one by the campaigns of
+the SUT families that run its file (scripts/sut_families.py: a section's families; each its
+own oracles on its own SUT, a fixed seed and a fixed program budget per oracle), and reports
+per SUT the mutants caught, missed, unviable (they do not build) and timed out, the missed
+ones annotated equivalent (with a one-line argument) apart, and the mutation score.
+
+How: called by `scripts/mutation`, which checks the tools first; run that, not this.
+Subcommands:
+    mutation.py run    --work DIR --programs N --seed S --lanes L [--section S]... [--re RE]... [--missed]
+    mutation.py report --work DIR --notes FILE [--out FILE]
+`run` copies the working tree (tracked and untracked files, not ignored ones) into one
+scratch tree per lane, DIR/lane-K/tree, where cargo-mutants mutates in place (the source tree
+is never touched), and runs `cargo mutants` once per section, its mutants split among the
+lanes (`--shard K/L`), each mutant built with the `mutants` profile (Cargo.toml) and judged by
+`cargo test --test mutation_campaign` (tests/mutation_campaign.rs), which runs the campaigns
+it is given in RACEFUZZ_MUTATION_CAMPAIGNS. Every mutant's outcome goes to DIR/results.json,
+keyed by its name; a later run with the same budget and seed replaces the outcomes of the
+mutants it ran and keeps the others', so that after a generator change the missed mutants
+can be judged again (`--missed`) without the hours of a whole run. `report` reads
+DIR/results.json and the notes file.
+
+Notes file (docs/mutation-notes.txt): for a mutant, its name as cargo-mutants lists it on
+one line, then indented lines `equivalent: WHY` (a missed mutant no campaign can catch: the
+mutated code behaves the same, is unreachable by construction, or breaks a property no oracle
+claims) or `caught by: CHANGE` (the generator change that made the campaign catch it). `#`
+starts a comment. A note on a mutant that is no longer listed, or `equivalent` on a caught
+one, is reported as stale.
+
+Output is deterministic: no times, no absolute paths; the same outcomes give the same report
+byte for byte.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+# The families and the sections, one per SUT (scripts/sut_families.py, shared with
+# scripts/sut-coverage).
+from sut_families import FAMILIES, SECTIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+MEASURED = "src/analyses/"
+# cargo-mutants' exit codes that still mean every mutant was judged: 0 all caught, 2 some
+# missed, 3 some timed out (mutants.rs, "Exit codes").
+JUDGED = {0, 2, 3}
+OUTCOMES = ["caught", "missed", "timeout", "unviable"]
+
+
+def die(msg):
+    print(f"mutation: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def slug(title):
+    """A section's short name: the words of its heading before the first punctuation."""
+    return re.sub(r"[^a-z0-9]+", "-", re.split(r"[(:]", title)[0].strip().lower()).strip("-")
+
+
+def section_of(path):
+    """The section whose files hold `path`, or None."""
+    for title, fams, paths in SECTIONS:
+        if any(path == p or (p.endswith("/") and path.startswith(p)) for p in paths):
+            return title, fams, paths
+    return None
+
+
+def campaigns(fams, programs, seed):
+    """The `racefuzz fuzz` arguments of each family's campaign (tests/mutation_campaign.rs
+    adds --stop-after 1, --jobs 1 and --out)."""
+    by_name = {f: (sut, oracles) for f, sut, oracles in FAMILIES}
+    return [[*by_name[f][1], "--sut", by_name[f][0], "--max-programs", str(programs), "--seed", str(seed)] for f in fams]
+
+
+def list_mutants():
+    """cargo-mutants' mutants of src/analyses/**, each with its section."""
+    p = subprocess.run(["cargo", "mutants", "--list", "--json", "--file", f"{MEASURED}**"], cwd=ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        die(f"cargo mutants --list failed:\n{p.stderr}")
+    out = []
+    for m in json.loads(p.stdout):
+        sec = section_of(m["file"])
+        if sec is None:
+            die(f"{m['file']} is in no section of scripts/sut_families.py (add it)")
+        fn = m.get("function") or {}
+        out.append({"name": m["name"], "file": m["file"], "function": fn.get("function_name", "(no function)"), "section": slug(sec[0])})
+    return out
+
+
+def tree_files():
+    """The working tree's files: tracked and untracked, not ignored, that exist."""
+    p = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True)
+    return sorted({f for f in p.stdout.decode().split("\0") if f and (ROOT / f).is_file()})
+
+
+def sync(tree, files):
+    """Make `tree` hold exactly `files` of the source tree (its target/ aside), copying only
+    what changed, so that its incremental build stays warm."""
+    tree.mkdir(parents=True, exist_ok=True)
+    wanted = set(files)
+    for f in files:
+        src, dst = ROOT / f, tree / f
+        data = src.read_bytes()
+        if not dst.is_file() or dst.read_bytes() != data:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_bytes(data)
+            shutil.copymode(src, dst)
+    for dst in tree.rglob("*"):
+        rel = dst.relative_to(tree).as_posix()
+        if dst.is_file() and not rel.startswith(("target/", "mutants.out")) and rel not in wanted:
+            dst.unlink()
+
+
+def exact(name):
+    """A regex (Rust's regex crate) matching exactly `name`."""
+    return "^" + re.sub(r"([\\.+*?()|\[\]{}^$])", r"\\\1", name) + "$"
+
+
+def read_outcomes(out_dir):
+    """name -> outcome from a cargo-mutants output folder's outcomes.json."""
+    path = out_dir / "mutants.out" / "outcomes.json"
+    if not path.exists():
+        return {}
+    res = {}
+    for o in json.loads(path.read_text())["outcomes"]:
+        scenario = o["scenario"]
+        if scenario == "Baseline":
+            continue
+        summary = o["summary"]
+        res[scenario["Mutant"]["name"]] = {"CaughtMutant": "caught", "MissedMutant": "missed", "Timeout": "timeout", "Unviable": "unviable"}.get(summary, summary)
+    return res
+
+
+def shard(work, lane, lanes, title, fams, paths, res, args):
+    """One lane's share of one section: cargo mutants in the lane's tree."""
+    tree = work / f"lane-{lane}" / "tree"
+    out = work / f"lane-{lane}" / slug(title)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    files = [a for p in paths for a in ("--file", p + "**" if p.endswith("/") else p)]
+    cmd = ["cargo", "mutants", "--in-place", "--dir", str(tree), "--no-shuffle", "--no-times", "--colors", "never",
+           "--profile", "mutants", "--cargo-test-arg=--test=mutation_campaign", "--minimum-test-timeout", "120",
+           "--shard", f"{lane}/{lanes}", "--output", str(out), *files, *[a for r in res for a in ("--re", r)]]
+    env = dict(os.environ, RACEFUZZ_MUTATION_CAMPAIGNS=json.dumps(campaigns(fams, args.programs, args.seed)))
+    with open(out / "cargo-mutants.log", "w") as log:
+        code = subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
+    judged = read_outcomes(out)
+    if code not in JUDGED:
+        die(f"cargo mutants failed (exit {code}) on {slug(title)}, lane {lane}: see {out / 'cargo-mutants.log'}")
+    return judged
+
+
+def run(args):
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    mutants = list_mutants()
+    results_path = work / "results.json"
+    results = json.loads(results_path.read_text()) if results_path.exists() else {"programs": args.programs, "seed": args.seed, "mutants": {}}
+    if (results["programs"], results["seed"]) != (args.programs, args.seed):
+        die(f"{results_path} holds outcomes at --programs {results['programs']} --seed {results['seed']}: give the same, or remove it for a fresh run")
+    known = {m["name"] for m in mutants}
+    # Outcomes of mutants no longer listed (the code moved) would be counted for nothing.
+    results["mutants"] = {n: r for n, r in results["mutants"].items() if n in known}
+    only = set(args.section or [])
+    unknown = only - {slug(t) for t, _, _ in SECTIONS}
+    if unknown:
+        die(f"no section {', '.join(sorted(unknown))} (sections: {', '.join(slug(t) for t, _, _ in SECTIONS)})")
+    chosen = [m for m in mutants if (not only or m["section"] in only)]
+    if args.re:
+        pats = [re.compile(r) for r in args.re]
+        chosen = [m for m in chosen if any(p.search(m["name"]) for p in pats)]
+    if args.missed:
+        chosen = [m for m in chosen if results["mutants"].get(m["name"], {}).get("outcome") in (None, "missed")]
+    if not chosen:
+        die("no mutant to run (check --section, --re and --missed)")
+    rev = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    files = tree_files()
+    lanes = max(1, min(args.lanes, len(chosen)))
+    for lane in range(lanes):
+        sync(work / f"lane-{lane}" / "tree", files)
+    for title, fams, paths in SECTIONS:
+        names = [m["name"] for m in chosen if m["section"] == slug(title)]
+        if not names:
+            continue
+        # Exact names, unless every mutant of the section runs (a shorter command line).
+        everything = len(names) == sum(1 for m in mutants if m["section"] == slug(title))
+        res = [] if everything else [exact(n) for n in names]
+        k = max(1, min(lanes, len(names)))
+        print(f"mutation: {slug(title)}: {len(names)} mutant(s) on {k} lane(s), judged by {', '.join(fams)}", file=sys.stderr, flush=True)
+        with ThreadPoolExecutor(k) as pool:
+            parts = list(pool.map(lambda lane: shard(work, lane, k, title, fams, paths, res, args), range(k)))
+        judged = {n: o for part in parts for n, o in part.items()}
+        missing = sorted(set(names) - set(judged))
+        if missing:
+            die(f"{slug(title)}: cargo-mutants judged no outcome for {len(missing)} mutant(s), e.g. {missing[0]}")
+        for n in names:
+            results["mutants"][n] = {"outcome": judged[n], "tree": rev}
+        counts = {o: sum(1 for n in names if judged[n] == o) for o in OUTCOMES}
+        print(f"mutation: {slug(title)}: " + ", ".join(f"{v} {o}" for o, v in counts.items()), file=sys.stderr, flush=True)
+        results_path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
+# ---------------------------------------------------------------- the report
+
+
+def read_notes(path):
+    """name -> {"equivalent": why} or {"caught by": change}, and the line of each note."""
+    notes, lines, name = {}, {}, None
+    if not path or not Path(path).exists():
+        return notes, lines
+    for k, raw in enumerate(Path(path).read_text().splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        if not raw[0].isspace():
+            name = raw.strip()
+            notes.setdefault(name, {})
+            lines[name] = k
+            continue
+        m = re.match(r"\s+(equivalent|caught by):\s*(\S.*)$", raw)
+        if name is None or not m:
+            die(f"{path}:{k}: expected an indented `equivalent: WHY` or `caught by: CHANGE` under a mutant's name")
+        notes[name][m.group(1)] = m.group(2)
+    return notes, lines
+
+
+def report(args):
+    work = Path(args.work)
+    results_path = work / "results.json"
+    if not results_path.exists():
+        die(f"{results_path} is missing: run the mutants first")
+    results = json.loads(results_path.read_text())
+    mutants = list_mutants()
+    notes, note_lines = read_notes(args.notes)
+    judged = results["mutants"]
+    lines = []
+    w = lines.append
+    w("# Mutation testing of the systems under test")
+    w("")
+    w("<!-- Generated by scripts/mutation (scripts/mutation.py report); do not edit by hand: edit")
+    w(f"     {args.notes} and rerun `scripts/mutation --report-only --out docs/mutation.md`. -->")
+    w("")
+    w(f"Every mutant cargo-mutants makes of `{MEASURED}**` is judged by the campaigns of the families whose SUT runs its")
+    w(f"file: their own oracles on their own SUT, seed {results['seed']}, {results['programs']:,} programs per oracle, stopped at the")
+    w("first failure (tests/mutation_campaign.rs). A mutant is *caught* when a campaign fails, *missed* when every campaign")
+    w("passes, *unviable* when it does not build, *timed out* when a campaign outruns cargo-mutants' timeout (counted as")
+    w("caught: a SUT that hangs is found by the campaign). *Equivalent* mutants are missed ones that no campaign can catch,")
+    w(f"each with its argument ({args.notes}). Score: (caught + timed out) / (mutants − unviable − equivalent).")
+    w("")
+    trees = sorted({r["tree"] for r in judged.values()})
+    w(f"Outcomes judged on tree(s): {', '.join(f'`{t}`' for t in trees) or 'none'}.")
+    w("")
+    w("| SUT | families | mutants | caught | missed | timed out | unviable | equivalent | not run | score |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    detail = []
+    stale = []
+    names = {m["name"] for m in mutants}
+    for n in sorted(set(notes) - names):
+        stale.append(f"`{n}` (line {note_lines[n]}): no such mutant")
+    total = {k: 0 for k in ["mutants", "caught", "missed", "timeout", "unviable", "equivalent", "not run"]}
+    for title, fams, _paths in SECTIONS:
+        ms = sorted((m for m in mutants if m["section"] == slug(title)), key=lambda m: m["name"])
+        if not ms:
+            continue
+        c = {k: 0 for k in total}
+        c["mutants"] = len(ms)
+        missed, equivalent, caught_by = [], [], []
+        for m in ms:
+            o = judged.get(m["name"], {}).get("outcome")
+            note = notes.get(m["name"], {})
+            if o is None:
+                c["not run"] += 1
+            elif o == "missed" and "equivalent" in note:
+                c["equivalent"] += 1
+                equivalent.append((m, note["equivalent"]))
+            else:
+                c[o] += 1
+                if o == "missed":
+                    missed.append(m)
+            if "equivalent" in note and o not in (None, "missed"):
+                stale.append(f"`{m['name']}` (line {note_lines[m['name']]}): noted equivalent, but {o}")
+            if "caught by" in note:
+                if o in ("caught", "timeout"):
+                    caught_by.append((m, note["caught by"]))
+                elif o is not None:
+                    stale.append(f"`{m['name']}` (line {note_lines[m['name']]}): noted caught by a change, but {o}")
+        for k in total:
+            total[k] += c[k]
+        w(f"| {title} | {', '.join(fams)} | {c['mutants']} | {c['caught']} | {c['missed']} | {c['timeout']} | {c['unviable']} | {c['equivalent']} | {c['not run']} | {score(c)} |")
+        detail.append((title, missed, equivalent, caught_by))
+    w(f"| **all** | | {total['mutants']} | {total['caught']} | {total['missed']} | {total['timeout']} | {total['unviable']} | {total['equivalent']} | {total['not run']} | {score(total)} |")
+    w("")
+    for title, missed, equivalent, caught_by in detail:
+        if not (missed or equivalent or caught_by):
+            continue
+        w(f"## {title}")
+        w("")
+        if missed:
+            w("Missed (a question for the generators):")
+            w("")
+            for m in missed:
+                w(f"- `{m['name']}`")
+            w("")
+        if caught_by:
+            w("Caught after a generator change:")
+            w("")
+            for m, why in caught_by:
+                w(f"- `{m['name']}`: {why}")
+            w("")
+        if equivalent:
+            w("Equivalent:")
+            w("")
+            for m, why in equivalent:
+                w(f"- `{m['name']}`: {why}")
+            w("")
+    if stale:
+        w("## Stale notes")
+        w("")
+        for s in sorted(stale):
+            w(f"- {s}")
+        w("")
+    text = "\n".join(lines)
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def score(c):
+    live = c["mutants"] - c["unviable"] - c["equivalent"] - c["not run"]
+    return f"{100 * (c['caught'] + c['timeout']) / live:.1f}%" if live else "–"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--work", required=True)
+    r.add_argument("--programs", type=int, required=True)
+    r.add_argument("--seed", type=int, required=True)
+    r.add_argument("--lanes", type=int, default=2)
+    r.add_argument("--section", action="append")
+    r.add_argument("--re", action="append")
+    r.add_argument("--missed", action="store_true")
+    p = sub.add_parser("report")
+    p.add_argument("--work", required=True)
+    p.add_argument("--notes", required=True)
+    p.add_argument("--out")
+    args = ap.parse_args()
+    run(args) if args.cmd == "run" else report(args)
+
+
+if __name__ == "__main__":
+    main()
