@@ -10,7 +10,7 @@ ones annotated equivalent (with a one-line argument) apart, and the mutation sco
 How: called by `scripts/mutation`, which checks the tools first; run that, not this.
 Subcommands:
     mutation.py run    --work DIR --programs N --seed S --lanes L [--section S]... [--re RE]... [--missed] [--smoke]
-    mutation.py report --work DIR --notes FILE [--out FILE]
+    mutation.py report --results FILE --notes FILE [--out FILE]
 `run` copies the working tree (tracked and untracked files, not ignored ones) into one
 scratch tree per lane, DIR/lane-K/tree, where cargo-mutants mutates in place (the source tree
 is never touched), and runs `cargo mutants` once per section, its mutants split among the
@@ -19,8 +19,9 @@ lanes (`--shard K/L`), each mutant built with the `mutants` profile (Cargo.toml)
 it is given in RACEFUZZ_MUTATION_CAMPAIGNS. Every mutant's outcome goes to DIR/results.json,
 keyed by its name; a later run with the same budget and seed replaces the outcomes of the
 mutants it ran and keeps the others', so that after a generator change the missed mutants
-can be judged again (`--missed`) without the hours of a whole run. `report` reads
-DIR/results.json and the notes file.
+can be judged again (`--missed`) without the hours of a whole run. results.json also lists
+every mutant, so that `report`, which reads it and the notes file, needs no cargo-mutants
+(docs/mutation.json is the committed copy behind docs/mutation.md).
 
 Notes file (docs/mutation-notes.txt): for a mutant, its name as cargo-mutants lists it on
 one line, then indented lines `equivalent: WHY` (a missed mutant no campaign can catch: the
@@ -34,6 +35,7 @@ byte for byte.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -81,11 +83,31 @@ def section_of(path):
     return None
 
 
-def campaigns(fams, programs, seed):
-    """The `racefuzz fuzz` arguments of each family's campaign (tests/mutation_campaign.rs
-    adds --stop-after 1, --jobs 1 and --out)."""
+def campaigns(fams, programs, seed, baselines):
+    """Each family's campaign for tests/mutation_campaign.rs: its `racefuzz fuzz` arguments
+    (the test adds --stop-after 1, --jobs 1, --json and --out) and each oracle's count of
+    inconclusive verdicts on the unmutated code."""
     by_name = {f: (sut, oracles) for f, sut, oracles in FAMILIES}
-    return [[*by_name[f][1], "--sut", by_name[f][0], "--max-programs", str(programs), "--seed", str(seed)] for f in fams]
+    return [{"args": [*by_name[f][1], "--sut", by_name[f][0], "--max-programs", str(programs), "--seed", str(seed)], "inconclusive": baselines[f]} for f in fams]
+
+
+def baseline(tree, fams, programs, seed):
+    """family -> {oracle: inconclusive verdicts} of each family's campaign on the unmutated
+    build of `tree` (a lane's copy, before any mutant)."""
+    p = subprocess.run(["cargo", "build", "--profile", "mutants", "--bin", "racefuzz"], cwd=tree, capture_output=True, text=True)
+    if p.returncode != 0:
+        die(f"the unmutated tree does not build:\n{p.stderr}")
+    out = {}
+    for f in fams:
+        args = campaigns([f], programs, seed, {f: {}})[0]["args"]
+        found = tree / "target" / "mutation-baseline"
+        shutil.rmtree(found, ignore_errors=True)
+        p = subprocess.run([str(tree / "target" / "mutants" / "racefuzz"), "fuzz", *args, "--jobs", "1", "--json", "--out", str(found)], capture_output=True, text=True)
+        if p.returncode != 0:
+            die(f"the {f} campaign fails on the unmutated code (exit {p.returncode}): fix that first\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
+        out[f] = {row["oracle"]: row["inconclusive"] for row in json.loads(p.stdout)["per_oracle"]}
+        print(f"mutation: baseline {f}: " + ", ".join(f"{o} {n} inconclusive" for o, n in sorted(out[f].items())), file=sys.stderr, flush=True)
+    return out
 
 
 def list_mutants():
@@ -133,18 +155,45 @@ def exact(name):
 
 
 def read_outcomes(out_dir):
-    """name -> outcome from a cargo-mutants output folder's outcomes.json."""
-    path = out_dir / "mutants.out" / "outcomes.json"
-    if not path.exists():
-        return {}
+    """name -> (outcome, programs, by) from a cargo-mutants output folder, finished or not
+    (its caught.txt, missed.txt, timeout.txt and unviable.txt grow one line per mutant
+    judged). For a caught mutant, programs is what its failing campaign checked up to and
+    including the first failure (tests/mutation_campaign.rs prints it), and by is
+    "inconclusive" when no campaign failed but one's inconclusive verdicts changed."""
+    outs = out_dir / "mutants.out"
     res = {}
-    for o in json.loads(path.read_text())["outcomes"]:
-        scenario = o["scenario"]
-        if scenario == "Baseline":
-            continue
-        summary = o["summary"]
-        res[scenario["Mutant"]["name"]] = {"CaughtMutant": "caught", "MissedMutant": "missed", "Timeout": "timeout", "Unviable": "unviable"}.get(summary, summary)
+    for outcome in OUTCOMES:
+        path = outs / f"{outcome}.txt"
+        for name in path.read_text().splitlines() if path.exists() else []:
+            res[name] = (outcome, None, None)
+    for log in sorted((outs / "log").glob("*.log")) if (outs / "log").is_dir() else []:
+        text = log.read_text(errors="replace")
+        m = re.match(r"\*\*\* (.+)\n", text)
+        if m and res.get(m.group(1), ("",))[0] == "caught":
+            counts = re.findall(r"^mutation_campaign: (\d+) programs checked", text, re.M)
+            by = "inconclusive" if "mutation_campaign: caught by inconclusive verdicts" in text else None
+            res[m.group(1)] = ("caught", int(counts[-1]) if counts and by is None else None, by)
     return res
+
+
+def code_key(files):
+    """A hash of what decides a mutant's outcome: the crates' sources, the campaign test, the
+    manifests and the families' table (not the docs or the other scripts)."""
+    h = hashlib.sha256()
+    for f in files:
+        if f.startswith(("src/", "oracles/")) or f in ("Cargo.toml", "Cargo.lock", "tests/mutation_campaign.rs", "scripts/sut_families.py"):
+            h.update(f.encode() + b"\0" + (ROOT / f).read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
+def sample(mutants, k):
+    """At most `k` mutants per function (per file for code outside one), the first in the
+    order of their names' SHA-256: deterministic, and every function is represented."""
+    groups = {}
+    for m in mutants:
+        groups.setdefault((m["file"], m["function"]), []).append(m)
+    keep = {m["name"] for g in groups.values() for m in sorted(g, key=lambda m: hashlib.sha256(m["name"].encode()).hexdigest())[:k]}
+    return [m for m in mutants if m["name"] in keep]
 
 
 def shard(work, lane, lanes, title, fams, paths, res, args):
@@ -153,17 +202,35 @@ def shard(work, lane, lanes, title, fams, paths, res, args):
     out = work / f"lane-{lane}" / slug(title)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
+    # The code the outcomes belong to, so that an interrupted run's are kept (salvage).
+    (out / "code").write_text(args.key + "\n")
     files = [a for p in paths for a in ("--file", p + "**" if p.endswith("/") else p)]
     cmd = ["cargo", "mutants", "--in-place", "--dir", str(tree), "--no-shuffle", "--no-times", "--colors", "never",
            "--profile", "mutants", "--cargo-arg=--test=mutation_campaign", "--minimum-test-timeout", "120",
            "--shard", f"{lane}/{lanes}", "--output", str(out), *files, *[a for r in res for a in ("--re", r)]]
-    env = dict(os.environ, RACEFUZZ_MUTATION_CAMPAIGNS=json.dumps(campaigns(fams, args.programs, args.seed)))
+    env = dict(os.environ, RACEFUZZ_MUTATION_CAMPAIGNS=json.dumps(campaigns(fams, args.programs, args.seed, args.baselines)))
     with open(out / "cargo-mutants.log", "w") as log:
         code = subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
     judged = read_outcomes(out)
     if code not in JUDGED:
         die(f"cargo mutants failed (exit {code}) on {slug(title)}, lane {lane}: see {out / 'cargo-mutants.log'}")
     return judged
+
+
+def record(outcome, programs, by, key, commit):
+    """A mutant's entry of results.json."""
+    extra = {"programs": programs} if programs is not None else {}
+    return {"outcome": outcome, "code": key, "commit": commit, **extra, **({"by": by} if by else {})}
+
+
+def salvage(work, key, commit, known, results):
+    """Keep the outcomes of an interrupted run on the same code (the lanes' output folders)."""
+    for code in sorted(work.glob("lane-*/*/code")):
+        if code.read_text().strip() != key:
+            continue
+        for name, (outcome, programs, by) in read_outcomes(code.parent).items():
+            if name in known and results["mutants"].get(name, {}).get("code") != key:
+                results["mutants"][name] = record(outcome, programs, by, key, commit)
 
 
 def run(args):
@@ -177,6 +244,8 @@ def run(args):
     known = {m["name"] for m in mutants}
     # Outcomes of mutants no longer listed (the code moved) would be counted for nothing.
     results["mutants"] = {n: r for n, r in results["mutants"].items() if n in known}
+    # The report reads the list from here, so that it renders without cargo-mutants.
+    results["listed"] = {m["name"]: {k: m[k] for k in ("file", "function", "section")} for m in mutants}
     only = set(args.section or [])
     unknown = only - {slug(t) for t, _, _ in SECTIONS}
     if unknown:
@@ -194,15 +263,31 @@ def run(args):
                 die(f"--smoke: {len(hits)} mutants match {pat}, not one (update SMOKE in scripts/mutation.py)")
             chosen += hits
             expect[hits[0]["name"]] = want
+    if args.sample:
+        chosen = sample(chosen, args.sample)
+    files = tree_files()
+    args.key = code_key(files)
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    salvage(work, args.key, commit, known, results)
     if args.missed:
         chosen = [m for m in chosen if results["mutants"].get(m["name"], {}).get("outcome") in (None, "missed")]
+    if not (args.again or args.smoke):
+        # What this code was judged on already (an interrupted run resumes).
+        chosen = [m for m in chosen if results["mutants"].get(m["name"], {}).get("code") != args.key]
+    results_path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     if not chosen:
-        die("no mutant to run (check --section, --re and --missed)")
-    rev = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    files = tree_files()
+        print("mutation: every mutant chosen is judged on this code already (--again judges them again)", file=sys.stderr)
+        return
     lanes = max(1, min(args.lanes, len(chosen)))
     for lane in range(lanes):
         sync(work / f"lane-{lane}" / "tree", files)
+    fams = sorted({f for title, fs, _ in SECTIONS if any(m["section"] == slug(title) for m in chosen) for f in fs})
+    cached = results.setdefault("baselines", {})
+    if cached.get("code") != args.key or not set(fams) <= set(cached.get("families", {})):
+        have = cached.get("families", {}) if cached.get("code") == args.key else {}
+        have.update(baseline(work / "lane-0" / "tree", [f for f in fams if f not in have], args.programs, args.seed))
+        results["baselines"] = {"code": args.key, "families": have}
+    args.baselines = results["baselines"]["families"]
     for title, fams, paths in SECTIONS:
         names = [m["name"] for m in chosen if m["section"] == slug(title)]
         if not names:
@@ -219,8 +304,8 @@ def run(args):
         if missing:
             die(f"{slug(title)}: cargo-mutants judged no outcome for {len(missing)} mutant(s), e.g. {missing[0]}")
         for n in names:
-            results["mutants"][n] = {"outcome": judged[n], "tree": rev}
-        counts = {o: sum(1 for n in names if judged[n] == o) for o in OUTCOMES}
+            results["mutants"][n] = record(*judged[n], args.key, commit)
+        counts = {o: sum(1 for n in names if judged[n][0] == o) for o in OUTCOMES}
         print(f"mutation: {slug(title)}: " + ", ".join(f"{v} {o}" for o, v in counts.items()), file=sys.stderr, flush=True)
         results_path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     if args.smoke:
@@ -256,12 +341,11 @@ def read_notes(path):
 
 
 def report(args):
-    work = Path(args.work)
-    results_path = work / "results.json"
+    results_path = Path(args.results)
     if not results_path.exists():
         die(f"{results_path} is missing: run the mutants first")
     results = json.loads(results_path.read_text())
-    mutants = list_mutants()
+    mutants = [{"name": n, **m} for n, m in sorted(results["listed"].items())]
     notes, note_lines = read_notes(args.notes)
     judged = results["mutants"]
     lines = []
@@ -280,8 +364,8 @@ def report(args):
         f"can catch, each with its argument ({args.notes}). Score: (caught + timed out) / (mutants − unviable − equivalent − not run)."
     )
     w("")
-    trees = sorted({r["tree"] for r in judged.values()})
-    w(f"Outcomes judged on tree(s): {', '.join(f'`{t}`' for t in trees) or 'none'}.")
+    trees = sorted({(r["commit"], r["code"]) for r in judged.values()})
+    w("Outcomes judged on: " + (", ".join(f"`{c}` (code `{k}`, {sum(1 for r in judged.values() if r['code'] == k)} mutants)" for c, k in trees) or "nothing yet") + ".")
     w("")
     w("| SUT | families | mutants | caught | missed | timed out | unviable | equivalent | not run | score |")
     w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -322,6 +406,20 @@ def report(args):
         w(f"| {title} | {', '.join(fams)} | {c['mutants']} | {c['caught']} | {c['missed']} | {c['timeout']} | {c['unviable']} | {c['equivalent']} | {c['not run']} | {score(c)} |")
         detail.append((title, missed, equivalent, caught_by))
     w(f"| **all** | | {total['mutants']} | {total['caught']} | {total['missed']} | {total['timeout']} | {total['unviable']} | {total['equivalent']} | {total['not run']} | {score(total)} |")
+    w("")
+    # The budget's margin: how many programs the caught mutants' failing campaigns checked.
+    w("Caught mutants by the programs their failing campaign checked up to the first failure (over the campaign's "
+      "oracles, which take turns), and those caught by a changed count of inconclusive verdicts instead:")
+    w("")
+    w("| SUT | caught | ≤ 10 | ≤ 100 | ≤ 1,000 | more | most | by inconclusive verdicts |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for title, _fams, _paths in SECTIONS:
+        rs = [judged[m["name"]] for m in mutants if m["section"] == slug(title) and judged.get(m["name"], {}).get("outcome") == "caught"]
+        ps = sorted(r["programs"] for r in rs if "programs" in r)
+        by = sum(1 for r in rs if r.get("by") == "inconclusive")
+        if rs:
+            b = [sum(1 for p in ps if p <= k) for k in (10, 100, 1000)]
+            w(f"| {title} | {len(rs)} | {b[0]} | {b[1] - b[0]} | {b[2] - b[1]} | {len(ps) - b[2]} | {f'{ps[-1]:,}' if ps else '–'} | {by} |")
     w("")
     for title, missed, equivalent, caught_by in detail:
         if not (missed or equivalent or caught_by):
@@ -376,8 +474,10 @@ def main():
     r.add_argument("--re", action="append")
     r.add_argument("--missed", action="store_true")
     r.add_argument("--smoke", action="store_true")
+    r.add_argument("--sample", type=int)
+    r.add_argument("--again", action="store_true")
     p = sub.add_parser("report")
-    p.add_argument("--work", required=True)
+    p.add_argument("--results", required=True)
     p.add_argument("--notes", required=True)
     p.add_argument("--out")
     args = ap.parse_args()

@@ -25,9 +25,11 @@ FAMILIES = [
 # path, or a folder ending in `/`, relative to the repository root). Every file of
 # src/analyses/** that the binary contains code of must be in exactly one section. A file is
 # credited with the families whose SUT runs it: FastTrack's with the per-access family's too,
-# whose SUT is the per-access placer and FastTrack on its checks (src/suts.rs).
+# whose SUT is the per-access placer and FastTrack on its checks (src/suts.rs), and with
+# BigFoot's and the capsule filter's, whose DynamicBF and capsule clocks are FastTrack's
+# `Clocks` (bigfoot/dynamic.rs, capsule.rs).
 SECTIONS = [
-    ("FastTrack (fasttrack-precise, fasttrack-precise-atomics; on checks: the per-access SUT)", ["fasttrack", "per-access"], ["src/analyses/fasttrack.rs", "src/analyses/fasttrack/"]),
+    ("FastTrack (fasttrack-precise, fasttrack-precise-atomics; on checks: the per-access SUT; its clocks: DynamicBF, capsules)", ["fasttrack", "per-access", "bigfoot", "capsule"], ["src/analyses/fasttrack.rs", "src/analyses/fasttrack/"]),
     ("BigFoot: placement, contexts, DynamicBF", ["bigfoot"], ["src/analyses/bigfoot/"]),
     ("Per-access placer (bigfoot-precise --sut per-access)", ["per-access"], ["src/analyses/per_access.rs"]),
     ("Escape filter", ["escape"], ["src/analyses/escape.rs"]),

@@ -26,7 +26,7 @@ fn cited_files() -> Vec<PathBuf> {
                 if name != "target" && name != "corpus" && name != "artifacts" && !name.starts_with('.') && !p.ends_with("docs/book/book") {
                     walk(&p, out);
                 }
-            } else if ["rs", "md", "py", "txt", "toml"].iter().any(|x| name.ends_with(&format!(".{x}"))) || name == "sut-coverage" {
+            } else if ["rs", "md", "py", "txt", "toml"].iter().any(|x| name.ends_with(&format!(".{x}"))) || name == "sut-coverage" || name == "mutation" {
                 out.push(p);
             }
         }

@@ -27,6 +27,7 @@ mod layers;
 mod litmus;
 mod litmus_real;
 mod loom;
+mod mutation;
 mod oracles;
 mod picture;
 mod readme;

@@ -5,23 +5,47 @@
 //! without its campaigns in the environment it is bad usage (exit 2), so that a mutation run
 //! that lost its configuration cannot count every mutant as missed.
 //!
-//! `RACEFUZZ_MUTATION_CAMPAIGNS` holds a JSON array of campaigns, each an array of
-//! `racefuzz fuzz` arguments (oracles, `--sut`, budget, seed); the campaigns run one after
-//! the other, each with `--stop-after 1` (a mutant is caught at its first failure) and its
-//! findings in a temporary folder of the build directory, never in the source tree. Exit 0:
-//! every campaign passed (the mutant is missed); 1: a campaign failed or crashed (caught).
+//! `RACEFUZZ_MUTATION_CAMPAIGNS` holds a JSON array of campaigns, each `{"args": [...],
+//! "inconclusive": {"ORACLE": N, ...}}`: the `racefuzz fuzz` arguments (oracles, `--sut`,
+//! budget, seed) and each oracle's count of inconclusive verdicts on the unmutated SUT. The
+//! campaigns run one after the other, each with `--stop-after 1` and its findings in a
+//! temporary folder of the build directory, never in the source tree. The mutant is caught
+//! (exit 1) when a campaign fails, or when it passes with another count of inconclusive
+//! verdicts than the unmutated SUT's: same seed, same programs, so a different count means
+//! the mutant changed a verdict (a placer that declines programs it placed checks in, an
+//! analysis that gives up), which the campaign shows although no oracle fails. Exit 0:
+//! every campaign passed as the unmutated SUT's did (the mutant is missed).
 
+use std::collections::BTreeMap;
 use std::process::{Command, ExitCode};
+
+#[derive(serde::Deserialize)]
+struct Campaign {
+    args: Vec<String>,
+    inconclusive: BTreeMap<String, u64>,
+}
+
+#[derive(serde::Deserialize)]
+struct Summary {
+    programs: u64,
+    per_oracle: Vec<OracleRow>,
+}
+
+#[derive(serde::Deserialize)]
+struct OracleRow {
+    oracle: String,
+    inconclusive: u64,
+}
 
 fn main() -> ExitCode {
     let Ok(spec) = std::env::var("RACEFUZZ_MUTATION_CAMPAIGNS") else {
         eprintln!("mutation_campaign: RACEFUZZ_MUTATION_CAMPAIGNS is not set (run scripts/mutation, not this test)");
         return ExitCode::from(2);
     };
-    let campaigns: Vec<Vec<String>> = match serde_json::from_str(&spec) {
+    let campaigns: Vec<Campaign> = match serde_json::from_str(&spec) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("mutation_campaign: RACEFUZZ_MUTATION_CAMPAIGNS is not a JSON array of argument arrays: {e}");
+            eprintln!("mutation_campaign: RACEFUZZ_MUTATION_CAMPAIGNS is not a JSON array of campaigns: {e}");
             return ExitCode::from(2);
         }
     };
@@ -30,21 +54,43 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutation-findings");
-    for args in campaigns {
-        // A previous mutant's findings would be counted again by nothing, but they would fill
-        // the disk over a thousand mutants.
-        let _ = std::fs::remove_dir_all(&out);
-        eprintln!("mutation_campaign: racefuzz fuzz {}", args.join(" "));
-        let status = Command::new(env!("CARGO_BIN_EXE_racefuzz")).arg("fuzz").args(&args).args(["--stop-after", "1", "--jobs", "1", "--out"]).arg(&out).status();
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                eprintln!("mutation_campaign: caught ({s})");
-                return ExitCode::FAILURE;
+    for c in campaigns {
+        // A previous mutant's findings: nothing reads them, and over a thousand mutants they
+        // would fill the disk.
+        if out.exists() {
+            if let Err(e) = std::fs::remove_dir_all(&out) {
+                eprintln!("mutation_campaign: cannot clear {}: {e}", out.display());
+                return ExitCode::from(2);
             }
+        }
+        eprintln!("mutation_campaign: racefuzz fuzz {}", c.args.join(" "));
+        let run = Command::new(env!("CARGO_BIN_EXE_racefuzz")).arg("fuzz").args(&c.args).args(["--stop-after", "1", "--jobs", "1", "--json", "--out"]).arg(&out).output();
+        let run = match run {
+            Ok(r) => r,
             Err(e) => {
                 eprintln!("mutation_campaign: cannot run racefuzz: {e}");
                 return ExitCode::from(2);
+            }
+        };
+        eprint!("{}", String::from_utf8_lossy(&run.stderr));
+        let summary: Option<Summary> = serde_json::from_slice(&run.stdout).ok();
+        if let Some(s) = &summary {
+            // scripts/mutation reads this line: the programs up to the first failure.
+            eprintln!("mutation_campaign: {} programs checked", s.programs);
+        }
+        if !run.status.success() {
+            eprintln!("mutation_campaign: caught: the campaign failed ({})", run.status);
+            return ExitCode::FAILURE;
+        }
+        let Some(s) = summary else {
+            eprintln!("mutation_campaign: the campaign passed but printed no summary:\n{}", String::from_utf8_lossy(&run.stdout));
+            return ExitCode::from(2);
+        };
+        for row in &s.per_oracle {
+            let before = c.inconclusive.get(&row.oracle).copied();
+            if before.is_some_and(|b| b != row.inconclusive) {
+                eprintln!("mutation_campaign: caught by inconclusive verdicts: {} has {}, the unmutated SUT {}", row.oracle, row.inconclusive, before.unwrap_or_default());
+                return ExitCode::FAILURE;
             }
         }
     }
