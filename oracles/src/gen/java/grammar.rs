@@ -34,6 +34,9 @@ pub const GRAMMAR_SIMPLEJAVA: Grammar = Grammar {
         prod("sync on a lock", "sync(l) { C }"),
         prod("setter call", "x.set(v)"),
         prod("getter call", "y = x.get() (a return value)"),
+        prod("two hops behind a worker before the fork", "p.g = r; w.o = p; fork w"),
+        prod("reference overwritten before the fork", "w.o = q; w.o = r; fork w"),
+        prod("data write beside a reference before the fork", "w.o = r; w.f = v; fork w"),
     ],
     uses: uses_simplejava,
 };
@@ -192,6 +195,29 @@ fn uses_common(body: &[Stmt], worker: bool, u: &mut BTreeSet<&'static str>) {
     });
 }
 
+/// The object graph the main thread builds behind a worker (`w…`) before its first fork:
+/// two hops (a worker's field holds an object whose `g` holds another), a field written an
+/// object twice, a data write into a worker that holds a reference.
+fn graph_before_fork(before: &[Stmt], u: &mut BTreeSet<&'static str>) {
+    let stores: Vec<(&str, &str, &Expr)> = before.iter().filter_map(field_store).collect();
+    let held: BTreeSet<&str> = stores
+        .iter()
+        .filter_map(|&(b, f, v)| matches!(v, Expr::Var(_)).then_some((b, f, v)))
+        .filter(|(b, _, _)| b.starts_with('w'))
+        .filter_map(|(_, _, v)| if let Expr::Var(x) = v { Some(x.as_str()) } else { None })
+        .collect();
+    if stores.iter().any(|&(b, f, v)| f == "g" && held.contains(b) && matches!(v, Expr::Var(_))) {
+        u.insert("two hops behind a worker before the fork");
+    }
+    let refs: Vec<(&str, &str)> = stores.iter().filter(|(_, _, v)| matches!(v, Expr::Var(_))).map(|&(b, f, _)| (b, f)).collect();
+    if refs.iter().enumerate().any(|(i, r)| refs[i + 1..].contains(r)) {
+        u.insert("reference overwritten before the fork");
+    }
+    if stores.iter().any(|&(b, _, v)| b.starts_with('w') && matches!(v, Expr::Int(_)) && refs.iter().any(|&(rb, _)| rb == b)) {
+        u.insert("data write beside a reference before the fork");
+    }
+}
+
 /// The main thread's statements after its first fork.
 fn after_fork(main: &[Stmt]) -> &[Stmt] {
     let i = main.iter().position(|s| matches!(s.kind, StmtKind::Fork { .. })).unwrap_or(main.len());
@@ -224,6 +250,7 @@ fn uses_simplejava(p: &Program) -> BTreeSet<&'static str> {
     if any_in(after_fork(main), &mut |s| field_store(s).is_some() || field_load(s).is_some()) {
         u.insert("main access after fork");
     }
+    graph_before_fork(&main[..main.len() - after_fork(main).len()], &mut u);
     keep_listed(&GRAMMAR_SIMPLEJAVA, &mut u);
     u
 }

@@ -84,6 +84,51 @@ pub fn handoff(bytes: &[u8]) -> Program {
     parse_generated("hand-off", &text)
 }
 
+/// A graph hand-off program: the main thread builds, before it forks the worker `w`, a
+/// graph of fresh objects behind `w` through which the worker reaches `r`, then both write
+/// `r.f` (a race the escape filter keeps only if `r` is in reach(w) at the fork,
+/// docs/spec/escape_capsule.md §3.2, §5): `r` one hop behind `w` (`w.o = r`) or two
+/// (`p = new Ref; p.g = r; w.o = p`, the link written before or after `p` hangs off `w`),
+/// with, in some programs, an earlier reference in the same field overwritten (`w.o = q`
+/// first) and a data write beside the reference (`w.f = v`, or `p.f = v`). The worker
+/// follows the graph: `x = this.o; if x != null { x.f = v }`, or through `x.g` at two hops.
+/// These are the states the object graph must get right (a write replaces the field's
+/// edge and only it, reach is transitive), which the other programs, whose shared objects
+/// all hang one field off a worker and are written once, never reach.
+pub fn graph_handoff(bytes: &[u8]) -> Program {
+    let mut src = Bytes::new(bytes);
+    let two_hops = src.next().is_multiple_of(2);
+    let mut main = vec!["r = new Ref".to_string()];
+    if src.next() % 3 == 0 {
+        main.push("q = new Ref; w.o = q".into());
+    }
+    let data = src.next() % 3;
+    if two_hops {
+        main.push("p = new Ref".into());
+        if src.next().is_multiple_of(2) {
+            main.push("p.g = r; w.o = p".into());
+        } else {
+            main.push("w.o = p; p.g = r".into());
+        }
+        if data == 1 {
+            main.push(format!("p.f = {}", src.value()));
+        }
+    } else {
+        main.push("w.o = r".into());
+    }
+    if data == 0 {
+        main.push(format!("w.f = {}", src.value()));
+    }
+    main.push("fork w".into());
+    main.push(format!("r.f = {}", src.value()));
+    let write = format!("y.f = {}", src.value());
+    let worker =
+        if two_hops { format!("x = this.o; if x != null {{ y = x.g; if y != null {{ {write} }} }}") } else { format!("x = this.o; if x != null {{ x.f = {} }}", src.value()) };
+    let text =
+        format!("dialect simplejava\nclass Ref {{ fields f, g }}\nclass W {{\n  fields o, f\n  method run() {{ {worker} }}\n}}\nthread {{ w = new W; {} }}\n", main.join("; "));
+    parse_generated("graph hand-off", &text)
+}
+
 /// A capsule hand-off program: the main thread and one worker `w` share a capsule `k` of
 /// class `K` (and, in some programs, a sibling `k2`), and call it under `sync` on the worker
 /// object (synchronized by construction) or without (a capFree or occupancy violation).

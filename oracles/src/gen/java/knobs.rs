@@ -26,11 +26,14 @@ pub struct SimpleJavaKnobs {
     /// A hand-off program instead ([`super::handoff`]): the main thread and one worker pass a fresh
     /// object through the worker object itself, which is the holder and the lock.
     pub handoff: bool,
+    /// A graph hand-off program instead ([`super::graph_handoff`]): the main thread builds a
+    /// graph of fresh objects behind the worker before the fork.
+    pub graph: bool,
 }
 
 impl Default for SimpleJavaKnobs {
     fn default() -> SimpleJavaKnobs {
-        SimpleJavaKnobs { workers: 2, ops: 4, main_ops: 1, locks: true, given: true, sync_fresh: true, calls: true, handoff: false }
+        SimpleJavaKnobs { workers: 2, ops: 4, main_ops: 1, locks: true, given: true, sync_fresh: true, calls: true, handoff: false, graph: false }
     }
 }
 
@@ -54,7 +57,9 @@ impl SimpleJavaKnobs {
     /// Swarm knobs: 2 workers (1 or 3 in an eighth of the programs each), 2–5 visible
     /// operations per worker (2 with three workers, +1 with `sync_fresh`), 0–2 for the main thread after its
     /// forks, locks in 75%, a given object in 60%, `sync` on fresh objects in 50%, plain
-    /// calls in 40%.
+    /// calls in 40%; hand-off programs in 40%, graph hand-off programs in 10% (before the
+    /// others: the object graph's mutants and hand-made slips went uncaught without them,
+    /// docs/mutation-slips.md).
     pub fn swarm(h: [u8; SWARM_HEADER]) -> SimpleJavaKnobs {
         let workers = workers_of(h[0]);
         SimpleJavaKnobs {
@@ -66,6 +71,7 @@ impl SimpleJavaKnobs {
             sync_fresh: chance(h[2].rotate_left(3), 50),
             calls: chance(h[3].rotate_left(4), 40),
             handoff: chance(h[0].rotate_left(4), 40),
+            graph: chance(h[1].rotate_left(2) ^ h[3], 10),
         }
     }
 }

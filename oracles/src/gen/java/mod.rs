@@ -47,7 +47,7 @@ mod knobs;
 mod workers;
 
 pub use grammar::{GRAMMAR_CAPJAVA, GRAMMAR_SIMPLEJAVA};
-pub use handoff::{capsule_handoff, handoff};
+pub use handoff::{capsule_handoff, graph_handoff, handoff};
 pub use knobs::{CapJavaKnobs, SimpleJavaKnobs};
 
 use assemble::build;
@@ -60,6 +60,9 @@ pub const SWARM_HEADER: usize = 4;
 
 /// Builds a SimpleJava program from `bytes` with knobs `k` (deterministic).
 pub fn build_simplejava(bytes: &[u8], k: SimpleJavaKnobs) -> Program {
+    if k.graph {
+        return graph_handoff(bytes);
+    }
     if k.handoff {
         return handoff(bytes);
     }
