@@ -71,11 +71,68 @@ fn numbering(c: &mut Criterion) {
     g.finish();
 }
 
+/// The generator changes of the mutation work (docs/mutation.md, the book's "Mutation
+/// testing"), each against the generator before it, in the same run: per oracle whose
+/// generator changed, its programs/s (generation included) on the changed generator and on
+/// the same generator with the change turned off, from the same bytes, alternating, as the
+/// median of 15 rounds each, printed with their ratio (the bar: not below 1.0 by more than
+/// noise). Today: the SimpleJava generator's graph hand-off programs (`SimpleJavaKnobs::graph`),
+/// under the two oracles that draw from it, escape-trace-precise and the negative control
+/// lock-elision-race-free.
+fn generator_changes(c: &mut Criterion) {
+    use race_oracles::gen::java::{build_simplejava, swarm_simplejava, SimpleJavaKnobs, SWARM_HEADER};
+    use race_oracles::lang::{Program, Relax};
+    type Gen = fn(&[u8], Relax) -> Program;
+    fn before(bytes: &[u8], _: Relax) -> Program {
+        // The swarm header as `swarm_simplejava` reads it: zeros past the end of the input.
+        let mut h = [0u8; SWARM_HEADER];
+        let n = bytes.len().min(SWARM_HEADER);
+        h[..n].copy_from_slice(&bytes[..n]);
+        build_simplejava(&bytes[n..], SimpleJavaKnobs { graph: false, ..SimpleJavaKnobs::swarm(h) })
+    }
+    let changes: [(&str, Gen, Gen); 2] = [("escape-trace-precise", swarm_simplejava, before), ("lock-elision-race-free", swarm_simplejava, before)];
+    let reg = Registry::builtin();
+    let mut g = c.benchmark_group("generator-changes");
+    g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    g.throughput(Throughput::Elements(PROGRAMS));
+    for (id, changed, old) in changes {
+        let o = reg.all().iter().find(|o| o.id == id).expect("a registered oracle");
+        let subject = Subject::for_oracle(o, None).expect("every oracle has a default subject");
+        let run = |generate: Gen| {
+            let mut rng = StdRng::seed_from_u64(SEED);
+            let mut failed = 0u64;
+            for _ in 0..PROGRAMS {
+                let p = campaign::generate_with(generate, subject.relax(), &mut rng);
+                failed += u64::from(suts::check(o, &p, &subject, suts::campaign_bounds()).verdict == race_oracles::theorems::Verdict::Fail);
+            }
+            failed
+        };
+        let mut times = [vec![], vec![]];
+        for _ in 0..15 {
+            for (i, generate) in [changed, old].into_iter().enumerate() {
+                let start = std::time::Instant::now();
+                std::hint::black_box(run(generate));
+                times[i].push(start.elapsed().as_secs_f64());
+            }
+        }
+        let [mut new, mut before] = times;
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (n, b) = (median(&mut new), median(&mut before));
+        eprintln!("{id}: {:.0} programs/s with the change, {:.0} before it; ratio {:.2}", PROGRAMS as f64 / n, PROGRAMS as f64 / b, b / n);
+        g.bench_function(BenchmarkId::new("changed", id), |bch| bch.iter(|| run(changed)));
+        g.bench_function(BenchmarkId::new("before", id), |bch| bch.iter(|| run(old)));
+    }
+    g.finish();
+}
+
 // The macro defines an undocumented `benches` function.
 #[allow(missing_docs)]
 mod group {
     use super::*;
-    criterion_group!(benches, oracles, numbering);
+    criterion_group!(benches, oracles, numbering, generator_changes);
 }
 use group::benches;
 criterion_main!(benches);
