@@ -19,7 +19,7 @@
 //! (item 9); accesses are keyed by (kind, path, level) and carry their sites: the call chain of
 //! lines down to the access statement (item 11).
 //!
-//! **RacerD-like** ([`Options::racerd_like`]) is the same analysis without the stability
+//! **RacerD-like** (`Options { stability: false, .. }`) is the same analysis without the stability
 //! filter. RacerD's ownership domain (§5.1) only protects paths rooted at variables that
 //! hold fresh objects; in IL those are locals or reassigned formals, and accesses through
 //! locals are already dropped by `fml`, so on IL the difference from RacerDX is exactly the
@@ -180,13 +180,6 @@ pub struct Bugs {
 impl Default for Options {
     fn default() -> Options {
         Options { lock_bound: None, stability: true, join: Join::Max, call_prefix_rule: true, simultaneous: true, lock_rule: LockRule::SumAtMostOne, bugs: Bugs::default() }
-    }
-}
-
-impl Options {
-    /// RacerD-like: no stability filter.
-    pub fn racerd_like() -> Options {
-        Options { stability: false, ..Options::default() }
     }
 }
 
