@@ -222,6 +222,15 @@ impl Builder<'_, '_> {
             }
         };
         pre.push(text);
+        // The induction variable reassigned after the loop (a quarter of the richer loops,
+        // chosen by a value drawn already, so that the other programs stay as they were):
+        // the ranges the loop still owes checks for mention `i`, so the assignment must
+        // rename them to a shadow first (§4.6) rather than leave `a[0..i]` to mean
+        // `a[0..0]`; a range's mention of `i` through its upper end alone went untested
+        // (docs/mutation.md).
+        if rich && b % 8 >= 6 {
+            pre.push(format!("{i} = 0"));
+        }
         out.push(pre.join("; "));
     }
 }
