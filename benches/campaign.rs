@@ -78,19 +78,33 @@ fn numbering(c: &mut Criterion) {
 /// median of 15 rounds each, printed with their ratio (the bar: not below 1.0 by more than
 /// noise). Today: the SimpleJava generator's graph hand-off programs (`SimpleJavaKnobs::graph`),
 /// under the two oracles that draw from it, escape-trace-precise and the negative control
-/// lock-elision-race-free.
+/// lock-elision-race-free, and the bfj generator's induction variables reassigned after
+/// their loop (`BfjKnobs::reassign`), under bigfoot-precise.
 fn generator_changes(c: &mut Criterion) {
-    use race_oracles::gen::java::{build_simplejava, swarm_simplejava, SimpleJavaKnobs, SWARM_HEADER};
+    use race_oracles::gen::bfj::{self, swarm_bfj, BfjKnobs};
+    use race_oracles::gen::java::{self, build_simplejava, swarm_simplejava, SimpleJavaKnobs};
     use race_oracles::lang::{Program, Relax};
     type Gen = fn(&[u8], Relax) -> Program;
-    fn before(bytes: &[u8], _: Relax) -> Program {
-        // The swarm header as `swarm_simplejava` reads it: zeros past the end of the input.
-        let mut h = [0u8; SWARM_HEADER];
-        let n = bytes.len().min(SWARM_HEADER);
+    /// A swarm header as the generators read it (zeros past the end of the input) and the rest.
+    fn header<const N: usize>(bytes: &[u8]) -> ([u8; N], &[u8]) {
+        let mut h = [0u8; N];
+        let n = bytes.len().min(N);
         h[..n].copy_from_slice(&bytes[..n]);
-        build_simplejava(&bytes[n..], SimpleJavaKnobs { graph: false, ..SimpleJavaKnobs::swarm(h) })
+        (h, &bytes[n..])
     }
-    let changes: [(&str, Gen, Gen); 2] = [("escape-trace-precise", swarm_simplejava, before), ("lock-elision-race-free", swarm_simplejava, before)];
+    fn simplejava_before(bytes: &[u8], _: Relax) -> Program {
+        let (h, rest) = header::<{ java::SWARM_HEADER }>(bytes);
+        build_simplejava(rest, SimpleJavaKnobs { graph: false, ..SimpleJavaKnobs::swarm(h) })
+    }
+    fn bfj_before(bytes: &[u8], _: Relax) -> Program {
+        let (h, rest) = header::<{ bfj::SWARM_HEADER }>(bytes);
+        bfj::build(rest, BfjKnobs { reassign: false, ..BfjKnobs::swarm(h) })
+    }
+    let changes: [(&str, Gen, Gen); 3] = [
+        ("escape-trace-precise", swarm_simplejava, simplejava_before),
+        ("lock-elision-race-free", swarm_simplejava, simplejava_before),
+        ("bigfoot-precise", swarm_bfj, bfj_before),
+    ];
     let reg = Registry::builtin();
     let mut g = c.benchmark_group("generator-changes");
     g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));

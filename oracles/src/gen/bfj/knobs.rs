@@ -41,11 +41,16 @@ pub struct BfjKnobs {
     /// (`a[i]; a[i + 1]; i = i + 2`), and a later thread that repeats an earlier one's
     /// accesses more often.
     pub rare: bool,
+    /// Whether a quarter of the richer array loops reassign their induction variable after
+    /// the loop (its owed ranges renamed to a shadow first, spec §4.6); on in every program
+    /// the swarm draws, a knob so that `cargo bench --bench campaign` can measure the
+    /// generator without it.
+    pub reassign: bool,
 }
 
 impl Default for BfjKnobs {
     fn default() -> BfjKnobs {
-        BfjKnobs { threads: 2, ops: 5, lead: 0, locks: 1, arrays: true, calls: true, control: true, fields: 2, objects: 1, forms: true, chains: true, rare: false }
+        BfjKnobs { threads: 2, ops: 5, lead: 0, locks: 1, arrays: true, calls: true, control: true, fields: 2, objects: 1, forms: true, chains: true, rare: false, reassign: true }
     }
 }
 
@@ -79,6 +84,7 @@ impl BfjKnobs {
             forms: chance(h[0].rotate_left(5), 60),
             chains: (h[2] >> 4) & 1 == 1,
             rare: threads == 2 && (h[0] ^ h[3].rotate_left(3)) & 8 != 0,
+            reassign: true,
         }
     }
 }

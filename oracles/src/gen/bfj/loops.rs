@@ -228,7 +228,7 @@ impl Builder<'_, '_> {
         // rename them to a shadow first (§4.6) rather than leave `a[0..i]` to mean
         // `a[0..0]`; a range's mention of `i` through its upper end alone went untested
         // (docs/mutation.md).
-        if rich && b % 8 >= 6 {
+        if rich && self.k.reassign && b % 8 >= 6 {
             pre.push(format!("{i} = 0"));
         }
         out.push(pre.join("; "));
