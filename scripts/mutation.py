@@ -26,8 +26,9 @@ every mutant, so that `report`, which reads it and the notes file, needs no carg
 Notes file (docs/mutation-notes.txt): for a mutant, its name as cargo-mutants lists it on
 one line, then indented lines `equivalent: WHY` (a missed mutant no campaign can catch: the
 mutated code behaves the same, is unreachable by construction, or breaks a property no oracle
-claims) or `caught by: CHANGE` (the generator change that made the campaign catch it). `#`
-starts a comment. A note on a mutant that is no longer listed, or `equivalent` on a caught
+claims), `caught by: CHANGE` (the generator change that made the campaign catch it) or
+`shape: PROGRAM` (a missed mutant no generator draws the program for yet: the shape it
+needs, shown beside it in the report). `#` starts a comment. A note on a mutant that is no longer listed, or `equivalent` on a caught
 one, is reported as stale.
 
 Output is deterministic: no times, no absolute paths; the same outcomes give the same report
@@ -321,7 +322,8 @@ def run(args):
 
 
 def read_notes(path):
-    """name -> {"equivalent": why} or {"caught by": change}, and the line of each note."""
+    """name -> {"equivalent": why}, {"caught by": change} or {"shape": the program a missed
+    mutant needs}, and the line of each note."""
     notes, lines, name = {}, {}, None
     if not path or not Path(path).exists():
         return notes, lines
@@ -333,9 +335,9 @@ def read_notes(path):
             notes.setdefault(name, {})
             lines[name] = k
             continue
-        m = re.match(r"\s+(equivalent|caught by):\s*(\S.*)$", raw)
+        m = re.match(r"\s+(equivalent|caught by|shape):\s*(\S.*)$", raw)
         if name is None or not m:
-            die(f"{path}:{k}: expected an indented `equivalent: WHY` or `caught by: CHANGE` under a mutant's name")
+            die(f"{path}:{k}: expected an indented `equivalent: WHY`, `caught by: CHANGE` or `shape: PROGRAM` under a mutant's name")
         notes[name][m.group(1)] = m.group(2)
     return notes, lines
 
@@ -396,6 +398,8 @@ def report(args):
                     missed.append(m)
             if "equivalent" in note and o not in (None, "missed"):
                 stale.append(f"`{m['name']}` (line {note_lines[m['name']]}): noted equivalent, but {o}")
+            if "shape" in note and o in ("caught", "timeout"):
+                stale.append(f"`{m['name']}` (line {note_lines[m['name']]}): noted with the shape it needs, but {o}")
             if "caught by" in note:
                 if o in ("caught", "timeout"):
                     caught_by.append((m, note["caught by"]))
@@ -430,7 +434,8 @@ def report(args):
             w("Missed (a question for the generators):")
             w("")
             for m in missed:
-                w(f"- `{m['name']}`")
+                shape = notes.get(m["name"], {}).get("shape")
+                w(f"- `{m['name']}`" + (f": needs {shape}" if shape else ""))
             w("")
         if caught_by:
             w("Caught after a generator change:")
