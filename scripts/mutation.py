@@ -169,7 +169,7 @@ def read_outcomes(out_dir):
             res[name] = (outcome, None, None)
     for log in sorted((outs / "log").glob("*.log")) if (outs / "log").is_dir() else []:
         text = log.read_text(errors="replace")
-        m = re.match(r"\*\*\* (.+)\n", text)
+        m = re.search(r"^\*\*\* (.+)$", text, re.M)
         if m and res.get(m.group(1), ("",))[0] == "caught":
             counts = re.findall(r"^mutation_campaign: (\d+) programs checked", text, re.M)
             by = "inconclusive" if "mutation_campaign: caught by inconclusive verdicts" in text else None
