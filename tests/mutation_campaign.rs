@@ -17,6 +17,7 @@
 //! every campaign passed as the unmutated SUT's did (the mutant is missed).
 
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitCode};
 
 #[derive(serde::Deserialize)]
@@ -64,7 +65,17 @@ fn main() -> ExitCode {
             }
         }
         eprintln!("mutation_campaign: racefuzz fuzz {}", c.args.join(" "));
-        let run = Command::new(env!("CARGO_BIN_EXE_racefuzz")).arg("fuzz").args(&c.args).args(["--stop-after", "1", "--jobs", "1", "--json", "--out"]).arg(&out).output();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_racefuzz"));
+        cmd.arg("fuzz").args(&c.args).args(["--stop-after", "1", "--jobs", "1", "--json", "--out"]).arg(&out);
+        // cargo-mutants ends a mutant that outruns its timeout by killing this test, not the
+        // campaign it runs: a hung campaign would go on as an orphan and take a core from
+        // every mutant after it (measured: three, one for 36 minutes). The kernel kills it
+        // when this process dies.
+        // SAFETY: prctl(2) is async-signal-safe and touches only the child about to exec.
+        unsafe {
+            cmd.pre_exec(|| if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) });
+        }
+        let run = cmd.output();
         let run = match run {
             Ok(r) => r,
             Err(e) => {

@@ -99,7 +99,7 @@ pub fn graph_handoff(bytes: &[u8]) -> Program {
     let mut src = Bytes::new(bytes);
     let two_hops = src.next().is_multiple_of(2);
     let mut main = vec!["r = new Ref".to_string()];
-    if src.next() % 3 == 0 {
+    if src.next().is_multiple_of(3) {
         main.push("q = new Ref; w.o = q".into());
     }
     let data = src.next() % 3;
