@@ -79,10 +79,12 @@ fn numbering(c: &mut Criterion) {
 /// noise). Today: the SimpleJava generator's graph hand-off programs (`SimpleJavaKnobs::graph`),
 /// under the two oracles that draw from it, escape-trace-precise and the negative control
 /// lock-elision-race-free, and the bfj generator's induction variables reassigned after
-/// their loop (`BfjKnobs::reassign`), under bigfoot-precise.
+/// their loop (`BfjKnobs::reassign`), under bigfoot-precise, and the Naik-Aiken idiom of a
+/// store through a target joined from two sites (`NaikAikenKnobs::joined_target`).
 fn generator_changes(c: &mut Criterion) {
     use race_oracles::gen::bfj::{self, swarm_bfj, BfjKnobs};
     use race_oracles::gen::java::{self, build_simplejava, swarm_simplejava, SimpleJavaKnobs};
+    use race_oracles::gen::naikaiken::{self, build_naikaiken, swarm_naikaiken, NaikAikenKnobs};
     use race_oracles::lang::{Program, Relax};
     type Gen = fn(&[u8], Relax) -> Program;
     /// A swarm header as the generators read it (zeros past the end of the input) and the rest.
@@ -100,10 +102,15 @@ fn generator_changes(c: &mut Criterion) {
         let (h, rest) = header::<{ bfj::SWARM_HEADER }>(bytes);
         bfj::build(rest, BfjKnobs { reassign: false, ..BfjKnobs::swarm(h) })
     }
-    let changes: [(&str, Gen, Gen); 3] = [
+    fn naikaiken_before(bytes: &[u8], relax: Relax) -> Program {
+        let (h, rest) = header::<{ naikaiken::SWARM_HEADER }>(bytes);
+        build_naikaiken(rest, NaikAikenKnobs { joined_target: false, ..NaikAikenKnobs::swarm(h, relax) })
+    }
+    let changes: [(&str, Gen, Gen); 4] = [
         ("escape-trace-precise", swarm_simplejava, simplejava_before),
         ("lock-elision-race-free", swarm_simplejava, simplejava_before),
         ("bigfoot-precise", swarm_bfj, bfj_before),
+        ("naik-aiken-sound", swarm_naikaiken, naikaiken_before),
     ];
     let reg = Registry::builtin();
     let mut g = c.benchmark_group("generator-changes");

@@ -23,9 +23,28 @@ pub fn idiom(bytes: &[u8], k: NaikAikenKnobs) -> Program {
         12 => r10(&mut g),
         13 => r11(&mut g),
         14 => r6(&mut g),
+        _ if g.k.joined_target => joined_target(&mut g),
         _ => r4(&mut g),
     };
     program(&main)
+}
+
+/// A store whose target variable was joined from two sites (`if * { d = b } else { d = new
+/// h3 }; a.f = d`: its type's site is ⊤, its loop entries are not), then a store, through
+/// `b`, a precise alias of the same object, of an object allocated in a loop: K⁺ must chain
+/// the two effects through the ⊤ site (Def. 4.2, τ̄a ~ τ̄b), which no other idiom draws (a
+/// mutant of `compatible` went uncaught, docs/mutation.md); a thread may then write `d.g`
+/// through `a`, under `a`'s lock or not, against a read of `b.g`.
+fn joined_target(g: &mut Gen<'_, '_>) -> Vec<String> {
+    let (h1, h2, h3, h4, w, v) = (g.h(), g.h(), g.h(), g.h(), g.w(), g.v());
+    let mut main = vec![format!("a = new {h1}"), format!("b = new {h2}"), if_star(&one("d = b"), &one(format!("d = new {h3}"))), "a.f = d".into()];
+    main.push(wl(&w, &[format!("c = new {h4}"), "b.g = c".into()]));
+    if g.coin(50) {
+        let child = if g.coin(50) { one(sync("a", &one(format!("a.f.g = {v}")))) } else { one(format!("a.f.g = {v}")) };
+        main.push(fork(None, &child));
+        main.push("read b.g".into());
+    }
+    main
 }
 
 /// R1 (Ex. 2.1): `while { x = new; y = new; x.f = y; fork { sync(x) { x.f.g = k } } }`.

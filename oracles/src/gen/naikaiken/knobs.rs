@@ -36,6 +36,11 @@ pub struct NaikAikenKnobs {
     /// Percent of the `sync` blocks that assign their variable in their body (only with
     /// [`Relax::sync_reassign`]; 0 otherwise).
     pub reassign: u32,
+    /// Whether the idioms include the store through a target joined from two sites
+    /// (`super::idioms`, `joined_target`), in a sixteenth of the idiom programs; on in every
+    /// program the swarm draws, a knob so that `cargo bench --bench campaign` can measure
+    /// the generator without it (those programs are then R4's).
+    pub joined_target: bool,
 }
 
 impl Default for NaikAikenKnobs {
@@ -53,6 +58,7 @@ impl Default for NaikAikenKnobs {
             main_after_fork: true,
             null_uses: true,
             reassign: 0,
+            joined_target: true,
         }
     }
 }
@@ -81,6 +87,7 @@ impl NaikAikenKnobs {
             main_after_fork: chance(h[1].rotate_left(4), 50),
             null_uses: chance(h[1].rotate_left(6), 30),
             reassign: if relax.sync_reassign { 33 } else { 0 },
+            joined_target: true,
         }
     }
 }
