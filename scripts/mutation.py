@@ -413,17 +413,18 @@ def report(args):
     w("")
     # The budget's margin: how many programs the caught mutants' failing campaigns checked.
     w("Caught mutants by the programs their failing campaign checked up to the first failure (over the campaign's "
-      "oracles, which take turns), and those caught by a changed count of inconclusive verdicts instead:")
+      "oracles, which take turns), those caught by a changed count of inconclusive verdicts instead, and those whose "
+      "count was not recorded (judged before the runner printed it):")
     w("")
-    w("| SUT | caught | ≤ 10 | ≤ 100 | ≤ 1,000 | more | most | by inconclusive verdicts |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|")
+    w("| SUT | caught | ≤ 10 | ≤ 100 | ≤ 1,000 | more | most | by inconclusive verdicts | not recorded |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for title, _fams, _paths in SECTIONS:
         rs = [judged[m["name"]] for m in mutants if m["section"] == slug(title) and judged.get(m["name"], {}).get("outcome") == "caught"]
         ps = sorted(r["programs"] for r in rs if "programs" in r)
         by = sum(1 for r in rs if r.get("by") == "inconclusive")
         if rs:
             b = [sum(1 for p in ps if p <= k) for k in (10, 100, 1000)]
-            w(f"| {title} | {len(rs)} | {b[0]} | {b[1] - b[0]} | {b[2] - b[1]} | {len(ps) - b[2]} | {f'{ps[-1]:,}' if ps else '–'} | {by} |")
+            w(f"| {title} | {len(rs)} | {b[0]} | {b[1] - b[0]} | {b[2] - b[1]} | {len(ps) - b[2]} | {f'{ps[-1]:,}' if ps else '–'} | {by} | {len(rs) - len(ps) - by} |")
     w("")
     for title, missed, equivalent, caught_by in detail:
         if not (missed or equivalent or caught_by):
