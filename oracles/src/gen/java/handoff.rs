@@ -84,48 +84,62 @@ pub fn handoff(bytes: &[u8]) -> Program {
     parse_generated("hand-off", &text)
 }
 
-/// A graph hand-off program: the main thread builds, before it forks the worker `w`, a
-/// graph of fresh objects behind `w` through which the worker reaches `r`, then both write
-/// `r.f` (a race the escape filter keeps only if `r` is in reach(w) at the fork,
-/// docs/spec/escape_capsule.md §3.2, §5): `r` one hop behind `w` (`w.o = r`) or two
-/// (`p = new Ref; p.g = r; w.o = p`, the link written before or after `p` hangs off `w`),
-/// with, in some programs, an earlier reference in the same field overwritten (`w.o = q`
-/// first) and a data write beside the reference (`w.f = v`, or `p.f = v`). The worker
+/// A graph hand-off program in `dialect` (SimpleJava or CapJava): the main thread builds a
+/// graph of fresh objects behind the worker `w` through which the worker reaches `r`, then
+/// both write `r.f` (a race the filter keeps only if `r` is in reach(w) when `w` escapes,
+/// docs/spec/escape_capsule.md §3.2, §5, §6.3): `r` one hop behind `w` (`w.o = r`) or two
+/// (`p = new Ref; p.g = r; w.o = p`, with a cycle `r.g = p` in some), before the fork
+/// (with, in some programs, an earlier reference in the same field overwritten, `w.o = q`
+/// first, and a data write beside the reference, `w.f = v` or `p.f = v`) or after it, under
+/// the worker's lock (`sync(w) { w.o = p }`), which the worker reads under it too. The worker
 /// follows the graph: `x = this.o; if x != null { x.f = v }`, or through `x.g` at two hops.
 /// These are the states the object graph must get right (a write replaces the field's
 /// edge and only it, reach is transitive), which the other programs, whose shared objects
 /// all hang one field off a worker and are written once, never reach.
-pub fn graph_handoff(bytes: &[u8]) -> Program {
+pub fn graph_handoff(bytes: &[u8], dialect: &str) -> Program {
     let mut src = Bytes::new(bytes);
+    // A third of the programs publish after the fork, under the worker's lock, so that the
+    // first race is on what the write publishes, not on the holder (a kept write into a
+    // shared object must leak its value, §3.2, §6.3).
+    let after = src.next().is_multiple_of(3);
     let two_hops = src.next().is_multiple_of(2);
-    let mut main = vec!["r = new Ref".to_string()];
-    if src.next().is_multiple_of(3) {
-        main.push("q = new Ref; w.o = q".into());
+    let mut graph = vec!["r = new Ref".to_string()];
+    if !after && src.next().is_multiple_of(3) {
+        graph.push("q = new Ref; w.o = q".into());
     }
     let data = src.next() % 3;
-    if two_hops {
-        main.push("p = new Ref".into());
-        if src.next().is_multiple_of(2) {
-            main.push("p.g = r; w.o = p".into());
-        } else {
-            main.push("w.o = p; p.g = r".into());
+    let holder = if two_hops {
+        graph.push("p = new Ref; p.g = r".into());
+        // A cycle, `r.g = p`, in a third of them: reach must not walk it twice.
+        if src.next().is_multiple_of(3) {
+            graph.push("r.g = p".into());
         }
         if data == 1 {
-            main.push(format!("p.f = {}", src.value()));
+            graph.push(format!("p.f = {}", src.value()));
         }
+        "p"
     } else {
-        main.push("w.o = r".into());
+        "r"
+    };
+    let mut main = vec![];
+    if after {
+        main.push("fork w".into());
+        main.extend(graph);
+        main.push(format!("sync(w) {{ w.o = {holder} }}"));
+    } else {
+        main.extend(graph);
+        main.push(format!("w.o = {holder}"));
+        if data == 0 {
+            main.push(format!("w.f = {}", src.value()));
+        }
+        main.push("fork w".into());
     }
-    if data == 0 {
-        main.push(format!("w.f = {}", src.value()));
-    }
-    main.push("fork w".into());
     main.push(format!("r.f = {}", src.value()));
+    let read = if after { "sync(this) { x = this.o }" } else { "x = this.o" };
     let write = format!("y.f = {}", src.value());
-    let worker =
-        if two_hops { format!("x = this.o; if x != null {{ y = x.g; if y != null {{ {write} }} }}") } else { format!("x = this.o; if x != null {{ x.f = {} }}", src.value()) };
+    let worker = if two_hops { format!("{read}; if x != null {{ y = x.g; if y != null {{ {write} }} }}") } else { format!("{read}; if x != null {{ x.f = {} }}", src.value()) };
     let text =
-        format!("dialect simplejava\nclass Ref {{ fields f, g }}\nclass W {{\n  fields o, f\n  method run() {{ {worker} }}\n}}\nthread {{ w = new W; {} }}\n", main.join("; "));
+        format!("dialect {dialect}\nclass Ref {{ fields f, g }}\nclass W {{\n  fields o, f\n  method run() {{ {worker} }}\n}}\nthread {{ w = new W; {} }}\n", main.join("; "));
     parse_generated("graph hand-off", &text)
 }
 

@@ -97,11 +97,14 @@ pub struct CapJavaKnobs {
     pub violation: u8,
     /// A capsule hand-off program instead ([`super::capsule_handoff`]).
     pub handoff: bool,
+    /// A graph hand-off program instead ([`super::graph_handoff`], in CapJava): a plain
+    /// worker reached through a graph of fresh objects, published before or after the fork.
+    pub graph: bool,
 }
 
 impl Default for CapJavaKnobs {
     fn default() -> CapJavaKnobs {
-        CapJavaKnobs { workers: 2, ops: 5, main_ops: 1, capsule_threads: 40, setup: true, plain: true, violation: 0, handoff: false }
+        CapJavaKnobs { workers: 2, ops: 5, main_ops: 1, capsule_threads: 40, setup: true, plain: true, violation: 0, handoff: false, graph: false }
     }
 }
 
@@ -129,6 +132,7 @@ impl CapJavaKnobs {
             plain: chance(h[3].rotate_left(4), 50),
             violation,
             handoff: chance(h[0].rotate_left(4), 70),
+            graph: chance(h[1].rotate_left(2) ^ h[3], 10),
         }
     }
 }

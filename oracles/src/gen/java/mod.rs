@@ -61,7 +61,7 @@ pub const SWARM_HEADER: usize = 4;
 /// Builds a SimpleJava program from `bytes` with knobs `k` (deterministic).
 pub fn build_simplejava(bytes: &[u8], k: SimpleJavaKnobs) -> Program {
     if k.graph {
-        return graph_handoff(bytes);
+        return graph_handoff(bytes, "simplejava");
     }
     if k.handoff {
         return handoff(bytes);
@@ -71,6 +71,9 @@ pub fn build_simplejava(bytes: &[u8], k: SimpleJavaKnobs) -> Program {
 
 /// Builds a CapJava program from `bytes` with knobs `k` (deterministic).
 pub fn build_capjava(bytes: &[u8], k: CapJavaKnobs) -> Program {
+    if k.graph {
+        return graph_handoff(bytes, "capjava");
+    }
     if k.handoff {
         return capsule_handoff(bytes);
     }
