@@ -76,14 +76,14 @@ fn numbering(c: &mut Criterion) {
 /// generator changed, its programs/s (generation included) on the changed generator and on
 /// the same generator with the change turned off, from the same bytes, alternating, as the
 /// median of 15 rounds each, printed with their ratio (the bar: not below 1.0 by more than
-/// noise). Today: the SimpleJava generator's graph hand-off programs (`SimpleJavaKnobs::graph`),
-/// under the two oracles that draw from it, escape-trace-precise and the negative control
-/// lock-elision-race-free, and the bfj generator's induction variables reassigned after
+/// noise). Today: the graph hand-off programs (`SimpleJavaKnobs::graph`, `CapJavaKnobs::graph`),
+/// under escape-trace-precise, the negative control lock-elision-race-free and
+/// capsule-first-race, and the bfj generator's induction variables reassigned after
 /// their loop (`BfjKnobs::reassign`), under bigfoot-precise, and the Naik-Aiken idiom of a
 /// store through a target joined from two sites (`NaikAikenKnobs::joined_target`).
 fn generator_changes(c: &mut Criterion) {
     use race_oracles::gen::bfj::{self, swarm_bfj, BfjKnobs};
-    use race_oracles::gen::java::{self, build_simplejava, swarm_simplejava, SimpleJavaKnobs};
+    use race_oracles::gen::java::{self, build_capjava, build_simplejava, swarm_capjava, swarm_simplejava, CapJavaKnobs, SimpleJavaKnobs};
     use race_oracles::gen::naikaiken::{self, build_naikaiken, swarm_naikaiken, NaikAikenKnobs};
     use race_oracles::lang::{Program, Relax};
     type Gen = fn(&[u8], Relax) -> Program;
@@ -98,6 +98,10 @@ fn generator_changes(c: &mut Criterion) {
         let (h, rest) = header::<{ java::SWARM_HEADER }>(bytes);
         build_simplejava(rest, SimpleJavaKnobs { graph: false, ..SimpleJavaKnobs::swarm(h) })
     }
+    fn capjava_before(bytes: &[u8], _: Relax) -> Program {
+        let (h, rest) = header::<{ java::SWARM_HEADER }>(bytes);
+        build_capjava(rest, CapJavaKnobs { graph: false, ..CapJavaKnobs::swarm(h) })
+    }
     fn bfj_before(bytes: &[u8], _: Relax) -> Program {
         let (h, rest) = header::<{ bfj::SWARM_HEADER }>(bytes);
         bfj::build(rest, BfjKnobs { reassign: false, ..BfjKnobs::swarm(h) })
@@ -106,9 +110,10 @@ fn generator_changes(c: &mut Criterion) {
         let (h, rest) = header::<{ naikaiken::SWARM_HEADER }>(bytes);
         build_naikaiken(rest, NaikAikenKnobs { joined_target: false, ..NaikAikenKnobs::swarm(h, relax) })
     }
-    let changes: [(&str, Gen, Gen); 4] = [
+    let changes: [(&str, Gen, Gen); 5] = [
         ("escape-trace-precise", swarm_simplejava, simplejava_before),
         ("lock-elision-race-free", swarm_simplejava, simplejava_before),
+        ("capsule-first-race", swarm_capjava, capjava_before),
         ("bigfoot-precise", swarm_bfj, bfj_before),
         ("naik-aiken-sound", swarm_naikaiken, naikaiken_before),
     ];
