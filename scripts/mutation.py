@@ -438,18 +438,13 @@ def report(args):
                 shape = notes.get(m["name"], {}).get("shape")
                 w(f"- `{m['name']}`" + (f": needs {shape}" if shape else ""))
             w("")
-        if caught_by:
-            w("Caught after a generator change:")
-            w("")
-            for m, why in caught_by:
-                w(f"- `{m['name']}`: {why}")
-            w("")
-        if equivalent:
-            w("Equivalent:")
-            w("")
-            for m, why in equivalent:
-                w(f"- `{m['name']}`: {why}")
-            w("")
+        for heading, notes_of in (("Caught after a change:", caught_by), ("Equivalent:", equivalent)):
+            if notes_of:
+                w(heading)
+                w("")
+                for m, why in notes_of:
+                    w(f"- `{m['name']}`: {why}")
+                w("")
     if stale:
         w("## Stale notes")
         w("")
